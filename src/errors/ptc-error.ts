@@ -1,0 +1,53 @@
+/**
+ * The one base class for the project's infrastructure errors (STYLE: errors). Each has a stable
+ * `code` and structured `details`; `name` follows the subclass; `isInstance` works across realms
+ * and module copies because it checks a `Symbol.for` marker, not the prototype chain.
+ * Inside the pipeline these become `isError` results (S6.5); they only escape from APIs whose
+ * docstring says so.
+ */
+const marker = Symbol.for('ptc-runner.error')
+
+export class PtcError extends Error {
+  readonly code: string
+  readonly details: Record<string, unknown> | undefined
+  readonly [marker] = true
+
+  constructor(code: string, message: string, options?: { details?: Record<string, unknown>; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.name = new.target.name
+    this.code = code
+    this.details = options?.details
+  }
+
+  /** True for any PtcError (or subclass) instance, even from another copy of this module. */
+  static isInstance(value: unknown): value is PtcError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
+  }
+}
+
+/** Arguments or a value that JSON cannot carry losslessly (S6.1). `details.path` is a JSON path. */
+export class NotJsonError extends PtcError {
+  constructor(message: string, path: string) {
+    super('not-json', `${path}: ${message}`, { details: { path } })
+  }
+}
+
+/** Thrown by a `tools/execute` wrapper (the timeout policy) when a call's budget ran out. */
+export class ToolTimeoutError extends PtcError {
+  constructor(name: string, timeoutMs: number) {
+    super('timeout', `Tool "${name}" did not finish within its ${timeoutMs} ms budget and was stopped.`, {
+      details: { timeoutMs },
+    })
+  }
+
+  static override isInstance(value: unknown): value is ToolTimeoutError {
+    return PtcError.isInstance(value) && value.code === 'timeout'
+  }
+}
+
+/** Registration problems: a duplicate tool name, an invalid definition. Thrown by `register()`. */
+export class ToolDefinitionError extends PtcError {
+  constructor(message: string, name: string) {
+    super('tool-definition', message, { details: { name } })
+  }
+}

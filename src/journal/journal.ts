@@ -1,0 +1,68 @@
+/**
+ * The session journal plugin: every `tool/call` and every frozen `tools/result` (exactly the
+ * snapshot live observers saw, S6.4) is appended as one JSON line, in order, so a session can be
+ * audited and its cards replayed later (S11.3). A write failure is reported on stderr and through
+ * `journal/error`, never silently dropped.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import type { Context } from 'cordis'
+import type { ToolCallRecord, ToolResult } from '../tools/types.ts'
+
+declare module 'cordis' {
+  interface Events {
+    /** The journal could not write a record; `record` is the line that was lost. */
+    'journal/error'(failure: { file: string; error: unknown; record: string }): void
+  }
+}
+
+/** One line of the journal. `seq` counts from 1 within the file. */
+export type JournalRecord =
+  | ({ type: 'tool/call'; seq: number } & ToolCallRecord)
+  | ({ type: 'tool/result'; seq: number } & ToolResult)
+
+export const name = 'journal'
+
+/**
+ * `file`: where to append (created with its folders). Default:
+ * `<workspace>/.ptc/journal/<ISO time>-<pid>.jsonl`, with `workspace` defaulting to the cwd.
+ * `agent`: record only calls made by this agent (one journal per session); default all.
+ */
+export interface Config {
+  file?: string
+  workspace?: string
+  agent?: string
+}
+
+/** The path the journal plugin writes to for `config`. */
+export function journalPath(config: Config = {}): string {
+  if (config.file) return resolve(config.file)
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+  return join(resolve(config.workspace ?? '.'), '.ptc', 'journal', `${stamp}-${process.pid}.jsonl`)
+}
+
+export function apply(ctx: Context, config: Config = {}) {
+  const file = journalPath(config)
+  let seq = 0
+  let ready = false
+  const append = (record: Record<string, unknown>) => {
+    const line = `${JSON.stringify({ ...record, seq: ++seq })}\n`
+    try {
+      if (!ready) {
+        mkdirSync(dirname(file), { recursive: true })
+        ready = true
+      }
+      appendFileSync(file, line)
+    } catch (error) {
+      console.error(`[ptc-runner] journal: could not write to ${file}: ${(error as Error).message}`)
+      ctx.emit('journal/error', { file, error, record: line })
+    }
+  }
+  const mine = (agent: string | undefined) => config.agent === undefined || agent === config.agent
+  ctx.on('tool/call', (call) => {
+    if (mine(call.agent)) append({ type: 'tool/call', ...call })
+  })
+  ctx.on('tools/result', (result) => {
+    if (mine(result.agent)) append({ type: 'tool/result', ...result })
+  })
+}

@@ -1,0 +1,30 @@
+/**
+ * An observer notifier whose listener failures are isolated (SPEC S3 `tools/result`, STYLE:
+ * composition). cordis' own `emit` stops at the first throwing listener; observers must not be
+ * able to disturb each other or the pipeline, so each runs in its own try, and a rejected promise
+ * from an async listener is caught too.
+ */
+import type { Context, Events } from 'cordis'
+
+/**
+ * Call every listener of `name` with `payload`. Failures are reported through `onError` (default:
+ * `ctx.logger` if present, otherwise `console.error`) and never thrown.
+ */
+export function notify<K extends keyof Events & string>(
+  ctx: Context,
+  name: K,
+  payload: Parameters<Events[K]>[0],
+  onError: (error: unknown) => void = (error) => console.error(`[ptc-runner] listener of ${name} failed:`, error),
+): void {
+  const listeners = ctx.events.dispatch('emit', [name, payload])
+  for (const listener of listeners) {
+    try {
+      const returned = listener(payload)
+      if (returned && typeof (returned as PromiseLike<unknown>).then === 'function') {
+        ;(returned as Promise<unknown>).then(undefined, onError)
+      }
+    } catch (error) {
+      onError(error)
+    }
+  }
+}

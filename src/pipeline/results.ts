@@ -1,0 +1,49 @@
+/**
+ * Normalization of results (SPEC S6.4, S6.5): every outcome, success or failure, becomes one
+ * deep-frozen `ToolResult` with model-facing content. Nothing here throws.
+ */
+import type { ContentBlock, JsonValue, ToolErrorKind } from '../tools/types.ts'
+
+/** The canonical cancellation message (S5.1): a cancel is not presented as a policy denial. */
+export const CANCELLED_MESSAGE = 'The tool call was cancelled before it finished; nothing more was done.'
+
+/** Error detail carried on an `isError` result. */
+export interface ResultError {
+  kind: ToolErrorKind
+  message: string
+  info?: JsonValue
+}
+
+/** Readable text for anything thrown, including non-Error values and hostile objects. */
+export function describeThrown(thrown: unknown): string {
+  try {
+    if (thrown instanceof Error) return thrown.message || thrown.name
+    if (typeof thrown === 'string') return thrown
+    const text = JSON.stringify(thrown)
+    return text === undefined ? String(thrown) : text
+  } catch {
+    return 'an unprintable value was thrown'
+  }
+}
+
+/**
+ * Check that `blocks` is an array of well-formed content blocks and copy them into fresh frozen
+ * objects (so a render function cannot keep a handle that mutates the result later).
+ * @throws TypeError describing the first malformed block.
+ */
+export function normalizeContent(blocks: unknown, where: string): ContentBlock[] {
+  if (!Array.isArray(blocks)) throw new TypeError(`${where} must return an array of content blocks, got ${typeof blocks}`)
+  return blocks.map((block, index) => {
+    const b = block as Record<string, unknown> | null
+    if (b && b.type === 'text' && typeof b.text === 'string') return Object.freeze({ type: 'text' as const, text: b.text })
+    if (b && b.type === 'image' && typeof b.data === 'string' && typeof b.mimeType === 'string') {
+      return Object.freeze({ type: 'image' as const, data: b.data, mimeType: b.mimeType })
+    }
+    throw new TypeError(`${where} returned a malformed content block at index ${index}; expected {type:'text', text} or {type:'image', data, mimeType}`)
+  })
+}
+
+/** Model-facing content of an error result. */
+export function errorContent(error: ResultError): ContentBlock[] {
+  return [{ type: 'text', text: error.kind === 'cancelled' ? error.message : `Error: ${error.message}` }]
+}

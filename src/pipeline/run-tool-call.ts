@@ -1,0 +1,315 @@
+/**
+ * The run of one tool call through the whole pipeline (SPEC S3–S6), in this order:
+ * materialize + freeze arguments → validate → `tools/pre-execute` waterfall → guards → (`ask` →
+ * approval) → `tools/execute` wrappers → body → output validation → render → `projectContent` →
+ * `tools/post-execute` waterfall → `finalizeContent` (exactly once, failures included) →
+ * deep-frozen `ToolResult` → `tools/result` observers (failures isolated).
+ * Every failure becomes an `isError` result; nothing escapes as an exception (S6.5).
+ */
+import type { Context } from 'cordis'
+import { z } from 'zod'
+import { ToolTimeoutError } from '../errors/ptc-error.ts'
+import type { Tool } from '../tools/define-tool.ts'
+import type {
+  ContentBlock,
+  ExecuteOptions,
+  JsonValue,
+  PendingResult,
+  PostToolDecision,
+  PreToolDecision,
+  ToolCall,
+  ToolExecution,
+  ToolGuard,
+  ToolResult,
+} from '../tools/types.ts'
+import { deepFreeze, materializeJson } from './materialize.ts'
+import { notify } from './notify.ts'
+import { requestApproval } from './request-approval.ts'
+import { CANCELLED_MESSAGE, describeThrown, errorContent, normalizeContent, type ResultError } from './results.ts'
+
+/** What the pipeline needs from the registry. */
+export interface PipelineHost {
+  readonly ctx: Context
+  tool(name: string): Tool | undefined
+  guards(): Iterable<ToolGuard>
+  toolNames(): string[]
+}
+
+const NEVER_ABORTED = new AbortController().signal
+const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
+const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
+const callPrefix = `call_${Math.random().toString(36).slice(2, 8)}_`
+let callCounter = 0
+
+/** Sentinel thrown inside the execute chain when the caller stops the call. */
+const CANCELLED = Symbol('cancelled')
+
+interface Outcome {
+  isError: boolean
+  value?: JsonValue
+  content: readonly ContentBlock[]
+  error?: ResultError
+  presentationMeta?: JsonValue
+  additionalContexts?: string[]
+}
+
+/**
+ * Run `call` through the pipeline. Never rejects (S6.5); the result is deep-frozen (S6.4) and is
+ * the same object `tools/result` observers receive.
+ */
+export async function runToolCall(host: PipelineHost, call: ToolCall, options: ExecuteOptions = {}): Promise<ToolResult> {
+  const started = performance.now()
+  const { ctx } = host
+  const callerSignal = options.signal ?? NEVER_ABORTED
+  const agent = typeof options.agent === 'string' ? options.agent : undefined
+  const parentToken = options.parentToken
+  const fromCode = parentToken !== undefined
+  let callId = `${callPrefix}${++callCounter}`
+  let name = ''
+  let rawArgs: JsonValue = null
+  let args: unknown
+  let tool: Tool | undefined
+
+  const finish = (outcome: Outcome): ToolResult => {
+    let content = outcome.content
+    if (tool?.finalizeContent) {
+      const pending: PendingResult = Object.freeze({ isError: outcome.isError, value: outcome.value, content })
+      try {
+        content = normalizeContent(tool.finalizeContent({ args, result: pending }), `finalizeContent of "${name}"`)
+      } catch (error) {
+        // S2: finalizeContent must not throw; if it does, the content it was given stands.
+        console.error(`[ptc-runner] finalizeContent of "${name}" threw; its content is kept unchanged:`, error)
+      }
+    }
+    const result: ToolResult = deepFreeze({
+      callId,
+      name,
+      arguments: rawArgs,
+      agent,
+      isError: outcome.isError,
+      ...(outcome.value !== undefined && { value: outcome.value }),
+      content,
+      ...(outcome.error && { error: outcome.error }),
+      ...(outcome.presentationMeta !== undefined && { presentationMeta: outcome.presentationMeta }),
+      ...(outcome.additionalContexts?.length && { additionalContexts: outcome.additionalContexts }),
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    })
+    notify(ctx, 'tools/result', result)
+    return result
+  }
+  const fail = (error: ResultError): ToolResult => finish({ isError: true, content: errorContent(error), error })
+  const cancelled = () => fail({ kind: 'cancelled', message: CANCELLED_MESSAGE })
+  const denied = (message: string, info?: JsonValue) =>
+    fail({ kind: 'denied', message, ...(info !== undefined && { info }) })
+
+  try {
+    // S6.1: read the call once; materialize arguments once into frozen JSON.
+    const { callId: requestedId, name: requestedName, arguments: input } = (call ?? {}) as Partial<ToolCall>
+    if (typeof requestedId === 'string' && requestedId !== '') callId = requestedId
+    name = typeof requestedName === 'string' ? requestedName : String(requestedName)
+    tool = host.tool(name)
+    let materializeError: unknown
+    try {
+      rawArgs = materializeJson(input === undefined ? {} : input)
+    } catch (error) {
+      materializeError = error
+    }
+    notify(ctx, 'tool/call', Object.freeze({ callId, name, arguments: rawArgs, agent, fromCode }))
+    if (!tool) {
+      const known = host.toolNames()
+      return fail({
+        kind: 'unknown-tool',
+        message: `Unknown tool "${name}". Available tools: ${known.length ? known.slice(0, 50).join(', ') : '(none)'}.`,
+      })
+    }
+    if (materializeError !== undefined) {
+      return fail({ kind: 'invalid-arguments', message: `Arguments of "${name}" are not lossless JSON: ${describeThrown(materializeError)}` })
+    }
+    const parsed = tool.parameters.safeParse(rawArgs)
+    if (!parsed.success) {
+      return fail({ kind: 'invalid-arguments', message: `Invalid arguments for "${name}": ${z.prettifyError(parsed.error)}` })
+    }
+    args = deepFreeze(parsed.data)
+
+    let signal = callerSignal
+    const execution = Object.seal(
+      Object.defineProperties({} as ToolExecution, {
+        callId: { value: callId, enumerable: true },
+        name: { value: name, enumerable: true },
+        arguments: { value: args, enumerable: true },
+        agent: { value: agent, enumerable: true },
+        token: { value: Symbol(`tool-call:${name}`), enumerable: true },
+        parentToken: { value: parentToken, enumerable: true },
+        callerSignal: { value: callerSignal, enumerable: true },
+        timeoutMs: { value: tool.timeoutMs, enumerable: true },
+        signal: {
+          enumerable: true,
+          get: () => signal,
+          set: (next: unknown) => {
+            // S3: a wrapper may replace the signal, never remove it.
+            if (!(next instanceof AbortSignal)) throw new TypeError('exec.signal can be replaced by another AbortSignal, never removed')
+            signal = next
+          },
+        },
+      }),
+    )
+    if (callerSignal.aborted) return cancelled()
+
+    // S5.1: the policy waterfall. A throwing listener or an unknown decision denies (fail-closed).
+    let decision: PreToolDecision
+    try {
+      decision = await ctx.waterfall('tools/pre-execute', execution, () => ALLOW)
+    } catch (error) {
+      return denied(`A policy check failed, so the call was denied: ${describeThrown(error)}`)
+    }
+    const kind = (decision as { kind?: unknown } | undefined)?.kind
+    if (kind === 'deny') {
+      const { reason, info } = decision as Extract<PreToolDecision, { kind: 'deny' }>
+      let safeInfo: JsonValue | undefined
+      try {
+        safeInfo = info === undefined ? undefined : materializeJson(info)
+      } catch {
+        safeInfo = undefined
+      }
+      return denied(typeof reason === 'string' && reason !== '' ? reason : 'Denied by policy.', safeInfo)
+    }
+    if (kind === 'cancel') return cancelled()
+    if (kind !== 'allow' && kind !== 'ask') return denied('A policy listener returned an unrecognized decision, so the call was denied.')
+
+    // S4.1: guards after every pre-execute listener; only denials, so order cannot allow.
+    for (const guard of host.guards()) {
+      let verdict: unknown
+      try {
+        verdict = guard(execution)
+      } catch (error) {
+        verdict = `A guard failed, so the call was denied: ${describeThrown(error)}`
+      }
+      if (verdict !== undefined) {
+        return denied(typeof verdict === 'string' && verdict !== '' ? verdict : 'A guard returned a value that is not a reason; the call was denied.')
+      }
+    }
+
+    if (kind === 'ask') {
+      const { reason, displayReason } = decision as Extract<PreToolDecision, { kind: 'ask' }>
+      const why = typeof reason === 'string' && reason ? ` (${reason})` : ''
+      // S5.3: no agent means nobody to ask.
+      if (agent === undefined) return denied(`This call needs approval${why}, but it was made without an agent, so it was denied.`)
+      const outcome = await requestApproval(ctx, {
+        execution,
+        ...(typeof reason === 'string' && { reason }),
+        ...(typeof displayReason === 'string' && { displayReason }),
+      })
+      if (callerSignal.aborted) return cancelled()
+      if (outcome !== 'allowed-once') {
+        return denied(
+          outcome === 'unavailable'
+            ? `This call needs approval${why}, but no approval channel is available, so it was denied.`
+            : `Approval was refused${why}.`,
+        )
+      }
+    }
+    if (callerSignal.aborted) return cancelled()
+
+    // S3, S6.3: wrappers around dispatch; the caller's signal is re-fused before the body.
+    let raw: unknown
+    try {
+      const chain = ctx.waterfall('tools/execute', execution, async () => {
+        if (signal !== callerSignal && callerSignal !== NEVER_ABORTED) signal = AbortSignal.any([signal, callerSignal])
+        if (signal.aborted) throw CANCELLED
+        return (await tool!.execute(args, execution)) as JsonValue
+      })
+      raw = await raceCallerStop(Promise.resolve(chain), callerSignal)
+    } catch (error) {
+      if (error === CANCELLED || callerSignal.aborted) return cancelled()
+      if (ToolTimeoutError.isInstance(error)) return fail({ kind: 'timeout', message: error.message })
+      return fail({ kind: 'failed', message: `Tool "${name}" failed: ${describeThrown(error)}` })
+    }
+
+    // S1.2: output.schema is enforced on every returned value; S6.1 it must be lossless JSON.
+    let value: JsonValue
+    try {
+      value = canonical(tool, raw)
+    } catch (error) {
+      return fail({ kind: 'invalid-output', message: `Tool "${name}" returned an invalid value: ${describeThrown(error)}` })
+    }
+    let content: readonly ContentBlock[]
+    try {
+      content = render(tool, args, value)
+      if (tool.projectContent) {
+        content = normalizeContent(await tool.projectContent({ args, value, content }), `projectContent of "${name}"`)
+      }
+    } catch (error) {
+      return fail({ kind: 'failed', message: `Rendering the result of "${name}" failed: ${describeThrown(error)}` })
+    }
+
+    // S5.4: the post-execute waterfall.
+    let post: PostToolDecision
+    try {
+      post = await ctx.waterfall('tools/post-execute', execution, Object.freeze({ isError: false, value, content }), () => ACCEPT)
+    } catch (error) {
+      return fail({ kind: 'failed', message: `A result policy failed, so the result of "${name}" was withheld: ${describeThrown(error)}` })
+    }
+    const additionalContexts: string[] = []
+    if (post?.kind === 'block') {
+      const feedback = typeof post.feedback === 'string' && post.feedback !== '' ? post.feedback : 'The result was blocked by policy.'
+      return fail({ kind: 'blocked', message: feedback })
+    }
+    if (post?.kind !== 'accept') {
+      return fail({ kind: 'failed', message: `A result policy returned an unrecognized decision, so the result of "${name}" was withheld.` })
+    }
+    try {
+      if (post.value !== undefined) {
+        value = canonical(tool, post.value)
+        content = render(tool, args, value)
+      }
+      if (post.content !== undefined) content = normalizeContent(post.content, 'a tools/post-execute content replacement')
+    } catch (error) {
+      return fail({ kind: 'invalid-output', message: `A result policy replaced the result of "${name}" with an invalid one: ${describeThrown(error)}` })
+    }
+    // S9.5: calls from code omit additionalContexts so each call stays adjacent to its result.
+    if (typeof post.additionalContext === 'string' && !fromCode) additionalContexts.push(post.additionalContext)
+
+    let presentationMeta: JsonValue | undefined
+    if (tool.output.presentationMeta) {
+      try {
+        presentationMeta = materializeJson(tool.output.presentationMeta(args, value))
+      } catch (error) {
+        console.error(`[ptc-runner] presentationMeta of "${name}" failed; it is omitted:`, error)
+      }
+    }
+    return finish({ isError: false, value, content, presentationMeta, additionalContexts })
+  } catch (error) {
+    // Infrastructure failure inside the pipeline itself: still a result (S6.5).
+    return fail({ kind: 'failed', message: `The tool call "${name}" failed inside the pipeline: ${describeThrown(error)}` })
+  }
+}
+
+function canonical(tool: Tool, raw: unknown): JsonValue {
+  const checked = tool.output.schema.safeParse(raw)
+  if (!checked.success) throw new Error(z.prettifyError(checked.error))
+  return materializeJson(checked.data)
+}
+
+function render(tool: Tool, args: unknown, value: JsonValue): ContentBlock[] {
+  return normalizeContent(tool.output.render(args, value), `output.render of "${tool.name}"`)
+}
+
+/** The caller's stop ends the wait even if a body or wrapper ignores its signal (S6.3). */
+function raceCallerStop<T>(work: Promise<T>, callerSignal: AbortSignal): Promise<T> {
+  if (callerSignal === NEVER_ABORTED) return work
+  if (callerSignal.aborted) return Promise.reject(CANCELLED)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(CANCELLED)
+    callerSignal.addEventListener('abort', onAbort, { once: true })
+    work.then(
+      (value) => {
+        callerSignal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error) => {
+        callerSignal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}

@@ -1,0 +1,107 @@
+/**
+ * `defineTool` (SPEC S1.1–S1.3, S2, S11.5): an identity-like typed helper whose generics infer the
+ * `args` of `execute` from `parameters` (a zod schema or the compact form) and the canonical value
+ * from `output.schema`. It normalizes the definition once: compact parameters become a zod
+ * schema, and the presenters are wrapped so malformed arguments fall back to `undefined` (the
+ * generic card) instead of throwing during a live run or a replay.
+ */
+import { z } from 'zod'
+import { ToolDefinitionError } from '../errors/ptc-error.ts'
+import type { Card } from '../present/cards.ts'
+import { compactToZod, type InferCompact } from './compact-parameters.ts'
+import type { CompactParameters, ToolDefinition, ToolOutput, ToolResult } from './types.ts'
+
+/** The `args` type a `parameters` declaration produces. */
+export type ArgsOf<P> = P extends z.ZodType ? z.output<P> : P extends CompactParameters ? InferCompact<P> : never
+
+const toolBrand = Symbol.for('ptc-runner.tool')
+
+/**
+ * A normalized tool, as the registry holds it: `parameters` is always a zod schema, and
+ * `presentCall`/`presentResult` are total (never throw, `undefined` on malformed input, S11.5).
+ */
+export interface Tool<Args = any, Value = any> extends Omit<ToolDefinition<Args, Value>, 'parameters' | 'presentCall' | 'presentResult'> {
+  readonly parameters: z.ZodType<Args>
+  /** The "calling" card, or `undefined` (generic fallback) when there is none or args are malformed. */
+  presentCall(args: unknown): Card | undefined
+  /** The "done" card, or `undefined` (generic fallback) when there is none or the input is malformed. */
+  presentResult(args: unknown, result: ToolResult): Card | undefined
+  readonly [toolBrand]: true
+}
+
+/** What `defineTool` accepts: a `ToolDefinition` whose types are inferred from its own fields. */
+export type ToolSpec<P, S extends z.ZodType> = Omit<ToolDefinition<ArgsOf<P>, z.output<S>>, 'parameters' | 'output'> & {
+  parameters: P
+  output: Omit<ToolOutput<ArgsOf<P>, z.output<S>>, 'schema'> & { schema: S }
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/
+
+/**
+ * Define a tool. `execute`'s `args` are `z.output<parameters>` (or the compact form's inferred
+ * type); its return type is the `output.schema` type, enforced at run time by the registry.
+ *
+ * @throws ToolDefinitionError when a required field is missing or has the wrong kind, or the name
+ *   is not `[A-Za-z_][A-Za-z0-9_.-]*` (at most 128 characters).
+ */
+export function defineTool<const P extends z.ZodType | CompactParameters, S extends z.ZodType>(
+  spec: ToolSpec<P, S>,
+): Tool<ArgsOf<P>, z.output<S>> {
+  const name = (spec as { name?: unknown }).name
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw new ToolDefinitionError(
+      `Tool name ${JSON.stringify(name)} is invalid: use letters, digits, "_", "." or "-", starting with a letter or "_".`,
+      String(name),
+    )
+  }
+  const fail = (what: string): never => {
+    throw new ToolDefinitionError(`Tool "${name}": ${what}`, name)
+  }
+  if (typeof spec.description !== 'string' || spec.description.trim() === '') fail('description must be a non-empty string (it is the model\'s only guide).')
+  if (typeof spec.execute !== 'function') fail('execute must be a function.')
+  if (!spec.output || !isZod(spec.output.schema)) fail('output.schema must be a zod schema of the canonical value.')
+  if (typeof spec.output.render !== 'function') fail('output.render must be a function (args, value) => content blocks.')
+  if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) fail('timeoutMs must be a positive number of milliseconds.')
+  const parameters = isZod(spec.parameters)
+    ? (spec.parameters as z.ZodType)
+    : typeof spec.parameters === 'object' && spec.parameters !== null
+      ? compactToZod(spec.parameters as CompactParameters, name)
+      : fail('parameters must be a zod object schema or the compact form {field: {type, required?, description?}}.')
+
+  const { presentCall, presentResult } = spec
+  const tool = {
+    ...spec,
+    parameters,
+    presentCall: (args: unknown): Card | undefined =>
+      presentCall ? softly(() => presentCall(parsedOrThrow(parameters, args) as never)) : undefined,
+    presentResult: (args: unknown, result: ToolResult): Card | undefined =>
+      presentResult ? softly(() => presentResult(parsedOrThrow(parameters, args) as never, result)) : undefined,
+    [toolBrand]: true as const,
+  }
+  return Object.freeze(tool) as unknown as Tool<ArgsOf<P>, z.output<S>>
+}
+
+/** True when `value` is a tool made by {@link defineTool}. */
+export function isTool(value: unknown): value is Tool {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[toolBrand] === true
+}
+
+function isZod(value: unknown): value is z.ZodType {
+  return typeof value === 'object' && value !== null && typeof (value as z.ZodType).safeParse === 'function'
+}
+
+function parsedOrThrow(schema: z.ZodType, args: unknown): unknown {
+  const parsed = schema.safeParse(args)
+  if (!parsed.success) throw parsed.error
+  return parsed.data
+}
+
+/** S11.5: a presenter's failure, or a result that is not a card, falls back to the generic card. */
+function softly(present: () => Card | undefined): Card | undefined {
+  try {
+    const card = present()
+    return typeof card === 'object' && card !== null && typeof card.card === 'string' ? card : undefined
+  } catch {
+    return undefined
+  }
+}

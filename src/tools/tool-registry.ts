@@ -1,0 +1,125 @@
+/**
+ * `ToolRegistry`, the `ctx.tools` service (SPEC S1.4, S2.1, S2.2, S4, S7.1): holds the registered
+ * tools and guards, builds model-facing schemas by allow-list, classifies calls for the scheduler
+ * fail-closed, and runs calls through the pipeline.
+ */
+import { type Context, Service } from 'cordis'
+import { z } from 'zod'
+import { ToolDefinitionError } from '../errors/ptc-error.ts'
+import { materializeJson } from '../pipeline/materialize.ts'
+import { runToolCall } from '../pipeline/run-tool-call.ts'
+import { isTool, type Tool } from './define-tool.ts'
+import type { ExecuteOptions, ToolCall, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from './types.ts'
+
+declare module 'cordis' {
+  interface Context {
+    tools: ToolRegistry
+  }
+}
+
+const PARALLEL: ToolExecutionMode = Object.freeze({ kind: 'parallel' })
+const EXCLUSIVE: ToolExecutionMode = Object.freeze({ kind: 'exclusive' })
+
+/** The registry service. Install with `ctx.plugin(ToolRegistry)`; use as `ctx.tools`. */
+export class ToolRegistry extends Service {
+  readonly _tools = new Map<string, Tool>()
+  readonly _guards = new Set<ToolGuard>()
+  readonly _schemas = new WeakMap<Tool, ToolSchema>()
+  readonly _host = {
+    ctx: this.ctx,
+    tool: (name: string) => this._tools.get(name),
+    guards: () => this._guards,
+    toolNames: () => [...this._tools.keys()].sort(),
+  }
+
+  constructor(ctx: Context) {
+    super(ctx, 'tools')
+  }
+
+  /**
+   * Register a tool made by `defineTool`. The registration is a side effect of the calling
+   * plugin's fiber: disposing that plugin unregisters the tool (S1.4).
+   * @returns the disposer.
+   * @throws ToolDefinitionError if the value is not a `defineTool` result or the name is taken.
+   */
+  register(tool: Tool): () => Promise<void> {
+    if (!isTool(tool)) throw new ToolDefinitionError('register() takes the result of defineTool({...}).', String((tool as { name?: unknown })?.name))
+    return this.ctx.effect(() => {
+      if (this._tools.has(tool.name)) {
+        throw new ToolDefinitionError(`A tool named "${tool.name}" is already registered; tool names must be unique. Unregister the other plugin or rename one of them.`, tool.name)
+      }
+      this._tools.set(tool.name, tool)
+      return () => {
+        if (this._tools.get(tool.name) === tool) this._tools.delete(tool.name)
+      }
+    }, `tools.register(${tool.name})`)
+  }
+
+  /**
+   * Add a monotonic guard (S4.1), owned by the calling plugin's fiber. Guards run after every
+   * `tools/pre-execute` listener, in registration order; a string denies, `undefined` passes.
+   * @returns the disposer.
+   */
+  guard(guard: ToolGuard): () => Promise<void> {
+    if (typeof guard !== 'function') throw new TypeError('guard() takes a function (execution) => string | undefined')
+    return this.ctx.effect(() => {
+      this._guards.add(guard)
+      return () => this._guards.delete(guard)
+    }, 'tools.guard()')
+  }
+
+  /** The registered tool called `name`, if any. */
+  get(name: string): Tool | undefined {
+    return this._tools.get(name)
+  }
+
+  /** All registered tools, sorted by name. */
+  list(): Tool[] {
+    return [...this._tools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  }
+
+  /**
+   * Model-facing schemas (S2.1), built from an explicit allow-list: `name`, `description`,
+   * `parameters` (JSON Schema of the input) and `deferLoading` when set. Nothing else leaks.
+   */
+  schemas(): ToolSchema[] {
+    return this.list().map((tool) => {
+      let schema = this._schemas.get(tool)
+      if (!schema) {
+        schema = {
+          name: tool.name,
+          description: tool.description,
+          parameters: z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+          ...(tool.deferLoading === true && { deferLoading: true }),
+        }
+        this._schemas.set(tool, schema)
+      }
+      return structuredClone(schema)
+    })
+  }
+
+  /**
+   * How `call` may be scheduled (S2.2, S7.1), fail-closed: only a strict `true` from
+   * `isConcurrencySafe` on valid arguments means parallel. An unknown tool, arguments that are not
+   * JSON or fail validation, an omitted or throwing classifier, or any other answer: exclusive.
+   */
+  executionMode(call: ToolCall): ToolExecutionMode {
+    try {
+      const tool = this._tools.get(call.name)
+      if (!tool?.isConcurrencySafe) return EXCLUSIVE
+      const parsed = tool.parameters.safeParse(materializeJson(call.arguments === undefined ? {} : call.arguments))
+      if (!parsed.success) return EXCLUSIVE
+      return tool.isConcurrencySafe(parsed.data) === true ? PARALLEL : EXCLUSIVE
+    } catch {
+      return EXCLUSIVE
+    }
+  }
+
+  /**
+   * Run one call through the whole pipeline (S3–S6). Never rejects: every failure is an
+   * `isError` result (S6.5). The result is deep-frozen (S6.4).
+   */
+  execute(call: ToolCall, options?: ExecuteOptions): Promise<ToolResult> {
+    return runToolCall(this._host, call, options)
+  }
+}
