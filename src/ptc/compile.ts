@@ -1,0 +1,140 @@
+/**
+ * The compile step of `run_code` (SPEC S9.1): a model's TypeScript script becomes the JavaScript
+ * body the isolate runs. Type checking is separate (`type-checker.ts`); this only strips types,
+ * rejects module access and reports syntax errors in the user's own coordinates.
+ */
+import { createHash } from 'node:crypto'
+import { transform, type Message, type TransformFailure } from 'esbuild'
+import type { Diagnostic } from './compile-diagnostics.ts'
+import { formatDiagnostics } from './compile-diagnostics.ts'
+import {
+  blankRanges,
+  findModuleUses,
+  mentionsModules,
+  NO_IMPORTS_MESSAGE,
+  positionAt,
+  SCRIPT_PREFIX,
+  SCRIPT_SUFFIX,
+  type ModuleUse,
+} from './compile-source.ts'
+
+export type { Diagnostic } from './compile-diagnostics.ts'
+
+/**
+ * A compiled script. `js` is the BODY of an async function, strict mode, plain script syntax (no
+ * `import`, `export`, `require` or module wrapper): the runner evaluates
+ * `(async () => { <js> })()` and the promise settles with the script's top-level `return` value
+ * (`undefined` without one). Frozen, and shared between callers through the cache.
+ */
+export interface CompiledScript {
+  readonly js: string
+}
+
+const COMPILE_ERROR_MARKER = Symbol.for('ptc-runner.CompileError')
+
+/**
+ * Thrown by {@link compileScript} when the script cannot run: syntax errors, or a runtime
+ * `import` / `import()` / `require()` (`NO_IMPORTS_MESSAGE`). `diagnostics` are in the user's
+ * coordinates (1-based line and column); `message` is their {@link formatDiagnostics} rendering.
+ * Use {@link CompileError.isInstance} across realms, where `instanceof` fails.
+ */
+export class CompileError extends Error {
+  readonly code = 'compile_error'
+  readonly diagnostics: readonly Diagnostic[]
+  readonly [COMPILE_ERROR_MARKER] = true
+
+  constructor(diagnostics: readonly Diagnostic[]) {
+    super(formatDiagnostics(diagnostics))
+    this.name = new.target.name
+    this.diagnostics = diagnostics
+  }
+
+  static isInstance(value: unknown): value is CompileError {
+    return typeof value === 'object' && value !== null && COMPILE_ERROR_MARKER in value
+  }
+}
+
+/** How many distinct scripts keep their compile result (successes and compile errors alike). */
+const CACHE_SIZE = 128
+/** Keyed by SHA-256 of the code; Map order is recency order (re-inserted on every hit). */
+const cache = new Map<string, Promise<CompiledScript>>()
+
+/**
+ * Compiles `code` (TypeScript, the body of an async function: top-level `await` and `return`
+ * allowed, `import type` lines erased) to a {@link CompiledScript}. Rejects with
+ * {@link CompileError} for syntax errors and runtime module access; other rejections are esbuild
+ * infrastructure failures. The same code compiles once: later calls resolve to the same object
+ * (or reject with the same `CompileError`) while it stays among the last 128 scripts.
+ */
+export function compileScript(code: string): Promise<CompiledScript> {
+  const key = createHash('sha256').update(code).digest('base64')
+  const cached = cache.get(key)
+  if (cached !== undefined) {
+    cache.delete(key)
+    cache.set(key, cached)
+    return cached
+  }
+  const pending = compileUncached(code)
+  cache.set(key, pending)
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!)
+  // An infrastructure failure may not recur, so it must not stick; a CompileError always would.
+  pending.catch((error: unknown) => {
+    if (!CompileError.isInstance(error) && cache.get(key) === pending) cache.delete(key)
+  })
+  return pending
+}
+
+async function compileUncached(code: string): Promise<CompiledScript> {
+  const uses = mentionsModules(code) ? findModuleUses((await import('typescript')).default, code) : []
+  const runtimeUses = uses.filter((use) => use.kind !== 'type-import')
+  if (runtimeUses.length > 0) throw new CompileError(runtimeUses.map((use) => moduleUseDiagnostic(code, use)))
+
+  const body = blankRanges(code, uses)
+  let output: string
+  try {
+    const result = await transform(SCRIPT_PREFIX + body + SCRIPT_SUFFIX, {
+      loader: 'ts',
+      // What V8 in Node 24 / isolated-vm 7 runs natively; only newer syntax gets lowered.
+      target: 'es2024',
+      // No `format`: esbuild then neither adds a module wrapper nor `exports`/`require` shims.
+      sourcefile: 'script.ts',
+      charset: 'utf8',
+      logLevel: 'silent',
+    })
+    output = result.code
+  } catch (error) {
+    if (!isTransformFailure(error)) throw error
+    throw new CompileError(error.errors.map((message) => esbuildDiagnostic(code, message)))
+  }
+  // Keep the whole output (esbuild may emit helpers next to the function) and call it.
+  return Object.freeze({ js: `"use strict";\n${output}return await __ptc_main__();\n` })
+}
+
+function moduleUseDiagnostic(code: string, use: ModuleUse): Diagnostic {
+  return { ...positionAt(code, use.start), message: NO_IMPORTS_MESSAGE, category: 'error' }
+}
+
+function isTransformFailure(error: unknown): error is TransformFailure {
+  return error instanceof Error && Array.isArray((error as Partial<TransformFailure>).errors)
+}
+
+/**
+ * esbuild reports 1-based lines of the wrapped text and 0-based columns in UTF-8 bytes; the user
+ * wants 1-based lines of their own text and UTF-16 columns. Positions on the wrapper's own lines
+ * (an unclosed brace reported at the end) clamp to the start or end of the user's code.
+ */
+function esbuildDiagnostic(code: string, esbuildMessage: Message): Diagnostic {
+  const base = { message: esbuildMessage.text, category: 'error' as const }
+  const location = esbuildMessage.location
+  if (location === null) return { ...base, line: 1, column: 1 }
+  const line = location.line - 1 // SCRIPT_PREFIX is exactly one line
+  const lineCount = code.split('\n').length
+  if (line < 1) return { ...base, line: 1, column: 1 }
+  if (line > lineCount) {
+    // esbuild only trips over the wrapper's closing brace when a stray `}` closed it early.
+    const message = esbuildMessage.text === 'Unexpected "}"' ? 'Unexpected "}": the script closes more braces than it opens' : esbuildMessage.text
+    return { ...base, message, ...positionAt(code, code.length) }
+  }
+  const column = Buffer.from(location.lineText, 'utf8').subarray(0, location.column).toString('utf8').length + 1
+  return { ...base, line, column }
+}

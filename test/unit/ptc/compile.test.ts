@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest'
+import { CompileError, compileScript } from '../../../src/ptc/compile.ts'
+import { NO_IMPORTS_MESSAGE } from '../../../src/ptc/compile-source.ts'
+
+type ScriptFunction = (...args: unknown[]) => Promise<unknown>
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => ScriptFunction
+
+/** Runs compiled js the way the runner does: as the body of an async function. */
+async function run(code: string, tools: unknown = {}): Promise<unknown> {
+  const { js } = await compileScript(code)
+  return new AsyncFunction('tools', js)(tools)
+}
+
+async function compileErrorOf(code: string): Promise<CompileError> {
+  const error = await compileScript(code).then(
+    () => undefined,
+    (error: unknown) => error,
+  )
+  if (!CompileError.isInstance(error)) throw new Error(`expected a CompileError, got ${String(error)}`)
+  return error
+}
+
+describe('compileScript', () => {
+  it('S9.1 top-level await and a top-level return give the script its result', async () => {
+    const tools = { read_file: async ({ path }: { path: string }) => ({ text: `contents of ${path}` }) }
+    const code = [
+      "const r: { text: string } = await tools.read_file({ path: 'a.txt' })",
+      'const words: string[] = r.text.split(" ")',
+      'return { first: words[0], count: words.length }',
+    ].join('\n')
+    expect(await run(code, tools)).toEqual({ first: 'contents', count: 3 })
+  })
+
+  it('a script without return resolves to undefined', async () => {
+    expect(await run('const x = 1 + 1')).toBeUndefined()
+  })
+
+  it('the output is a plain strict script body: no module wrapper, exports or require', async () => {
+    const { js } = await compileScript('interface P { x: number }\nconst p: P = { x: 1 }\nreturn p.x')
+    expect(js).not.toMatch(/\b(exports|require|module|import)\b/)
+    expect(js.startsWith('"use strict";')).toBe(true)
+    await expect(run('undeclared = 1')).rejects.toThrow(ReferenceError)
+  })
+
+  it('type-only imports are stripped', async () => {
+    const code = [
+      "import type { ToolOutputMap } from 'ptc'",
+      "import { type ToolArgsMap } from 'ptc'",
+      "const args: ToolArgsMap['read_file'] = { path: 'x' }",
+      "const out: ToolOutputMap['read_file'] | undefined = undefined",
+      'return [args.path, out]',
+    ].join('\n')
+    const { js } = await compileScript(code)
+    expect(js).not.toContain('import')
+    expect(await run(code)).toEqual(['x', undefined])
+  })
+
+  it('a runtime import, import() or require() is rejected with the one clear message at its position', async () => {
+    const error = await compileErrorOf(
+      ["import fs from 'node:fs'", 'const a = 1', "  const cp = require('child_process')", "const m = await import('x')"].join('\n'),
+    )
+    expect(error.code).toBe('compile_error')
+    expect(error.diagnostics).toEqual([
+      { line: 1, column: 1, message: NO_IMPORTS_MESSAGE, category: 'error' },
+      { line: 3, column: 14, message: NO_IMPORTS_MESSAGE, category: 'error' },
+      { line: 4, column: 17, message: NO_IMPORTS_MESSAGE, category: 'error' },
+    ])
+    expect(error.message).toContain('1:1 error: scripts cannot import modules; use tools.*')
+    await expect(compileErrorOf("import 'side-effect'")).resolves.toBeInstanceOf(CompileError)
+  })
+
+  it('a require the script declares itself is an ordinary function', async () => {
+    expect(await run('function require(name: string) { return name.length }\nreturn require("abc")')).toBe(3)
+  })
+
+  it('a syntax error is reported at the user’s own line and column', async () => {
+    const error = await compileErrorOf('const a = 1\nconst b = (a +\n\nreturn b')
+    expect(error.diagnostics).toEqual([
+      { line: 4, column: 1, message: 'Unexpected "return"', category: 'error' },
+    ])
+  })
+
+  it('a syntax error on line 1 maps to line 1, with a UTF-16 column past non-ASCII text', async () => {
+    const error = await compileErrorOf('const s = "ééé"; let = = 1')
+    expect(error.diagnostics[0]).toMatchObject({ line: 1, column: 24 })
+  })
+
+  it('errors on the wrapper’s own lines map to the end of the script', async () => {
+    const unclosed = await compileErrorOf('if (true) {\n  return 1')
+    expect(unclosed.diagnostics).toEqual([{ line: 2, column: 11, message: 'Unexpected end of file', category: 'error' }])
+    const stray = await compileErrorOf('return 1\n}\nfoo()')
+    expect(stray.diagnostics).toEqual([
+      { line: 3, column: 6, message: 'Unexpected "}": the script closes more braces than it opens', category: 'error' },
+    ])
+  })
+
+  it('the same code is compiled once: a cache hit returns the same object', async () => {
+    const code = `return ${Math.random()}`
+    const first = await compileScript(code)
+    const second = await compileScript(code)
+    expect(second).toBe(first)
+    expect(Object.isFrozen(first)).toBe(true)
+    const other = await compileScript(`${code} + 1`)
+    expect(other).not.toBe(first)
+  })
+
+  it('CompileError is recognised across realms by its marker', async () => {
+    const error = await compileErrorOf('let = = 1')
+    expect(CompileError.isInstance(error)).toBe(true)
+    expect(CompileError.isInstance(new Error('x'))).toBe(false)
+    expect(error.name).toBe('CompileError')
+  })
+})
