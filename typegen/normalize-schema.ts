@@ -1,0 +1,189 @@
+/**
+ * The pre-pass over a JSON Schema before json-schema-to-typescript sees it (S9.1). It produces a
+ * self-contained, ref-free schema that keeps only the keywords that shape a TypeScript type:
+ *
+ * - local `$ref`s (`#`, `#/$defs/…`, `#/definitions/…`) are inlined; a ref back into one that is
+ *   being expanded (a cycle, e.g. `z.lazy`), an unresolvable or non-local ref, or anything past
+ *   the depth or node budget becomes `{}`, which the generator types as `unknown`;
+ * - naming keywords (`title`, `$id`, `$defs`…) and code-injecting extensions (`tsType`) are
+ *   dropped, so json-schema-to-typescript never emits a named declaration: every type is inlined
+ *   and two tools' types cannot collide, whatever ids zod picked for its `$defs`;
+ * - 2020-12 `prefixItems` becomes draft-07 tuple `items`, `patternProperties` become the index
+ *   signature, `false` schemas become `never`;
+ * - descriptions are escaped for comments and, in compact form, cut to their first sentence.
+ *
+ * Validation is not its job: malformed keyword values pass through, and the caller falls back to
+ * `unknown` when json-schema-to-typescript rejects them.
+ */
+import { escapeCommentText, firstSentence } from './doc-comment.ts'
+
+/** A JSON Schema object node, as far as this pass cares. */
+export type JsonSchemaObject = Record<string, unknown>
+
+/** Nesting depth past which a subschema is replaced by `{}` (`unknown`). */
+export const MAX_SCHEMA_DEPTH = 32
+/** Output nodes per schema past which further subschemas are replaced by `{}` (`unknown`). */
+export const MAX_SCHEMA_NODES = 5000
+
+/** Options of `normalizeSchema`. */
+export interface NormalizeSchemaOptions {
+  /** Cut every description to its first sentence. */
+  compact: boolean
+}
+
+/** Result of `normalizeSchema`: the ref-free schema and the root's own description, lifted out. */
+export interface NormalizedSchema {
+  schema: JsonSchemaObject
+  /** The root `description` (escaped, compacted as asked), or `undefined`. Not left in `schema`. */
+  description: string | undefined
+}
+
+/** Keywords copied verbatim (values, not subschemas). Everything not listed here or below is dropped. */
+const VALUE_KEYWORDS = ['type', 'enum', 'const', 'required', 'nullable', 'deprecated', 'minItems', 'maxItems'] as const
+
+/** The explicit state of one walk: the document refs resolve against, where we are, what is open. */
+interface WalkContext {
+  readonly root: unknown
+  readonly compact: boolean
+  readonly depth: number
+  /** JSON pointers of the `$ref` targets being expanded on the current path (cycle detection). */
+  readonly expanding: readonly string[]
+  /** Shared across the walk: nodes still allowed. */
+  readonly budget: { nodes: number }
+}
+
+/** `{}`: json-schema-to-typescript types it as `unknown` (with `unknownAny`). */
+const UNKNOWN = (): JsonSchemaObject => ({})
+
+/**
+ * Normalizes `schema` as described in the module comment. Pure; never throws on any JSON input;
+ * cost is bounded by `MAX_SCHEMA_NODES`.
+ */
+export function normalizeSchema(schema: unknown, options: NormalizeSchemaOptions): NormalizedSchema {
+  const context: WalkContext = {
+    root: schema,
+    compact: options.compact,
+    depth: 0,
+    expanding: [''], // the root itself: `$ref: '#'` inside it is a cycle
+    budget: { nodes: MAX_SCHEMA_NODES },
+  }
+  const normalized = walk(schema, context)
+  const { description, ...rest } = normalized
+  return { schema: rest, description: typeof description === 'string' ? description : undefined }
+}
+
+function walk(node: unknown, context: WalkContext): JsonSchemaObject {
+  if (node === false) return { anyOf: [] } // matches nothing: `never`
+  if (!isObject(node)) return UNKNOWN() // `true`, or garbage
+  if (context.depth > MAX_SCHEMA_DEPTH || context.budget.nodes <= 0) return UNKNOWN()
+  context.budget.nodes -= 1
+
+  if (typeof node.$ref === 'string' || '$dynamicRef' in node || '$recursiveRef' in node) {
+    return withOwnDescription(resolveRef(node, context), node, context)
+  }
+
+  const inner: WalkContext = { ...context, depth: context.depth + 1 }
+  const out: JsonSchemaObject = {}
+  if (typeof node.description === 'string') {
+    const text = context.compact ? firstSentence(node.description) : node.description.trim()
+    if (text !== '') out.description = escapeCommentText(text)
+  }
+  for (const keyword of VALUE_KEYWORDS) {
+    if (keyword in node) out[keyword] = node[keyword]
+  }
+  // Bounds only become `@minItems` notes; malformed ones or a deprecated flag that is not a boolean
+  // would fail the compiler's validator, which also prints to the console, so they are dropped here.
+  if (context.compact || !isValidBounds(out.minItems, out.maxItems)) {
+    delete out.minItems
+    delete out.maxItems
+  }
+  if ('deprecated' in out && typeof out.deprecated !== 'boolean') delete out.deprecated
+  if (isObject(node.properties)) {
+    out.properties = mapValues(node.properties, (value) => walk(value, inner))
+  }
+  const additional = additionalPropertiesOf(node)
+  if (additional !== undefined) out.additionalProperties = typeof additional === 'boolean' ? additional : walk(additional, inner)
+  if (Array.isArray(node.prefixItems)) {
+    out.items = node.prefixItems.map((item) => walk(item, inner))
+    if (node.items !== undefined) out.additionalItems = typeof node.items === 'boolean' ? node.items : walk(node.items, inner)
+  } else if (Array.isArray(node.items)) {
+    out.items = node.items.map((item) => walk(item, inner))
+    if (node.additionalItems !== undefined) {
+      out.additionalItems = typeof node.additionalItems === 'boolean' ? node.additionalItems : walk(node.additionalItems, inner)
+    }
+  } else if (node.items !== undefined) {
+    out.items = walk(node.items, inner)
+  }
+  for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const branches = node[keyword]
+    if (Array.isArray(branches)) out[keyword] = branches.map((branch) => walk(branch, inner))
+  }
+  return out
+}
+
+/**
+ * `additionalProperties`, with `patternProperties` folded in: TypeScript cannot express key
+ * patterns, and json-schema-to-typescript would otherwise add a verbose comment per pattern.
+ */
+function additionalPropertiesOf(node: JsonSchemaObject): unknown {
+  const patterns = isObject(node.patternProperties) ? Object.values(node.patternProperties) : []
+  const explicit = node.additionalProperties
+  if (patterns.length === 0 || explicit === false) return explicit
+  const candidates = isObject(explicit) ? [...patterns, explicit] : patterns
+  return candidates.length === 1 ? candidates[0] : { anyOf: candidates }
+}
+
+function isValidBounds(min: unknown, max: unknown): boolean {
+  const valid = (bound: unknown) => bound === undefined || (Number.isSafeInteger(bound) && (bound as number) >= 0)
+  return valid(min) && valid(max) && !(typeof min === 'number' && typeof max === 'number' && min > max)
+}
+
+/** Expands a `$ref` node, or `{}` when it is non-local, unresolvable, or already being expanded. */
+function resolveRef(node: JsonSchemaObject, context: WalkContext): JsonSchemaObject {
+  const ref = node.$ref
+  if (typeof ref !== 'string' || !ref.startsWith('#')) return UNKNOWN()
+  const pointer = ref === '#' ? '' : ref.slice(1)
+  if (pointer !== '' && !pointer.startsWith('/')) return UNKNOWN() // `#anchor`: not supported
+  if (context.expanding.includes(pointer)) return UNKNOWN() // cycle
+  const target = resolvePointer(context.root, pointer)
+  if (target === undefined) return UNKNOWN()
+  return walk(target, { ...context, depth: context.depth + 1, expanding: [...context.expanding, pointer] })
+}
+
+/** A description next to a `$ref` describes this use of the target; it wins over the target's own. */
+function withOwnDescription(resolved: JsonSchemaObject, node: JsonSchemaObject, context: WalkContext): JsonSchemaObject {
+  if (typeof node.description !== 'string') return resolved
+  const text = context.compact ? firstSentence(node.description) : node.description.trim()
+  return text === '' ? resolved : { ...resolved, description: escapeCommentText(text) }
+}
+
+/** RFC 6901 JSON pointer lookup (URI-fragment form, so percent-decoded first); `undefined` if absent. */
+function resolvePointer(root: unknown, pointer: string): unknown {
+  if (pointer === '') return root
+  let current: unknown = root
+  for (const raw of pointer.slice(1).split('/')) {
+    let token: string
+    try {
+      token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~')
+    } catch {
+      return undefined
+    }
+    if (Array.isArray(current) && /^\d+$/.test(token)) current = current[Number(token)]
+    else if (isObject(current) && Object.hasOwn(current, token)) current = current[token]
+    else return undefined
+  }
+  return current
+}
+
+function mapValues(record: JsonSchemaObject, map: (value: unknown) => unknown): JsonSchemaObject {
+  const out: JsonSchemaObject = {}
+  for (const [key, value] of Object.entries(record)) {
+    // defineProperty, not assignment: a property named `__proto__` must stay a property
+    Object.defineProperty(out, key, { value: map(value), enumerable: true, writable: true, configurable: true })
+  }
+  return out
+}
+
+function isObject(value: unknown): value is JsonSchemaObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

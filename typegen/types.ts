@@ -1,0 +1,35 @@
+/**
+ * Contracts of the declaration generator (SPEC S9.1): what a caller hands to
+ * `generateDeclarations` and which knobs it has. Types only.
+ */
+import type { z } from 'zod'
+
+/**
+ * One tool as the generator sees it: the model-visible protocol fields (S2) plus the canonical
+ * output schema (S1.2). `name` may contain `.`, `-` or `__` (namespaced MCP tools): such names are
+ * quoted in the generated maps, so scripts call them as `tools['my-tool'](args)`.
+ */
+export interface TypegenTool {
+  name: string
+  /** The model's only guide (S2); becomes the doc comment of the tool's `ToolArgsMap` entry. */
+  description: string
+  /** A zod 4 object schema; its input side (`io: 'input'`) is the argument type. */
+  parameters: z.ZodType
+  /** A zod 4 schema of the canonical value (any root: scalar, array, null, union…, S9.6). */
+  output: z.ZodType
+  /** S2 `deferLoading`: the tool stays callable, but only the first sentence of its docs is emitted. */
+  deferLoading?: boolean
+  /** Already-JSON-Schema argument schema (tools imported from MCP servers); wins over `parameters`. */
+  parametersJsonSchema?: Record<string, unknown>
+  /** Already-JSON-Schema output schema (tools imported from MCP servers); wins over `output`. */
+  outputJsonSchema?: Record<string, unknown>
+}
+
+/** Options of `generateDeclarations`. */
+export interface TypegenOptions {
+  /**
+   * Emit one-line doc comments only (the first sentence of each description) and a one-line
+   * header: the form embedded in the `run_code` tool description, where every byte is context.
+   */
+  compact?: boolean
+}
