@@ -1,0 +1,129 @@
+/**
+ * The bubblewrap backend of the command sandbox (SPEC S8): a pure argv builder and a one-shot
+ * probe. `ctx.sandbox` (sandbox.ts) decides when to use them.
+ */
+import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { isInside } from './sandbox-policy.ts'
+import type { SandboxOptions, SandboxReport } from './sandbox-types.ts'
+
+/** Where the private tmpfs is mounted inside the sandbox. */
+export const PRIVATE_TMP = '/tmp'
+
+/** Namespaces `--unshare-all` asks for; `user` and `cgroup` are "try" in bwrap, so the probe checks them. */
+export const NAMESPACES = ['ipc', 'pid', 'net', 'uts', 'user', 'cgroup'] as const
+
+/** One Linux namespace kind bwrap can unshare. */
+export type NamespaceKind = (typeof NAMESPACES)[number]
+
+/**
+ * Result of `probeBwrap`: `available` with the namespaces a sandboxed process really got (compared
+ * with the host's), or not, with a human-readable `cause`.
+ */
+export type BwrapProbe =
+  | { readonly available: true; readonly namespaces: readonly NamespaceKind[] }
+  | { readonly available: false; readonly cause: string }
+
+/** Input of `buildBwrapArgs`. `options` roots must be absolute and realpath'd; `cwd` too. */
+export interface BwrapArgsInput {
+  readonly bwrapPath: string
+  /** Effective policy of this call; mode must be `read-only` or `workspace-write`. */
+  readonly options: SandboxOptions
+  readonly cwd: string
+  readonly argv: readonly string[]
+  /** Namespaces the probe saw unshared (with network shared, `net` is dropped from the report). */
+  readonly namespaces: readonly NamespaceKind[]
+}
+
+/**
+ * Build the bwrap argv for one command and the report of what it enforces (S8). Layout, in mount
+ * order (later mounts shadow earlier ones):
+ * - `--ro-bind / /`: the host filesystem, read-only (bwrap remounts submounts read-only too);
+ * - `--dev /dev`, `--proc /proc`: a minimal device tree (null, zero, urandom, tty...) and a procfs
+ *   of the new pid namespace, so host devices and host processes are not reachable;
+ * - `--tmpfs /tmp`: a private, empty tmp discarded on exit, so commands cannot see or plant files
+ *   in the host's /tmp;
+ * - then, shortest first so nested roots win: `--bind R R` for every workspace and writable root
+ *   in `workspace-write`, `--ro-bind R R` in `read-only` (a root under /tmp would otherwise be
+ *   hidden by the tmpfs);
+ * - `--unshare-all` (+ `--share-net` only when network is allowed): own ipc/pid/uts/net and, when
+ *   the kernel allows, user and cgroup namespaces;
+ * - `--die-with-parent`: the command is SIGKILLed if bwrap or our process dies;
+ * - `--new-session`: setsid, so the command cannot push keystrokes into our terminal (TIOCSTI);
+ * - `--chdir cwd`, then `--` and the exact argv.
+ */
+export function buildBwrapArgs(input: BwrapArgsInput): { argv: string[]; report: SandboxReport } {
+  const { options } = input
+  if (options.mode === 'danger-full-access') throw new Error('buildBwrapArgs: danger-full-access is not sandboxed')
+  const writable = options.mode === 'workspace-write'
+  const roots = unique([...options.workspaceRoots, ...options.writableRoots]).sort((a, b) => a.length - b.length)
+  const argv = [input.bwrapPath, '--die-with-parent', '--new-session', '--unshare-all']
+  if (options.network) argv.push('--share-net')
+  argv.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', PRIVATE_TMP)
+  for (const root of roots) argv.push(writable ? '--bind' : '--ro-bind', root, root)
+  argv.push('--chdir', input.cwd, '--', ...input.argv)
+  const writableRoots = writable ? roots : []
+  return {
+    argv,
+    report: Object.freeze({
+      backend: 'bwrap',
+      mode: options.mode,
+      readOnlyRoot: !writableRoots.includes('/'),
+      writableRoots: Object.freeze(writableRoots),
+      // A root at or above /tmp is bound over the tmpfs, so the host's tmp shows through.
+      privateTmp: !roots.some((root) => isInside(root, PRIVATE_TMP)),
+      network: options.network,
+      namespaces: Object.freeze(input.namespaces.filter((kind) => !(kind === 'net' && options.network))),
+    }),
+  }
+}
+
+/**
+ * Is `cwd` visible inside the sandbox built by `buildBwrapArgs`? Everything is, except the host's
+ * /tmp outside the bound roots (shadowed by the private tmpfs) and the host's /dev and /proc.
+ */
+export function cwdVisibleInSandbox(cwd: string, options: SandboxOptions): boolean {
+  const roots = [...options.workspaceRoots, ...options.writableRoots]
+  if (roots.some((root) => isInside(root, cwd))) return true
+  return ![PRIVATE_TMP, '/dev', '/proc'].some((hidden) => isInside(hidden, cwd))
+}
+
+/**
+ * Probe bwrap once with the real mount layout (S8): run `readlink /proc/self/ns/*` inside
+ * `bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp` and compare with this
+ * process's namespaces. Resolves `available: false` (never rejects) when the binary is missing,
+ * fails, prints something unexpected, or takes longer than `timeoutMs` (ms).
+ */
+export function probeBwrap(bwrapPath: string, timeoutMs: number): Promise<BwrapProbe> {
+  const links = NAMESPACES.map((kind) => `/proc/self/ns/${kind}`)
+  const args = ['--die-with-parent', '--unshare-all', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', PRIVATE_TMP, '--', 'readlink', ...links]
+  return new Promise((resolve) => {
+    execFile(bwrapPath, args, { timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (error, stdout, stderr) => {
+      if (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        const cause =
+          code === 'ENOENT' ? `${bwrapPath} not found` : error.killed ? `timed out after ${timeoutMs} ms` : (stderr.trim() || error.message).split('\n')[0]!
+        resolve({ available: false, cause })
+        return
+      }
+      const inside = stdout.trim().split('\n')
+      if (inside.length !== NAMESPACES.length) {
+        resolve({ available: false, cause: `unexpected probe output: ${JSON.stringify(stdout.slice(0, 200))}` })
+        return
+      }
+      const namespaces = NAMESPACES.filter((kind, index) => {
+        try {
+          return fs.readlinkSync(links[index]!) !== inside[index]
+        } catch {
+          return true // The host hides its own link; the sandbox printed one, so it is a fresh namespace.
+        }
+      })
+      resolve({ available: true, namespaces })
+    })
+  })
+}
+
+function unique(paths: readonly string[]): string[] {
+  return [...new Set(paths.map((entry) => path.normalize(entry)))]
+}

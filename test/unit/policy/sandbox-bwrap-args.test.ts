@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest'
+import { buildBwrapArgs } from '../../../src/policy/bwrap.ts'
+import type { SandboxOptions } from '../../../src/policy/sandbox-types.ts'
+
+const namespaces = ['ipc', 'pid', 'net', 'uts', 'user', 'cgroup'] as const
+
+function build(options: Partial<SandboxOptions>) {
+  const full: SandboxOptions = { mode: 'workspace-write', network: false, workspaceRoots: ['/tmp/ws'], writableRoots: [], ...options }
+  return buildBwrapArgs({ bwrapPath: 'bwrap', options: full, cwd: '/tmp/ws', argv: ['bash', '-c', 'echo "$1"', '--', '--bind / /'], namespaces })
+}
+
+describe('buildBwrapArgs', () => {
+  it('S8 mounts read-only root, private dev/proc/tmp, then the writable roots over them, shortest first', () => {
+    const { argv } = build({ workspaceRoots: ['/tmp/ws/nested', '/tmp/ws'] })
+    expect(argv).toEqual([
+      'bwrap', '--die-with-parent', '--new-session', '--unshare-all',
+      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
+      '--bind', '/tmp/ws', '/tmp/ws', '--bind', '/tmp/ws/nested', '/tmp/ws/nested',
+      '--chdir', '/tmp/ws', '--', 'bash', '-c', 'echo "$1"', '--', '--bind / /',
+    ])
+  })
+
+  it('S8 read-only re-mounts the roots read-only (a root under /tmp stays visible) and reports no writable root', () => {
+    const { argv, report } = build({ mode: 'read-only' })
+    expect(argv).toContain('--ro-bind')
+    expect(argv).not.toContain('--bind')
+    expect(argv.slice(argv.indexOf('/tmp') + 1, argv.indexOf('--chdir'))).toEqual(['--ro-bind', '/tmp/ws', '/tmp/ws'])
+    expect(report).toEqual({ backend: 'bwrap', mode: 'read-only', readOnlyRoot: true, writableRoots: [], privateTmp: true, network: false, namespaces })
+  })
+
+  it('S8 network on adds --share-net and drops net from the reported namespaces', () => {
+    const { argv, report } = build({ network: true })
+    expect(argv.slice(0, 5)).toEqual(['bwrap', '--die-with-parent', '--new-session', '--unshare-all', '--share-net'])
+    expect(report.network).toBe(true)
+    expect(report.namespaces).not.toContain('net')
+  })
+
+  it('S8 a root at or above /tmp is reported honestly: no private tmp, and / writable means no read-only root', () => {
+    expect(build({ writableRoots: ['/tmp'] }).report.privateTmp).toBe(false)
+    expect(build({ writableRoots: ['/'] }).report).toMatchObject({ readOnlyRoot: false, privateTmp: false })
+  })
+
+  it('S8 danger-full-access is never built into a bwrap command', () => {
+    expect(() => build({ mode: 'danger-full-access' })).toThrow(/not sandboxed/)
+  })
+})
