@@ -236,7 +236,7 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     try {
       content = render(tool, args, value)
       if (tool.projectContent) {
-        content = normalizeContent(await tool.projectContent({ args, value, content }), `projectContent of "${name}"`)
+        content = normalizeContent(await tool.projectContent({ args, value, content, execution }), `projectContent of "${name}"`)
       }
     } catch (error) {
       return fail({ kind: 'failed', message: `Rendering the result of "${name}" failed: ${describeThrown(error)}` })

@@ -139,7 +139,12 @@ export interface ToolDefinition<Args = any, Value = any> {
   output: ToolOutput<Args, Value>
   execute: (args: Args, exec: ToolExecution<Args>) => Value | Promise<Value>
   /** Loads execution-prepared content before post-execute policy (S2). */
-  projectContent?: (input: { args: Args; value: Value; content: readonly ContentBlock[] }) =>
+  projectContent?: (input: {
+    args: Args
+    value: Value
+    content: readonly ContentBlock[]
+    execution: Readonly<ToolExecution<Args>>
+  }) =>
     | ContentBlock[]
     | Promise<ContentBlock[]>
   /** Synchronous last-mile transform of content; called exactly once per result, must not throw (S2). */

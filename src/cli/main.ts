@@ -1,0 +1,172 @@
+/**
+ * The `ptc` command line: `run` (the main job), `check`, `typegen`. Argument parsing is Node's
+ * own `util.parseArgs`. Exit codes: 0 success (`run`: status `ok`), 1 the script or check failed,
+ * 2 a usage error.
+ */
+import { writeFileSync, renameSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { createHost, type HostOptions } from '../host/create-host.ts'
+import { ToolModuleError } from '../host/load-tool-modules.ts'
+import { formatDiagnostics } from '../ptc/type-checker.ts'
+import type { RunCodeValue } from '../ptc/run-code-value.ts'
+import { readScript, UsageError } from './read-script.ts'
+
+const USAGE = `ptc: run TypeScript that calls tools, with every call through one policy pipeline.
+
+Usage:
+  ptc run FILE|- [--json] [--no-typecheck] [--timeout-ms N] [--memory-mb N]
+                 [--workspace DIR] [--tools MODULE]... [--journal FILE]
+  ptc check FILE|- [--workspace DIR] [--tools MODULE]...
+  ptc typegen [--tools MODULE]... [-o FILE] [--compact]
+
+run      type-check FILE against the tools' generated types, run it in an isolate, print the result
+         (--json prints exactly the run_code canonical value). Exit code 0 only for status ok.
+check    type-check only; prints diagnostics as line:column.
+typegen  print (or write with -o) the declarations scripts are checked against.`
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  'no-typecheck': { type: 'boolean' },
+  'timeout-ms': { type: 'string' },
+  'memory-mb': { type: 'string' },
+  workspace: { type: 'string' },
+  tools: { type: 'string', multiple: true },
+  journal: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  compact: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+type Values = ReturnType<typeof parse>['values']
+
+function parse(argv: string[]) {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+}
+
+/** Run the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parse>
+  try {
+    parsed = parse(argv)
+  } catch (error) {
+    process.stderr.write(`ptc: ${(error as Error).message}\n\n${USAGE}\n`)
+    return 2
+  }
+  const { values, positionals } = parsed
+  const [command, ...rest] = positionals
+  if (values.help || !command) {
+    process.stdout.write(`${USAGE}\n`)
+    return values.help ? 0 : 2
+  }
+  try {
+    switch (command) {
+      case 'run':
+        return await run(rest[0], values)
+      case 'check':
+        return await check(rest[0], values)
+      case 'typegen':
+        return await typegen(values)
+      default:
+        throw new UsageError(`Unknown command "${command}". Commands: run, check, typegen.`)
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ToolModuleError) {
+      process.stderr.write(`ptc: ${error.message}\n`)
+      return 2
+    }
+    throw error
+  }
+}
+
+function positiveInt(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined
+  const value = Number(text)
+  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--${flag} takes a positive whole number, got "${text}".`)
+  return value
+}
+
+function hostOptions(values: Values, journal: boolean): HostOptions {
+  const memoryMb = positiveInt(values['memory-mb'], 'memory-mb')
+  return {
+    workspace: values.workspace ?? '.',
+    toolModules: values.tools ?? [],
+    ...(!journal ? { journal: false } : values.journal !== undefined && { journal: values.journal }),
+    ptc: { ...(memoryMb !== undefined && { limits: { memoryMb } }) },
+  }
+}
+
+async function run(file: string | undefined, values: Values): Promise<number> {
+  const code = await readScript(file)
+  const timeoutMs = positiveInt(values['timeout-ms'], 'timeout-ms')
+  const host = await createHost(hostOptions(values, true))
+  const stop = new AbortController()
+  const onSignal = () => stop.abort()
+  process.once('SIGINT', onSignal)
+  try {
+    if (!values.json) {
+      host.ctx.on('tools/result', (result) => {
+        if (result.name === 'run_code') return
+        const mark = result.isError ? '✗' : '✓'
+        process.stderr.write(`${mark} ${result.name} ${JSON.stringify(result.arguments)} (${Math.round(result.durationMs)} ms)${result.isError ? `: ${result.error?.message}` : ''}\n`)
+      })
+    }
+    const result = await host.ctx.tools.execute(
+      { name: 'run_code', arguments: { code, ...(values['no-typecheck'] && { typecheck: false }), ...(timeoutMs !== undefined && { timeoutMs }) } },
+      { agent: 'cli', signal: stop.signal },
+    )
+    if (result.isError) {
+      // run_code itself was refused (policy) or failed: not a script status.
+      process.stderr.write(`ptc: run_code failed: ${result.error?.message}\n`)
+      return 1
+    }
+    const value = result.value as RunCodeValue
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify(value)}\n`)
+    } else {
+      for (const entry of value.logs) process.stderr.write(`${entry.level === 'log' ? '' : `[${entry.level}] `}${entry.text}\n`)
+      if (value.diagnostics?.length) process.stderr.write(`${formatDiagnostics(value.diagnostics)}\n`)
+      if (value.status === 'ok') {
+        if (value.value !== undefined) process.stdout.write(`${JSON.stringify(value.value, null, 2)}\n`)
+      } else {
+        process.stderr.write(`status: ${value.status}${value.error ? ` — ${value.error.name}: ${value.error.message}` : ''}\n`)
+      }
+    }
+    return value.status === 'ok' ? 0 : 1
+  } finally {
+    process.off('SIGINT', onSignal)
+    await host.dispose()
+  }
+}
+
+async function check(file: string | undefined, values: Values): Promise<number> {
+  const code = await readScript(file)
+  const host = await createHost(hostOptions(values, false))
+  try {
+    const diagnostics = await host.ctx.ptc.check(code)
+    if (diagnostics.length > 0) process.stdout.write(`${formatDiagnostics(diagnostics)}\n`)
+    return diagnostics.some((d) => d.category === 'error') ? 1 : 0
+  } finally {
+    await host.dispose()
+  }
+}
+
+async function typegen(values: Values): Promise<number> {
+  const host = await createHost(hostOptions(values, false))
+  try {
+    const text = await host.ctx.ptc.declarations({ compact: values.compact ?? false })
+    if (values.output) {
+      // Atomic: a reader never sees half a declaration file.
+      const target = resolve(values.output)
+      const temp = `${target}.${process.pid}.tmp`
+      writeFileSync(temp, text)
+      renameSync(temp, target)
+      process.stderr.write(`wrote ${target}\n`)
+    } else {
+      process.stdout.write(text)
+    }
+    return 0
+  } finally {
+    await host.dispose()
+  }
+}

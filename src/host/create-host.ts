@@ -1,0 +1,65 @@
+/**
+ * Assembly of a ready host: one cordis root with the registry, approval, the timeout policy, the
+ * journal, the workspace tools and their policy, PTC mode (`ctx.ptc` + the `run_code` tool), and
+ * any tool modules the user named. The CLI and the MCP server both start from here.
+ */
+import { resolve } from 'node:path'
+import { Context } from 'cordis'
+import * as journal from '../journal/journal.ts'
+import { Approval } from '../policy/approval.ts'
+import * as timeoutPolicy from '../policy/timeout-policy.ts'
+import { Ptc, type PtcConfig } from '../ptc/ptc-service.ts'
+import * as runCodeTool from '../ptc/run-code-tool.ts'
+import { ToolRegistry } from '../tools/tool-registry.ts'
+import { loadToolModules } from './load-tool-modules.ts'
+
+/** Options of {@link createHost}. */
+export interface HostOptions {
+  /** The workspace root the tools work in (default: the current directory). */
+  workspace?: string
+  /** Tool plugin modules to load after the built-in tools. */
+  toolModules?: readonly string[]
+  /** Journal file; `false` for none; default `<workspace>/.ptc/journal/<time>-<pid>.jsonl`. */
+  journal?: string | false
+  /** PTC configuration (limits, type-check default, pool size). */
+  ptc?: PtcConfig
+  /** Installs extra plugins (policy listeners, approval responders) before tools load. */
+  setup?: (ctx: Context) => void | Promise<void>
+}
+
+/** A running host. `dispose()` stops every plugin and frees isolates. */
+export interface Host {
+  ctx: Context
+  workspace: string
+  journalFile: string | undefined
+  dispose(): Promise<void>
+}
+
+/**
+ * Start a host.
+ * @throws ToolModuleError when a tool module cannot be loaded (the host is disposed first).
+ */
+export async function createHost(options: HostOptions = {}): Promise<Host> {
+  const workspace = resolve(options.workspace ?? '.')
+  const root = new Context()
+  // Every plugin goes through this child fiber, so one dispose stops them all, in reverse order.
+  const host = root.plugin({ name: 'ptc-host', apply: () => {} })
+  await host
+  const ctx = host.ctx
+  const dispose = () => host.dispose()
+  try {
+    await ctx.plugin(ToolRegistry)
+    await ctx.plugin(Approval)
+    await ctx.plugin(timeoutPolicy)
+    const journalFile = options.journal === false ? undefined : journal.journalPath({ workspace, ...(options.journal && { file: options.journal }) })
+    if (journalFile) await ctx.plugin(journal, { file: journalFile })
+    await options.setup?.(ctx)
+    await ctx.plugin(Ptc, options.ptc ?? {})
+    await ctx.plugin(runCodeTool, { spillDir: resolve(workspace, '.ptc', 'spill') })
+    await loadToolModules(ctx, options.toolModules ?? [])
+    return { ctx, workspace, journalFile, dispose }
+  } catch (error) {
+    await dispose()
+    throw error
+  }
+}

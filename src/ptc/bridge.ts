@@ -1,0 +1,69 @@
+/**
+ * The PTC bridge (SPEC S9.1–S9.5): the host side of `await tools.name(args)` from a script. Each
+ * call from the isolate arrives as a pairing id, a tool name and a JSON string. Before any policy
+ * the bridge records only those three things (S9.4), emits `tool/ptc-dispatch` carrying the
+ * parent's token (S9.5), then admits the call through the run's {@link ExecutionGate} by the
+ * tool's execution mode (S7, so parallel calls from code follow the agent loop's rules) and runs
+ * the full registry pipeline. A success answers the final canonical value (S9.2); any failure,
+ * policy denials included, answers a readable message that the runtime turns into a binding
+ * `ToolCallError` rejection (S9.3).
+ */
+import { notify } from '../pipeline/notify.ts'
+import type { ExecutionGate } from '../scheduler/execution-gate.ts'
+import type { Context } from 'cordis'
+import type { ToolRegistry } from '../tools/tool-registry.ts'
+import type { JsonValue, PtcDispatch } from '../tools/types.ts'
+
+/** One call from code, as the isolate runner hands it over. */
+export interface BridgeCall {
+  pairingId: string
+  name: string
+  argsJson: string
+  /** Aborted when the run ends for any reason (finish, timeout, memory, cancel). */
+  signal: AbortSignal
+}
+
+/** The bridge's answer; a failure becomes a `ToolCallError` with `message` inside the script. */
+export type BridgeAnswer = { ok: true; valueJson: string } | { ok: false; message: string }
+
+/** What one run's bridge needs. */
+export interface BridgeOptions {
+  /** The context whose `tool/ptc-dispatch` listeners are notified. */
+  ctx: Context
+  tools: ToolRegistry
+  /** Names callable from this run; anything else is refused before the pipeline. */
+  visible: ReadonlySet<string>
+  /** The `run_code` call's token (S9.5). */
+  parentToken: symbol
+  /** The `run_code` call's id; child call ids are `${parentCallId}/${pairingId}`. */
+  parentCallId: string
+  agent: string | undefined
+  gate: ExecutionGate
+  /** Every dispatched call, in arrival order: only pairing id, name and arguments (S9.4). */
+  record?: (entry: { pairingId: string; name: string; arguments: JsonValue }) => void
+}
+
+/**
+ * Make the dispatch function for one run. The returned function never rejects.
+ */
+export function createBridge(options: BridgeOptions): (call: BridgeCall) => Promise<BridgeAnswer> {
+  const { tools, visible, parentToken, parentCallId, agent, gate } = options
+  return async ({ pairingId, name, argsJson, signal }) => {
+    if (!visible.has(name)) return { ok: false, message: `Tool "${name}" is not available to this script.` }
+    let args: JsonValue
+    try {
+      // Host-side JSON.parse: a "__proto__" key becomes an own data property, never a prototype.
+      args = JSON.parse(argsJson) as JsonValue
+    } catch {
+      return { ok: false, message: `The arguments of "${name}" are not valid JSON.` }
+    }
+    options.record?.({ pairingId, name, arguments: args })
+    const dispatch: PtcDispatch = Object.freeze({ pairingId, name, arguments: args, parentToken })
+    notify(options.ctx, 'tool/ptc-dispatch', dispatch)
+    if (signal.aborted) return { ok: false, message: `The run ended before "${name}" could start.` }
+    const call = { callId: `${parentCallId}/${pairingId}`, name, arguments: args }
+    const result = await gate.run(tools.executionMode(call), () => tools.execute(call, { agent, signal, parentToken }))
+    if (result.isError) return { ok: false, message: result.error?.message ?? `Tool "${name}" failed.` }
+    return { ok: true, valueJson: result.value === undefined ? 'null' : JSON.stringify(result.value) }
+  }
+}

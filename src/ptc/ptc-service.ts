@@ -1,0 +1,147 @@
+/**
+ * `ctx.ptc`, the PTC service (SPEC S9): turns a model's TypeScript into a run. It holds the
+ * per-process state (a warm type checker, a pool of pre-created isolates, a declarations cache)
+ * and runs one script: generate declarations for the visible tools → type-check → compile →
+ * run in a fresh isolate with every `tools.x()` bridged back through the registry pipeline.
+ */
+import { type Context, Service } from 'cordis'
+import { generateDeclarations, type TypegenTool } from '../../typegen/index.ts'
+import { ExecutionGate } from '../scheduler/execution-gate.ts'
+import type { Tool } from '../tools/define-tool.ts'
+import { createBridge } from './bridge.ts'
+import { CompileError, compileScript } from './compile.ts'
+import { IsolatePool } from './isolate-pool.ts'
+import { runInIsolate, type RunLimits } from './isolate-runner.ts'
+import type { RunCodeValue } from './run-code-value.ts'
+import { TypeChecker, type Diagnostic } from './type-checker.ts'
+
+declare module 'cordis' {
+  interface Context {
+    ptc: Ptc
+  }
+}
+
+/** Deployment configuration of PTC mode. */
+export interface PtcConfig {
+  /** Default limits of every run (see `RunLimits`: ms, MB, counts, bytes). */
+  limits?: Partial<RunLimits>
+  /** Upper bound in ms for a per-run `timeoutMs` a caller (or model) may ask for. Default 300,000. */
+  maxWallClockMs?: number
+  /** Type-check scripts before running (default true). */
+  typecheck?: boolean
+  /** Isolates created ahead of time (default 2). */
+  poolSize?: number
+  /** Width of the rolling pool for parallel calls from one script (default 8). */
+  concurrency?: number
+  /** Which registered tools a script may call; `run_code` itself never. Default: all. */
+  visible?: (tool: Tool) => boolean
+}
+
+/** Per-run options. */
+export interface RunOptions {
+  typecheck?: boolean
+  /** Wall-clock deadline of this run in ms (capped by `maxWallClockMs`). */
+  timeoutMs?: number
+  memoryMb?: number
+  signal?: AbortSignal
+  agent?: string
+  /** The token and id of the `run_code` call this run belongs to (S9.5). */
+  parentToken?: symbol
+  parentCallId?: string
+}
+
+/** The name of the transport tool (S9.4); never callable from a script. */
+export const RUN_CODE = 'run_code'
+
+export class Ptc extends Service {
+  static inject = ['tools']
+  readonly _config: PtcConfig
+  _checker: TypeChecker | undefined
+  _pool: IsolatePool | undefined
+
+  constructor(ctx: Context, config: PtcConfig = {}) {
+    super(ctx, 'ptc')
+    this._config = config
+    ctx.effect(() => () => {
+      this._pool?.dispose()
+      this._checker?.dispose()
+      this._pool = this._checker = undefined
+    }, 'ptc resources')
+  }
+
+  /** The tools a script may call, sorted by name (S9.1: every visible registered tool). */
+  visibleTools(): Tool[] {
+    const visible = this._config.visible ?? (() => true)
+    return this.ctx.tools.list().filter((tool) => tool.name !== RUN_CODE && visible(tool))
+  }
+
+  /** The declaration file scripts are checked against (`ToolArgsMap`, `ToolOutputMap`, `tools`). */
+  declarations(options: { compact?: boolean } = {}): Promise<string> {
+    return generateDeclarations(this.visibleTools().map(typegenTool), options)
+  }
+
+  /** Type-check `code` against the visible tools' declarations; `[]` when it is fine. */
+  async check(code: string): Promise<Diagnostic[]> {
+    const declarations = await this.declarations()
+    return this.checker().check(code, declarations)
+  }
+
+  /**
+   * Run one script. Never rejects for anything the script does: failures are statuses
+   * (`type-error`, `error`, `timeout`, `memory`, `cancelled`) with a readable `error`.
+   */
+  async run(code: string, options: RunOptions = {}): Promise<RunCodeValue> {
+    const started = performance.now()
+    const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000
+    const tools = this.visibleTools()
+    if (options.typecheck ?? this._config.typecheck ?? true) {
+      const diagnostics = (await this.check(code)).filter((d) => d.category === 'error')
+      if (diagnostics.length > 0) {
+        return { status: 'type-error', error: { name: 'TypeError', message: `The script has ${diagnostics.length} type error${diagnostics.length === 1 ? '' : 's'}; no tool was called. Fix them and run again.` }, diagnostics, logs: [], toolCalls: 0, durationMs: elapsed() }
+      }
+    }
+    let js: string
+    try {
+      js = (await compileScript(code)).js
+    } catch (error) {
+      if (!CompileError.isInstance(error)) throw error
+      return { status: 'type-error', error: { name: 'SyntaxError', message: error.message }, diagnostics: [...error.diagnostics], logs: [], toolCalls: 0, durationMs: elapsed() }
+    }
+    const limits: Partial<RunLimits> = { ...this._config.limits }
+    if (options.timeoutMs !== undefined) limits.wallClockMs = Math.min(options.timeoutMs, this._config.maxWallClockMs ?? 300_000)
+    if (options.memoryMb !== undefined) limits.memoryMb = options.memoryMb
+    const parentToken = options.parentToken ?? Symbol('run_code')
+    const dispatch = createBridge({
+      ctx: this.ctx,
+      tools: this.ctx.tools,
+      visible: new Set(tools.map((tool) => tool.name)),
+      parentToken,
+      parentCallId: options.parentCallId ?? 'run',
+      agent: options.agent,
+      gate: new ExecutionGate(this._config.concurrency),
+    })
+    const result = await runInIsolate(
+      { js, toolNames: tools.map((tool) => tool.name), limits, ...(options.signal && { signal: options.signal }), dispatch },
+      this.pool(),
+    )
+    return { ...(result as RunCodeValue), durationMs: elapsed() }
+  }
+
+  private checker(): TypeChecker {
+    return (this._checker ??= new TypeChecker())
+  }
+
+  private pool(): IsolatePool {
+    return (this._pool ??= new IsolatePool({ size: this._config.poolSize ?? 2, memoryMb: this._config.limits?.memoryMb ?? 128 }))
+  }
+}
+
+function typegenTool(tool: Tool): TypegenTool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    output: tool.output.schema,
+    ...(tool.deferLoading === true && { deferLoading: true }),
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The `run_code` tool (SPEC S9.4): the transport of PTC mode, itself a registered tool, so every
+ * policy that applies to tools applies to it too. Its canonical value is a `RunCodeValue`; its
+ * model-facing content applies the output caps, and text over a cap is spilled to a file whose
+ * path the model gets (S9.7, in `projectContent`, since spilling is I/O and `render` is pure).
+ */
+import { join, resolve } from 'node:path'
+import type { Context } from 'cordis'
+import { z } from 'zod'
+import { defineTool } from '../tools/define-tool.ts'
+import { RUN_CODE } from './ptc-service.ts'
+import { DEFAULT_CAPS, type OutputCaps, renderRunCode, runCodeTexts, runCodeValueSchema } from './run-code-value.ts'
+import { writeSpill } from './spill.ts'
+
+export const name = 'run-code-tool'
+export const inject = ['tools', 'ptc']
+
+/** `spillDir`: where oversized outputs go (default `<cwd>/.ptc/spill`); caps in characters. */
+export interface Config extends Partial<OutputCaps> {
+  spillDir?: string
+}
+
+/** Parameters of `run_code`: the script and per-run options. */
+export const runCodeParameters = z.strictObject({
+  code: z.string().describe('TypeScript to run. Call tools as `await tools.name(args)`; `return` a JSON value as the result.'),
+  typecheck: z.boolean().optional().describe('Type-check before running (default true).'),
+  timeoutMs: z.number().int().positive().optional().describe('Wall-clock deadline of the run in ms.'),
+})
+
+const DESCRIPTION =
+  'Run a TypeScript script that calls tools as `await tools.name(args)` (typed by ToolArgsMap/ToolOutputMap) and returns a small JSON result. ' +
+  'Each call goes through the same policy as a direct call; a failed or denied call rejects with ToolCallError {name, toolName, message}. ' +
+  'Use it to fan out many calls in parallel (Promise.all), filter and aggregate in code, and return only what matters.'
+
+export function apply(ctx: Context, config: Config = {}) {
+  const caps: OutputCaps = { ...DEFAULT_CAPS, ...config }
+  const spillRoot = resolve(config.spillDir ?? join('.ptc', 'spill'))
+  ctx.tools.register(
+    defineTool({
+      name: RUN_CODE,
+      description: DESCRIPTION,
+      parameters: runCodeParameters,
+      output: {
+        schema: runCodeValueSchema,
+        render: (_args, value) => renderRunCode(value, caps),
+      },
+      execute: (args, exec) =>
+        ctx.ptc.run(args.code, {
+          ...(args.typecheck !== undefined && { typecheck: args.typecheck }),
+          ...(args.timeoutMs !== undefined && { timeoutMs: args.timeoutMs }),
+          signal: exec.signal,
+          ...(exec.agent !== undefined && { agent: exec.agent }),
+          parentToken: exec.token,
+          parentCallId: exec.callId,
+        }),
+      projectContent: ({ value, content, execution }) => {
+        const { result, logs } = runCodeTexts(value)
+        if (result.length <= caps.maxResultChars && logs.length <= caps.maxLogChars) return [...content]
+        // One folder per agent (session), so sessions never see each other's spills.
+        const dir = join(spillRoot, sanitize(execution.agent ?? 'default'))
+        const id = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
+        const spilled: { result?: string; logs?: string } = {}
+        if (result.length > caps.maxResultChars) spilled.result = writeSpill(dir, `${id}-result.json`, result)
+        if (logs.length > caps.maxLogChars) spilled.logs = writeSpill(dir, `${id}-logs.txt`, logs)
+        return renderRunCode(value, caps, spilled)
+      },
+    }),
+  )
+}
+
+function sanitize(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]/g, '_')
+}

@@ -1,0 +1,68 @@
+/**
+ * The canonical value of `run_code` (SPEC S9, S9.6) and its model-facing rendering with output
+ * caps (S9.7). The value is a programmatic API: status, the script's own return value, the error,
+ * logs, counts; the rendering is for the model.
+ */
+import { z } from 'zod'
+import type { ContentBlock } from '../tools/types.ts'
+import { capText } from './spill.ts'
+
+const jsonValue: z.ZodType<unknown> = z.json()
+
+/** Zod schema of the `run_code` canonical value. */
+export const runCodeValueSchema = z.object({
+  status: z.enum(['ok', 'error', 'timeout', 'memory', 'type-error', 'cancelled']),
+  value: jsonValue.optional(),
+  error: z.object({ name: z.string(), message: z.string() }).optional(),
+  logs: z.array(z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), text: z.string() })),
+  toolCalls: z.number().int().nonnegative(),
+  durationMs: z.number().nonnegative(),
+  diagnostics: z
+    .array(z.object({ line: z.number(), column: z.number(), message: z.string(), code: z.number().optional(), category: z.enum(['error', 'warning']) }))
+    .optional(),
+})
+
+/** The canonical value of one `run_code` call. */
+export type RunCodeValue = z.infer<typeof runCodeValueSchema>
+
+/** Output caps for the model-facing rendering, in characters. */
+export interface OutputCaps {
+  maxResultChars: number
+  maxLogChars: number
+}
+
+/** Default caps: 20,000 characters of result, 10,000 of logs. */
+export const DEFAULT_CAPS: OutputCaps = { maxResultChars: 20_000, maxLogChars: 10_000 }
+
+/** The full (uncapped) texts of the two capped parts. Pure. */
+export function runCodeTexts(value: RunCodeValue): { result: string; logs: string } {
+  const result = value.value === undefined ? '' : JSON.stringify(value.value, null, 2)
+  const logs = value.logs.map((entry) => (entry.level === 'log' ? entry.text : `[${entry.level}] ${entry.text}`)).join('\n')
+  return { result, logs }
+}
+
+/**
+ * Render a `run_code` value for the model, applying the caps. `spilled` names the files holding
+ * the full texts, when the caller wrote them (projectContent); without them the cut is only noted.
+ * Pure (S1.2).
+ */
+export function renderRunCode(value: RunCodeValue, caps: OutputCaps = DEFAULT_CAPS, spilled: { result?: string; logs?: string } = {}): ContentBlock[] {
+  const { result, logs } = runCodeTexts(value)
+  const lines: string[] = [`status: ${value.status} (${value.toolCalls} tool call${value.toolCalls === 1 ? '' : 's'}, ${Math.round(value.durationMs)} ms)`]
+  if (value.error) lines.push(`error: ${value.error.name}: ${value.error.message}`)
+  if (value.diagnostics?.length) {
+    lines.push('diagnostics:')
+    for (const d of value.diagnostics) lines.push(`  ${d.line}:${d.column} ${d.category}${d.code ? ` TS${d.code}` : ''}: ${d.message}`)
+  }
+  const part = (label: string, text: string, max: number, path: string | undefined) => {
+    if (text === '') return
+    const { text: shown, cut } = capText(text, max)
+    lines.push(`${label}:`, shown)
+    if (cut > 0) {
+      lines.push(path ? `[${cut} more characters; the full ${label} is in ${path}]` : `[${cut} more characters omitted]`)
+    }
+  }
+  part('result', result, caps.maxResultChars, spilled.result)
+  part('logs', logs, caps.maxLogChars, spilled.logs)
+  return [{ type: 'text', text: lines.join('\n') }]
+}
