@@ -1,0 +1,58 @@
+/**
+ * The contract between the host runner (`src/ptc/isolate-runner.ts`) and the code that runs
+ * inside the isolate (`runtime/index.ts`). Types only: both sides import it with `import type`,
+ * so nothing here exists at run time (SPEC S9.4: only JSON strings cross the boundary).
+ *
+ * Every value that crosses is a primitive (number, boolean, string) or, for `settle`, an array of
+ * primitive triples copied by isolated-vm. No isolated-vm object is ever stored where script code
+ * can reach it: the runtime keeps the host callbacks in closure variables only.
+ */
+
+/** Console levels a script can log at (SPEC S9.7: logs go through the outer run_code caps). */
+export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug'
+
+/** Per-run settings the host passes to {@link InstallRuntime} as a JSON string. */
+export interface RuntimeConfig {
+  /** Names of the visible tools; `tools` gets exactly these own properties. */
+  toolNames: string[]
+  /** Calls beyond this count reject inside the isolate without crossing (the host re-checks). */
+  maxToolCalls: number
+  /**
+   * Longest JSON string (in UTF-16 code units, a lower bound of its UTF-8 bytes) the runtime
+   * sends for one argument object or the return value; the host re-checks in exact bytes.
+   */
+  maxCrossingBytes: number
+  /** Log budget in UTF-16 code units; each entry also costs `logEntryOverhead`. */
+  maxLogBytes: number
+  /** Fixed accounting cost of one log entry, so a flood of empty lines also exhausts the budget. */
+  logEntryOverhead: number
+}
+
+/** Script → host: a new tool call. Fire-and-forget; the answer comes back through `settle`. */
+export type HostCall = (callId: number, toolName: string, argsJson: string) => void
+
+/** Script → host: one console line, already formatted. */
+export type HostLog = (level: LogLevel, text: string) => void
+
+/**
+ * Script → host: the script ended. `value` carries the JSON of the return value, `undefined`
+ * an empty payload, `error` the JSON of `{ name, message }`.
+ */
+export type HostFinish = (kind: 'value' | 'undefined' | 'error', payload: string) => void
+
+/** Host → script: the outcome of one call. `ok` carries the value JSON, otherwise a message. */
+export type Settlement = [callId: number, ok: boolean, text: string]
+
+/** What {@link InstallRuntime} returns: the two entry points the host drives a run with. */
+export interface RuntimeControl {
+  /** Calls the compiled script function and reports its outcome through `HostFinish`. Never throws. */
+  start(script: () => Promise<unknown>): void
+  /** Resolves or rejects pending tool calls. Unknown or repeated ids are ignored. Never throws. */
+  settle(batch: Settlement[]): void
+}
+
+/**
+ * The function the runtime bundle evaluates to. Called once per run, before the script, with
+ * `configJson` the JSON of a {@link RuntimeConfig}.
+ */
+export type InstallRuntime = (configJson: string, hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish) => RuntimeControl

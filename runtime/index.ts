@@ -1,0 +1,195 @@
+/**
+ * The code evaluated inside every isolate before the script (SPEC S9.1–S9.3). It is bundled
+ * once into an IIFE string by `src/ptc/isolate-runtime-source.ts` and must stay self-contained:
+ * it imports nothing from `src/` at run time (type imports only; `test/runtime/` enforces it),
+ * never throws across the boundary, and keeps every host callback in closure variables so no
+ * isolated-vm object is reachable from script code.
+ *
+ * Evaluating the bundle only captures built-ins (see `intrinsics.ts`); {@link installRuntime} is
+ * then called once per run with the run's callbacks and installs `tools`, `ToolCallError` and
+ * `console` on the global object.
+ */
+import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlement } from './bridge-types.ts'
+import { createConsole } from './console-capture.ts'
+import { clip, describeThrown, errorJson, toJsonLossless } from './json-codec.ts'
+import {
+  FunctionPrototypeBind,
+  JSONParse,
+  ObjectCreate,
+  ObjectDefineProperty,
+  ObjectFreeze,
+  OriginalPromise,
+  globalObject,
+} from './intrinsics.ts'
+import { ToolCallError } from './tool-call-error.ts'
+
+/**
+ * Globals removed before the script runs: the inert V8 `console` (replaced), and the shared-memory
+ * and WebAssembly surface, which a tool-calling script has no use for and whose memory is not all
+ * accounted to the isolate's heap limit.
+ */
+const REMOVED_GLOBALS = ['console', 'SharedArrayBuffer', 'Atomics', 'WebAssembly']
+
+interface PendingCall {
+  toolName: string
+  resolve: (value: unknown) => void
+  reject: (reason: unknown) => void
+}
+
+export const installRuntime: InstallRuntime = function installRuntime(
+  configJson: string,
+  hostCall: HostCall,
+  hostLog: HostLog,
+  hostFinish: HostFinish,
+): RuntimeControl {
+  const config = JSONParse(configJson) as RuntimeConfig
+  const maxToolCalls = config.maxToolCalls
+  const maxCrossing = config.maxCrossingBytes
+  const pending = ObjectCreate(null) as Record<number, PendingCall | undefined>
+  let nextCallId = 1
+  let callsStarted = 0
+  let finished = false
+
+  function callTool(toolName: string, args: unknown): Promise<unknown> {
+    return new OriginalPromise<unknown>(function (resolve, reject) {
+      if (finished) {
+        reject(new ToolCallError(toolName, 'the script has already finished; this call was not made'))
+        return
+      }
+      if (callsStarted >= maxToolCalls) {
+        reject(new ToolCallError(toolName, `tool call limit reached: a run may make at most ${maxToolCalls} tool calls (maxToolCalls); this call was not made. Batch the work into fewer calls.`))
+        return
+      }
+      let argsJson: string
+      try {
+        argsJson = toJsonLossless(args === undefined ? {} : args) as string
+      } catch (error) {
+        reject(new ToolCallError(toolName, `the arguments cannot be sent as JSON: ${describeThrown(error).message}`))
+        return
+      }
+      if (argsJson.length > maxCrossing) {
+        reject(new ToolCallError(toolName, `the arguments are too large: at least ${argsJson.length} bytes of JSON, the limit is ${maxCrossing} bytes (maxCrossingBytes); this call was not made`))
+        return
+      }
+      callsStarted++
+      const callId = nextCallId++
+      pending[callId] = { toolName, resolve, reject }
+      try {
+        hostCall(callId, toolName, argsJson)
+      } catch {
+        delete pending[callId]
+        reject(new ToolCallError(toolName, 'the host did not accept the call'))
+      }
+    })
+  }
+
+  const tools = ObjectCreate(null) as Record<string, (args?: unknown) => Promise<unknown>>
+  const names = config.toolNames
+  for (let index = 0; index < names.length; index++) {
+    const toolName = names[index]!
+    const fn = FunctionPrototypeBind(callTool, undefined, toolName) as (args?: unknown) => Promise<unknown>
+    ObjectDefineProperty(fn, 'name', { value: toolName })
+    ObjectDefineProperty(tools, toolName, { value: fn, enumerable: true })
+  }
+  ObjectFreeze(tools)
+
+  for (let index = 0; index < REMOVED_GLOBALS.length; index++) {
+    delete (globalObject as unknown as Record<string, unknown>)[REMOVED_GLOBALS[index]!]
+  }
+  ObjectDefineProperty(globalObject, 'tools', { value: tools, enumerable: false, writable: false, configurable: false })
+  ObjectDefineProperty(globalObject, 'ToolCallError', { value: ToolCallError, enumerable: false, writable: true, configurable: true })
+  ObjectDefineProperty(globalObject, 'console', {
+    value: createConsole(hostLog, config.maxLogBytes, config.logEntryOverhead),
+    enumerable: false,
+    writable: true,
+    configurable: true,
+  })
+
+  function finish(kind: 'value' | 'undefined' | 'error', payload: string): void {
+    if (finished) return
+    finished = true
+    try {
+      hostFinish(kind, payload)
+    } catch {
+      // The host has gone away (run ended by a limit); nothing to report to.
+    }
+  }
+
+  function finishWithError(thrown: unknown): void {
+    const { name, message } = describeThrown(thrown)
+    finish('error', errorJson(name, message))
+  }
+
+  function finishWithValue(value: unknown): void {
+    if (value === undefined) {
+      finish('undefined', '')
+      return
+    }
+    let json: string
+    try {
+      json = toJsonLossless(value) as string
+    } catch (error) {
+      finish('error', errorJson('TypeError', `the script's return value cannot be converted to JSON: ${describeThrown(error).message}`))
+      return
+    }
+    if (json.length > maxCrossing) {
+      finish('error', errorJson('RangeError', `the script's return value is too large: at least ${json.length} bytes of JSON, the limit is ${maxCrossing} bytes (maxCrossingBytes). Return less, e.g. a summary or handles.`))
+      return
+    }
+    finish('value', json)
+  }
+
+  async function awaitScript(promise: unknown): Promise<void> {
+    try {
+      let value: unknown
+      try {
+        value = await promise
+      } catch (thrown) {
+        finishWithError(thrown)
+        return
+      }
+      finishWithValue(value)
+    } catch (thrown) {
+      finish('error', errorJson('Error', clip(`the runtime failed to report the result: ${describeThrown(thrown).message}`, 2_000)))
+    }
+  }
+
+  function start(script: () => Promise<unknown>): void {
+    try {
+      void awaitScript(script())
+    } catch (thrown) {
+      finishWithError(thrown)
+    }
+  }
+
+  function settle(batch: Settlement[]): void {
+    for (let index = 0; index < batch.length; index++) {
+      try {
+        const entry = batch[index]!
+        const callId = entry[0]
+        const call = pending[callId]
+        if (call === undefined) continue
+        delete pending[callId]
+        if (!entry[1]) {
+          call.reject(new ToolCallError(call.toolName, entry[2]))
+          continue
+        }
+        let value: unknown
+        try {
+          value = JSONParse(entry[2])
+        } catch {
+          call.reject(new ToolCallError(call.toolName, 'the tool result is not valid JSON'))
+          continue
+        }
+        call.resolve(value)
+      } catch {
+        // One malformed entry must not stop the others.
+      }
+    }
+  }
+
+  const control = ObjectCreate(null) as RuntimeControl
+  ObjectDefineProperty(control, 'start', { value: start, enumerable: true })
+  ObjectDefineProperty(control, 'settle', { value: settle, enumerable: true })
+  return ObjectFreeze(control)
+}

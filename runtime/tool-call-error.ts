@@ -1,0 +1,23 @@
+/**
+ * `ToolCallError`: what a failed `await tools.x(args)` rejects with inside the isolate
+ * (SPEC S9.3). A script can read exactly `name` ('ToolCallError'), `toolName` and a readable
+ * `message`; no internal code, no host object. It is a real `Error` (`instanceof Error` and
+ * `instanceof ToolCallError` hold) and its three fields are read-only and enumerable, so
+ * `JSON.stringify(error)` shows them.
+ */
+import { ObjectDefineProperty, ObjectFreeze, OriginalError } from './intrinsics.ts'
+
+export class ToolCallError extends OriginalError {
+  declare readonly name: 'ToolCallError'
+  declare readonly toolName: string
+
+  constructor(toolName: string, message: string) {
+    super(message)
+    ObjectDefineProperty(this, 'name', { value: 'ToolCallError', enumerable: true, writable: false, configurable: false })
+    ObjectDefineProperty(this, 'toolName', { value: toolName, enumerable: true, writable: false, configurable: false })
+    ObjectDefineProperty(this, 'message', { value: message, enumerable: true, writable: false, configurable: false })
+  }
+}
+
+ObjectFreeze(ToolCallError.prototype)
+ObjectFreeze(ToolCallError)

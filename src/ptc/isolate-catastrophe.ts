@@ -1,0 +1,35 @@
+/**
+ * Process-wide record of isolated-vm "catastrophic" errors (its `onCatastrophicError`). After one,
+ * v8 has lost control of an isolate: its thread may spin forever and the process may not even
+ * exit cleanly. isolated-vm's advice is to stop serving, finish outstanding work and end the
+ * process. Reproduced here with 128 MB isolates: `const o = {}; for (let i = 0;; i++) o['k' + i] = i`
+ * and `new Array(2 ** 31 - 1).fill(0)` (see test/runtime/isolate-catastrophe.test.ts notes).
+ */
+
+type CatastropheListener = (message: string) => void
+
+const listeners = new Set<CatastropheListener>()
+const messages: string[] = []
+
+/** Registers `listener` for every future catastrophic error; returns its disposer. */
+export function onIsolateCatastrophe(listener: CatastropheListener): () => void {
+  listeners.add(listener)
+  return () => void listeners.delete(listener)
+}
+
+/** Messages of the catastrophic errors seen so far in this process (empty when healthy). */
+export function isolateCatastrophes(): readonly string[] {
+  return messages
+}
+
+/** Called from the isolate's `onCatastrophicError`; listener failures are isolated. */
+export function reportIsolateCatastrophe(message: string): void {
+  messages.push(message)
+  for (const listener of listeners) {
+    try {
+      listener(message)
+    } catch {
+      // An observer's failure must not hide the catastrophe from the others.
+    }
+  }
+}

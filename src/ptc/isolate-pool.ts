@@ -1,0 +1,141 @@
+/**
+ * Isolates created ahead of time so a `run_code` run does not pay start-up (SPEC S9.1). A
+ * prepared isolate has its context and the runtime prelude already evaluated; the prelude only
+ * captures built-ins, and the run's callbacks are bound later by `installRuntime` when the run
+ * takes it. Every isolate serves exactly one run and is disposed afterwards.
+ */
+import ivm from 'isolated-vm'
+import type { InstallRuntime } from '../../runtime/bridge-types.ts'
+import { reportIsolateCatastrophe } from './isolate-catastrophe.ts'
+import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
+
+/** An isolate + context with the runtime prelude evaluated, ready for one run. */
+export interface PreparedIsolate {
+  readonly isolate: ivm.Isolate
+  readonly context: ivm.Context
+  /** Reference to the runtime's `installRuntime` inside `context`. */
+  readonly install: ivm.Reference<InstallRuntime>
+  /** The isolate's heap limit in MB. */
+  readonly memoryMb: number
+  /** Set by the run that owns the isolate; called if isolated-vm reports a catastrophic error. */
+  onCatastrophe: ((message: string) => void) | undefined
+}
+
+/** Options of {@link prepareIsolate}. */
+export interface PrepareIsolateOptions {
+  /** Heap limit in MB (isolated-vm `memoryLimit`, min 8). Default 128. */
+  memoryMb?: number
+}
+
+let snapshotWarningShown = false
+
+/**
+ * Creates an isolate and context and evaluates the runtime prelude in it.
+ * @throws Error when the runtime cannot be built or the isolate cannot be created (infrastructure).
+ */
+export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promise<PreparedIsolate> {
+  warnWithoutNoNodeSnapshot()
+  const memoryMb = options.memoryMb ?? 128
+  const runtime = await loadIsolateRuntimeSource()
+  let prepared: PreparedIsolate | undefined
+  const isolate = new ivm.Isolate({
+    memoryLimit: memoryMb,
+    onCatastrophicError: (message) => {
+      reportIsolateCatastrophe(message)
+      prepared?.onCatastrophe?.(message)
+    },
+  })
+  try {
+    const context = await isolate.createContext()
+    const install = (await context.evalClosure(runtime.code, [], {
+      filename: 'file:///ptc/runtime.js',
+      result: { reference: true },
+    })) as ivm.Reference<InstallRuntime>
+    prepared = { isolate, context, install, memoryMb, onCatastrophe: undefined }
+    return prepared
+  } catch (error) {
+    disposeQuietly(isolate)
+    throw error
+  }
+}
+
+/** Disposes an isolate, ignoring "already disposed". */
+export function disposeQuietly(isolate: ivm.Isolate): void {
+  try {
+    if (!isolate.isDisposed) isolate.dispose()
+  } catch {
+    // Already disposed by isolated-vm itself (memory limit).
+  }
+}
+
+/** Options of an {@link IsolatePool}. */
+export interface IsolatePoolOptions {
+  /** Isolates kept ready (default 2; 0 disables pre-creation). */
+  size?: number
+  /** Heap limit in MB of the pooled isolates (default 128). Runs with another limit bypass the pool. */
+  memoryMb?: number
+}
+
+/**
+ * A small pool of {@link PreparedIsolate}s, refilled in the background after each `take()`.
+ * It holds no timers and no handles of its own, so it never keeps the process alive; call
+ * `dispose()` to free the idle isolates.
+ */
+export class IsolatePool {
+  readonly size: number
+  readonly memoryMb: number
+  private readonly idle: PreparedIsolate[] = []
+  private filling = 0
+  private disposed = false
+
+  constructor(options: IsolatePoolOptions = {}) {
+    this.size = Math.max(0, Math.floor(options.size ?? 2))
+    this.memoryMb = options.memoryMb ?? 128
+    this.refill()
+  }
+
+  /**
+   * A prepared isolate for one run: an idle one if available, otherwise a fresh one. The caller
+   * owns it and must dispose it.
+   * @throws Error when the pool is disposed or an isolate cannot be created.
+   */
+  async take(): Promise<PreparedIsolate> {
+    if (this.disposed) throw new Error('IsolatePool is disposed')
+    const ready = this.idle.shift()
+    this.refill()
+    return ready ?? prepareIsolate({ memoryMb: this.memoryMb })
+  }
+
+  /** Disposes the idle isolates; isolates being prepared are disposed when ready. Idempotent. */
+  dispose(): void {
+    this.disposed = true
+    for (const prepared of this.idle.splice(0)) disposeQuietly(prepared.isolate)
+  }
+
+  private refill(): void {
+    while (!this.disposed && this.idle.length + this.filling < this.size) {
+      this.filling++
+      prepareIsolate({ memoryMb: this.memoryMb }).then(
+        (prepared) => {
+          this.filling--
+          if (this.disposed) disposeQuietly(prepared.isolate)
+          else this.idle.push(prepared)
+        },
+        () => {
+          // A failed background preparation is not retried here; take() prepares on demand and
+          // reports the error to its caller.
+          this.filling--
+        },
+      )
+    }
+  }
+}
+
+function warnWithoutNoNodeSnapshot(): void {
+  if (snapshotWarningShown) return
+  snapshotWarningShown = true
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
+  if (!flags.includes('--no-node-snapshot')) {
+    process.emitWarning('isolated-vm on Node >= 20 needs `node --no-node-snapshot`; without it isolates may crash the process.', { code: 'PTC_NO_NODE_SNAPSHOT' })
+  }
+}

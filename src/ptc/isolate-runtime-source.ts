@@ -1,0 +1,61 @@
+/**
+ * Turns `runtime/` into the script string evaluated in every isolate (SPEC S9.1). Built once per
+ * process with esbuild (bundle → IIFE) and cached. The result is the body of a function (for
+ * `context.evalClosure`) that returns the runtime's `installRuntime`.
+ */
+import { build } from 'esbuild'
+import { fileURLToPath } from 'node:url'
+import path from 'node:path'
+
+/** The bundled runtime and the files it was built from. */
+export interface IsolateRuntimeSource {
+  /** Function-body source; evaluating it returns `installRuntime` (see `runtime/bridge-types.ts`). */
+  code: string
+  /** Absolute paths of the bundled input files (all under `runtime/`). */
+  inputs: string[]
+}
+
+/** Absolute path of the `runtime/` folder. */
+export const RUNTIME_DIR = fileURLToPath(new URL('../../runtime/', import.meta.url))
+
+const GLOBAL_NAME = '__ptcRuntime'
+let cached: Promise<IsolateRuntimeSource> | undefined
+
+/**
+ * The bundled runtime, built on first use and then cached for the process.
+ * @throws Error when the bundle pulls in a file outside `runtime/` (the runtime must be
+ *   self-contained) or esbuild fails.
+ */
+export function loadIsolateRuntimeSource(): Promise<IsolateRuntimeSource> {
+  cached ??= buildIsolateRuntimeSource().catch((error: unknown) => {
+    cached = undefined
+    throw error
+  })
+  return cached
+}
+
+async function buildIsolateRuntimeSource(): Promise<IsolateRuntimeSource> {
+  const result = await build({
+    entryPoints: [path.join(RUNTIME_DIR, 'index.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    globalName: GLOBAL_NAME,
+    platform: 'neutral',
+    target: 'es2024',
+    metafile: true,
+    legalComments: 'none',
+    charset: 'utf8',
+    logLevel: 'silent',
+  })
+  const cwd = process.cwd()
+  const inputs = Object.keys(result.metafile.inputs).map((input) => path.resolve(cwd, input))
+  const outside = inputs.filter((input) => !input.startsWith(RUNTIME_DIR))
+  if (outside.length > 0) {
+    throw new Error(`runtime/ must be self-contained, but its bundle includes ${outside.join(', ')}`)
+  }
+  const bundle = result.outputFiles[0]!.text
+  // The directive makes every runtime function strict, so V8's CallSite API cannot hand a
+  // script the runtime's functions or receivers through Error.prepareStackTrace.
+  return { code: `"use strict";\n${bundle}\nreturn ${GLOBAL_NAME}.installRuntime;`, inputs }
+}

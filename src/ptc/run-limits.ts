@@ -1,0 +1,84 @@
+/**
+ * Resource limits of one `run_code` script run (SPEC S9.7: intermediate values have no byte cap
+ * inside the run, but the run itself is bounded so a hostile or runaway script cannot take the
+ * host down). Every field has a default; callers pass a `Partial<RunLimits>`.
+ */
+
+/** Limits of one isolate run. Units are in the names' docs: ms, MB, counts, bytes. */
+export interface RunLimits {
+  /**
+   * Wall-clock budget in ms from the start of the run, enforced by a host timer that disposes the
+   * isolate (isolated-vm's own timeout does not stop a script awaiting a never-settling promise or
+   * slow tool calls). Expiry → status `timeout`. Default 30 000.
+   */
+  wallClockMs: number
+  /**
+   * CPU-time budget in ms of the isolate (`isolate.cpuTime`), enforced both as the timeout of
+   * every entry into the isolate and by a polling watchdog for the sum. Expiry → status
+   * `timeout`. Default 10 000.
+   */
+  cpuTimeMs: number
+  /** Isolate heap limit in MB (isolated-vm `memoryLimit`, min 8). Exceeded → status `memory`. Default 128. */
+  memoryMb: number
+  /**
+   * Tool calls one run may make. Calls beyond it reject with a `ToolCallError` naming the limit
+   * (the script may catch it); they never reach `dispatch`. Default 1 000.
+   */
+  maxToolCalls: number
+  /**
+   * Tool calls dispatched concurrently. Calls beyond it are queued (FIFO), not failed; the queue
+   * is bounded by `maxToolCalls`. Default 64.
+   */
+  maxCallsInFlight: number
+  /**
+   * Largest JSON string in bytes (UTF-8) that may cross the boundary in either direction: one
+   * call's arguments, one tool result, the script's return value. Too-large arguments or results
+   * become a `ToolCallError`; a too-large return value makes the run's status `error`.
+   * Default 8 MiB.
+   */
+  maxCrossingBytes: number
+  /**
+   * Budget of captured console output in bytes (each entry also costs 32 bytes). Past it, one
+   * `[logs truncated …]` warning is added and later lines are dropped. Default 1 MiB.
+   */
+  maxLogBytes: number
+}
+
+/** Defaults of {@link RunLimits}. */
+export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
+  wallClockMs: 30_000,
+  cpuTimeMs: 10_000,
+  memoryMb: 128,
+  maxToolCalls: 1_000,
+  maxCallsInFlight: 64,
+  maxCrossingBytes: 8 * 1024 * 1024,
+  maxLogBytes: 1024 * 1024,
+})
+
+const MINIMUMS: Readonly<RunLimits> = Object.freeze({
+  wallClockMs: 1,
+  cpuTimeMs: 1,
+  memoryMb: 8,
+  maxToolCalls: 0,
+  maxCallsInFlight: 1,
+  maxCrossingBytes: 2,
+  maxLogBytes: 0,
+})
+
+/**
+ * Merges `overrides` over {@link DEFAULT_RUN_LIMITS}. `undefined` fields keep the default.
+ * @throws RangeError when a field is not a finite number or is below its minimum (a caller bug,
+ *   not something a script can cause).
+ */
+export function resolveRunLimits(overrides: Partial<RunLimits> = {}): RunLimits {
+  const limits = { ...DEFAULT_RUN_LIMITS }
+  for (const key of Object.keys(DEFAULT_RUN_LIMITS) as (keyof RunLimits)[]) {
+    const value = overrides[key]
+    if (value === undefined) continue
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < MINIMUMS[key]) {
+      throw new RangeError(`RunLimits.${key} must be a finite number >= ${MINIMUMS[key]}, got ${String(value)}`)
+    }
+    limits[key] = Math.floor(value)
+  }
+  return limits
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config'
+
+// isolated-vm on Node >= 20 requires `--no-node-snapshot` (its README; laverdet/isolated-vm#420).
+// The flag is refused in NODE_OPTIONS for worker threads, so tests run in forked processes with
+// it on their command line.
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    execArgv: ['--no-node-snapshot'],
+  },
+})
