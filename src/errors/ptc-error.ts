@@ -21,7 +21,12 @@ export class PtcError extends Error {
 
   /** True for any PtcError (or subclass) instance, even from another copy of this module. */
   static isInstance(value: unknown): value is PtcError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
+    // A thrown value can be a hostile or revoked Proxy: classifying it must not throw.
+    try {
+      return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
+    } catch {
+      return false
+    }
   }
 }
 
@@ -41,7 +46,11 @@ export class ToolTimeoutError extends PtcError {
   }
 
   static override isInstance(value: unknown): value is ToolTimeoutError {
-    return PtcError.isInstance(value) && value.code === 'timeout'
+    try {
+      return PtcError.isInstance(value) && value.code === 'timeout'
+    } catch {
+      return false
+    }
   }
 }
 

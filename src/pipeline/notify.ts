@@ -16,7 +16,14 @@ export function notify<K extends keyof Events & string>(
   payload: Parameters<Events[K]>[0],
   onError: (error: unknown) => void = (error) => console.error(`[ptc-runner] listener of ${name} failed:`, error),
 ): void {
-  const listeners = ctx.events.dispatch('emit', [name, payload])
+  let listeners: ((...args: unknown[]) => unknown)[]
+  try {
+    listeners = ctx.events.dispatch('emit', [name, payload])
+  } catch (error) {
+    // an `internal/dispatch` listener threw: observers are best-effort, the pipeline goes on
+    onError(error)
+    return
+  }
   for (const listener of listeners) {
     try {
       const returned = listener(payload)

@@ -27,23 +27,24 @@ export function describeThrown(thrown: unknown): string {
 }
 
 /**
- * Check that `blocks` is an array of well-formed content blocks and copy them into fresh frozen
- * objects (so a render function cannot keep a handle that mutates the result later).
+ * Check that `blocks` is an array of well-formed content blocks and copy them into a fresh frozen
+ * array of fresh frozen objects (so a render function cannot keep a handle that mutates the result
+ * later, and a post-execute listener can change content only through its decision, S5.4).
  * @throws TypeError describing the first malformed block.
  */
-export function normalizeContent(blocks: unknown, where: string): ContentBlock[] {
+export function normalizeContent(blocks: unknown, where: string): readonly ContentBlock[] {
   if (!Array.isArray(blocks)) throw new TypeError(`${where} must return an array of content blocks, got ${typeof blocks}`)
-  return blocks.map((block, index) => {
+  return Object.freeze(blocks.map((block, index) => {
     const b = block as Record<string, unknown> | null
     if (b && b.type === 'text' && typeof b.text === 'string') return Object.freeze({ type: 'text' as const, text: b.text })
     if (b && b.type === 'image' && typeof b.data === 'string' && typeof b.mimeType === 'string') {
       return Object.freeze({ type: 'image' as const, data: b.data, mimeType: b.mimeType })
     }
     throw new TypeError(`${where} returned a malformed content block at index ${index}; expected {type:'text', text} or {type:'image', data, mimeType}`)
-  })
+  }))
 }
 
 /** Model-facing content of an error result. */
-export function errorContent(error: ResultError): ContentBlock[] {
-  return [{ type: 'text', text: error.kind === 'cancelled' ? error.message : `Error: ${error.message}` }]
+export function errorContent(error: ResultError): readonly ContentBlock[] {
+  return Object.freeze([Object.freeze({ type: 'text' as const, text: error.kind === 'cancelled' ? error.message : `Error: ${error.message}` })])
 }

@@ -60,10 +60,11 @@ interface Outcome {
 export async function runToolCall(host: PipelineHost, call: ToolCall, options: ExecuteOptions = {}): Promise<ToolResult> {
   const started = performance.now()
   const { ctx } = host
-  const callerSignal = options.signal ?? NEVER_ABORTED
-  const agent = typeof options.agent === 'string' ? options.agent : undefined
-  const parentToken = options.parentToken
-  const fromCode = parentToken !== undefined
+  // Options are read inside the try below: a null or hostile options object is a result, not a rejection.
+  let callerSignal = NEVER_ABORTED
+  let agent: string | undefined
+  let parentToken: symbol | undefined
+  let fromCode = false
   let callId = `${callPrefix}${++callCounter}`
   let name = ''
   let rawArgs: JsonValue = null
@@ -103,6 +104,18 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     fail({ kind: 'denied', message, ...(info !== undefined && { info }) })
 
   try {
+    const { signal: requestedSignal, agent: requestedAgent, parentToken: requestedParent } = (options ?? {}) as ExecuteOptions
+    if (typeof requestedAgent === 'string') agent = requestedAgent
+    if (typeof requestedParent === 'symbol') {
+      parentToken = requestedParent
+      fromCode = true
+    }
+    // S6.5: a caller signal that is not an AbortSignal could never deliver a stop; refuse the call
+    // rather than run it unstoppable.
+    let badSignal = false
+    if (requestedSignal instanceof AbortSignal) callerSignal = requestedSignal
+    else badSignal = requestedSignal !== undefined
+
     // S6.1: read the call once; materialize arguments once into frozen JSON.
     const { callId: requestedId, name: requestedName, arguments: input } = (call ?? {}) as Partial<ToolCall>
     if (typeof requestedId === 'string' && requestedId !== '') callId = requestedId
@@ -121,6 +134,9 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
         kind: 'unknown-tool',
         message: `Unknown tool "${name}". Available tools: ${known.length ? known.slice(0, 50).join(', ') : '(none)'}.`,
       })
+    }
+    if (badSignal) {
+      return fail({ kind: 'failed', message: `The call to "${name}" was refused: its caller signal is not an AbortSignal, so it could not be stopped.` })
     }
     if (materializeError !== undefined) {
       return fail({ kind: 'invalid-arguments', message: `Arguments of "${name}" are not lossless JSON: ${describeThrown(materializeError)}` })
@@ -213,12 +229,12 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     // S3, S6.3: wrappers around dispatch; the caller's signal is re-fused before the body.
     let raw: unknown
     try {
-      const chain = ctx.waterfall('tools/execute', execution, async () => {
+      const body = async (): Promise<JsonValue> => {
         if (signal !== callerSignal && callerSignal !== NEVER_ABORTED) signal = AbortSignal.any([signal, callerSignal])
         if (signal.aborted) throw CANCELLED
         return (await tool!.execute(args, execution)) as JsonValue
-      })
-      raw = await raceCallerStop(Promise.resolve(chain), callerSignal)
+      }
+      raw = await raceCallerStop(runWrappers(ctx, execution, body), callerSignal)
     } catch (error) {
       if (error === CANCELLED || callerSignal.aborted) return cancelled()
       if (ToolTimeoutError.isInstance(error)) return fail({ kind: 'timeout', message: error.message })
@@ -284,13 +300,28 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
   }
 }
 
+type ExecuteWrapper = (execution: ToolExecution, next: () => Promise<JsonValue>) => Promise<JsonValue> | JsonValue
+
+/**
+ * The `tools/execute` chain (S3). Unlike cordis' `waterfall`, `next()` may be called more than
+ * once, so a wrapper can retry: each call runs the rest of the chain and the body again (with the
+ * caller's signal re-fused each time, S6.3). A synchronous throw anywhere becomes a rejection.
+ */
+function runWrappers(ctx: Context, execution: ToolExecution, body: () => Promise<JsonValue>): Promise<JsonValue> {
+  const wrappers = ctx.events.dispatch('waterfall', ['tools/execute', execution]) as ExecuteWrapper[]
+  if (wrappers.length === 0) return body()
+  const step = async (index: number): Promise<JsonValue> =>
+    index === wrappers.length ? body() : wrappers[index]!(execution, () => step(index + 1))
+  return step(0)
+}
+
 function canonical(tool: Tool, raw: unknown): JsonValue {
   const checked = tool.output.schema.safeParse(raw)
   if (!checked.success) throw new Error(z.prettifyError(checked.error))
   return materializeJson(checked.data)
 }
 
-function render(tool: Tool, args: unknown, value: JsonValue): ContentBlock[] {
+function render(tool: Tool, args: unknown, value: JsonValue): readonly ContentBlock[] {
   return normalizeContent(tool.output.render(args, value), `output.render of "${tool.name}"`)
 }
 

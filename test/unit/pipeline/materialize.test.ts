@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest'
+import { NotJsonError } from '../../../src/errors/ptc-error.ts'
+import { deepFreeze, MAX_JSON_DEPTH, materializeJson } from '../../../src/pipeline/materialize.ts'
+
+const rejects = (value: unknown, message: RegExp, path: string) => {
+  let thrown: unknown
+  try {
+    materializeJson(value)
+  } catch (error) {
+    thrown = error
+  }
+  expect(NotJsonError.isInstance(thrown), `expected NotJsonError for ${String(message)}`).toBe(true)
+  expect((thrown as NotJsonError).message).toMatch(message)
+  expect((thrown as NotJsonError).details).toEqual({ path })
+  expect((thrown as Error).message.startsWith(`${path}: `)).toBe(true)
+}
+
+describe('materializeJson (S6.1)', () => {
+  it('S6.1 copies plain JSON losslessly into a fresh deep-frozen value', () => {
+    const input = { a: 1, b: ['x', true, null, { c: -2.5 }], d: { e: '' } }
+    const out = materializeJson(input)
+    expect(out).toEqual(input)
+    expect(out).not.toBe(input)
+    expect(Object.isFrozen(out)).toBe(true)
+    expect(Object.isFrozen((out as { b: unknown[] }).b)).toBe(true)
+    expect(Object.isFrozen((out as { b: object[] }).b[3])).toBe(true)
+    expect(Object.isFrozen(input)).toBe(false) // the caller's object is untouched
+  })
+
+  it('S6.1 a getter that answers differently on each read is read exactly once', () => {
+    let reads = 0
+    const input = {
+      get path() {
+        reads++
+        return reads === 1 ? '/safe' : '/etc/shadow'
+      },
+    }
+    const out = materializeJson(input) as { path: string }
+    expect(reads).toBe(1)
+    expect(out.path).toBe('/safe')
+    expect(out.path).toBe('/safe')
+    expect(Object.getOwnPropertyDescriptor(out, 'path')).toMatchObject({ value: '/safe', writable: false })
+  })
+
+  it('S6.1 a Proxy is read once per key and the copy no longer depends on it', () => {
+    const gets: string[] = []
+    let flip = false
+    const proxy = new Proxy({ a: 1, b: 'x' } as Record<string, unknown>, {
+      get(target, key, receiver) {
+        gets.push(String(key))
+        return flip ? 'changed' : Reflect.get(target, key, receiver)
+      },
+    })
+    const out = materializeJson(proxy)
+    flip = true
+    expect(out).toEqual({ a: 1, b: 'x' })
+    expect(gets.filter((key) => key === 'a' || key === 'b').sort()).toEqual(['a', 'b'])
+  })
+
+  it('S6.1 a hostile Proxy whose traps throw is an error, not a crash of the process', () => {
+    const proxy = new Proxy({}, { ownKeys: () => { throw new Error('trap') } })
+    expect(() => materializeJson(proxy)).toThrow('trap')
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {})
+    revoke()
+    expect(() => materializeJson({ nested: revoked })).toThrow()
+  })
+
+  it('S6.1 a "__proto__" key arrives as data and pollutes no prototype', () => {
+    const input = JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}')
+    const out = materializeJson(input) as Record<string, unknown>
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype)
+    expect(Object.keys(out)).toEqual(['__proto__', 'ok'])
+    expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toEqual({ polluted: true })
+    expect((out as { polluted?: unknown }).polluted).toBeUndefined()
+  })
+
+  it('S6.1 constructor/prototype keys are plain data too', () => {
+    const out = materializeJson(JSON.parse('{"constructor": {"prototype": {"x": 1}}}')) as Record<string, unknown>
+    expect(out.constructor).toEqual({ prototype: { x: 1 } })
+    expect(({} as { x?: unknown }).x).toBeUndefined()
+  })
+
+  it('S6.1 null-prototype objects are accepted as plain objects', () => {
+    const input = Object.assign(Object.create(null), { a: 1 })
+    expect(materializeJson(input)).toEqual({ a: 1 })
+  })
+
+  it('S6.1 undefined object properties are dropped, as JSON does', () => {
+    expect(materializeJson({ a: undefined, b: 1 })).toEqual({ b: 1 })
+  })
+
+  it('S6.1 values JSON cannot carry losslessly are rejected with a message naming the path', () => {
+    rejects({ n: 10n }, /BigInt is not JSON/, '$.n')
+    rejects({ f: () => 1 }, /a function is not JSON/, '$.f')
+    rejects({ s: Symbol('x') }, /a symbol is not JSON/, '$.s')
+    rejects({ deep: { nan: Number.NaN } }, /NaN is not a finite number/, '$.deep.nan')
+    rejects({ list: [1, Number.POSITIVE_INFINITY] }, /Infinity is not a finite number/, '$.list[1]')
+    rejects([-Infinity], /-Infinity is not a finite number/, '$[0]')
+    rejects({ list: [1, undefined] }, /undefined \(or a hole\) in an array/, '$.list[1]')
+    // biome-ignore lint: a sparse array on purpose
+    rejects({ list: [1, , 3] }, /hole/, '$.list[1]')
+    rejects({ when: new Date(0) }, /Date is not plain JSON/, '$.when')
+    rejects({ m: new Map() }, /Map is not plain JSON/, '$.m')
+    rejects({ s: new Set([1]) }, /Set is not plain JSON/, '$.s')
+    rejects({ b: new Uint8Array(2) }, /Uint8Array is not plain JSON/, '$.b')
+    rejects({ boxed: new String('x') }, /String is not plain JSON/, '$.boxed')
+    class Point {
+      x = 1
+    }
+    rejects({ p: new Point() }, /Point is not plain JSON/, '$.p')
+    rejects({ e: new Error('x') }, /Error is not plain JSON/, '$.e')
+    rejects(undefined, /undefined is not JSON/, '$')
+  })
+
+  it('S6.1 a cycle is rejected with the path where it closes', () => {
+    const a: Record<string, unknown> = { x: {} }
+    ;(a.x as Record<string, unknown>).back = a
+    rejects(a, /cycle/, '$.x.back')
+    const list: unknown[] = []
+    list.push(list)
+    rejects(list, /cycle/, '$[0]')
+  })
+
+  it('S6.1 a shared (non-cyclic) sub-object is fine', () => {
+    const shared = { v: 1 }
+    expect(materializeJson({ a: shared, b: shared })).toEqual({ a: { v: 1 }, b: { v: 1 } })
+  })
+
+  it('S6.1 nesting deeper than the limit is rejected instead of overflowing the stack', () => {
+    let deep: unknown = 1
+    for (let index = 0; index < MAX_JSON_DEPTH + 5; index++) deep = [deep]
+    expect(() => materializeJson(deep)).toThrow(/nesting deeper than 256/)
+    let ok: unknown = 1
+    for (let index = 0; index < MAX_JSON_DEPTH; index++) ok = [ok]
+    expect(() => materializeJson(ok)).not.toThrow()
+  })
+
+  it('S6.1 symbol keys and non-enumerable properties are not carried', () => {
+    const input = { a: 1, [Symbol('hidden')]: 2 }
+    Object.defineProperty(input, 'secret', { value: 3, enumerable: false })
+    expect(Object.keys(materializeJson(input) as object)).toEqual(['a'])
+    expect(Reflect.ownKeys(materializeJson(input) as object)).toEqual(['a'])
+  })
+})
+
+describe('deepFreeze (S6.4)', () => {
+  it('S6.4 freezes nested objects and arrays in place and tolerates cycles', () => {
+    const value: Record<string, unknown> = { list: [{ a: 1 }] }
+    value.self = value
+    expect(deepFreeze(value)).toBe(value)
+    expect(Object.isFrozen(value)).toBe(true)
+    expect(Object.isFrozen((value.list as object[])[0])).toBe(true)
+  })
+})

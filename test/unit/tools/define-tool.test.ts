@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { ToolDefinitionError } from '../../../src/errors/ptc-error.ts'
+import { defineTool, isTool } from '../../../src/tools/define-tool.ts'
+import type { ToolResult } from '../../../src/tools/types.ts'
+
+const output = { schema: z.string(), render: (_args: unknown, value: string) => [{ type: 'text' as const, text: value }] }
+
+describe('defineTool (S1.1, S1.2, S2)', () => {
+  it('S1.1 the compact form becomes one strict validator: required:true is required, the rest optional', () => {
+    const tool = defineTool({
+      name: 'read_file',
+      description: 'Read a file.',
+      parameters: {
+        path: { type: 'string', required: true, description: 'Absolute path' },
+        limit: { type: 'number' },
+        mode: { type: 'string', enum: ['text', 'bytes'] },
+        lines: { type: 'array', items: { type: 'integer' } },
+      },
+      output,
+      execute: (args) => args.path,
+    })
+    const ok = (value: unknown) => tool.parameters.safeParse(value).success
+    expect(ok({ path: '/a' })).toBe(true)
+    expect(ok({ path: '/a', limit: 3, mode: 'bytes', lines: [1, 2] })).toBe(true)
+    expect(ok({})).toBe(false) // path is required
+    expect(ok({ path: '/a', limit: '3' })).toBe(false)
+    expect(ok({ path: '/a', mode: 'other' })).toBe(false) // enum
+    expect(ok({ path: '/a', lines: [1.5] })).toBe(false) // integer items
+    expect(ok({ path: '/a', lmit: 3 })).toBe(false) // a misspelt optional field is an error, not ignored
+  })
+
+  it('S1.1 the compact form carries descriptions into the model-facing JSON Schema', () => {
+    const tool = defineTool({ name: 't', description: 'd', parameters: { path: { type: 'string', required: true, description: 'Absolute path' } }, output, execute: () => 'x' })
+    const schema = z.toJSONSchema(tool.parameters) as unknown as { properties: { path: { description?: string } }; required: string[] }
+    expect(schema.properties.path.description).toBe('Absolute path')
+    expect(schema.required).toEqual(['path'])
+  })
+
+  it('S1.1 an unknown compact field type is a clear definition error naming the field', () => {
+    expect(() =>
+      defineTool({ name: 't', description: 'd', parameters: { when: { type: 'date' } } as never, output, execute: () => 'x' }),
+    ).toThrow(/t\.when has unknown type "date"/)
+  })
+
+  it('S1.2 a definition without output.schema or output.render is rejected at definition time', () => {
+    expect(() => defineTool({ name: 't', description: 'd', parameters: {}, output: { render: output.render } as never, execute: () => 'x' })).toThrow(ToolDefinitionError)
+    expect(() => defineTool({ name: 't', description: 'd', parameters: {}, output: { schema: z.string() } as never, execute: () => 'x' })).toThrow(/output\.render/)
+  })
+
+  it('S2 required fields are checked: name, description, execute, parameters', () => {
+    const base = { name: 't', description: 'd', parameters: {}, output, execute: () => 'x' }
+    expect(() => defineTool({ ...base, name: '' })).toThrow(/name "" is invalid/)
+    expect(() => defineTool({ ...base, name: 'has space' })).toThrow(ToolDefinitionError)
+    expect(() => defineTool({ ...base, name: 'x'.repeat(129) })).toThrow(ToolDefinitionError)
+    expect(() => defineTool({ ...base, description: '  ' })).toThrow(/description/)
+    expect(() => defineTool({ ...base, execute: undefined as never })).toThrow(/execute must be a function/)
+    expect(() => defineTool({ ...base, parameters: 'x' as never })).toThrow(/parameters must be/)
+    expect(() => defineTool({ ...base, parameters: null as never })).toThrow(/parameters must be/)
+  })
+
+  it('S2 timeoutMs must be a positive finite number of milliseconds', () => {
+    const base = { name: 't', description: 'd', parameters: {}, output, execute: () => 'x' }
+    for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100' as never]) {
+      expect(() => defineTool({ ...base, timeoutMs })).toThrow(/timeoutMs/)
+    }
+    expect(defineTool({ ...base, timeoutMs: 250 }).timeoutMs).toBe(250)
+  })
+
+  it('S1.4 the defined tool is frozen and branded, so a plain look-alike object is not a tool', () => {
+    const tool = defineTool({ name: 't', description: 'd', parameters: {}, output, execute: () => 'x' })
+    expect(Object.isFrozen(tool)).toBe(true)
+    expect(isTool(tool)).toBe(true)
+    expect(isTool({ ...tool })).toBe(true) // spread copies the symbol brand: documented identity is the brand
+    expect(isTool({ name: 't', execute: () => 'x' })).toBe(false)
+    expect(isTool(null)).toBe(false)
+  })
+})
+
+describe('presentCall / presentResult soft validation (S2, S11.5)', () => {
+  const result = { isError: false, value: 'v' } as unknown as ToolResult
+  const tool = defineTool({
+    name: 'read_file',
+    description: 'Read.',
+    parameters: z.object({ path: z.string() }),
+    output,
+    execute: () => 'x',
+    presentCall: (args) => ({ card: 'generic', phase: 'pending', title: args.path }) as never,
+    presentResult: (args, r) => {
+      if (args.path === 'boom') throw new Error('presenter crashed')
+      if (args.path === 'not-a-card') return 42 as never
+      return { card: 'generic', phase: 'completed', title: `${args.path}:${String(r.value)}` } as never
+    },
+  })
+
+  it('S2 presentCall gets validated args and returns its card', () => {
+    expect(tool.presentCall({ path: '/a' })).toMatchObject({ card: 'generic', title: '/a' })
+  })
+
+  it('S2 malformed or old-log args make the presenter return undefined instead of throwing', () => {
+    for (const args of [{}, { path: 5 }, null, undefined, 'x', { get path() { throw new Error('hostile') } }]) {
+      expect(tool.presentCall(args)).toBeUndefined()
+      expect(tool.presentResult(args, result)).toBeUndefined()
+    }
+  })
+
+  it('S2 a throwing presenter or a non-card answer falls back to undefined (generic card)', () => {
+    expect(tool.presentResult({ path: 'boom' }, result)).toBeUndefined()
+    expect(tool.presentResult({ path: 'not-a-card' }, result)).toBeUndefined()
+    expect(tool.presentResult({ path: '/a' }, result)).toMatchObject({ title: '/a:v' })
+  })
+
+  it('S2 a tool without presenters answers undefined', () => {
+    const plain = defineTool({ name: 'p', description: 'd', parameters: {}, output, execute: () => 'x' })
+    expect(plain.presentCall({})).toBeUndefined()
+    expect(plain.presentResult({}, result)).toBeUndefined()
+  })
+})
