@@ -12,7 +12,8 @@ export class ToolCallError extends OriginalError {
   declare readonly toolName: string
 
   constructor(toolName: string, message: string) {
-    super(message)
+    // No message argument: the three fields are defined here, in this order, as own enumerable data.
+    super()
     ObjectDefineProperty(this, 'name', { value: 'ToolCallError', enumerable: true, writable: false, configurable: false })
     ObjectDefineProperty(this, 'toolName', { value: toolName, enumerable: true, writable: false, configurable: false })
     ObjectDefineProperty(this, 'message', { value: message, enumerable: true, writable: false, configurable: false })

@@ -1,0 +1,241 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { IsolatePool } from '../../src/ptc/isolate-pool.ts'
+import { expectHealthy, run } from './harness.ts'
+
+const pool = new IsolatePool({ size: 2 })
+afterAll(() => pool.dispose())
+
+describe('runInIsolate: results (S9.2)', () => {
+  it('returns the parsed JSON of a top-level return after top-level await', async () => {
+    const { result } = await run('const a = await tools.echo({ n: 1 }); return { a, sum: 1 + 2 }', {}, pool)
+    expect(result).toMatchObject({ status: 'ok', value: { a: { n: 1 }, sum: 3 }, toolCalls: 1, logs: [] })
+    expect(result.durationMs).toBeGreaterThan(0)
+  })
+
+  it('leaves value absent when the script returns undefined', async () => {
+    const { result } = await run('await tools.noop({})', {}, pool)
+    expect(result.status).toBe('ok')
+    expect('value' in result).toBe(false)
+  })
+
+  it('reports an uncaught throw as status error with its name and message', async () => {
+    const { result } = await run('await tools.noop({}); throw new RangeError("out of range")', {}, pool)
+    expect(result).toMatchObject({ status: 'error', error: { name: 'RangeError', message: 'out of range' }, toolCalls: 1 })
+  })
+
+  it('reports a thrown primitive readably', async () => {
+    const { result } = await run('throw "plain string"', {}, pool)
+    expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'plain string' } })
+  })
+
+  it('reports a syntax error as status error SyntaxError', async () => {
+    const { result } = await run('return (', {}, pool)
+    expect(result.status).toBe('error')
+    expect(result.error?.name).toBe('SyntaxError')
+    await expectHealthy(pool)
+  })
+
+  it('sends undefined arguments as {}', async () => {
+    const { calls } = await run('return await tools.echo()', {}, pool)
+    expect(calls.map((call) => call.argsJson)).toEqual(['{}'])
+  })
+})
+
+describe('tools and ToolCallError (S9.1, S9.3)', () => {
+  it('exposes exactly the visible tools on a frozen null-prototype object', async () => {
+    const { result } = await run(
+      `return { keys: Object.keys(tools), proto: Object.getPrototypeOf(tools), frozen: Object.isFrozen(tools),
+        unknown: typeof tools.missing, toStringAbsent: tools.toString === undefined, name: tools.echo.name }`,
+      { toolNames: ['echo', 'noop'] },
+    )
+    expect(result.value).toEqual({ keys: ['echo', 'noop'], proto: null, frozen: true, unknown: 'undefined', toStringAbsent: true, name: 'echo' })
+  })
+
+  it('rejects a failed call with a real ToolCallError exposing only name, toolName and message', async () => {
+    const { result } = await run(
+      `try { await tools.fail({}) } catch (e) {
+        return { own: Object.keys(e), json: JSON.parse(JSON.stringify(e)), isError: e instanceof Error, isToolCallError: e instanceof ToolCallError }
+      }`,
+      {},
+      pool,
+    )
+    expect(result.value).toEqual({
+      own: ['name', 'toolName', 'message'],
+      json: { name: 'ToolCallError', toolName: 'fail', message: 'the tool said no' },
+      isError: true,
+      isToolCallError: true,
+    })
+  })
+
+  it('turns a dispatch rejection into a ToolCallError', async () => {
+    const { result } = await run('try { await tools.echo({}) } catch (e) { return e.name + ": " + e.message }', {
+      dispatch: () => Promise.reject(new Error('registry exploded')),
+    })
+    expect(result.value).toBe('ToolCallError: the tool failed: registry exploded')
+  })
+
+  it('turns a non-JSON tool result into a ToolCallError', async () => {
+    const { result } = await run('try { await tools.echo({}) } catch (e) { return e.message }', { dispatch: async () => ({ ok: true, valueJson: '{not json' }) })
+    expect(result.value).toBe('the tool result is not valid JSON')
+  })
+
+  it('hands dispatch a unique pairing id, the name and the JSON arguments', async () => {
+    const { calls } = await run('await Promise.all([tools.echo({ a: 1 }), tools.noop({ b: [2] })])', {}, pool)
+    expect(calls.map(({ name, argsJson }) => ({ name, argsJson }))).toEqual([
+      { name: 'echo', argsJson: '{"a":1}' },
+      { name: 'noop', argsJson: '{"b":[2]}' },
+    ])
+    expect(new Set(calls.map((call) => call.pairingId)).size).toBe(2)
+  })
+})
+
+describe('console capture', () => {
+  it('captures every level and formats values', async () => {
+    const { result } = await run(
+      `console.log('a', 1, { b: [true] }); console.info('i'); console.warn('w'); console.error(new TypeError('t')); console.debug(10n, undefined, Symbol('s'))
+       const cyclic = {}; cyclic.self = cyclic; console.log(cyclic)`,
+      {},
+      pool,
+    )
+    expect(result.logs).toEqual([
+      { level: 'log', text: 'a 1 {"b":[true]}' },
+      { level: 'info', text: 'i' },
+      { level: 'warn', text: 'w' },
+      { level: 'error', text: 'TypeError: t' },
+      { level: 'debug', text: '10 undefined Symbol(s)' },
+      { level: 'log', text: '[object Object]' },
+    ])
+  })
+
+  it('truncates a log flood at maxLogBytes with one notice', async () => {
+    const { result } = await run('for (let i = 0; i < 100000; i++) console.log("line " + i); return "done"', { limits: { maxLogBytes: 1_000 } }, pool)
+    expect(result.status).toBe('ok')
+    expect(result.logs.length).toBeLessThan(40)
+    expect(result.logs.at(-1)).toEqual({ level: 'warn', text: '[logs truncated: the log budget of 1000 bytes (maxLogBytes) is used up]' })
+  })
+})
+
+describe('isolation between runs', () => {
+  it('does not leak a global from one run into the next', async () => {
+    const first = await run('globalThis.leaked = 42; Object.prototype.polluted = 1; return typeof leaked', {}, pool)
+    expect(first.result.value).toBe('number')
+    const second = await run("return [typeof globalThis.leaked, 'polluted' in {}]", {}, pool)
+    expect(second.result.value).toEqual(['undefined', false])
+  })
+})
+
+describe('limits', () => {
+  it('rejects calls beyond maxToolCalls with a ToolCallError naming the limit, without dispatching them', async () => {
+    const { result, calls } = await run(
+      `const out = []; for (let i = 0; i < 4; i++) { try { await tools.noop({}); out.push('ok') } catch (e) { out.push(e.message) } } return out`,
+      { limits: { maxToolCalls: 2 } },
+      pool,
+    )
+    expect(calls).toHaveLength(2)
+    expect(result.toolCalls).toBe(2)
+    const message = 'tool call limit reached: a run may make at most 2 tool calls (maxToolCalls); this call was not made. Batch the work into fewer calls.'
+    expect(result.value).toEqual(['ok', 'ok', message, message])
+  })
+
+  it('queues calls beyond maxCallsInFlight instead of failing them', async () => {
+    let inFlight = 0
+    let peak = 0
+    const { result } = await run('return (await Promise.all(Array.from({ length: 20 }, (_, i) => tools.slow({ i })))).length', {
+      limits: { maxCallsInFlight: 3 },
+      dispatch: async (call) => {
+        peak = Math.max(peak, ++inFlight)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        inFlight--
+        return { ok: true, valueJson: call.argsJson }
+      },
+    })
+    expect(result).toMatchObject({ status: 'ok', value: 20, toolCalls: 20 })
+    expect(peak).toBe(3)
+  })
+
+  it('rejects too-large arguments before dispatch, naming maxCrossingBytes', async () => {
+    const { result, calls } = await run('try { await tools.echo({ s: "x".repeat(2000) }) } catch (e) { return e.message }', { limits: { maxCrossingBytes: 1000 } }, pool)
+    expect(calls).toHaveLength(0)
+    expect(result.value).toBe('the arguments are too large: at least 2008 bytes of JSON, the limit is 1000 bytes (maxCrossingBytes); this call was not made')
+  })
+
+  it('measures arguments in UTF-8 bytes on the host', async () => {
+    // 400 three-byte characters: 402 UTF-16 units (passes the isolate's check), 1202 bytes.
+    const { result, calls } = await run('try { await tools.echo("€".repeat(400)) } catch (e) { return e.message }', { limits: { maxCrossingBytes: 1000 } }, pool)
+    expect(calls).toHaveLength(0)
+    expect(result.value).toBe('the arguments are too large: 1202 bytes of JSON, the limit is 1000 bytes (maxCrossingBytes); this call was not made')
+  })
+
+  it('turns a too-large tool result into a ToolCallError', async () => {
+    const { result } = await run('try { await tools.big({ size: 5000 }) } catch (e) { return [e.name, e.message] }', { limits: { maxCrossingBytes: 1000 } }, pool)
+    expect(result.value).toEqual(['ToolCallError', 'the result is too large: 5002 bytes of JSON, the limit is 1000 bytes (maxCrossingBytes). Ask the tool for less (filters, pages, handles).'])
+  })
+
+  it('fails the run when the return value exceeds maxCrossingBytes', async () => {
+    const { result } = await run('return "x".repeat(5000)', { limits: { maxCrossingBytes: 1000 } }, pool)
+    expect(result.status).toBe('error')
+    expect(result.error).toEqual({ name: 'RangeError', message: "the script's return value is too large: at least 5002 bytes of JSON, the limit is 1000 bytes (maxCrossingBytes). Return less, e.g. a summary or handles." })
+  })
+
+  it('ends a never-settling await at the wall clock with status timeout', async () => {
+    const { result } = await run('await new Promise(() => {})', { limits: { wallClockMs: 300 } }, pool)
+    expect(result.status).toBe('timeout')
+    expect(result.error?.message).toContain('wall-clock limit of 300 ms (wallClockMs)')
+    expect(result.durationMs).toBeLessThan(2_000)
+    await expectHealthy(pool)
+  })
+
+  it('aborts in-flight dispatch signals when the wall clock expires', async () => {
+    const signals: AbortSignal[] = []
+    const { result } = await run('await tools.hang({})', {
+      limits: { wallClockMs: 200 },
+      dispatch: (call) => {
+        signals.push(call.signal)
+        return new Promise(() => {})
+      },
+    })
+    expect(result.status).toBe('timeout')
+    expect(signals).toHaveLength(1)
+    expect(signals[0]!.aborted).toBe(true)
+  })
+
+  it('cancels through the signal with status cancelled and aborts in-flight calls', async () => {
+    const controller = new AbortController()
+    const signals: AbortSignal[] = []
+    const pending = run('await tools.hang({})', {
+      signal: controller.signal,
+      dispatch: (call) => {
+        signals.push(call.signal)
+        setTimeout(() => controller.abort(), 10)
+        return new Promise(() => {})
+      },
+    })
+    const { result } = await pending
+    expect(result.status).toBe('cancelled')
+    expect(result.error?.name).toBe('CancelledError')
+    expect(signals[0]!.aborted).toBe(true)
+    await expectHealthy(pool)
+  })
+
+  it('returns cancelled at once for an already aborted signal, without calling dispatch', async () => {
+    const { result, calls } = await run('await tools.noop({})', { signal: AbortSignal.abort() })
+    expect(result.status).toBe('cancelled')
+    expect(calls).toHaveLength(0)
+  })
+
+  it('aborts fire-and-forget calls still pending when the script returns and discards their results', async () => {
+    const signals: AbortSignal[] = []
+    let resolveLate!: (outcome: { ok: true; valueJson: string }) => void
+    const { result } = await run('tools.hang({ forgotten: true }); return "returned"', {
+      dispatch: (call) => {
+        signals.push(call.signal)
+        return new Promise((resolve) => (resolveLate = resolve))
+      },
+    })
+    expect(result).toMatchObject({ status: 'ok', value: 'returned', toolCalls: 1 })
+    expect(signals[0]!.aborted).toBe(true)
+    resolveLate({ ok: true, valueJson: '"late"' }) // must be a no-op on a disposed isolate
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    await expectHealthy(pool)
+  })
+})
