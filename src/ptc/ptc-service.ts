@@ -142,6 +142,8 @@ function typegenTool(tool: Tool): TypegenTool {
     description: tool.description,
     parameters: tool.parameters,
     output: tool.output.schema,
+    ...(tool.jsonSchemas?.parameters && { parametersJsonSchema: tool.jsonSchemas.parameters }),
+    ...(tool.jsonSchemas?.output && { outputJsonSchema: tool.jsonSchemas.output }),
     ...(tool.deferLoading === true && { deferLoading: true }),
   }
 }

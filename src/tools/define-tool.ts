@@ -22,6 +22,8 @@ const toolBrand = Symbol.for('ptc-runner.tool')
  */
 export interface Tool<Args = any, Value = any> extends Omit<ToolDefinition<Args, Value>, 'parameters' | 'presentCall' | 'presentResult'> {
   readonly parameters: z.ZodType<Args>
+  /** Schemas that already are JSON Schema (tools imported from MCP servers), see {@link ToolJsonSchemas}. */
+  readonly jsonSchemas?: ToolJsonSchemas
   /** The "calling" card, or `undefined` (generic fallback) when there is none or args are malformed. */
   presentCall(args: unknown): Card | undefined
   /** The "done" card, or `undefined` (generic fallback) when there is none or the input is malformed. */
@@ -29,9 +31,20 @@ export interface Tool<Args = any, Value = any> extends Omit<ToolDefinition<Args,
   readonly [toolBrand]: true
 }
 
+/**
+ * JSON Schemas a tool already has (an MCP server's `inputSchema`/`outputSchema`). When present they
+ * are what the model (S2.1 `schemas()`) and the generated declarations (S9.1) see, instead of a
+ * conversion of the zod schemas, which then only validate (e.g. `z.any().superRefine(ajv check)`).
+ */
+export interface ToolJsonSchemas {
+  parameters?: Record<string, unknown>
+  output?: Record<string, unknown>
+}
+
 /** What `defineTool` accepts: a `ToolDefinition` whose types are inferred from its own fields. */
 export type ToolSpec<P, S extends z.ZodType> = Omit<ToolDefinition<ArgsOf<P>, z.output<S>>, 'parameters' | 'output'> & {
   parameters: P
+  jsonSchemas?: ToolJsonSchemas
   output: Omit<ToolOutput<ArgsOf<P>, z.output<S>>, 'schema'> & { schema: S }
 }
 
@@ -62,6 +75,7 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
   if (!spec.output || !isZod(spec.output.schema)) fail('output.schema must be a zod schema of the canonical value.')
   if (typeof spec.output.render !== 'function') fail('output.render must be a function (args, value) => content blocks.')
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) fail('timeoutMs must be a positive number of milliseconds.')
+  if (spec.jsonSchemas !== undefined && !isSchemaObjects(spec.jsonSchemas)) fail('jsonSchemas must be {parameters?, output?} with JSON Schema objects.')
   const parameters = isZod(spec.parameters)
     ? (spec.parameters as z.ZodType)
     : typeof spec.parameters === 'object' && spec.parameters !== null
@@ -84,6 +98,12 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
 /** True when `value` is a tool made by {@link defineTool}. */
 export function isTool(value: unknown): value is Tool {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[toolBrand] === true
+}
+
+function isSchemaObjects(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const { parameters, output } = value as ToolJsonSchemas
+  return [parameters, output].every((schema) => schema === undefined || (typeof schema === 'object' && schema !== null && !Array.isArray(schema)))
 }
 
 function isZod(value: unknown): value is z.ZodType {

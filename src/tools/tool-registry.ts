@@ -89,7 +89,7 @@ export class ToolRegistry extends Service {
         schema = {
           name: tool.name,
           description: tool.description,
-          parameters: z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+          parameters: tool.jsonSchemas?.parameters ?? (z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>),
           ...(tool.deferLoading === true && { deferLoading: true }),
         }
         this._schemas.set(tool, schema)
