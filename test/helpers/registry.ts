@@ -14,8 +14,8 @@ export async function createRoot(): Promise<Context> {
 }
 
 /** Install an inline plugin that needs `ctx.tools`; resolves to its fiber once applied. */
-export async function usePlugin(root: Context, apply: (ctx: Context) => void, name = 'test-plugin') {
-  const fiber = root.plugin({ name, inject: ['tools'], apply: (ctx: Context) => void apply(ctx) })
+export async function usePlugin(root: Context, apply: (ctx: Context) => void, name = 'test-plugin', inject: string[] = ['tools']) {
+  const fiber = root.plugin({ name, inject, apply: (ctx: Context) => void apply(ctx) })
   await fiber
   return fiber
 }
