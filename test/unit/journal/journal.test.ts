@@ -1,0 +1,129 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import * as Journal from '../../../src/journal/journal.ts'
+import type { ToolResult } from '../../../src/tools/types.ts'
+import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ptc-journal-'))
+})
+afterEach(() => {
+  vi.restoreAllMocks()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+
+async function setup(config: Journal.Config) {
+  const root = await createRoot()
+  await root.plugin(Journal, config)
+  const live: ToolResult[] = []
+  await usePlugin(root, (ctx) => {
+    ctx.tools.register(echoTool())
+    ctx.on('tools/result', (result) => void live.push(result))
+  })
+  return { root, live }
+}
+
+describe('journal', () => {
+  it('writes tool/call and tool/result lines in order as JSONL', async () => {
+    const file = join(dir, 'nested', 'session.jsonl')
+    const { root } = await setup({ file })
+    await root.tools.execute({ callId: 'a', name: 'echo', arguments: { text: 'one' } }, { agent: 's1' })
+    await root.tools.execute({ callId: 'b', name: 'nope', arguments: {} }, { agent: 's1' })
+    const records = lines(file)
+    expect(records.map((record) => [record.seq, record.type, record.callId])).toEqual([
+      [1, 'tool/call', 'a'],
+      [2, 'tool/result', 'a'],
+      [3, 'tool/call', 'b'],
+      [4, 'tool/result', 'b'],
+    ])
+    expect(records[0]).toEqual({ type: 'tool/call', seq: 1, callId: 'a', name: 'echo', arguments: { text: 'one' }, agent: 's1', fromCode: false })
+    expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true)
+  })
+
+  it('S6.4 the result line deep-equals the live frozen result observers saw', async () => {
+    const file = join(dir, 'j.jsonl')
+    const { root, live } = await setup({ file })
+    const returned = await root.tools.execute({ name: 'echo', arguments: { text: 'same' } }, { agent: 's1' })
+    const denied = await root.tools.execute({ name: 'echo', arguments: { text: 5 } }, { agent: 's1' })
+    expect(live).toEqual([returned, denied])
+    expect(live[0]).toBe(returned)
+    const written = lines(file).filter((record) => record.type === 'tool/result')
+    expect(written).toHaveLength(2)
+    for (const [index, record] of written.entries()) {
+      const { type: _type, seq: _seq, ...result } = record
+      expect(result).toEqual(live[index])
+      expect(JSON.stringify(result)).toBe(JSON.stringify(live[index]))
+    }
+  })
+
+  it('a write failure is reported via journal/error and stderr, never thrown, and the call result is unaffected', async () => {
+    const file = join(dir, 'is-a-directory')
+    mkdirSync(file)
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const failures: { file: string; record: string; error: unknown }[] = []
+    const { root } = await setup({ file })
+    await usePlugin(root, (ctx) => ctx.on('journal/error', (failure) => void failures.push(failure)), 'watcher', [])
+    const result = await root.tools.execute({ callId: 'w', name: 'echo', arguments: { text: 'still works' } })
+    expect(result).toMatchObject({ isError: false, value: { text: 'still works' } })
+    expect(failures.map((failure) => JSON.parse(failure.record).type)).toEqual(['tool/call', 'tool/result'])
+    expect(failures[0]!.file).toBe(file)
+    expect((failures[0]!.error as NodeJS.ErrnoException).code).toBe('EISDIR')
+    expect(stderr.mock.calls.some((call) => String(call[0]).includes(`journal: could not write to ${file}`))).toBe(true)
+  })
+
+  it('a throwing journal/error listener does not disturb the call either', async () => {
+    const file = join(dir, 'dir')
+    mkdirSync(file)
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const { root } = await setup({ file })
+    await usePlugin(root, (ctx) => ctx.on('journal/error', () => { throw new Error('reporter crashed') }), 'watcher', [])
+    expect((await root.tools.execute({ name: 'echo', arguments: { text: 'x' } })).isError).toBe(false)
+  })
+
+  it('the agent filter keeps one session per journal', async () => {
+    const file = join(dir, 'mine.jsonl')
+    const { root } = await setup({ file, agent: 'mine' })
+    await root.tools.execute({ callId: 'm', name: 'echo', arguments: { text: 'a' } }, { agent: 'mine' })
+    await root.tools.execute({ callId: 'o', name: 'echo', arguments: { text: 'b' } }, { agent: 'other' })
+    await root.tools.execute({ callId: 'n', name: 'echo', arguments: { text: 'c' } })
+    expect(lines(file).map((record) => record.callId)).toEqual(['m', 'm'])
+  })
+
+  it('the default path is under <workspace>/.ptc/journal and is created on first write', async () => {
+    const path = Journal.journalPath({ workspace: dir })
+    expect(path.startsWith(join(dir, '.ptc', 'journal'))).toBe(true)
+    expect(path).toMatch(/\.jsonl$/)
+    expect(Journal.journalPath({ file: 'rel.jsonl' })).toBe(join(process.cwd(), 'rel.jsonl'))
+  })
+
+  it('hostile content (a __proto__ key, unicode line separators) stays one line per record', async () => {
+    const file = join(dir, 'hostile.jsonl')
+    const { root } = await setup({ file })
+    await root.tools.execute({ name: 'echo', arguments: JSON.parse('{"text": "a\\u2028b\\nc", "__proto__": {"x": 1}}') })
+    const records = lines(file)
+    expect(records).toHaveLength(2)
+    expect(Object.getOwnPropertyDescriptor(records[0]!.arguments, '__proto__')?.value).toEqual({ x: 1 })
+    expect(({} as { x?: unknown }).x).toBeUndefined()
+  })
+
+  it('disposing the journal plugin stops writing', async () => {
+    const file = join(dir, 'stop.jsonl')
+    const root = await createRoot()
+    const fiber = root.plugin(Journal, { file })
+    await fiber
+    await usePlugin(root, (ctx) => ctx.tools.register(echoTool()))
+    await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })
+    await fiber.dispose()
+    await root.tools.execute({ name: 'echo', arguments: { text: 'b' } })
+    expect(lines(file)).toHaveLength(2)
+  })
+})
