@@ -50,37 +50,56 @@ export const installRuntime: InstallRuntime = function installRuntime(
   let callsStarted = 0
   let finished = false
 
+  /**
+   * Rejects one microtask later rather than inside the executor. A script that fires many calls
+   * at once (`Promise.all(Array.from(…, () => tools.x()))`) attaches its handlers synchronously
+   * after creating them all; rejecting eagerly would first register every promise as an
+   * unhandled rejection, and isolated-vm's bookkeeping of those is linear per handled promise,
+   * i.e. quadratic for a burst (100,000 calls took > 10 s of CPU). `await` uses no lookups a
+   * script can poison.
+   */
+  async function rejectSoon(reject: (reason: unknown) => void, error: ToolCallError): Promise<void> {
+    await undefined
+    reject(error)
+  }
+
   function callTool(toolName: string, args: unknown): Promise<unknown> {
     return new OriginalPromise<unknown>(function (resolve, reject) {
-      if (finished) {
-        reject(new ToolCallError(toolName, 'the script has already finished; this call was not made'))
-        return
-      }
-      if (callsStarted >= maxToolCalls) {
-        reject(new ToolCallError(toolName, `tool call limit reached: a run may make at most ${maxToolCalls} tool calls (maxToolCalls); this call was not made. Batch the work into fewer calls.`))
-        return
-      }
-      let argsJson: string
-      try {
-        argsJson = toJsonLossless(args === undefined ? {} : args) as string
-      } catch (error) {
-        reject(new ToolCallError(toolName, `the arguments cannot be sent as JSON: ${describeThrown(error).message}`))
-        return
-      }
-      if (argsJson.length > maxCrossing) {
-        reject(new ToolCallError(toolName, `the arguments are too large: at least ${argsJson.length} bytes of JSON, the limit is ${maxCrossing} bytes (maxCrossingBytes); this call was not made`))
+      const refusal = refuseCall(toolName, args)
+      if (typeof refusal !== 'string') {
+        void rejectSoon(reject, refusal)
         return
       }
       callsStarted++
       const callId = nextCallId++
       pending[callId] = { toolName, resolve, reject }
       try {
-        hostCall(callId, toolName, argsJson)
+        hostCall(callId, toolName, refusal)
       } catch {
         delete pending[callId]
-        reject(new ToolCallError(toolName, 'the host did not accept the call'))
+        void rejectSoon(reject, new ToolCallError(toolName, 'the host did not accept the call'))
       }
     })
+  }
+
+  /** The arguments' JSON when the call may be made, otherwise the error to reject it with. */
+  function refuseCall(toolName: string, args: unknown): string | ToolCallError {
+    if (finished) {
+      return new ToolCallError(toolName, 'the script has already finished; this call was not made')
+    }
+    if (callsStarted >= maxToolCalls) {
+      return new ToolCallError(toolName, `tool call limit reached: a run may make at most ${maxToolCalls} tool calls (maxToolCalls); this call was not made. Batch the work into fewer calls.`)
+    }
+    let argsJson: string
+    try {
+      argsJson = toJsonLossless(args === undefined ? {} : args) as string
+    } catch (error) {
+      return new ToolCallError(toolName, `the arguments cannot be sent as JSON: ${describeThrown(error).message}`)
+    }
+    if (argsJson.length > maxCrossing) {
+      return new ToolCallError(toolName, `the arguments are too large: at least ${argsJson.length} bytes of JSON, the limit is ${maxCrossing} bytes (maxCrossingBytes); this call was not made`)
+    }
+    return argsJson
   }
 
   const tools = ObjectCreate(null) as Record<string, (args?: unknown) => Promise<unknown>>
