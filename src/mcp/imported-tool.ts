@@ -1,0 +1,74 @@
+/**
+ * One MCP server tool as a registry tool (SPEC S1, S2, S9.1). Its `inputSchema` is the
+ * parameters (checked by ajv, shown to the model and to typegen as is); its `outputSchema`, when
+ * the server declares one, is the canonical output schema and feeds `ToolOutputMap`.
+ *
+ * The canonical value of a call is the result's `structuredContent`; when the server sends none,
+ * it is the text content blocks joined with newlines (a string). A result with `isError` becomes a
+ * failed call (a `ToolCallError` in code, S9.3) whose message is the server's text. The
+ * model-facing content is the server's own content blocks (through `projectContent`, S2), with a
+ * JSON rendering of the value as the pure fallback.
+ */
+import { z } from 'zod'
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+import { defineTool, type Tool } from '../tools/define-tool.ts'
+import type { ContentBlock, JsonValue } from '../tools/types.ts'
+import { jsonSchemaCheck } from './json-schema-check.ts'
+import type { McpConnection } from './mcp-connection.ts'
+import { mcpToolName } from './mcp-tool-name.ts'
+
+/** Options of {@link importedTool}. */
+export interface ImportedToolOptions {
+  /** Told when a schema cannot be compiled (it then degrades, see `jsonSchemaCheck`). */
+  warn?: (message: string) => void
+}
+
+/** Make the registry tool for `mcpTool` of `connection`; register it with `ctx.tools.register`. */
+export function importedTool(connection: McpConnection, mcpTool: McpTool, options: ImportedToolOptions = {}): Tool {
+  const name = mcpToolName(connection.server, mcpTool.name)
+  const inputSchema = mcpTool.inputSchema as Record<string, unknown>
+  const outputSchema = mcpTool.outputSchema as Record<string, unknown> | undefined
+  const label = `${connection.server}/${mcpTool.name}`
+  // The server's own content for a call, kept from execute to projectContent (keyed by exec.token).
+  const contentOf = new Map<symbol, ContentBlock[]>()
+  return defineTool({
+    name,
+    description: mcpTool.description?.trim() || `Tool "${mcpTool.name}" of the MCP server "${connection.server}".`,
+    parameters: jsonSchemaCheck(inputSchema, { label: `${label} input`, ...(options.warn && { onUncompilable: options.warn }) }),
+    jsonSchemas: { parameters: inputSchema, output: outputSchema ?? {} },
+    output: {
+      schema: outputSchema ? jsonSchemaCheck(outputSchema, { label: `${label} output`, ...(options.warn && { onUncompilable: options.warn }) }) : z.json(),
+      render: (_args, value) => [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
+    },
+    timeoutMs: connection.timeoutMs,
+    ...(connection.config.parallel === true && { isConcurrencySafe: () => true }),
+    execute: async (args, exec) => {
+      const result = await connection.callTool(mcpTool.name, args, exec.signal)
+      const text = textOf(result)
+      if (result.isError) throw new Error(text || `the MCP server "${connection.server}" reported an error without a message`)
+      contentOf.set(exec.token, contentBlocks(result))
+      return (result.structuredContent ?? text) as JsonValue
+    },
+    projectContent: ({ content, execution }) => {
+      const own = contentOf.get(execution.token)
+      contentOf.delete(execution.token)
+      return own && own.length > 0 ? own : [...content]
+    },
+  })
+}
+
+function textOf(result: CallToolResult): string {
+  return (result.content ?? [])
+    .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n')
+}
+
+/** MCP content → model content: text and images as they are, anything else as its JSON. */
+function contentBlocks(result: CallToolResult): ContentBlock[] {
+  return (result.content ?? []).map((block): ContentBlock => {
+    if (block.type === 'text') return { type: 'text', text: block.text }
+    if (block.type === 'image') return { type: 'image', data: block.data, mimeType: block.mimeType }
+    return { type: 'text', text: JSON.stringify(block) }
+  })
+}
