@@ -42,6 +42,8 @@ interface JobRecord {
   settled: Promise<void>
   /** Removes the job's effect from the fiber of the plugin that started it. */
   release: (() => unknown) | undefined
+  /** Woken on every write and when the job ends (see `waitForOutput`). */
+  readonly waiters: Set<() => void>
 }
 
 /** Mutable state lives in one object: service methods run with a cordis-provided `this`. */
@@ -126,6 +128,7 @@ export class Jobs extends Service {
       error: undefined,
       settled: Promise.resolve(),
       release: undefined,
+      waiters: new Set(),
     }
     try {
       // S10.5: the job belongs to the fiber of the plugin that started it.
@@ -138,6 +141,7 @@ export class Jobs extends Service {
     const write = (chunk: string, _stream?: JobStream) => {
       if (job.status !== 'running' || typeof chunk !== 'string') return
       job.ring.write(chunk)
+      wake(job)
     }
     let produced: Promise<JobOutcome | void>
     try {
@@ -160,6 +164,7 @@ export class Jobs extends Service {
         }
       },
     ).finally(() => {
+      wake(job)
       const release = job.release
       job.release = undefined
       // The fiber no longer needs to kill this job; the release runs `_stop`, a no-op by now.
@@ -211,11 +216,38 @@ export class Jobs extends Service {
     await Promise.all(mine.map((job) => this._stop(job)))
   }
 
+  /**
+   * Wait until `jobId` has output past `sinceOffset` or is no longer running, at most `waitMs`
+   * ms, or until `signal` aborts (the waiting is the caller's, S10.4; the job is untouched, S10.3).
+   * Resolves (never rejects on timeout or abort) so the caller can read what there is.
+   * @throws JobNotFoundError when there is no such job for `owner`.
+   */
+  waitForOutput(jobId: string, owner: string | undefined, sinceOffset: number, waitMs: number, signal?: AbortSignal): Promise<void> {
+    const job = this._find(jobId, owner)
+    const ready = () => job.status !== 'running' || job.ring.totalBytes > sinceOffset
+    if (ready() || !(waitMs > 0) || signal?.aborted) return Promise.resolve()
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        job.waiters.delete(check)
+        signal?.removeEventListener('abort', done)
+        resolve()
+      }
+      const check = () => {
+        if (ready()) done()
+      }
+      const timer = setTimeout(done, waitMs)
+      job.waiters.add(check)
+      signal?.addEventListener('abort', done, { once: true })
+    })
+  }
+
   /** Abort a running job, mark it killed, and wait (bounded) for its producer. Never rejects. */
   _stop(job: JobRecord): Promise<void> {
     if (job.status !== 'running') return job.settled
     job.status = 'killed'
     job.controller.abort(new Error(`job ${job.jobId} was killed`))
+    wake(job)
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, this._config.killWaitMs)
@@ -235,6 +267,10 @@ export class Jobs extends Service {
     const ended = [...this._state.jobs.values()].filter((job) => job.status !== 'running')
     for (const job of ended.slice(0, Math.max(0, ended.length - this._config.retainEnded))) this._state.jobs.delete(job.jobId)
   }
+}
+
+function wake(job: JobRecord): void {
+  for (const waiter of [...job.waiters]) waiter()
 }
 
 function info(job: JobRecord): JobInfo {
