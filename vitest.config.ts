@@ -7,5 +7,7 @@ export default defineConfig({
   test: {
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],
+    // Type tests (`test/types/*.test-d.ts`, expectTypeOf) are checked by tsc through vitest.
+    typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
   },
 })

@@ -233,7 +233,8 @@ describe('pre-execute decisions (S5.1)', () => {
   })
 
   it('S5.1 a responder that throws or answers garbage denies', async () => {
-    for (const responder of [() => { throw new Error('ui crashed') }, () => 'yes', () => ({ kind: 'allowed-once' }), async () => 'ALLOWED-ONCE']) {
+    const responders: unknown[] = [() => { throw new Error('ui crashed') }, () => 'yes', () => ({ kind: 'allowed-once' }), async () => 'ALLOWED-ONCE']
+    for (const responder of responders) {
       const { call, ran } = await setup(
         (ctx) => {
           ctx.on('tools/pre-execute', () => ({ kind: 'ask' }))
@@ -310,7 +311,7 @@ describe('ask without a channel or an agent (S5.3, S8.2)', () => {
         ctx.on('tools/pre-execute', () => ({ kind: 'ask' }))
         ctx.on('approval/request', async () => {
           controller.abort()
-          return 'allowed-once'
+          return 'allowed-once' as const
         })
       },
       { approval: true },
