@@ -1,0 +1,122 @@
+/**
+ * `bash` (SPEC S1.3, S6.5, S8, S9.6, S11.1): runs a shell command in the workspace through
+ * `ctx.sandbox` (bubblewrap per the sandbox policy) and `runProcess` (own process group, killed
+ * whole on abort or deadline). A non-zero exit is a value, not an error (S6.5).
+ */
+import type { Context } from 'cordis'
+import { z } from 'zod'
+import type { TerminalCard } from '../present/cards.ts'
+import { defineTool, type Tool } from '../tools/define-tool.ts'
+import type { ToolExecution } from '../tools/types.ts'
+import { runProcess } from './process-runner.ts'
+import { resolveForCall } from './workspace-files.ts'
+
+/** Default deadline of a command, in ms (2 minutes). */
+export const DEFAULT_BASH_TIMEOUT_MS = 120_000
+/** Largest deadline a call may ask for, in ms (10 minutes). */
+export const MAX_BASH_TIMEOUT_MS = 600_000
+/** Bytes of each output stream kept (512 KiB). */
+export const MAX_BASH_OUTPUT_BYTES = 512 * 1024
+/** Characters of each stream shown to the model; the value keeps what was captured. */
+export const MAX_RENDERED_CHARS = 30_000
+/** Grace between SIGTERM and SIGKILL at the deadline, in ms. */
+export const BASH_KILL_GRACE_MS = 2000
+
+/** Arguments. */
+export const bashParameters = z.strictObject({
+  command: z.string().min(1).describe('The bash command line to run.'),
+  cwd: z.string().optional().describe('Working directory, relative to the workspace root (default: the root).'),
+  timeoutMs: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).optional().describe(`Deadline in ms (default ${DEFAULT_BASH_TIMEOUT_MS}); the whole process group is killed at it.`),
+  network: z.boolean().optional().describe('Ask for network access for this command (may need the user\'s approval; off by default).'),
+})
+
+/**
+ * Canonical value (S9.6, S6.5): `exitCode` (`null` when killed by a signal), `signal` (e.g.
+ * `'SIGKILL'`, or `null`), `stdout`/`stderr` (UTF-8, the first 512 KiB of each), `truncated` when a
+ * stream was cut, `timedOut` when the deadline killed it.
+ */
+export const bashValue = z.object({
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+  truncated: z.boolean(),
+  timedOut: z.boolean(),
+})
+
+/** The canonical value of `bash`. */
+export type BashValue = z.output<typeof bashValue>
+
+/** Build the tool. */
+export function bashTool(ctx: Context): Tool {
+  return defineTool({
+    name: 'bash',
+    description:
+      'Run a bash command in the workspace, sandboxed: by default it can write only inside the workspace and has no network. ' +
+      'Returns exit code, signal, stdout and stderr; a non-zero exit is a normal result. Commands are killed at their deadline.',
+    parameters: bashParameters,
+    output: {
+      schema: bashValue,
+      render: (_args, value) => [{ type: 'text', text: renderBash(value) }],
+    },
+    execute: (args, exec) => runBash(ctx, exec, args),
+    presentCall: (args): TerminalCard => ({ card: 'terminal', phase: 'pending', command: args.command, ...(args.cwd && { cwd: args.cwd }) }),
+    presentResult: (args, result): TerminalCard | undefined => {
+      const value = bashValue.safeParse(result.value)
+      if (result.isError || !value.success) return undefined
+      const { stdout, stderr, exitCode, signal } = value.data
+      return {
+        card: 'terminal',
+        phase: 'completed',
+        command: args.command,
+        ...(args.cwd && { cwd: args.cwd }),
+        output: stdout + (stdout && stderr && !stdout.endsWith('\n') ? '\n' : '') + stderr,
+        exitCode,
+        signal,
+      }
+    },
+  })
+}
+
+async function runBash(ctx: Context, exec: Readonly<ToolExecution>, args: z.output<typeof bashParameters>): Promise<BashValue> {
+  const cwd = resolveForCall(ctx, exec, args.cwd ?? '.', 'read')
+  const escalation = ctx.bail('permission/escalation', exec)
+  const command = await ctx.sandbox.wrap({ argv: ['bash', '-c', args.command], cwd, ...(escalation && { policy: escalation }) })
+  const result = await runProcess({
+    argv: command.argv,
+    cwd: command.cwd,
+    env: command.env,
+    signal: exec.signal,
+    timeoutMs: args.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS,
+    maxOutputBytes: MAX_BASH_OUTPUT_BYTES,
+    killGraceMs: BASH_KILL_GRACE_MS,
+  })
+  // Stopped from outside (the caller or a timeout wrapper): the group is dead; report the stop.
+  if (result.aborted) throw exec.signal.reason ?? new Error('bash was cancelled')
+  return {
+    exitCode: result.exitCode,
+    signal: result.signal,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    truncated: result.truncated,
+    timedOut: result.timedOut,
+  }
+}
+
+function cap(text: string): string {
+  return text.length <= MAX_RENDERED_CHARS ? text : `${text.slice(0, MAX_RENDERED_CHARS)}\n… (${text.length - MAX_RENDERED_CHARS} more characters not shown)`
+}
+
+function renderBash(value: BashValue): string {
+  const status = value.timedOut
+    ? `Timed out and was killed (${value.signal ?? 'exit ' + value.exitCode}).`
+    : value.exitCode === null
+      ? `Killed by ${value.signal}.`
+      : `Exit code ${value.exitCode}.`
+  const parts = [status]
+  if (value.stdout) parts.push(`stdout:\n${cap(value.stdout)}`)
+  if (value.stderr) parts.push(`stderr:\n${cap(value.stderr)}`)
+  if (!value.stdout && !value.stderr) parts.push('(no output)')
+  if (value.truncated) parts.push(`(output was cut at ${MAX_BASH_OUTPUT_BYTES} bytes per stream)`)
+  return parts.join('\n')
+}

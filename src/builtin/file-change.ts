@@ -1,0 +1,96 @@
+/**
+ * What write_file and edit_file share (SPEC S8, S9.6, S11.1): the canonical "what changed" value,
+ * the gated write itself (resolve → snapshot → `fs/write-gate` → write → `fs/written`), and the
+ * diff card built from the value's hunks by the `diff` package (pure, S11.3).
+ */
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import type { Context } from 'cordis'
+import { formatPatch } from 'diff'
+import { z } from 'zod'
+import type { DiffCard } from '../present/cards.ts'
+import type { ToolExecution, ToolResult } from '../tools/types.ts'
+import { describeChange, type FileSnapshot, hunkSchema, type Hunk, passWriteGate, readSnapshot, resolveForCall, sha256 } from './workspace-files.ts'
+
+/** Largest file the writers read back or write, in bytes (10 MiB). */
+export const MAX_WRITE_BYTES = 10 * 1024 * 1024
+
+/**
+ * Canonical value of a file change (S9.6): `path` the absolute, symlink-free path written;
+ * `created` when the file did not exist; `bytesWritten` the new size; `linesAdded`/`linesRemoved`
+ * counted over `hunks`, the structured change (see `hunkSchema`); `sha256` of the new content.
+ */
+export const fileChangeValue = z.object({
+  path: z.string(),
+  created: z.boolean(),
+  bytesWritten: z.number().int(),
+  linesAdded: z.number().int(),
+  linesRemoved: z.number().int(),
+  hunks: z.array(hunkSchema),
+  sha256: z.string(),
+})
+
+/** The canonical value of a file change. */
+export type FileChangeValue = z.output<typeof fileChangeValue>
+
+/** Resolve `input` for writing and snapshot what is there now (`undefined` if nothing). */
+export async function prepareWrite(ctx: Context, exec: Readonly<ToolExecution>, input: string): Promise<{ file: string; before: FileSnapshot | undefined }> {
+  const file = resolveForCall(ctx, exec, input, 'write')
+  return { file, before: await readSnapshot(file, MAX_WRITE_BYTES, exec.signal) }
+}
+
+/**
+ * Pass the `fs/write-gate`, write `content` to `file` (creating parent directories), emit
+ * `fs/written`, and describe the change. `before` is the snapshot `prepareWrite` took.
+ * @throws WorkspaceToolError (`write-gate-denied`) when a gate listener refuses.
+ */
+export async function commitWrite(
+  ctx: Context,
+  exec: Readonly<ToolExecution>,
+  tool: string,
+  file: string,
+  before: FileSnapshot | undefined,
+  content: string,
+): Promise<FileChangeValue> {
+  passWriteGate(ctx, {
+    agent: exec.agent,
+    tool,
+    path: file,
+    exists: before !== undefined,
+    ...(before && { current: { hash: before.hash, mtimeMs: before.mtimeMs } }),
+  })
+  if (exec.signal.aborted) throw exec.signal.reason
+  await fs.mkdir(path.dirname(file), { recursive: true })
+  await fs.writeFile(file, content, { signal: exec.signal })
+  const stat = await fs.stat(file)
+  const bytes = Buffer.byteLength(content)
+  const hash = sha256(content)
+  ctx.emit('fs/written', { agent: exec.agent, tool, path: file, hash, mtimeMs: stat.mtimeMs, size: bytes, created: before === undefined })
+  return { path: file, created: before === undefined, bytesWritten: bytes, sha256: hash, ...describeChange(before?.text ?? '', content) }
+}
+
+/** A unified diff of `hunks` for `file` (pure): `--- file` / `+++ file` headers, then the hunks. */
+export function unifiedDiff(file: string, hunks: readonly Hunk[], created = false): string {
+  const text = formatPatch({
+    oldFileName: created ? '/dev/null' : file,
+    newFileName: file,
+    oldHeader: undefined,
+    newHeader: undefined,
+    hunks: hunks.map((hunk) => ({ ...hunk, lines: [...hunk.lines] })),
+  })
+  // formatPatch starts with an `Index:` line and a `===` rule (svn style); a unified diff does not.
+  return text.replace(/^Index: [^\n]*\n=+\n/, '')
+}
+
+/** The completed diff card of a file change, or `undefined` for errors and malformed values (S11.5). */
+export function presentChange(result: ToolResult): DiffCard | undefined {
+  const value = fileChangeValue.safeParse(result.value)
+  if (result.isError || !value.success) return undefined
+  return { card: 'diff', phase: 'completed', path: value.data.path, diff: unifiedDiff(value.data.path, value.data.hunks, value.data.created), created: value.data.created }
+}
+
+/** Model-facing summary of a change: no diff (S11.4), just what happened. */
+export function renderChange(value: FileChangeValue, extra = ''): string {
+  const verb = value.created ? 'Created' : 'Updated'
+  return `${verb} ${value.path} (${value.bytesWritten} bytes, +${value.linesAdded} -${value.linesRemoved} lines${extra}).`
+}

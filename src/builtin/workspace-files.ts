@@ -1,0 +1,134 @@
+/**
+ * Shared plumbing of the workspace tools (SPEC S8): path resolution at the moment of use through
+ * `ctx.sandboxPolicy` (plus any per-call escalation an approval granted), file snapshots with a
+ * content hash, the `fs/write-gate` call, and structured diff hunks. No policy decisions live
+ * here (S3.1): every refusal comes from the sandbox policy or a gate listener.
+ */
+import { createHash } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import type { Context } from 'cordis'
+import { structuredPatch } from 'diff'
+import { z } from 'zod'
+import { PtcError } from '../errors/ptc-error.ts'
+import { resolvePathAgainst } from '../policy/sandbox-policy.ts'
+import type { PathIntent } from '../policy/sandbox-types.ts'
+import type { ToolExecution } from '../tools/types.ts'
+import type { FsWriteGate } from './workspace-events.ts'
+
+/** Stable codes of workspace tool refusals. */
+export type WorkspaceToolErrorCode = 'path-denied' | 'write-gate-denied' | 'invalid-request'
+
+/**
+ * A workspace tool refused a request (S8): a path the sandbox policy denies, a write the
+ * `fs/write-gate` denied, or a request that cannot be carried out (no match for an edit...). The
+ * message is model-facing and says what to do instead; the pipeline makes it an `isError` result.
+ */
+export class WorkspaceToolError extends PtcError {
+  declare readonly code: WorkspaceToolErrorCode
+
+  constructor(code: WorkspaceToolErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(code, message, { details })
+  }
+}
+
+/**
+ * Resolve `input` for one call at the moment of use (S8): `ctx.sandboxPolicy.resolveWorkspacePath`
+ * semantics (symlinks resolved, `..` and absolute escapes, device files and read-only writes
+ * refused), against the deployment policy widened by the `permission/escalation` answer for this
+ * call, if any. Returns the absolute, symlink-free path.
+ * @throws WorkspaceToolError (`path-denied`) with the policy's reason.
+ */
+export function resolveForCall(ctx: Context, execution: Readonly<ToolExecution>, input: string, intent: PathIntent): string {
+  const escalation = ctx.bail('permission/escalation', execution)
+  const resolution = escalation
+    ? resolvePathAgainst({ ...ctx.sandboxPolicy.options(), ...escalation }, input, intent)
+    : ctx.sandboxPolicy.resolveWorkspacePath(input, intent)
+  if (!resolution.ok) throw new WorkspaceToolError('path-denied', `Denied: ${resolution.reason}.`, { path: input, intent })
+  return resolution.path
+}
+
+/** A file as read from disk: bytes, decoded text, lowercase hex SHA-256, mtime (ms), size (bytes). */
+export interface FileSnapshot {
+  readonly bytes: Buffer
+  readonly text: string
+  readonly hash: string
+  readonly mtimeMs: number
+  readonly size: number
+}
+
+/** Lowercase hex SHA-256 of `data`. */
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
+/**
+ * Read a regular file completely; `undefined` when it does not exist.
+ * @throws WorkspaceToolError (`invalid-request`) for a directory or a file over `maxBytes`.
+ */
+export async function readSnapshot(file: string, maxBytes: number, signal?: AbortSignal): Promise<FileSnapshot | undefined> {
+  let stat
+  try {
+    stat = await fs.stat(file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  if (stat.isDirectory()) throw new WorkspaceToolError('invalid-request', `${file} is a directory; use list_dir or glob to see what it contains.`, { path: file })
+  if (stat.size > maxBytes) {
+    throw new WorkspaceToolError('invalid-request', `${file} is ${stat.size} bytes, over the ${maxBytes}-byte limit of this tool.`, { path: file, size: stat.size })
+  }
+  const bytes = await fs.readFile(file, { signal })
+  return { bytes, text: bytes.toString('utf8'), hash: sha256(bytes), mtimeMs: stat.mtimeMs, size: bytes.length }
+}
+
+/** Heuristic: a NUL byte in the first 8 KiB means binary. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, 8192).includes(0)
+}
+
+/**
+ * Ask the `fs/write-gate` listeners (S8) whether `tool` may write `file` now.
+ * @throws WorkspaceToolError (`write-gate-denied`) with the first listener's reason.
+ */
+export function passWriteGate(ctx: Context, request: FsWriteGate): void {
+  const reason = ctx.bail('fs/write-gate', request)
+  if (typeof reason === 'string' && reason !== '') throw new WorkspaceToolError('write-gate-denied', `Denied: ${reason}`, { path: request.path })
+}
+
+/** `file` relative to `root` when inside it (POSIX separators), else `file` unchanged. */
+export function workspaceRelative(root: string, file: string): string {
+  const relative = path.relative(root, file)
+  if (relative === '') return '.'
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative.split(path.sep).join('/')
+}
+
+/**
+ * One hunk of a change, as the `diff` package's `structuredPatch` makes it: 1-based starts, line
+ * counts, and `lines` each prefixed with `' '` (context), `'-'` (removed) or `'+'` (added).
+ */
+export const hunkSchema = z.object({
+  oldStart: z.number().int(),
+  oldLines: z.number().int(),
+  newStart: z.number().int(),
+  newLines: z.number().int(),
+  lines: z.array(z.string()),
+})
+
+/** A change hunk (see {@link hunkSchema}). */
+export type Hunk = z.output<typeof hunkSchema>
+
+/** The structured change from `before` to `after`: hunks (3 lines of context) and line counts. */
+export function describeChange(before: string, after: string): { hunks: Hunk[]; linesAdded: number; linesRemoved: number } {
+  const patch = structuredPatch('a', 'b', before, after, undefined, undefined, { context: 3 })
+  const hunks = patch.hunks.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({ oldStart, oldLines, newStart, newLines, lines }))
+  let linesAdded = 0
+  let linesRemoved = 0
+  for (const hunk of hunks) {
+    for (const line of hunk.lines) {
+      if (line.startsWith('+')) linesAdded++
+      else if (line.startsWith('-')) linesRemoved++
+    }
+  }
+  return { hunks, linesAdded, linesRemoved }
+}

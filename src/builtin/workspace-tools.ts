@@ -1,0 +1,50 @@
+/**
+ * The workspace tools plugin (SPEC S8): registers read_file, write_file, edit_file, list_dir,
+ * glob, search and bash, and describes what each call will touch on `permission/access` (raw
+ * paths it writes, whether it asks for network) so the permission presets can decide (S3.1: the
+ * tools hold no policy). Install after `SandboxPolicy` and `Sandbox`.
+ */
+import type { Context } from 'cordis'
+import type { Tool } from '../tools/define-tool.ts'
+import { bashTool } from './bash.ts'
+import { editFileTool } from './edit-file.ts'
+import { globTool } from './glob.ts'
+import { listDirTool } from './list-dir.ts'
+import { readFileTool } from './read-file.ts'
+import { searchTool } from './search.ts'
+import type { AccessRequest } from './workspace-events.ts'
+import { writeFileTool } from './write-file.ts'
+
+export const name = 'workspace-tools'
+export const inject = ['tools', 'sandboxPolicy', 'sandbox']
+
+/** Names of the tools this plugin registers. */
+export const WORKSPACE_TOOL_NAMES = ['bash', 'edit_file', 'glob', 'list_dir', 'read_file', 'search', 'write_file'] as const
+
+/** What a call of one of these tools will touch, from its (validated, frozen) arguments. */
+export function describeAccess(toolName: string, args: unknown): AccessRequest | undefined {
+  const record = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>
+  switch (toolName) {
+    case 'write_file':
+    case 'edit_file':
+      return typeof record.path === 'string' ? { writes: [record.path] } : undefined
+    case 'bash':
+      return record.network === true ? { network: true } : undefined
+    default:
+      return undefined
+  }
+}
+
+export function apply(ctx: Context) {
+  const tools: Tool[] = [readFileTool(ctx), writeFileTool(ctx), editFileTool(ctx), listDirTool(ctx), globTool(ctx), searchTool(ctx), bashTool(ctx)]
+  const mine = new Set<Tool>()
+  for (const tool of tools) {
+    ctx.tools.register(tool)
+    mine.add(tool)
+  }
+  ctx.on('permission/access', (execution) => {
+    // Answer only for our own registrations, not a same-named tool of another plugin.
+    const tool = ctx.tools.get(execution.name)
+    return tool && mine.has(tool) ? describeAccess(execution.name, execution.arguments) : undefined
+  })
+}

@@ -1,0 +1,38 @@
+/**
+ * `write_file` (SPEC S8, S9.6, S11.1): creates or overwrites a workspace file. Overwriting an
+ * existing file passes the `fs/write-gate` first (read-before-edit, fs-observation-policy).
+ */
+import type { Context } from 'cordis'
+import { z } from 'zod'
+import { defineTool, type Tool } from '../tools/define-tool.ts'
+import { commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
+import { describeChange } from './workspace-files.ts'
+
+/** Arguments: `content` is the whole new file text. */
+export const writeFileParameters = z.strictObject({
+  path: z.string().describe('File path, relative to the workspace root or absolute inside it. Parent directories are created.'),
+  content: z.string().describe('The complete new content of the file.'),
+})
+
+/** Build the tool; canonical value: `FileChangeValue` (see file-change.ts). */
+export function writeFileTool(ctx: Context): Tool {
+  return defineTool({
+    name: 'write_file',
+    description:
+      'Create a file, or replace the whole content of an existing one. An existing file must have been read (read_file) first and be unchanged since. ' +
+      'For a small change to an existing file prefer edit_file.',
+    parameters: writeFileParameters,
+    output: {
+      schema: fileChangeValue,
+      render: (_args, value) => [{ type: 'text', text: renderChange(value) }],
+    },
+    async execute(args, exec) {
+      const { file, before } = await prepareWrite(ctx, exec, args.path)
+      return commitWrite(ctx, exec, 'write_file', file, before, args.content)
+    },
+    // Pending: what the content will be, as if the file were new (the old content is not known
+    // without I/O, S11.3).
+    presentCall: (args) => ({ card: 'diff', phase: 'pending', path: args.path, diff: unifiedDiff(args.path, describeChange('', args.content).hunks, true) }),
+    presentResult: (_args, result) => presentChange(result),
+  })
+}
