@@ -1,0 +1,123 @@
+/**
+ * Plain terminal text for any card (SPEC S11.1, S11.3): what `ptc run` prints for each tool call
+ * in human mode. Pure and deterministic (no clock, no environment, no colour detection): the same
+ * card always gives the same bytes, so a journal replayed through it can be compared byte for
+ * byte. Never throws: a malformed card is printed as its JSON.
+ */
+import type { Card, DiffCard, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard } from './cards.ts'
+
+/** Formatting options. */
+export interface FormatCardOptions {
+  /** Most body lines printed per card; the rest are summarized in one line. Default 40. */
+  maxLines?: number
+}
+
+/** Default `maxLines`. */
+export const DEFAULT_MAX_CARD_LINES = 40
+
+/**
+ * Format `card` as terminal text: a header line, then body lines indented by two spaces, with no
+ * trailing newline. Header marks: `…` pending (`… $` a command about to run), `✓` done, `✗` error, `$` a command, `~` a modified
+ * file, `+` a created file.
+ */
+export function formatCard(card: Card, options: FormatCardOptions = {}): string {
+  const maxLines = options.maxLines !== undefined && Number.isInteger(options.maxLines) && options.maxLines >= 0 ? options.maxLines : DEFAULT_MAX_CARD_LINES
+  try {
+    const lines = linesOf(card)
+    if (lines) return [lines.header, ...cap(lines.body, maxLines).map((line) => `  ${line}`)].join('\n')
+  } catch {}
+  return `• card ${safeJson(card)}`
+}
+
+function linesOf(card: Card): { header: string; body: string[] } | undefined {
+  switch (card?.card) {
+    case 'generic':
+      return generic(card)
+    case 'terminal':
+      return terminal(card)
+    case 'diff':
+      return diff(card)
+    case 'read':
+      return read(card)
+    case 'search':
+      return search(card)
+    case 'web':
+      return web(card)
+    default:
+      return undefined
+  }
+}
+
+function generic(card: GenericCard): { header: string; body: string[] } {
+  const mark = card.phase === 'pending' ? '…' : card.isError ? '✗' : '✓'
+  const body: string[] = []
+  if (card.locations?.length) body.push(`at ${card.locations.map((location) => (location.line ? `${location.path}:${location.line}` : location.path)).join(', ')}`)
+  if (card.body) body.push(...split(card.body))
+  return { header: `${mark} ${text(card.title)}`, body }
+}
+
+function terminal(card: TerminalCard): { header: string; body: string[] } {
+  const where = card.cwd ? ` (in ${card.cwd})` : ''
+  const background = card.background ? ' [background]' : ''
+  if (card.phase === 'pending') return { header: `… $ ${text(card.command)}${where}${background}`, body: [] }
+  const body = card.output ? split(card.output.replace(/\n$/, '')) : []
+  const status = card.signal ? `killed by ${card.signal}` : card.exitCode === null || card.exitCode === undefined ? 'no exit code' : `exit ${card.exitCode}`
+  const mark = card.exitCode === 0 && !card.signal ? '✓' : '✗'
+  return { header: `$ ${text(card.command)}${where}${background}`, body: [...body, `${mark} ${status}`] }
+}
+
+function diff(card: DiffCard): { header: string; body: string[] } {
+  const mark = card.phase === 'pending' ? '…' : card.created ? '+' : '~'
+  const what = card.phase === 'pending' ? ' (proposed)' : card.created ? ' (created)' : ''
+  const body = card.diff ? split(card.diff.replace(/\n$/, '')).filter((line) => !/^(Index: |=+$|--- |\+\+\+ )/.test(line)) : []
+  return { header: `${mark} ${text(card.path)}${what}`, body }
+}
+
+function read(card: ReadCard): { header: string; body: string[] } {
+  const end = card.startLine + card.lines.length - 1
+  const range = card.lines.length ? ` (lines ${card.startLine}-${end})` : ' (empty)'
+  const width = String(Math.max(end, 1)).length
+  return { header: `✓ read ${text(card.path)}${range}`, body: card.lines.map((line, index) => `${String(card.startLine + index).padStart(width)} │ ${text(line)}`) }
+}
+
+function search(card: SearchCard): { header: string; body: string[] } {
+  if (card.groups) {
+    const count = card.groups.reduce((sum, group) => sum + group.matches.length, 0)
+    const body: string[] = []
+    for (const group of card.groups) {
+      body.push(text(group.path))
+      for (const match of group.matches) body.push(`  ${match.line}: ${text(match.text)}`)
+    }
+    return { header: `✓ search ${text(card.query)}: ${count} match${count === 1 ? '' : 'es'} in ${card.groups.length} file${card.groups.length === 1 ? '' : 's'}`, body }
+  }
+  const paths = card.paths ?? []
+  return { header: `✓ ${text(card.query)}: ${paths.length} path${paths.length === 1 ? '' : 's'}`, body: paths.map(text) }
+}
+
+function web(card: WebCard): { header: string; body: string[] } {
+  const target = card.kind === 'fetch' ? (card.url ?? '') : JSON.stringify(card.query ?? '')
+  return { header: `✓ web ${card.kind} ${text(target)}`, body: card.title ? [text(card.title)] : [] }
+}
+
+function cap(lines: string[], max: number): string[] {
+  if (lines.length <= max) return lines
+  return [...lines.slice(0, max), `… ${lines.length - max} more line${lines.length - max === 1 ? '' : 's'}`]
+}
+
+function split(value: string): string[] {
+  return text(value).split('\n')
+}
+
+/** Strings only; control characters other than newline and tab are made visible, so output cannot drive the terminal. */
+function text(value: unknown): string {
+  if (typeof value !== 'string') throw new TypeError('not a string')
+  return value.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return '(unprintable)'
+  }
+}
