@@ -8,6 +8,10 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createHost, type HostOptions } from '../host/create-host.ts'
 import { ToolModuleError } from '../host/load-tool-modules.ts'
+import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permission-presets.ts'
+import * as ttyApproval from '../policy/tty-approval.ts'
+import { formatCard } from '../present/format-card.ts'
+import { presentCallCard, presentResultCard } from '../present/present.ts'
 import { formatDiagnostics } from '../ptc/type-checker.ts'
 import type { RunCodeValue } from '../ptc/run-code-value.ts'
 import { readScript, UsageError } from './read-script.ts'
@@ -16,14 +20,17 @@ const USAGE = `ptc: run TypeScript that calls tools, with every call through one
 
 Usage:
   ptc run FILE|- [--json] [--no-typecheck] [--timeout-ms N] [--memory-mb N]
-                 [--workspace DIR] [--tools MODULE]... [--journal FILE]
-  ptc check FILE|- [--workspace DIR] [--tools MODULE]...
-  ptc typegen [--tools MODULE]... [-o FILE] [--compact]
+                 [--workspace DIR] [--tools MODULE]... [--journal FILE] [--preset NAME]
+  ptc check FILE|- [--workspace DIR] [--tools MODULE]... [--preset NAME]
+  ptc typegen [--tools MODULE]... [-o FILE] [--compact] [--preset NAME]
 
 run      type-check FILE against the tools' generated types, run it in an isolate, print the result
          (--json prints exactly the run_code canonical value). Exit code 0 only for status ok.
 check    type-check only; prints diagnostics as line:column.
-typegen  print (or write with -o) the declarations scripts are checked against.`
+typegen  print (or write with -o) the declarations scripts are checked against.
+
+--preset  read-only | workspace-write (default) | danger-full-access: the sandbox mode and when to
+          ask. Approval prompts appear when stdin is a terminal; otherwise every ask is denied.`
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -33,6 +40,7 @@ const OPTIONS = {
   workspace: { type: 'string' },
   tools: { type: 'string', multiple: true },
   journal: { type: 'string' },
+  preset: { type: 'string' },
   output: { type: 'string', short: 'o' },
   compact: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -86,10 +94,22 @@ function positiveInt(text: string | undefined, flag: string): number | undefined
   return value
 }
 
+/** Host options from the flags; `journal` is true for `run` (which also gets the TTY approval responder). */
 function hostOptions(values: Values, journal: boolean): HostOptions {
   const memoryMb = positiveInt(values['memory-mb'], 'memory-mb')
+  const preset = values.preset
+  if (preset !== undefined && !isPermissionPresetName(preset)) {
+    throw new UsageError(`--preset takes one of ${PERMISSION_PRESET_NAMES.join(', ')}, got "${preset}".`)
+  }
   return {
     workspace: values.workspace ?? '.',
+    ...(preset !== undefined && { preset }),
+    // S8.2: a person can answer approval prompts only at a terminal; headless, asks are denied.
+    ...(journal && process.stdin.isTTY && {
+      setup: async (ctx) => {
+        await ctx.plugin(ttyApproval)
+      },
+    }),
     toolModules: values.tools ?? [],
     ...(!journal ? { journal: false } : values.journal !== undefined && { journal: values.journal }),
     ptc: { ...(memoryMb !== undefined && { limits: { memoryMb } }) },
@@ -105,10 +125,14 @@ async function run(file: string | undefined, values: Values): Promise<number> {
   process.once('SIGINT', onSignal)
   try {
     if (!values.json) {
+      // S11.1: a card per tool call, pending then completed, as plain text on stderr.
+      host.ctx.on('tool/call', (call) => {
+        if (call.name === 'run_code') return
+        process.stderr.write(`${formatCard(presentCallCard(host.ctx.tools.get(call.name), call.arguments, call.name))}\n`)
+      })
       host.ctx.on('tools/result', (result) => {
         if (result.name === 'run_code') return
-        const mark = result.isError ? '✗' : '✓'
-        process.stderr.write(`${mark} ${result.name} ${JSON.stringify(result.arguments)} (${Math.round(result.durationMs)} ms)${result.isError ? `: ${result.error?.message}` : ''}\n`)
+        process.stderr.write(`${formatCard(presentResultCard(host.ctx.tools.get(result.name), result.arguments, result))}\n`)
       })
     }
     const result = await host.ctx.tools.execute(

@@ -5,8 +5,13 @@
  */
 import { resolve } from 'node:path'
 import { Context } from 'cordis'
+import * as workspaceTools from '../builtin/workspace-tools.ts'
 import * as journal from '../journal/journal.ts'
 import { Approval } from '../policy/approval.ts'
+import * as fsObservationPolicy from '../policy/fs-observation-policy.ts'
+import { type PermissionPresetName, PermissionPresets } from '../policy/permission-presets.ts'
+import { Sandbox } from '../policy/sandbox.ts'
+import { SandboxPolicy } from '../policy/sandbox-policy.ts'
 import * as timeoutPolicy from '../policy/timeout-policy.ts'
 import { Ptc, type PtcConfig } from '../ptc/ptc-service.ts'
 import * as runCodeTool from '../ptc/run-code-tool.ts'
@@ -15,8 +20,10 @@ import { loadToolModules } from './load-tool-modules.ts'
 
 /** Options of {@link createHost}. */
 export interface HostOptions {
-  /** The workspace root the tools work in (default: the current directory). */
+  /** The workspace root the tools work in (default: the current directory); it must exist. */
   workspace?: string
+  /** The permission preset to start with (S8): sandbox mode + approval policy. Default `workspace-write`. */
+  preset?: PermissionPresetName
   /** Tool plugin modules to load after the built-in tools. */
   toolModules?: readonly string[]
   /** Journal file; `false` for none; default `<workspace>/.ptc/journal/<time>-<pid>.jsonl`. */
@@ -26,6 +33,9 @@ export interface HostOptions {
   /** Installs extra plugins (policy listeners, approval responders) before tools load. */
   setup?: (ctx: Context) => void | Promise<void>
 }
+
+/** The services `Host.ctx` can use directly (`host.ctx.tools`, `host.ctx.ptc`...). */
+export const HOST_SERVICES = ['tools', 'approval', 'sandboxPolicy', 'sandbox', 'permissionPresets', 'ptc'] as const
 
 /** A running host. `dispose()` stops every plugin and frees isolates. */
 export interface Host {
@@ -38,6 +48,7 @@ export interface Host {
 /**
  * Start a host.
  * @throws ToolModuleError when a tool module cannot be loaded (the host is disposed first).
+ * @throws SandboxError (`sandbox-policy-invalid`) when the workspace does not exist.
  */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
   const workspace = resolve(options.workspace ?? '.')
@@ -53,11 +64,22 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await ctx.plugin(timeoutPolicy)
     const journalFile = options.journal === false ? undefined : journal.journalPath({ workspace, ...(options.journal && { file: options.journal }) })
     if (journalFile) await ctx.plugin(journal, { file: journalFile })
+    // S8: one sandbox policy (the workspace root) read by both the fs tools and bash.
+    await ctx.plugin(SandboxPolicy, { workspaceRoots: [workspace] })
+    await ctx.plugin(Sandbox)
+    await ctx.plugin(PermissionPresets, { preset: options.preset ?? 'workspace-write' })
+    await ctx.plugin(fsObservationPolicy)
     await options.setup?.(ctx)
+    await ctx.plugin(workspaceTools)
     await ctx.plugin(Ptc, options.ptc ?? {})
     await ctx.plugin(runCodeTool, { spillDir: resolve(workspace, '.ptc', 'spill') })
     await loadToolModules(ctx, options.toolModules ?? [])
-    return { ctx, workspace, journalFile, dispose }
+    // cordis refuses service access from a fiber that did not inject it, and the host fiber
+    // cannot inject services it installs itself: hand out a child context that injects them.
+    let services: Context | undefined
+    await ctx.plugin({ name: 'ptc-host-services', inject: [...HOST_SERVICES], apply: (child: Context) => void (services = child) })
+    if (!services) throw new Error('ptc-runner: the host services did not start')
+    return { ctx: services, workspace, journalFile, dispose }
   } catch (error) {
     await dispose()
     throw error
