@@ -1,0 +1,75 @@
+/**
+ * What an MCP client sees of the registry (SPEC S2.1, S9.4, S10.6): the exposed tool list and the
+ * mapping of a frozen `ToolResult` to an MCP `CallToolResult`.
+ *
+ * Exposed: `run_code` (its description carries the compact generated declarations, so the model
+ * knows every callable tool's types), the job tools when registered, and with `exposeTools` every
+ * registered tool. Results: `structuredContent` is the canonical value when the tool's output
+ * schema is an object (then `outputSchema` is declared); otherwise, since MCP requires an object,
+ * it is wrapped as `{value: <canonical value>}` and no `outputSchema` is declared. `content` is the
+ * rendered model content; `isError` marks a failed call (its `structuredContent` is omitted).
+ */
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { RUN_CODE } from '../ptc/ptc-service.ts'
+import type { Tool } from '../tools/define-tool.ts'
+import type { ToolRegistry } from '../tools/tool-registry.ts'
+import type { ToolResult } from '../tools/types.ts'
+
+/** The background job tools (S10.6), exposed whenever they are registered. */
+export const JOB_TOOLS: readonly string[] = ['job_list', 'job_read', 'job_kill']
+
+/** Which tools a session exposes: `run_code`, the job tools, and all tools with `exposeTools`. */
+export function exposedTools(tools: ToolRegistry, options: { exposeTools: boolean }): Tool[] {
+  return tools.list().filter((tool) => options.exposeTools || tool.name === RUN_CODE || JOB_TOOLS.includes(tool.name))
+}
+
+/** The JSON Schema of `tool`'s canonical value when it is an object schema, else `undefined`. */
+export function objectOutputSchema(tool: Tool): Record<string, unknown> | undefined {
+  let schema: Record<string, unknown> | undefined = tool.jsonSchemas?.output
+  if (!schema) {
+    try {
+      schema = z.toJSONSchema(tool.output.schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>
+    } catch {
+      return undefined
+    }
+  }
+  return schema.type === 'object' ? schema : undefined
+}
+
+/**
+ * The MCP tool list entry for each exposed tool, from the registry's allow-listed schemas (S2.1).
+ * `declarations` (the compact typegen output) is appended to `run_code`'s description.
+ */
+export function mcpToolList(tools: ToolRegistry, exposed: readonly Tool[], declarations: string): McpTool[] {
+  const schemas = new Map(tools.schemas().map((schema) => [schema.name, schema]))
+  return exposed.flatMap((tool): McpTool[] => {
+    const schema = schemas.get(tool.name)
+    if (!schema) return []
+    const outputSchema = objectOutputSchema(tool)
+    const description =
+      tool.name === RUN_CODE
+        ? `${schema.description}\n\nThe tools a script can call, as TypeScript declarations:\n\n${declarations.trimEnd()}\n`
+        : schema.description
+    return [
+      {
+        name: tool.name,
+        description,
+        inputSchema: { ...schema.parameters, type: 'object' },
+        ...(outputSchema && { outputSchema: { ...outputSchema, type: 'object' } }),
+      },
+    ]
+  })
+}
+
+/** Map a final result to an MCP tool result (see the module comment for the wrapping rule). */
+export function toCallToolResult(result: ToolResult, options: { objectOutput: boolean }): CallToolResult {
+  const content = result.content.map((block) =>
+    block.type === 'text' ? { type: 'text' as const, text: block.text } : { type: 'image' as const, data: block.data, mimeType: block.mimeType },
+  )
+  if (result.isError) return { content, isError: true }
+  const value = result.value ?? null
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value)
+  const structuredContent = options.objectOutput && isObject ? (value as Record<string, unknown>) : { value }
+  return { content, structuredContent, isError: false }
+}

@@ -1,0 +1,176 @@
+/**
+ * `ptc serve --http`: MCP over Streamable HTTP at `/mcp` (the SDK's
+ * `StreamableHTTPServerTransport`, one transport and one session per `Mcp-Session-Id`).
+ * Network exposure is fail-closed: the default bind is 127.0.0.1; any other bind needs a bearer
+ * token, refused at start-up otherwise (before listening); a configured token is checked on every
+ * request in constant time (401 otherwise); on a loopback bind the `Host` header must be loopback
+ * too (DNS-rebinding defence, 403 otherwise).
+ */
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { Context } from 'cordis'
+import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader } from './bearer-auth.ts'
+import { openSession, type McpSession, type SessionOptions } from './mcp-session.ts'
+import { ServeError } from './serve-errors.ts'
+
+/** Default bind address. */
+export const DEFAULT_HTTP_HOST = '127.0.0.1'
+/** Default port. */
+export const DEFAULT_HTTP_PORT = 8765
+/** Largest accepted request body, in bytes (4 MiB). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+/** Where and how to listen. `port: 0` picks a free port (see `url` of the handle). */
+export interface HttpServeOptions extends SessionOptions {
+  host?: string
+  port?: number
+  /** Bearer token; required for a non-loopback `host`. */
+  token?: string
+}
+
+/** A listening server. */
+export interface HttpServerHandle {
+  /** The endpoint, e.g. `http://127.0.0.1:8765/mcp`. */
+  readonly url: string
+  /** Open sessions right now. */
+  readonly sessions: number
+  /** Close every session and stop listening. */
+  close(): Promise<void>
+}
+
+/**
+ * The exposure rules alone, with defaults applied: a non-loopback `host` needs a token; the port
+ * is a whole number in 0–65535. An empty token counts as none.
+ * @throws ServeError with a message that says what to pass instead.
+ */
+export function checkExposure(options: Pick<HttpServeOptions, 'host' | 'port' | 'token'>): { host: string; port: number; token: string | undefined } {
+  const host = options.host ?? DEFAULT_HTTP_HOST
+  const port = options.port ?? DEFAULT_HTTP_PORT
+  const token = options.token === '' ? undefined : options.token
+  if (!isLoopbackHost(host) && token === undefined) {
+    throw new ServeError(
+      `Refusing to listen on ${host}: a non-loopback bind exposes run_code to the network, so it needs a bearer token. ` +
+        'Pass --token TOKEN or set PTC_SERVE_TOKEN (clients then send "Authorization: Bearer TOKEN"), or bind to 127.0.0.1.',
+      { host },
+    )
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ServeError(`--port takes a whole number from 0 to 65535, got ${port}.`, { port })
+  return { host, port, token }
+}
+
+/**
+ * Check the exposure rules, then listen.
+ * @throws ServeError when `host` is not loopback and there is no token (before listening), or the
+ *   port is not a whole number in 0–65535; the `listen` error (e.g. EADDRINUSE) otherwise.
+ */
+export async function serveHttp(ctx: Context, options: HttpServeOptions): Promise<HttpServerHandle> {
+  const { host, port, token } = checkExposure(options)
+  const loopback = isLoopbackHost(host)
+
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: McpSession }>()
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname
+    if (path !== '/mcp') return reply(res, 404, `Not found: the MCP endpoint is /mcp.`)
+    if (token !== undefined && !bearerTokenMatches(req.headers.authorization, token)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="ptc"')
+      return reply(res, 401, 'Unauthorized: send "Authorization: Bearer <token>" with the token ptc serve was started with.')
+    }
+    if (loopback && !isLoopbackHostHeader(req.headers.host)) return reply(res, 403, `Forbidden: Host "${req.headers.host}" is not a loopback name.`)
+    const sessionId = req.headers['mcp-session-id']
+    const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
+    if (req.method === 'POST') {
+      let body: unknown
+      try {
+        body = JSON.parse(await readBody(req))
+      } catch (error) {
+        if (error instanceof BodyTooLarge) return reply(res, 413, `The request body is over ${MAX_BODY_BYTES} bytes.`)
+        return reply(res, 400, 'Parse error: the body is not JSON.', -32700)
+      }
+      if (known) return known.transport.handleRequest(req, res, body)
+      if (sessionId !== undefined) return reply(res, 404, 'Session not found: start a new session with an initialize request.')
+      if (!isInitializeRequest(body)) return reply(res, 400, 'Bad request: no session id, and the body is not an initialize request.')
+      const session = await openSession(ctx, options)
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, { transport, session })
+        },
+      })
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId)
+        void session.close()
+      }
+      await session.server.connect(transport)
+      return transport.handleRequest(req, res, body)
+    }
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      if (!known) return reply(res, sessionId === undefined ? 400 : 404, sessionId === undefined ? 'Bad request: missing Mcp-Session-Id.' : 'Session not found.')
+      return known.transport.handleRequest(req, res)
+    }
+    res.setHeader('Allow', 'GET, POST, DELETE')
+    return reply(res, 405, `Method ${req.method} is not allowed.`)
+  }
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      process.stderr.write(`ptc serve: request failed: ${(error as Error)?.stack ?? error}\n`)
+      if (!res.headersSent) reply(res, 500, 'Internal error.', -32603)
+      else res.end()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(port, host, () => {
+      http.off('error', reject)
+      resolve()
+    })
+  })
+  const address = http.address() as AddressInfo
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://${shown}:${address.port}/mcp`,
+    get sessions() {
+      return sessions.size
+    },
+    close: () =>
+      (closing ??= (async () => {
+        const open = [...sessions.values()]
+        sessions.clear()
+        await Promise.all(open.map(async ({ transport, session }) => {
+          await session.close()
+          await transport.close().catch(() => {})
+        }))
+        await new Promise<void>((resolve) => {
+          http.close(() => resolve())
+          http.closeAllConnections()
+        })
+      })()),
+  }
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      // Keep draining (so the 413 can still be written) but stop keeping the bytes.
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk)
+    })
+    req.on('end', () => (size > MAX_BODY_BYTES ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks).toString('utf8'))))
+    req.on('error', reject)
+  })
+}
+
+/** A JSON-RPC-shaped error body, so MCP clients can show the message. */
+function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' })
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
+}

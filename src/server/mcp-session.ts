@@ -1,0 +1,111 @@
+/**
+ * One MCP session (SPEC S9, S8.2, S10): an SDK `Server` bound to one client connection, with its
+ * own agent identity (`mcp-<uuid>`), journal file, spill folder (run_code spills per agent) and
+ * jobs (owned by the agent). Per-session state lives in a cordis fiber, so closing the session
+ * removes its journal and approval responder, and aborts its calls still running.
+ *
+ * Every `tools/call` goes through `ctx.tools.execute` (the whole pipeline) with the session's
+ * agent and the request's `AbortSignal` (an MCP `notifications/cancelled` aborts it: the isolate is
+ * disposed and in-flight tool calls are aborted). `run_code` executions wait for a slot of the
+ * server-wide {@link RunLimiter}.
+ */
+import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import type { Context, Fiber } from 'cordis'
+import * as journal from '../journal/journal.ts'
+import { RUN_CODE } from '../ptc/ptc-service.ts'
+import { elicitApproval } from './elicit-approval.ts'
+import { exposedTools, mcpToolList, objectOutputSchema, toCallToolResult } from './exposed-tools.ts'
+import type { RunLimiter } from './run-limiter.ts'
+
+/** Server-wide options every session shares. */
+export interface SessionOptions {
+  /** Expose every registered tool, not just run_code and the job tools. */
+  exposeTools: boolean
+  limiter: RunLimiter
+  /** Folder of the per-session journals (`<stamp>-<agent>.jsonl`); `false` for none. */
+  journalDir: string | false
+  /** Time a person has to answer an approval prompt, in ms. */
+  approvalTimeoutMs?: number
+}
+
+const INSTRUCTIONS =
+  'Use run_code to run TypeScript that calls tools as `await tools.name(args)` and returns a JSON value; ' +
+  'its description lists every callable tool with exact argument and result types.'
+
+/** An open session: connect `server` to a transport, `close()` when the connection ends. */
+export interface McpSession {
+  readonly agent: string
+  readonly server: Server
+  /** Abort the session's running calls and dispose its fiber (journal, approval). Idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Open a session on `ctx` (a context that injects `tools`, `ptc` and `approval`).
+ * @returns the session; nothing is connected yet.
+ */
+export async function openSession(ctx: Context, options: SessionOptions): Promise<McpSession> {
+  const agent = `mcp-${randomUUID()}`
+  const server = new Server({ name: 'ptc-runner', version: '0.1.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+  const stop = new AbortController()
+  // The MCP request each top-level call belongs to, by call id (child ids are `${callId}/…`).
+  const requests = new Map<string, RequestId>()
+  let counter = 0
+
+  const fiber: Fiber = ctx.plugin({
+    name: `mcp-session:${agent}`,
+    inject: ['tools', 'ptc', 'approval'],
+    apply: (session: Context) => {
+      if (options.journalDir !== false) {
+        const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+        session.plugin(journal, { file: join(options.journalDir, `${stamp}-${agent}.jsonl`), agent })
+      }
+      session.approval.respond(
+        elicitApproval({
+          server,
+          agent,
+          relatedRequest: (callId) => requests.get(callId.split('/')[0]!),
+          ...(options.approvalTimeoutMs !== undefined && { timeoutMs: options.approvalTimeoutMs }),
+        }),
+      )
+    },
+  })
+  await fiber
+  const session = fiber.ctx
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const exposed = exposedTools(session.tools, options)
+    const declarations = exposed.some((tool) => tool.name === RUN_CODE) ? await session.ptc.declarations({ compact: true }) : ''
+    return { tools: mcpToolList(session.tools, exposed, declarations) }
+  })
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params
+    const tool = exposedTools(session.tools, options).find((candidate) => candidate.name === name)
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". This server exposes: ${exposedTools(session.tools, options).map((t) => t.name).join(', ')}.`)
+    const callId = `${agent}.${++counter}`
+    const signal = AbortSignal.any([extra.signal, stop.signal])
+    requests.set(callId, extra.requestId)
+    try {
+      const execute = () => session.tools.execute({ callId, name, arguments: args ?? {} }, { agent, signal })
+      const result = name === RUN_CODE ? await options.limiter.run(execute) : await execute()
+      return toCallToolResult(result, { objectOutput: objectOutputSchema(tool) !== undefined })
+    } finally {
+      requests.delete(callId)
+    }
+  })
+
+  let closing: Promise<void> | undefined
+  return {
+    agent,
+    server,
+    close: () =>
+      (closing ??= (async () => {
+        stop.abort()
+        await fiber.dispose()
+      })()),
+  }
+}

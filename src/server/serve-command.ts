@@ -1,0 +1,91 @@
+/**
+ * `ptc serve` as the CLI runs it: flags → {@link ServeOptions}, a host (whose journal is replaced
+ * by one journal per session), the server, and a clean stop on SIGINT/SIGTERM or, for stdio, when
+ * the client goes away. Start-up problems are reported on stderr with exit code 2.
+ */
+import { join } from 'node:path'
+import { createHost, type HostOptions } from '../host/create-host.ts'
+import { McpConfigError } from '../mcp/mcp-config.ts'
+import { McpConnectionError } from '../mcp/mcp-connection.ts'
+import { checkExposure, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from './http-server.ts'
+import { serve, type ServeOptions } from './serve.ts'
+import { ServeError } from './serve-errors.ts'
+
+/** The `serve` flags as `util.parseArgs` gives them. */
+export interface ServeFlags {
+  stdio?: boolean
+  http?: boolean
+  host?: string
+  port?: string
+  token?: string
+  'expose-tools'?: boolean
+  'max-concurrent-runs'?: string
+}
+
+/** The usage text of `serve`, for the CLI's help. */
+export const SERVE_USAGE = `  ptc serve --stdio | --http [--host 127.0.0.1] [--port ${DEFAULT_HTTP_PORT}] [--token T]
+                 [--expose-tools] [--max-concurrent-runs 4] [--workspace DIR] [--tools MODULE]...
+                 [--mcp-config FILE]`
+
+/**
+ * Turn flags into serve options. The token comes from `--token`, else `PTC_SERVE_TOKEN`.
+ * @throws ServeError on a missing or doubled transport flag or a malformed number.
+ */
+export function serveOptionsFrom(flags: ServeFlags, workspace: string, env: NodeJS.ProcessEnv = process.env): ServeOptions {
+  if (flags.stdio === flags.http || (!flags.stdio && !flags.http)) throw new ServeError('ptc serve needs exactly one of --stdio or --http.')
+  const whole = (text: string | undefined, flag: string, min: number): number | undefined => {
+    if (text === undefined) return undefined
+    const value = Number(text)
+    if (!Number.isInteger(value) || value < min) throw new ServeError(`--${flag} takes a whole number ≥ ${min}, got "${text}".`)
+    return value
+  }
+  if (flags.stdio && (flags.host !== undefined || flags.port !== undefined || flags.token !== undefined)) {
+    throw new ServeError('--host, --port and --token apply to --http only.')
+  }
+  const token = flags.token ?? env.PTC_SERVE_TOKEN
+  const port = whole(flags.port, 'port', 0)
+  const maxConcurrentRuns = whole(flags['max-concurrent-runs'], 'max-concurrent-runs', 1)
+  return {
+    transport: flags.stdio ? 'stdio' : 'http',
+    exposeTools: flags['expose-tools'] === true,
+    journalDir: join(workspace, '.ptc', 'journal'),
+    ...(flags.http && { host: flags.host ?? DEFAULT_HTTP_HOST }),
+    ...(port !== undefined && { port }),
+    ...(flags.http && token !== undefined && token !== '' && { token }),
+    ...(maxConcurrentRuns !== undefined && { maxConcurrentRuns }),
+  }
+}
+
+/** True for errors `ptc serve` (and `--mcp-config` anywhere) reports as start-up problems, exit 2. */
+export function isStartupError(error: unknown): error is Error {
+  return ServeError.isInstance(error) || McpConfigError.isInstance(error) || McpConnectionError.isInstance(error)
+}
+
+/**
+ * Run `ptc serve` until stopped. Resolves to the exit code: 0 after a clean stop.
+ * @throws ServeError, McpConfigError, McpConnectionError on start-up problems (see {@link isStartupError}).
+ */
+export async function serveCommand(flags: ServeFlags, hostOptions: HostOptions): Promise<number> {
+  const options = serveOptionsFrom(flags, hostOptions.workspace ?? '.')
+  // The HTTP exposure rules are checked before any tool or MCP server starts.
+  if (options.transport === 'http') checkExposure(options)
+  const host = await createHost({ ...hostOptions, journal: false })
+  let handle: Awaited<ReturnType<typeof serve>>
+  try {
+    handle = await serve(host.ctx, { ...options, journalDir: join(host.workspace, '.ptc', 'journal') })
+  } catch (error) {
+    await host.dispose()
+    throw error
+  }
+  if (handle.url) process.stderr.write(`ptc serve: listening on ${handle.url}${options.token ? ' (bearer token required)' : ''}\n`)
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve)
+    process.once('SIGTERM', resolve)
+  })
+  await Promise.race([stopped, handle.closed])
+  await handle.close()
+  await host.dispose()
+  // Anything still holding the event loop (a stuck child process) must not keep a stopped server alive.
+  setTimeout(() => process.exit(0), 2_000).unref()
+  return 0
+}

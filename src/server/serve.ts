@@ -1,0 +1,53 @@
+/**
+ * Service mode (SPEC S9.4): expose a host's registry to MCP clients over stdio or Streamable HTTP.
+ * The server is a plugin in the host's fiber tree, so disposing the host also closes it; its
+ * sessions share one {@link RunLimiter} for `run_code` executions.
+ */
+import type { Context } from 'cordis'
+import { serveHttp, type HttpServeOptions } from './http-server.ts'
+import type { SessionOptions } from './mcp-session.ts'
+import { createRunLimiter, DEFAULT_MAX_CONCURRENT_RUNS } from './run-limiter.ts'
+import { serveStdio } from './stdio-server.ts'
+
+/** Options of {@link serve}. */
+export interface ServeOptions extends Omit<SessionOptions, 'limiter'>, Pick<HttpServeOptions, 'host' | 'port' | 'token'> {
+  transport: 'stdio' | 'http'
+  /** `run_code` executions that may run at once across sessions; more wait (default 4). */
+  maxConcurrentRuns?: number
+}
+
+/** A running server. */
+export interface ServeHandle {
+  /** The HTTP endpoint (`http` only). */
+  readonly url?: string
+  /** Settles when a stdio session ends (never on its own for HTTP, which serves until `close()`). */
+  readonly closed: Promise<void>
+  close(): Promise<void>
+}
+
+/**
+ * Start serving on `ctx` (any host context that has the `tools`, `ptc` and `approval` services).
+ * @throws ServeError (before listening) when the HTTP exposure rules refuse the bind; RangeError
+ *   when `maxConcurrentRuns` is not a positive whole number.
+ */
+export async function serve(ctx: Context, options: ServeOptions): Promise<ServeHandle> {
+  const { transport, maxConcurrentRuns, host, port, token, ...session } = options
+  const sessionOptions: SessionOptions = { ...session, limiter: createRunLimiter(maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS) }
+  let started: ServeHandle | undefined
+  const fiber = ctx.plugin({
+    name: `mcp-server:${transport}`,
+    inject: ['tools', 'ptc', 'approval'],
+    apply: async (server: Context) => {
+      if (transport === 'stdio') {
+        started = await serveStdio(server, sessionOptions)
+      } else {
+        const http = await serveHttp(server, { ...sessionOptions, ...(host !== undefined && { host }), ...(port !== undefined && { port }), ...(token !== undefined && { token }) })
+        started = { url: http.url, closed: new Promise<void>(() => {}), close: () => http.close() }
+      }
+      server.effect(() => () => started?.close(), 'mcp server')
+    },
+  })
+  await fiber
+  const handle = started!
+  return { ...(handle.url !== undefined && { url: handle.url }), closed: handle.closed, close: () => fiber.dispose().then(() => {}) }
+}
