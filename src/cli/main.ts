@@ -15,6 +15,7 @@ import { presentCallCard, presentResultCard } from '../present/present.ts'
 import { formatDiagnostics } from '../ptc/type-checker.ts'
 import type { RunCodeValue } from '../ptc/run-code-value.ts'
 import { readScript, UsageError } from './read-script.ts'
+import { isStartupError, SERVE_USAGE, serveCommand } from '../server/serve-command.ts'
 
 const USAGE = `ptc: run TypeScript that calls tools, with every call through one policy pipeline.
 
@@ -23,11 +24,18 @@ Usage:
                  [--workspace DIR] [--tools MODULE]... [--journal FILE] [--preset NAME]
   ptc check FILE|- [--workspace DIR] [--tools MODULE]... [--preset NAME]
   ptc typegen [--tools MODULE]... [-o FILE] [--compact] [--preset NAME]
+${SERVE_USAGE}
 
 run      type-check FILE against the tools' generated types, run it in an isolate, print the result
          (--json prints exactly the run_code canonical value). Exit code 0 only for status ok.
 check    type-check only; prints diagnostics as line:column.
 typegen  print (or write with -o) the declarations scripts are checked against.
+serve    be an MCP server exposing run_code (and the job tools; every tool with --expose-tools).
+         --http binds 127.0.0.1 unless --host is given; any other host needs --token or
+         PTC_SERVE_TOKEN. --max-concurrent-runs bounds run_code executions across sessions.
+
+--mcp-config FILE  (run, check, typegen, serve) import the tools of the MCP servers in FILE,
+          {"mcpServers": {name: {command, args?, env?, cwd?, parallel?, timeoutMs?}}}, as name__tool.
 
 --preset  read-only | workspace-write (default) | danger-full-access: the sandbox mode and when to
           ask. Approval prompts appear when stdin is a terminal; otherwise every ask is denied.`
@@ -43,6 +51,14 @@ const OPTIONS = {
   preset: { type: 'string' },
   output: { type: 'string', short: 'o' },
   compact: { type: 'boolean' },
+  'mcp-config': { type: 'string' },
+  stdio: { type: 'boolean' },
+  http: { type: 'boolean' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  token: { type: 'string' },
+  'expose-tools': { type: 'boolean' },
+  'max-concurrent-runs': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -75,11 +91,13 @@ export async function main(argv: string[]): Promise<number> {
         return await check(rest[0], values)
       case 'typegen':
         return await typegen(values)
+      case 'serve':
+        return await serveCommand(values, hostOptions(values, false))
       default:
-        throw new UsageError(`Unknown command "${command}". Commands: run, check, typegen.`)
+        throw new UsageError(`Unknown command "${command}". Commands: run, check, typegen, serve.`)
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ToolModuleError) {
+    if (error instanceof UsageError || error instanceof ToolModuleError || isStartupError(error)) {
       process.stderr.write(`ptc: ${error.message}\n`)
       return 2
     }
@@ -111,6 +129,7 @@ function hostOptions(values: Values, journal: boolean): HostOptions {
       },
     }),
     toolModules: values.tools ?? [],
+    ...(values['mcp-config'] !== undefined && { mcpConfig: values['mcp-config'] }),
     ...(!journal ? { journal: false } : values.journal !== undefined && { journal: values.journal }),
     ptc: { ...(memoryMb !== undefined && { limits: { memoryMb } }) },
   }

@@ -6,7 +6,11 @@
 import { resolve } from 'node:path'
 import { Context } from 'cordis'
 import * as workspaceTools from '../builtin/workspace-tools.ts'
+import * as jobTools from '../jobs/job-tools.ts'
+import { Jobs, type JobsConfig } from '../jobs/jobs.ts'
 import * as journal from '../journal/journal.ts'
+import { loadMcpConfig, type McpConfig } from '../mcp/mcp-config.ts'
+import * as mcpImport from '../mcp/mcp-import.ts'
 import { Approval } from '../policy/approval.ts'
 import * as fsObservationPolicy from '../policy/fs-observation-policy.ts'
 import { type PermissionPresetName, PermissionPresets } from '../policy/permission-presets.ts'
@@ -28,14 +32,18 @@ export interface HostOptions {
   toolModules?: readonly string[]
   /** Journal file; `false` for none; default `<workspace>/.ptc/journal/<time>-<pid>.jsonl`. */
   journal?: string | false
+  /** Background jobs configuration (S10: ring bytes per job, kill wait ms, limits). */
+  jobs?: JobsConfig
   /** PTC configuration (limits, type-check default, pool size). */
   ptc?: PtcConfig
   /** Installs extra plugins (policy listeners, approval responders) before tools load. */
   setup?: (ctx: Context) => void | Promise<void>
+  /** MCP servers whose tools are imported as `${server}__${tool}`: a config file path or a parsed config. */
+  mcpConfig?: string | McpConfig
 }
 
 /** The services `Host.ctx` can use directly (`host.ctx.tools`, `host.ctx.ptc`...). */
-export const HOST_SERVICES = ['tools', 'approval', 'sandboxPolicy', 'sandbox', 'permissionPresets', 'ptc'] as const
+export const HOST_SERVICES = ['tools', 'approval', 'sandboxPolicy', 'sandbox', 'permissionPresets', 'jobs', 'ptc'] as const
 
 /** A running host. `dispose()` stops every plugin and frees isolates. */
 export interface Host {
@@ -49,6 +57,7 @@ export interface Host {
  * Start a host.
  * @throws ToolModuleError when a tool module cannot be loaded (the host is disposed first).
  * @throws SandboxError (`sandbox-policy-invalid`) when the workspace does not exist.
+ * @throws McpConfigError / McpConnectionError when `mcpConfig` is invalid or a server cannot start.
  */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
   const workspace = resolve(options.workspace ?? '.')
@@ -70,10 +79,16 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await ctx.plugin(PermissionPresets, { preset: options.preset ?? 'workspace-write' })
     await ctx.plugin(fsObservationPolicy)
     await options.setup?.(ctx)
+    // S10: jobs before the tools that start them (bash background) and the job_* tools.
+    await ctx.plugin(Jobs, options.jobs ?? {})
     await ctx.plugin(workspaceTools)
+    await ctx.plugin(jobTools)
     await ctx.plugin(Ptc, options.ptc ?? {})
     await ctx.plugin(runCodeTool, { spillDir: resolve(workspace, '.ptc', 'spill') })
     await loadToolModules(ctx, options.toolModules ?? [])
+    if (options.mcpConfig !== undefined) {
+      await ctx.plugin(mcpImport, typeof options.mcpConfig === 'string' ? loadMcpConfig(options.mcpConfig) : options.mcpConfig)
+    }
     // cordis refuses service access from a fiber that did not inject it, and the host fiber
     // cannot inject services it installs itself: hand out a child context that injects them.
     let services: Context | undefined
