@@ -3,7 +3,9 @@
  * v8 has lost control of an isolate: its thread may spin forever and the process may not even
  * exit cleanly. isolated-vm's advice is to stop serving, finish outstanding work and end the
  * process. Reproduced here with 128 MB isolates: `const o = {}; for (let i = 0;; i++) o['k' + i] = i`
- * and `new Array(2 ** 31 - 1).fill(0)` (see test/runtime/isolate-catastrophe.test.ts notes).
+ * and `new Array(2 ** 31 - 1).fill(0)` (see the opt-in test in
+ * test/runtime/isolate-pool.test.ts). The remedy is a supervised worker process; until then a
+ * deployment should listen here and restart the process.
  */
 
 type CatastropheListener = (message: string) => void

@@ -223,6 +223,13 @@ describe('limits', () => {
     expect(calls).toHaveLength(0)
   })
 
+  it('never dispatches a call made after the script returned', async () => {
+    const { result, calls } = await run('tools.slow({ first: true }).then(() => tools.echo({ late: true })); return 1', {}, pool)
+    expect(result).toMatchObject({ status: 'ok', value: 1 })
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(calls.map((call) => call.argsJson)).toEqual(['{"first":true}'])
+  })
+
   it('aborts fire-and-forget calls still pending when the script returns and discards their results', async () => {
     const signals: AbortSignal[] = []
     let resolveLate!: (outcome: { ok: true; valueJson: string }) => void

@@ -1,0 +1,72 @@
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { IsolatePool } from '../../src/ptc/isolate-pool.ts'
+import { expectHealthy } from './harness.ts'
+
+const RUNNER = fileURLToPath(new URL('../../src/ptc/isolate-runner.ts', import.meta.url))
+const POOL = fileURLToPath(new URL('../../src/ptc/isolate-pool.ts', import.meta.url))
+
+function runNode(source: string, timeoutMs = 20_000): { status: number | null; stdout: string; stderr: string; signal: NodeJS.Signals | null } {
+  const child = spawnSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', source], { encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL' })
+  return { status: child.status, stdout: child.stdout, stderr: child.stderr, signal: child.signal }
+}
+
+describe('IsolatePool', () => {
+  let pool: IsolatePool | undefined
+  afterEach(() => pool?.dispose())
+
+  it('hands out prepared isolates and refills in the background', async () => {
+    pool = new IsolatePool({ size: 2, memoryMb: 64 })
+    const first = await pool.take()
+    const second = await pool.take()
+    expect(first.isolate).not.toBe(second.isolate)
+    expect(first.memoryMb).toBe(64)
+    first.isolate.dispose()
+    second.isolate.dispose()
+    await expectHealthy(pool)
+  })
+
+  it('refuses take() after dispose()', async () => {
+    pool = new IsolatePool({ size: 1 })
+    pool.dispose()
+    await expect(pool.take()).rejects.toThrow('IsolatePool is disposed')
+  })
+
+  it('does not keep the Node process alive, used or not, disposed or not', () => {
+    const child = runNode(`
+      import { IsolatePool } from ${JSON.stringify(POOL)}
+      import { runInIsolate } from ${JSON.stringify(RUNNER)}
+      const pool = new IsolatePool({ size: 3 })
+      const result = await runInIsolate({ js: 'return await tools.echo({ a: 1 })', toolNames: ['echo'], dispatch: async (c) => ({ ok: true, valueJson: c.argsJson }) }, pool)
+      await new Promise((resolve) => setTimeout(resolve, 200)) // let the refill finish
+      console.log(JSON.stringify(result.value))
+    `)
+    expect(child.signal).toBeNull()
+    expect(child.status).toBe(0)
+    expect(child.stdout.trim()).toBe('{"a":1}')
+  })
+})
+
+// A concrete way a script can hurt the host process, reproduced with isolated-vm 7.0.1 on Node
+// 24: one huge allocation drives v8 into a heap OOM isolated-vm cannot contain
+// (onCatastrophicError "Catastrophic out-of-memory error", later "Script failed to terminate").
+// The run itself ends with status `memory` and later runs still work, but the isolate's thread
+// never finishes and the process can no longer exit. Slow (~10 s) and leaves a process to kill,
+// so it only runs with PTC_CATASTROPHE_TEST=1. A supervised worker process is the remedy.
+describe.skipIf(!process.env.PTC_CATASTROPHE_TEST)('isolated-vm catastrophic OOM (documented limitation)', () => {
+  it('reports status memory, keeps serving runs, but leaves a process that cannot exit', () => {
+    const child = runNode(
+      `
+      import { runInIsolate } from ${JSON.stringify(RUNNER)}
+      const dispatch = async () => ({ ok: true, valueJson: 'null' })
+      const bad = await runInIsolate({ js: 'new Array(2 ** 31 - 1).fill(0)', toolNames: [], dispatch })
+      const next = await runInIsolate({ js: 'return 1', toolNames: [], dispatch })
+      console.log(JSON.stringify([bad.status, next.status, next.value]))
+    `,
+      40_000,
+    )
+    expect(child.stdout.trim().split('\n').at(-1)).toBe('["memory","ok",1]')
+    expect(child.signal).toBe('SIGKILL') // killed by the timeout: it never exited on its own
+  }, 60_000)
+})
