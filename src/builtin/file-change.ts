@@ -79,7 +79,7 @@ export function unifiedDiff(file: string, hunks: readonly Hunk[], created = fals
     hunks: hunks.map((hunk) => ({ ...hunk, lines: [...hunk.lines] })),
   })
   // formatPatch starts with an `Index:` line and a `===` rule (svn style); a unified diff does not.
-  return text.replace(/^Index: [^\n]*\n=+\n/, '')
+  return text.replace(/^(Index: [^\n]*\n)?=+\n/, '')
 }
 
 /** The completed diff card of a file change, or `undefined` for errors and malformed values (S11.5). */

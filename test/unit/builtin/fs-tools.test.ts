@@ -1,0 +1,196 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { contentText, type WorkspaceFixture, workspaceFixture } from './workspace-fixture.ts'
+
+let ws: WorkspaceFixture
+beforeEach(async () => {
+  ws = await workspaceFixture()
+  fs.writeFileSync(ws.file('a.txt'), 'one\ntwo\nthree\n')
+})
+afterEach(() => ws.cleanup())
+
+describe('read_file', () => {
+  it('S9.6 returns the text and line counts as a value, numbered lines as content, a read card (S11.1)', async () => {
+    const result = await ws.call('read_file', { path: 'a.txt' })
+    expect(result.isError).toBe(false)
+    expect(result.value).toMatchObject({ path: ws.file('a.txt'), text: 'one\ntwo\nthree', startLine: 1, endLine: 3, totalLines: 3, truncated: false, sizeBytes: 14 })
+    expect(contentText(result)).toBe('     1\tone\n     2\ttwo\n     3\tthree')
+    const tool = ws.root.tools.get('read_file')!
+    expect(tool.presentResult(result.arguments, result)).toEqual({ card: 'read', phase: 'completed', path: ws.file('a.txt'), startLine: 1, lines: ['one', 'two', 'three'], language: 'text' })
+    // S11.2: no pending read card; the pending form is generic.
+    expect(tool.presentCall({ path: 'a.txt' })).toMatchObject({ card: 'generic', phase: 'pending', kind: 'read' })
+  })
+
+  it('reads a window with offset and limit and says there is more', async () => {
+    const result = await ws.call('read_file', { path: 'a.txt', offset: 2, limit: 1 })
+    expect(result.value).toMatchObject({ text: 'two', startLine: 2, endLine: 2, totalLines: 3, truncated: true })
+    expect(contentText(result)).toContain('read on with offset 3')
+  })
+
+  it('a missing file, a directory and a binary file are clear errors', async () => {
+    fs.mkdirSync(ws.file('dir'))
+    fs.writeFileSync(ws.file('bin'), Buffer.from([0x7f, 0x45, 0x00, 0x01]))
+    expect((await ws.call('read_file', { path: 'nope.txt' })).error?.message).toMatch(/does not exist/)
+    expect((await ws.call('read_file', { path: 'dir' })).error?.message).toMatch(/is a directory/)
+    expect((await ws.call('read_file', { path: 'bin' })).error?.message).toMatch(/binary/)
+  })
+
+  it('S8 denies `..` escapes, absolute paths outside the roots and symlinks leading out', async () => {
+    fs.writeFileSync(path.join(ws.outside, 'secret.txt'), 'secret')
+    fs.symlinkSync(ws.outside, ws.file('link'))
+    for (const input of [path.relative(ws.workspace, path.join(ws.outside, 'secret.txt')), path.join(ws.outside, 'secret.txt'), 'link/secret.txt', '/etc/passwd']) {
+      const result = await ws.call('read_file', { path: input })
+      expect(result.isError, input).toBe(true)
+      expect(result.error?.message, input).toMatch(/Denied: path .* is outside the workspace roots/)
+      expect(JSON.stringify(result)).not.toContain('secret"')
+    }
+  })
+
+  it('S8 denies device files, even where every location is allowed (danger-full-access)', async () => {
+    ws.root.permissionPresets.switch('danger-full-access')
+    const result = await ws.call('read_file', { path: '/dev/zero' })
+    expect(result.error?.message).toMatch(/character device, not a regular file/)
+  })
+
+  it('S2.2 read-only tools are parallel; writers are exclusive', () => {
+    for (const [name, args] of [['read_file', { path: 'a' }], ['list_dir', {}], ['glob', { pattern: '*' }], ['search', { pattern: 'x' }]] as const) {
+      expect(ws.root.tools.executionMode({ name, arguments: args })).toEqual({ kind: 'parallel' })
+    }
+    for (const [name, args] of [['write_file', { path: 'a', content: '' }], ['edit_file', { path: 'a', old: 'x', new: 'y' }], ['bash', { command: 'true' }]] as const) {
+      expect(ws.root.tools.executionMode({ name, arguments: args })).toEqual({ kind: 'exclusive' })
+    }
+  })
+})
+
+describe('write_file', () => {
+  it('S8 creates a new file without a prior read; the value says what changed and the diff card shows it', async () => {
+    const result = await ws.call('write_file', { path: 'sub/new.txt', content: 'hello\n' })
+    expect(result.isError).toBe(false)
+    expect(fs.readFileSync(ws.file('sub/new.txt'), 'utf8')).toBe('hello\n')
+    expect(result.value).toMatchObject({ path: ws.file('sub/new.txt'), created: true, bytesWritten: 6, linesAdded: 1, linesRemoved: 0 })
+    expect(contentText(result)).not.toContain('@@') // S11.4: no diff in model content.
+    const card = ws.root.tools.get('write_file')!.presentResult(result.arguments, result)
+    expect(card).toEqual({ card: 'diff', phase: 'completed', path: ws.file('sub/new.txt'), created: true, diff: `--- /dev/null\n+++ ${ws.file('sub/new.txt')}\n@@ -0,0 +1,1 @@\n+hello\n` })
+    expect(ws.root.tools.get('write_file')!.presentCall({ path: 'x', content: 'a\n' })).toMatchObject({ card: 'diff', phase: 'pending', path: 'x' })
+  })
+
+  it('S8 read-before-edit: overwriting an existing file that was not read is denied and the file is unchanged', async () => {
+    const result = await ws.call('write_file', { path: 'a.txt', content: 'clobbered' })
+    expect(result.isError).toBe(true)
+    expect(result.error?.message).toMatch(/already exists and has not been read.*Read it with read_file first/)
+    expect(fs.readFileSync(ws.file('a.txt'), 'utf8')).toBe('one\ntwo\nthree\n')
+    await ws.call('read_file', { path: 'a.txt' })
+    const after = await ws.call('write_file', { path: 'a.txt', content: 'new\n' })
+    expect(after.isError).toBe(false)
+    expect(after.value).toMatchObject({ created: false, linesAdded: 1, linesRemoved: 3 })
+  })
+
+  it('S8 read-before-edit: a file changed on disk since it was read must be read again', async () => {
+    await ws.call('read_file', { path: 'a.txt' })
+    fs.writeFileSync(ws.file('a.txt'), 'changed by someone else\n')
+    const result = await ws.call('edit_file', { path: 'a.txt', old: 'changed', new: 'edited' })
+    expect(result.error?.message).toMatch(/changed on disk since it was last read.*Read it again with read_file/)
+    expect(fs.readFileSync(ws.file('a.txt'), 'utf8')).toBe('changed by someone else\n')
+    await ws.call('read_file', { path: 'a.txt' })
+    expect((await ws.call('edit_file', { path: 'a.txt', old: 'changed', new: 'edited' })).isError).toBe(false)
+  })
+
+  it('S8 read-before-edit is per agent; the writer may edit again without re-reading', async () => {
+    await ws.call('read_file', { path: 'a.txt' })
+    expect((await ws.call('edit_file', { path: 'a.txt', old: 'one', new: 'uno' })).isError).toBe(false)
+    expect((await ws.call('edit_file', { path: 'a.txt', old: 'two', new: 'dos' })).isError).toBe(false)
+    const other = await ws.call('edit_file', { path: 'a.txt', old: 'three', new: 'tres' }, { agent: 'agent-2' })
+    expect(other.error?.message).toMatch(/has not been read/)
+  })
+
+  it('S8 refuses a write through a symlink leading outside the workspace, and nothing is written there', async () => {
+    fs.symlinkSync(ws.outside, ws.file('out'))
+    fs.symlinkSync(path.join(ws.outside, 'target.txt'), ws.file('dangling'))
+    for (const input of ['out/x.txt', 'dangling', path.join(ws.outside, 'x.txt'), '../x.txt']) {
+      const result = await ws.call('write_file', { path: input, content: 'leak' })
+      expect(result.isError, input).toBe(true)
+      // workspace-write asks before writing outside the workspace; headless, that is a denial (S8.2).
+      expect(result.error?.message, input).toMatch(/Denied|no approval channel is available, so it was denied/)
+    }
+    expect(fs.readdirSync(ws.outside)).toEqual([])
+  })
+})
+
+describe('edit_file', () => {
+  beforeEach(async () => {
+    fs.writeFileSync(ws.file('b.txt'), 'let a = 1\nlet b = 1\nlet c = 2\n')
+    await ws.call('read_file', { path: 'b.txt' })
+  })
+
+  it('S9.6 replaces one exact match; value has replacements and hunks; diff card (S11.1)', async () => {
+    const result = await ws.call('edit_file', { path: 'b.txt', old: 'let c = 2', new: 'let c = $&3' })
+    expect(result.isError).toBe(false)
+    expect(fs.readFileSync(ws.file('b.txt'), 'utf8')).toBe('let a = 1\nlet b = 1\nlet c = $&3\n')
+    expect(result.value).toMatchObject({ replacements: 1, linesAdded: 1, linesRemoved: 1, created: false })
+    expect((result.value as { hunks: unknown[] }).hunks).toEqual([{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' let a = 1', ' let b = 1', '-let c = 2', '+let c = $&3'] }])
+    const card = ws.root.tools.get('edit_file')!.presentResult(result.arguments, result)
+    expect(card).toMatchObject({ card: 'diff', phase: 'completed', created: false })
+    expect((card as { diff: string }).diff).toContain('-let c = 2\n+let c = $&3\n')
+  })
+
+  it('zero matches and several matches are clear errors; replaceAll replaces every one', async () => {
+    expect((await ws.call('edit_file', { path: 'b.txt', old: 'let d', new: 'x' })).error?.message).toMatch(/was not found in b.txt.*exactly/)
+    expect((await ws.call('edit_file', { path: 'b.txt', old: '= 1', new: '= 9' })).error?.message).toMatch(/occurs 2 times.*replaceAll: true/)
+    const all = await ws.call('edit_file', { path: 'b.txt', old: '= 1', new: '= 9', replaceAll: true })
+    expect(all.value).toMatchObject({ replacements: 2 })
+    expect(fs.readFileSync(ws.file('b.txt'), 'utf8')).toBe('let a = 9\nlet b = 9\nlet c = 2\n')
+  })
+
+  it('editing a missing file points to write_file', async () => {
+    expect((await ws.call('edit_file', { path: 'missing.txt', old: 'a', new: 'b' })).error?.message).toMatch(/does not exist.*write_file/)
+  })
+})
+
+describe('list_dir, glob, search', () => {
+  beforeEach(() => {
+    fs.mkdirSync(ws.file('src/deep'), { recursive: true })
+    fs.mkdirSync(ws.file('node_modules/pkg'), { recursive: true })
+    fs.writeFileSync(ws.file('src/x.ts'), 'export const x = 1\n// TODO one\n')
+    fs.writeFileSync(ws.file('src/deep/y.ts'), 'export const y = 2 // TODO two\n')
+    fs.writeFileSync(ws.file('node_modules/pkg/z.ts'), '// TODO hidden\n')
+  })
+
+  it('list_dir lists sorted entries with types and sizes; search card with a flat list', async () => {
+    const result = await ws.call('list_dir', { path: 'src' })
+    expect(result.value).toEqual({ path: ws.file('src'), entries: [{ name: 'deep', type: 'directory' }, { name: 'x.ts', type: 'file', size: 31 }], totalEntries: 2, truncated: false })
+    expect(ws.root.tools.get('list_dir')!.presentResult(result.arguments, result)).toEqual({ card: 'search', phase: 'completed', query: ws.file('src'), paths: ['deep/', 'x.ts'] })
+    expect((await ws.call('list_dir', { path: '..' })).error?.message).toMatch(/outside the workspace/)
+  })
+
+  it('glob returns sorted workspace-relative paths, skips node_modules unless named, refuses escapes', async () => {
+    expect((await ws.call('glob', { pattern: '**/*.ts' })).value).toEqual({ root: ws.workspace, paths: ['src/deep/y.ts', 'src/x.ts'], truncated: false })
+    expect((await ws.call('glob', { pattern: 'node_modules/**/*.ts' })).value).toMatchObject({ paths: ['node_modules/pkg/z.ts'] })
+    expect((await ws.call('glob', { pattern: '../**' })).error?.message).toMatch(/must be relative and stay inside the workspace/)
+  })
+
+  it('search groups regex matches by file with line numbers; search card (S11.1)', async () => {
+    const result = await ws.call('search', { pattern: 'TODO \\w+', path: 'src' })
+    expect(result.value).toEqual({
+      pattern: 'TODO \\w+',
+      files: [
+        { path: 'src/deep/y.ts', matches: [{ line: 1, text: 'export const y = 2 // TODO two' }] },
+        { path: 'src/x.ts', matches: [{ line: 2, text: '// TODO one' }] },
+      ],
+      matchCount: 2,
+      filesSearched: 2,
+      truncated: false,
+    })
+    expect(ws.root.tools.get('search')!.presentResult(result.arguments, result)).toMatchObject({ card: 'search', phase: 'completed', query: 'TODO \\w+', groups: [{ path: 'src/deep/y.ts' }, { path: 'src/x.ts' }] })
+    expect((await ws.call('search', { pattern: 'TODO', glob: 'src/*.ts' })).value).toMatchObject({ matchCount: 1 })
+  })
+
+  it('search is bounded with a truncated flag, rejects bad regexes, and skips symlinks leading out', async () => {
+    fs.writeFileSync(ws.file('many.txt'), 'hit\n'.repeat(500))
+    expect((await ws.call('search', { pattern: 'hit' })).value).toMatchObject({ matchCount: 200, truncated: true })
+    expect((await ws.call('search', { pattern: '(' })).error?.message).toMatch(/not a valid regular expression/)
+    fs.writeFileSync(path.join(ws.outside, 'secret.txt'), 'TOKEN=abc\n')
+    fs.symlinkSync(path.join(ws.outside, 'secret.txt'), ws.file('secret-link.txt'))
+    expect((await ws.call('search', { pattern: 'TOKEN' })).value).toMatchObject({ matchCount: 0 })
+  })
+})
