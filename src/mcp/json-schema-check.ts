@@ -43,4 +43,5 @@ function pathOf(instancePath: string): (string | number)[] {
     .split('/')
     .slice(1)
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part))
 }

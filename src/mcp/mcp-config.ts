@@ -40,7 +40,7 @@ export interface McpServerConfig {
   cwd?: string
   /** S2.2: `true` lets this server's tools overlap their siblings; default exclusive. */
   parallel?: boolean
-  /** Per-call budget in ms (default {@link DEFAULT_MCP_TIMEOUT_MS}); also the start-up budget. */
+  /** Per-call budget in ms (default {@link DEFAULT_MCP_TIMEOUT_MS}); start-up gets at least 30 s. */
   timeoutMs?: number
 }
 

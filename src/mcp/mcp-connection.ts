@@ -11,6 +11,8 @@ import { PtcError } from '../errors/ptc-error.ts'
 import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from './mcp-config.ts'
 
 const STDERR_TAIL_CHARS = 2_000
+/** The least time a server gets to spawn and finish the handshake, in ms (npx may download first). */
+export const MIN_START_TIMEOUT_MS = 30_000
 
 /** A call to an imported server failed below the tool level: not started, crashed, timed out. */
 export class McpConnectionError extends PtcError {
@@ -54,13 +56,13 @@ export class McpConnection {
   }
 
   /**
-   * Spawn the server and run the MCP handshake within its `timeoutMs`.
+   * Spawn the server and run the MCP handshake within `max(timeoutMs, MIN_START_TIMEOUT_MS)`.
    * @throws McpConnectionError when the process cannot start or does not complete the handshake.
    */
   static async start(server: string, config: McpServerConfig): Promise<McpConnection> {
     const connection = new McpConnection(server, config)
     try {
-      await connection._client.connect(connection._transport, { timeout: connection.timeoutMs })
+      await connection._client.connect(connection._transport, { timeout: Math.max(connection.timeoutMs, MIN_START_TIMEOUT_MS) })
     } catch (error) {
       await connection.close()
       throw new McpConnectionError(`MCP server "${server}" (${[config.command, ...config.args].join(' ')}) could not start: ${describe(error)}${connection.stderrNote()}`, server, { cause: error })

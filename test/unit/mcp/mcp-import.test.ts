@@ -1,0 +1,105 @@
+import { fileURLToPath } from 'node:url'
+import type { Context, Fiber } from 'cordis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as mcpImport from '../../../src/mcp/mcp-import.ts'
+import { McpConnectionError } from '../../../src/mcp/mcp-connection.ts'
+import * as timeoutPolicy from '../../../src/policy/timeout-policy.ts'
+import { createRoot } from '../../helpers/registry.ts'
+
+const FAKE = fileURLToPath(new URL('../../fixtures/fake-mcp-server.ts', import.meta.url))
+const fake = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FAKE], ...extra })
+
+describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', () => {
+  let root: Context
+  let fiber: Fiber
+  beforeAll(async () => {
+    root = await createRoot()
+    await root.plugin(timeoutPolicy)
+    fiber = root.plugin(mcpImport, {
+      mcpServers: { fake: fake(), quick: fake({ timeoutMs: 400, parallel: true }), crashy: fake() },
+      warn: () => {},
+    })
+    await fiber
+  })
+  afterAll(() => root.registry.get(mcpImport) && fiber.dispose())
+
+  it('registers every tool as server__tool with its JSON Schemas for typegen', () => {
+    const names = root.tools.list().map((tool) => tool.name)
+    expect(names).toEqual(expect.arrayContaining(['fake__greet', 'fake__plain', 'fake__fail', 'fake__crash', 'fake__hang', 'quick__hang', 'crashy__crash']))
+    const greet = root.tools.get('fake__greet')!
+    expect(greet.jsonSchemas?.parameters).toMatchObject({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] })
+    expect(greet.jsonSchemas?.output).toMatchObject({ type: 'object', properties: { greeting: { type: 'string' } } })
+    expect(root.tools.schemas().find((schema) => schema.name === 'fake__greet')?.parameters).toEqual(greet.jsonSchemas?.parameters)
+    expect(root.tools.get('fake__plain')!.jsonSchemas?.output).toEqual({})
+  })
+
+  it('structuredContent is the canonical value, the server content is the model content', async () => {
+    const result = await root.tools.execute({ name: 'fake__greet', arguments: { name: 'ada' } })
+    expect(result.isError).toBe(false)
+    expect(result.value).toEqual({ greeting: 'hello ada', length: 9 })
+    expect(result.content).toEqual([{ type: 'text', text: 'hello ada' }])
+  })
+
+  it('without structuredContent the value is the text content joined with newlines', async () => {
+    const result = await root.tools.execute({ name: 'fake__plain', arguments: {} })
+    expect(result.value).toBe('line one\nline two')
+  })
+
+  it('arguments are validated against inputSchema before the server is called', async () => {
+    const result = await root.tools.execute({ name: 'fake__greet', arguments: { name: 7 } })
+    expect(result.error?.kind).toBe('invalid-arguments')
+    expect(result.error?.message).toMatch(/must be string/)
+  })
+
+  it('isError becomes a failed call carrying the server message', async () => {
+    const result = await root.tools.execute({ name: 'fake__fail', arguments: {} })
+    expect(result.isError).toBe(true)
+    expect(result.error).toMatchObject({ kind: 'failed', message: 'Tool "fake__fail" failed: the fake tool failed on purpose' })
+  })
+
+  it('imported tools are exclusive unless the server is configured parallel (S2.2)', () => {
+    expect(root.tools.executionMode({ name: 'fake__plain', arguments: {} })).toEqual({ kind: 'exclusive' })
+    expect(root.tools.executionMode({ name: 'quick__plain', arguments: {} })).toEqual({ kind: 'parallel' })
+  })
+
+  it('a server that hangs gives a timeout result within its timeoutMs, not a hung call', async () => {
+    const started = performance.now()
+    const result = await root.tools.execute({ name: 'quick__hang', arguments: {} })
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(result.error?.kind).toBe('timeout')
+    expect(result.error?.message).toMatch(/quick__hang.*400 ms/)
+    // The server is still usable after a timed-out call.
+    expect((await root.tools.execute({ name: 'quick__greet', arguments: { name: 'b' } })).isError).toBe(false)
+  })
+
+  it('a server that crashes mid-call fails that call and every later one with a clear message', async () => {
+    const result = await root.tools.execute({ name: 'crashy__crash', arguments: {} })
+    expect(result.error?.kind).toBe('failed')
+    expect(result.error?.message).toMatch(/MCP server "crashy" exited while "crash" was running\. Last stderr: fake server: crashing now/)
+    const later = await root.tools.execute({ name: 'crashy__greet', arguments: { name: 'x' } })
+    expect(later.error?.message).toMatch(/MCP server "crashy" is not running/)
+  })
+
+  it('the caller\'s cancellation aborts a pending call (S1.3)', async () => {
+    const stop = new AbortController()
+    const pending = root.tools.execute({ name: 'fake__hang', arguments: {} }, { signal: stop.signal })
+    setTimeout(() => stop.abort(), 50)
+    expect((await pending).error?.kind).toBe('cancelled')
+  })
+
+  it('disposing the plugin unregisters the tools and stops the servers', async () => {
+    const extra = root.plugin(mcpImport, { mcpServers: { temp: fake() } })
+    await extra
+    expect(root.tools.get('temp__greet')).toBeDefined()
+    await extra.dispose()
+    expect(root.tools.get('temp__greet')).toBeUndefined()
+  })
+
+  it('a server that cannot start fails the plugin with its stderr', async () => {
+    const broken = root.plugin(mcpImport, { mcpServers: { broken: { command: process.execPath, args: [FAKE, '--crash-on-start'] } } })
+    const error = await Promise.resolve(broken).then(() => undefined, (caught: unknown) => caught)
+    expect(McpConnectionError.isInstance(error)).toBe(true)
+    expect((error as Error).message).toMatch(/MCP server "broken" .* could not start: .*Last stderr: fake server: refusing to start/)
+    expect(root.tools.get('broken__greet')).toBeUndefined()
+  })
+})
