@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-node-snapshot
 // The `ptc` command. Node 24 runs the TypeScript sources directly (type stripping).
 import { main } from '../src/cli/main.ts'
 
