@@ -1,0 +1,144 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createHost, type Host } from '../../../src/host/create-host.ts'
+import { openSession, type McpSession, type SessionOptions } from '../../../src/server/mcp-session.ts'
+import { createRunLimiter } from '../../../src/server/run-limiter.ts'
+
+const TOOLS = fileURLToPath(new URL('../../fixtures/serve-tools.ts', import.meta.url))
+
+describe('an MCP session (S9.4, S5.1, S8.2)', () => {
+  let host: Host
+  let workspace: string
+  const open: { session: McpSession; client: Client }[] = []
+
+  beforeAll(async () => {
+    workspace = mkdtempSync(join(tmpdir(), 'ptc-session-'))
+    host = await createHost({ workspace, journal: false, toolModules: [TOOLS] })
+  })
+  afterAll(async () => {
+    for (const { client, session } of open) {
+      await client.close()
+      await session.close()
+    }
+    await host.dispose()
+  })
+
+  async function connect(options: Partial<SessionOptions> = {}, elicit?: () => ElicitResult) {
+    const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: join(workspace, 'journal'), ...options })
+    const client = new Client({ name: 'test', version: '1' }, { capabilities: elicit ? { elicitation: {} } : {} })
+    if (elicit) client.setRequestHandler(ElicitRequestSchema, async () => elicit())
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await session.server.connect(serverSide)
+    await client.connect(clientSide)
+    open.push({ session, client })
+    return { session, client }
+  }
+
+  it('lists run_code (with the compact declarations) and the job tools, not the other tools', async () => {
+    const { client } = await connect()
+    const { tools } = await client.listTools()
+    const names = tools.map((tool) => tool.name)
+    expect(names).toContain('run_code')
+    expect(names).not.toContain('echo')
+    for (const job of ['job_list', 'job_read', 'job_kill']) if (host.ctx.tools.get(job)) expect(names).toContain(job)
+    const runCode = tools.find((tool) => tool.name === 'run_code')!
+    expect(runCode.description).toContain('interface ToolArgsMap')
+    expect(runCode.description).toContain('echo: {')
+    expect(runCode.outputSchema?.type).toBe('object')
+  })
+
+  it('--expose-tools exposes every tool; object values are structuredContent, others are wrapped as {value}', async () => {
+    const { client } = await connect({ exposeTools: true })
+    const { tools } = await client.listTools()
+    expect(tools.find((tool) => tool.name === 'echo')?.outputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } })
+    expect(tools.find((tool) => tool.name === 'answer')?.outputSchema).toBeUndefined()
+    const echo = await client.callTool({ name: 'echo', arguments: { text: 'hi' } })
+    expect(echo).toMatchObject({ structuredContent: { text: 'hi' }, content: [{ type: 'text', text: 'hi' }], isError: false })
+    const answer = await client.callTool({ name: 'answer', arguments: {} })
+    expect(answer.structuredContent).toEqual({ value: 42 })
+  })
+
+  it('a failed call is isError with the reason as content and no structuredContent', async () => {
+    const { client } = await connect({ exposeTools: true })
+    const result = await client.callTool({ name: 'echo', arguments: { text: 5 } })
+    expect(result.isError).toBe(true)
+    expect(result.structuredContent).toBeUndefined()
+    expect(JSON.stringify(result.content)).toMatch(/Invalid arguments for \\"echo\\"/)
+  })
+
+  it('a tool that is not exposed is an unknown tool', async () => {
+    const { client } = await connect()
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toThrow(/Unknown tool "echo"/)
+  })
+
+  it('each session has its own agent and journal file, recording only its own calls', async () => {
+    const a = await connect({ exposeTools: true })
+    const b = await connect({ exposeTools: true })
+    expect(a.session.agent).toMatch(/^mcp-[0-9a-f-]{36}$/)
+    expect(a.session.agent).not.toBe(b.session.agent)
+    await a.client.callTool({ name: 'echo', arguments: { text: 'from a' } })
+    await b.client.callTool({ name: 'echo', arguments: { text: 'from b' } })
+    const files = readdirSync(join(workspace, 'journal'))
+    const fileOf = (agent: string) => readFileSync(join(workspace, 'journal', files.find((file) => file.endsWith(`-${agent}.jsonl`))!), 'utf8')
+    expect(fileOf(a.session.agent)).toContain('from a')
+    expect(fileOf(a.session.agent)).not.toContain('from b')
+    expect(fileOf(b.session.agent)).toContain('from b')
+  })
+
+  it('ask with an elicitation-capable client: only an explicit accept with allow=true runs the call, once (S8.1)', async () => {
+    const answers: ElicitResult[] = [{ action: 'accept', content: { allow: true } }, { action: 'decline' }, { action: 'accept', content: { allow: false } }]
+    const asked: number[] = []
+    const { client } = await connect({ exposeTools: true }, () => {
+      asked.push(1)
+      return answers.shift()!
+    })
+    expect((await client.callTool({ name: 'guarded', arguments: {} })).structuredContent).toEqual({ ran: true })
+    const declined = await client.callTool({ name: 'guarded', arguments: {} })
+    expect(declined.isError).toBe(true)
+    expect(JSON.stringify(declined.content)).toMatch(/Approval was refused/)
+    expect((await client.callTool({ name: 'guarded', arguments: {} })).isError).toBe(true)
+    expect(asked).toHaveLength(3)
+  })
+
+  it('ask without elicitation support denies (S5.3, S8.2), and one session never answers for another', async () => {
+    let asked = 0
+    await connect({ exposeTools: true }, () => {
+      asked++
+      return { action: 'accept', content: { allow: true } }
+    })
+    const { client } = await connect({ exposeTools: true })
+    const result = await client.callTool({ name: 'guarded', arguments: {} })
+    expect(result.isError).toBe(true)
+    expect(JSON.stringify(result.content)).toMatch(/no approval channel is available/)
+    expect(asked).toBe(0)
+  })
+
+  it('a client cancellation aborts the running call (S1.3)', async () => {
+    const { client } = await connect({ exposeTools: true })
+    const results: boolean[] = []
+    host.ctx.on('tools/result', (result) => void (result.name === 'sleep' && results.push(result.error?.kind === 'cancelled')))
+    const stop = new AbortController()
+    const call = client.callTool({ name: 'sleep', arguments: { ms: 10_000 } }, undefined, { signal: stop.signal })
+    setTimeout(() => stop.abort(), 100)
+    await expect(call).rejects.toThrow()
+    await expect.poll(() => results).toEqual([true])
+  })
+
+  it('closing a session aborts its running calls', async () => {
+    const { session, client } = await connect({ exposeTools: true })
+    const pending = client.callTool({ name: 'sleep', arguments: { ms: 10_000 } })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const started = performance.now()
+    await session.close()
+    const result = await pending
+    expect(performance.now() - started).toBeLessThan(1_000)
+    expect(result.isError).toBe(true)
+    expect(JSON.stringify(result.content)).toMatch(/cancel/i)
+  })
+})
