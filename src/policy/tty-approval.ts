@@ -1,7 +1,9 @@
 /**
  * The interactive terminal responder for `approval/request` (SPEC S8, S8.1, S8.2): prints the
  * call and the reason, reads one line, and answers `allowed-once` for "y"/"yes" and `denied` for
- * anything else (end of input and cancellation included). Prompts are answered one at a time.
+ * anything else (end of input and cancellation included). Prompts are answered one at a time, and
+ * a line typed while no prompt is showing is discarded, so type-ahead never approves a call the
+ * person has not seen.
  * Install it only when a person is at the terminal (`process.stdin.isTTY`); headless, nothing is
  * installed, so the approval waterfall closes as `unavailable` and the call is denied (S8.2).
  */

@@ -1,0 +1,95 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { PassThrough } from 'node:stream'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import * as ttyApproval from '../../../src/policy/tty-approval.ts'
+import { createTtyResponder, formatApprovalPrompt, isYes } from '../../../src/policy/tty-approval.ts'
+import type { ApprovalRequest, ToolExecution } from '../../../src/tools/types.ts'
+import { type WorkspaceFixture, workspaceFixture } from '../builtin/workspace-fixture.ts'
+
+const request = (signal = new AbortController().signal, extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
+  execution: { name: 'write_file', arguments: { path: '/x', content: 'y' }, callerSignal: signal } as unknown as ToolExecution,
+  displayReason: 'Allow write_file to write /x, outside the workspace? (once)',
+  ...extra,
+})
+
+function streams() {
+  const input = new PassThrough()
+  const output = new PassThrough()
+  let written = ''
+  output.on('data', (chunk) => (written += chunk))
+  /** Wait until the `count`-th prompt has been shown, then type `line`. */
+  const answer = async (count: number, line: string) => {
+    for (let i = 0; i < 200 && written.split('Allow once?').length - 1 < count; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    input.write(`${line}\n`)
+  }
+  return { input, output, written: () => written, answer }
+}
+
+describe('TTY approval responder', () => {
+  it('S8.1 "y" answers allowed-once; anything else denies', async () => {
+    const io = streams()
+    const { responder, close } = createTtyResponder(io)
+    const next = () => 'unavailable' as const
+    const first = responder(request(), next)
+    await io.answer(1, 'y')
+    expect(await first).toBe('allowed-once')
+    const second = responder(request(), next)
+    await io.answer(2, 'no')
+    expect(await second).toBe('denied')
+    expect(io.written()).toContain('Allow write_file to write /x, outside the workspace? (once)')
+    close()
+  })
+
+  it('S8.1 prompts one at a time, in order; a line typed before its prompt answers nothing', async () => {
+    const io = streams()
+    const { responder, close } = createTtyResponder(io)
+    io.input.write('y\n') // type-ahead: no prompt is showing, so it must not approve anything
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const a = responder(request(), () => 'unavailable')
+    const b = responder(request(), () => 'unavailable')
+    await io.answer(1, 'n')
+    await io.answer(2, 'y')
+    expect([await a, await b]).toEqual(['denied', 'allowed-once'])
+    expect(io.written().split('Allow once?')).toHaveLength(3)
+    close()
+  })
+
+  it('S8.2 end of input and a cancelled call deny', async () => {
+    const io = streams()
+    const { responder } = createTtyResponder(io)
+    const stop = new AbortController()
+    const cancelled = responder(request(stop.signal), () => 'unavailable')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    stop.abort()
+    expect(await cancelled).toBe('denied')
+    const ended = responder(request(), () => 'unavailable')
+    io.input.end()
+    expect(await ended).toBe('denied')
+    expect(await responder(request(), () => 'unavailable')).toBe('denied')
+  })
+
+  it('formats a prompt with the reason and the arguments; accepts only y/yes', () => {
+    expect(formatApprovalPrompt(request())).toBe('\n[approval] Allow write_file to write /x, outside the workspace? (once)\n  write_file {"path":"/x","content":"y"}\n  Allow once? [y/N] ')
+    expect(['y', 'Y', ' yes ', 'YES'].every(isYes)).toBe(true)
+    expect(['', 'n', 'yep', 'y y'].some(isYes)).toBe(false)
+  })
+})
+
+describe('TTY approval in the pipeline', () => {
+  let ws: WorkspaceFixture
+  beforeEach(async () => {
+    ws = await workspaceFixture()
+  })
+  afterEach(() => ws.cleanup())
+
+  it('S8.1 a write outside the workspace runs after the person answers y at the prompt', async () => {
+    const io = streams()
+    await ws.root.plugin(ttyApproval, io)
+    const target = path.join(ws.outside, 'approved.txt')
+    const pending = ws.call('write_file', { path: target, content: 'ok' })
+    await io.answer(1, 'y')
+    expect((await pending).isError).toBe(false)
+    expect(fs.readFileSync(target, 'utf8')).toBe('ok')
+  })
+})
