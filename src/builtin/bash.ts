@@ -5,6 +5,7 @@
  */
 import type { Context } from 'cordis'
 import { z } from 'zod'
+import { type BackgroundJob, backgroundJobSchema } from '../jobs/job-schemas.ts'
 import type { TerminalCard } from '../present/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
@@ -28,6 +29,7 @@ export const bashParameters = z.strictObject({
   cwd: z.string().optional().describe('Working directory, relative to the workspace root (default: the root).'),
   timeoutMs: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).optional().describe(`Deadline in ms (default ${DEFAULT_BASH_TIMEOUT_MS}); the whole process group is killed at it.`),
   network: z.boolean().optional().describe('Ask for network access for this command (may need the user\'s approval; off by default).'),
+  background: z.boolean().optional().describe('Start the command as a background job and return {kind: "background", jobId} at once; read it with job_read, stop it with job_kill. No deadline unless timeoutMs is given.'),
 })
 
 /**
@@ -47,6 +49,9 @@ export const bashValue = z.object({
 /** The canonical value of `bash`. */
 export type BashValue = z.output<typeof bashValue>
 
+/** The output schema: the foreground value, or with `background: true` the job handle (S10.6). */
+export const bashOutput = z.union([bashValue, backgroundJobSchema])
+
 /** Build the tool. */
 export function bashTool(ctx: Context): Tool {
   return defineTool({
@@ -56,12 +61,16 @@ export function bashTool(ctx: Context): Tool {
       'Returns exit code, signal, stdout and stderr; a non-zero exit is a normal result. Commands are killed at their deadline.',
     parameters: bashParameters,
     output: {
-      schema: bashValue,
-      render: (_args, value) => [{ type: 'text', text: renderBash(value) }],
+      schema: bashOutput,
+      render: (_args, value) => [{ type: 'text', text: 'jobId' in value ? renderStarted(value) : renderBash(value) }],
     },
-    execute: (args, exec) => runBash(ctx, exec, args),
-    presentCall: (args): TerminalCard => ({ card: 'terminal', phase: 'pending', command: args.command, ...(args.cwd && { cwd: args.cwd }) }),
+    execute: (args, exec) => (args.background ? startBashJob(ctx, exec, args) : runBash(ctx, exec, args)),
+    presentCall: (args): TerminalCard => ({ card: 'terminal', phase: 'pending', command: args.command, ...(args.cwd && { cwd: args.cwd }), ...(args.background && { background: true }) }),
     presentResult: (args, result): TerminalCard | undefined => {
+      const started = backgroundJobSchema.safeParse(result.value)
+      if (!result.isError && started.success) {
+        return { card: 'terminal', phase: 'completed', command: args.command, ...(args.cwd && { cwd: args.cwd }), output: renderStarted(started.data), background: true }
+      }
       const value = bashValue.safeParse(result.value)
       if (result.isError || !value.success) return undefined
       const { stdout, stderr, exitCode, signal } = value.data
@@ -78,10 +87,53 @@ export function bashTool(ctx: Context): Tool {
   })
 }
 
-async function runBash(ctx: Context, exec: Readonly<ToolExecution>, args: z.output<typeof bashParameters>): Promise<BashValue> {
+function wrapCommand(ctx: Context, exec: Readonly<ToolExecution>, args: z.output<typeof bashParameters>) {
   const cwd = resolveForCall(ctx, exec, args.cwd ?? '.', 'read')
   const escalation = ctx.bail('permission/escalation', exec)
-  const command = await ctx.sandbox.wrap({ argv: ['bash', '-c', args.command], cwd, ...(escalation && { policy: escalation }) })
+  return ctx.sandbox.wrap({ argv: ['bash', '-c', args.command], cwd, ...(escalation && { policy: escalation }) })
+}
+
+/**
+ * The background branch (S10): publish a `bash` job whose producer runs the sandboxed command on
+ * the job's own signal (S10.3), streaming output into the job's ring; return the handle at once.
+ */
+async function startBashJob(ctx: Context, exec: Readonly<ToolExecution>, args: z.output<typeof bashParameters>): Promise<BackgroundJob> {
+  // `jobs` is an optional dependency of the workspace tools (cordis injects are all required, and
+  // the foreground tools must not wait for it): look it up at use time, through this plugin's
+  // context, so the job is still tied to this plugin's fiber (S10.5).
+  const jobs = ctx.reflect.get('jobs') as Context['jobs'] | undefined
+  if (!jobs) throw new Error('background commands are not available here: the jobs service (ctx.jobs) is not installed')
+  const command = await wrapCommand(ctx, exec, args)
+  // S10.2: cancelled before the job exists: fail here, so no id is ever published.
+  if (exec.signal.aborted) throw exec.signal.reason ?? new Error('bash was cancelled')
+  const { jobId } = jobs.start({
+    kind: 'bash',
+    label: args.command,
+    owner: exec.agent,
+    signal: exec.signal,
+    run: async ({ signal, write }) => {
+      const result = await runProcess({
+        argv: command.argv,
+        cwd: command.cwd,
+        env: command.env,
+        signal,
+        ...(args.timeoutMs !== undefined && { timeoutMs: args.timeoutMs }),
+        maxOutputBytes: 0, // The job's ring keeps the output.
+        killGraceMs: BASH_KILL_GRACE_MS,
+        onOutput: write,
+      })
+      return { exitCode: result.exitCode, signal: result.signal }
+    },
+  })
+  return { kind: 'background', jobId }
+}
+
+function renderStarted(job: BackgroundJob): string {
+  return `Started background job ${job.jobId}. Read its output with job_read({jobId: "${job.jobId}"}); stop it with job_kill.`
+}
+
+async function runBash(ctx: Context, exec: Readonly<ToolExecution>, args: z.output<typeof bashParameters>): Promise<BashValue> {
+  const command = await wrapCommand(ctx, exec, args)
   const result = await runProcess({
     argv: command.argv,
     cwd: command.cwd,
