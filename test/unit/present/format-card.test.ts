@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import type { Card } from '../../../src/present/cards.ts'
+import { formatCard } from '../../../src/present/format-card.ts'
+
+describe('formatCard', () => {
+  const cases: [string, Card, string][] = [
+    ['generic pending', { card: 'generic', phase: 'pending', title: 'Read a.ts', kind: 'read', locations: [{ path: 'a.ts', line: 3 }] }, '… Read a.ts\n  at a.ts:3'],
+    ['generic error', { card: 'generic', phase: 'completed', title: 'write_file', body: 'Denied: no\nreally', isError: true }, '✗ write_file\n  Denied: no\n  really'],
+    ['terminal pending', { card: 'terminal', phase: 'pending', command: 'npm test', cwd: 'pkg' }, '… $ npm test (in pkg)'],
+    ['terminal completed', { card: 'terminal', phase: 'completed', command: 'false', output: 'out\n', exitCode: 1, signal: null }, '$ false\n  out\n  ✗ exit 1'],
+    ['terminal killed', { card: 'terminal', phase: 'completed', command: 'sleep 9', output: '', exitCode: null, signal: 'SIGKILL' }, '$ sleep 9\n  ✗ killed by SIGKILL'],
+    ['diff completed', { card: 'diff', phase: 'completed', path: '/w/f', diff: '--- /w/f\n+++ /w/f\n@@ -1,1 +1,1 @@\n-a\n+b\n', created: false }, '~ /w/f\n  @@ -1,1 +1,1 @@\n  -a\n  +b'],
+    ['diff created', { card: 'diff', phase: 'completed', path: '/w/n', diff: '--- /dev/null\n+++ /w/n\n@@ -0,0 +1,1 @@\n+x\n', created: true }, '+ /w/n (created)\n  @@ -0,0 +1,1 @@\n  +x'],
+    ['read', { card: 'read', phase: 'completed', path: '/w/a.ts', startLine: 9, lines: ['x', 'y'] }, '✓ read /w/a.ts (lines 9-10)\n   9 │ x\n  10 │ y'],
+    ['search groups', { card: 'search', phase: 'completed', query: 'TODO', groups: [{ path: 'a.ts', matches: [{ line: 2, text: '// TODO' }] }] }, '✓ search TODO: 1 match in 1 file\n  a.ts\n    2: // TODO'],
+    ['search paths', { card: 'search', phase: 'completed', query: '*.ts', paths: ['a.ts', 'b.ts'] }, '✓ *.ts: 2 paths\n  a.ts\n  b.ts'],
+    ['web', { card: 'web', phase: 'completed', kind: 'fetch', url: 'https://x.test/', title: 'X' }, '✓ web fetch https://x.test/\n  X'],
+  ]
+  for (const [label, card, expected] of cases) {
+    it(`S11.1 formats a ${label} card exactly`, () => expect(formatCard(card)).toBe(expected))
+  }
+
+  it('S11.3 is deterministic: the same card gives the same bytes', () => {
+    const card: Card = { card: 'terminal', phase: 'completed', command: 'ls', output: 'a\nb\n', exitCode: 0, signal: null }
+    expect(formatCard(structuredClone(card))).toBe(formatCard(card))
+  })
+
+  it('caps long bodies and neutralizes terminal control characters', () => {
+    const card: Card = { card: 'terminal', phase: 'completed', command: 'seq 5', output: '1\n2\n3\n4\n5\n', exitCode: 0, signal: null }
+    expect(formatCard(card, { maxLines: 2 })).toBe('$ seq 5\n  1\n  2\n  … 4 more lines')
+    expect(formatCard({ card: 'generic', phase: 'completed', title: 'x\u001b[2J' })).toBe('✓ x\\x1b[2J')
+  })
+
+  it('S11.5 a malformed card prints as JSON instead of throwing', () => {
+    expect(formatCard({ card: 'read', phase: 'completed', path: 'p', startLine: 1, lines: [1 as never] })).toBe('• card {"card":"read","phase":"completed","path":"p","startLine":1,"lines":[1]}')
+    expect(formatCard({ card: 'hologram' } as never)).toBe('• card {"card":"hologram"}')
+    expect(formatCard(null as never)).toBe('• card null')
+  })
+})
