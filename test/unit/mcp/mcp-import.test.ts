@@ -9,7 +9,7 @@ import { createRoot } from '../../helpers/registry.ts'
 const FAKE = fileURLToPath(new URL('../../fixtures/fake-mcp-server.ts', import.meta.url))
 const fake = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FAKE], ...extra })
 
-describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', () => {
+describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeout: 30_000 }, () => {
   let root: Context
   let fiber: Fiber
   beforeAll(async () => {
@@ -20,7 +20,7 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', () => {
       warn: () => {},
     })
     await fiber
-  })
+  }, 60_000)
   afterAll(() => root.registry.get(mcpImport) && fiber.dispose())
 
   it('registers every tool as server__tool with its JSON Schemas for typegen', () => {

@@ -12,7 +12,7 @@ import { createRunLimiter } from '../../../src/server/run-limiter.ts'
 
 const TOOLS = fileURLToPath(new URL('../../fixtures/serve-tools.ts', import.meta.url))
 
-describe('an MCP session (S9.4, S5.1, S8.2)', () => {
+describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 30_000 }, () => {
   let host: Host
   let workspace: string
   const open: { session: McpSession; client: Client }[] = []
@@ -20,7 +20,7 @@ describe('an MCP session (S9.4, S5.1, S8.2)', () => {
   beforeAll(async () => {
     workspace = mkdtempSync(join(tmpdir(), 'ptc-session-'))
     host = await createHost({ workspace, journal: false, toolModules: [TOOLS] })
-  })
+  }, 60_000)
   afterAll(async () => {
     for (const { client, session } of open) {
       await client.close()

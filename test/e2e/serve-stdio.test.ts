@@ -1,0 +1,50 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SERVE_TOOLS, stdioClient, type RunValue } from './serve-helpers.ts'
+
+describe('ptc serve --stdio with the SDK client (S9.1–S9.4)', { timeout: 30_000 }, () => {
+  let client: Client
+  beforeAll(async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-'))
+    // One run at a time: the run after a cancelled one only starts if the cancel freed its slot.
+    client = await stdioClient(['--workspace', workspace, '--tools', SERVE_TOOLS, '--max-concurrent-runs', '1'])
+  }, 60_000)
+  afterAll(() => client?.close())
+
+  it('lists run_code, whose description carries the generated declarations', async () => {
+    const { tools } = await client.listTools()
+    const runCode = tools.find((tool) => tool.name === 'run_code')
+    expect(runCode?.description).toContain('interface ToolArgsMap')
+    expect(runCode?.description).toContain('echo: {')
+    expect(tools.map((tool) => tool.name)).not.toContain('echo')
+  })
+
+  it('a script that calls a tool returns its value as structuredContent (S9.2)', async () => {
+    const result = await client.callTool({ name: 'run_code', arguments: { code: 'const r = await tools.echo({ text: "hi" }); return { echoed: r.text, n: 2 }' } })
+    expect(result.isError).toBe(false)
+    expect(result.structuredContent).toMatchObject({ status: 'ok', value: { echoed: 'hi', n: 2 }, toolCalls: 1 })
+    expect(JSON.stringify(result.content)).toContain('echoed')
+  })
+
+  it('a script with a type error is status type-error, and no tool is called', async () => {
+    const result = await client.callTool({ name: 'run_code', arguments: { code: 'await tools.echo({ text: 1 }); return 1' } })
+    const value = result.structuredContent as RunValue & { diagnostics: unknown[]; toolCalls: number }
+    expect(value.status).toBe('type-error')
+    expect(value.toolCalls).toBe(0)
+    expect(value.diagnostics.length).toBeGreaterThan(0)
+  })
+
+  it('cancelling a long run ends it promptly and frees its slot for the next run', async () => {
+    const stop = new AbortController()
+    const started = performance.now()
+    const long = client.callTool({ name: 'run_code', arguments: { code: 'await new Promise(() => {}); return 1', timeoutMs: 120_000 } }, undefined, { signal: stop.signal })
+    setTimeout(() => stop.abort(), 300)
+    await expect(long).rejects.toThrow()
+    expect(performance.now() - started).toBeLessThan(2_000)
+    const next = await client.callTool({ name: 'run_code', arguments: { code: 'return "after"' } }, undefined, { timeout: 10_000 })
+    expect(next.structuredContent).toMatchObject({ status: 'ok', value: 'after' })
+  })
+})
