@@ -2,7 +2,7 @@
 // answers with a short list: the kind of question that would take dozens of model turns one
 // call at a time.
 //
-//   ptc run examples/modules-without-direct-tests.ts --workspace .
+//   ptc run examples/scripts/modules-without-direct-tests.ts --workspace .
 const sources = (await tools.glob({ pattern: 'src/**/*.ts' })).paths
 const tests = (await tools.glob({ pattern: 'test/**/*.test.ts' })).paths
 

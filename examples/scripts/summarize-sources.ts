@@ -1,7 +1,7 @@
 // A script of the kind a model writes in PTC mode: fan out many reads in parallel, aggregate in
 // code, and return a small JSON summary instead of pulling every file into the model's context.
 //
-//   ptc run examples/summarize-sources.ts --workspace .
+//   ptc run examples/scripts/summarize-sources.ts --workspace .
 const { paths } = await tools.glob({ pattern: 'src/**/*.ts' })
 
 // One read per file, all in flight at once; read_file is parallel-safe, so they overlap.

@@ -1,0 +1,48 @@
+/**
+ * The README's main job, as a newcomer runs it: the example scripts type-check against the
+ * generated declarations and run on real input (this repository) through the real CLI (S9).
+ */
+import { execFile } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+
+const run = promisify(execFile)
+const root = join(import.meta.dirname, '..', '..')
+const ptc = (...args: string[]) =>
+  run(process.execPath, ['--no-node-snapshot', join(root, 'bin', 'ptc.js'), ...args], { cwd: root, timeout: 60_000 })
+
+describe('examples (S9)', { timeout: 90_000 }, () => {
+  const scripts = readdirSync(join(root, 'examples', 'scripts')).filter((file) => file.endsWith('.ts'))
+
+  it.each(scripts)('S9.1 examples/scripts/%s type-checks against the generated declarations', async (script) => {
+    const { stdout } = await ptc('check', join('examples', 'scripts', script), '--workspace', root)
+    expect(stdout).toBe('')
+  })
+
+  it('S9.2 summarize-sources fans out reads over this repository and returns a small summary', async () => {
+    const { stdout } = await ptc('run', 'examples/scripts/summarize-sources.ts', '--workspace', root, '--json')
+    const value = JSON.parse(stdout)
+    expect(value.status).toBe('ok')
+    expect(value.value.files).toBeGreaterThan(20)
+    expect(value.toolCalls).toBe(value.value.files + 2)
+    expect(value.value.largest).toHaveLength(5)
+    expect(value.value.byPart.pipeline.files).toBeGreaterThan(0)
+    expect(value.logs).toEqual([{ level: 'log', text: `read ${value.value.files} files` }])
+  })
+
+  it('S9.3 failing-call catches the ToolCallError of a path outside the workspace', async () => {
+    const { stdout } = await ptc('run', 'examples/scripts/failing-call.ts', '--workspace', root, '--json')
+    const value = JSON.parse(stdout)
+    expect(value.status).toBe('ok')
+    expect(value.value.refused).toBe('read_file')
+    expect(value.value.why).toMatch(/outside the workspace/)
+  })
+
+  it('the library example runs a tool directly and from run_code, with a policy denial inside the script', async () => {
+    const { stdout } = await run(process.execPath, ['--no-node-snapshot', join(root, 'examples', 'library.ts')], { cwd: root, timeout: 60_000 })
+    expect(stdout).toContain("{ city: 'Lisbon', celsius: [ 20, 21 ] }")
+    expect(stdout).toContain("'Atlantis: Atlantis is not a real city.'")
+  })
+})
