@@ -6,7 +6,7 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { type BackgroundJob, backgroundJobSchema } from '../jobs/job-schemas.ts'
-import type { TerminalCard } from '../present/cards.ts'
+import type { GenericCard, TerminalCard } from '../present/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
 import { runProcess } from './process-runner.ts'
@@ -66,10 +66,11 @@ export function bashTool(ctx: Context): Tool {
     },
     execute: (args, exec) => (args.background ? startBashJob(ctx, exec, args) : runBash(ctx, exec, args)),
     presentCall: (args): TerminalCard => ({ card: 'terminal', phase: 'pending', command: args.command, ...(args.cwd && { cwd: args.cwd }), ...(args.background && { background: true }) }),
-    presentResult: (args, result): TerminalCard | undefined => {
+    presentResult: (args, result): TerminalCard | GenericCard | undefined => {
       const started = backgroundJobSchema.safeParse(result.value)
       if (!result.isError && started.success) {
-        return { card: 'terminal', phase: 'completed', command: args.command, ...(args.cwd && { cwd: args.cwd }), output: renderStarted(started.data), background: true }
+        // Started, not finished: no exit status yet, so not a completed terminal card (job_read shows that).
+        return { card: 'generic', phase: 'completed', title: `Started background job ${started.data.jobId}: ${args.command}`, kind: 'terminal' }
       }
       const value = bashValue.safeParse(result.value)
       if (result.isError || !value.success) return undefined

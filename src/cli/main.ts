@@ -3,7 +3,7 @@
  * own `util.parseArgs`. Exit codes: 0 success (`run`: status `ok`), 1 the script or check failed,
  * 2 a usage error.
  */
-import { writeFileSync, renameSync } from 'node:fs'
+import { readFileSync, writeFileSync, renameSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createHost, type HostOptions } from '../host/create-host.ts'
@@ -12,6 +12,7 @@ import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permi
 import * as ttyApproval from '../policy/tty-approval.ts'
 import { formatCard } from '../present/format-card.ts'
 import { presentCallCard, presentResultCard } from '../present/present.ts'
+import { replayJournal } from '../present/replay.ts'
 import { formatDiagnostics } from '../ptc/type-checker.ts'
 import type { RunCodeValue } from '../ptc/run-code-value.ts'
 import { readScript, UsageError } from './read-script.ts'
@@ -24,12 +25,15 @@ Usage:
                  [--workspace DIR] [--tools MODULE]... [--journal FILE] [--preset NAME]
   ptc check FILE|- [--workspace DIR] [--tools MODULE]... [--preset NAME]
   ptc typegen [--tools MODULE]... [-o FILE] [--compact] [--preset NAME]
+  ptc replay JOURNAL.jsonl [--tools MODULE]...
 ${SERVE_USAGE}
 
 run      type-check FILE against the tools' generated types, run it in an isolate, print the result
          (--json prints exactly the run_code canonical value). Exit code 0 only for status ok.
 check    type-check only; prints diagnostics as line:column.
 typegen  print (or write with -o) the declarations scripts are checked against.
+replay   print the cards of every call in a journal (ptc run --journal FILE) exactly as the live
+         run printed them; damaged lines become notes. Pass the run's --tools for their cards.
 serve    be an MCP server exposing run_code (and the job tools; every tool with --expose-tools).
          --http binds 127.0.0.1 unless --host is given; any other host needs --token or
          PTC_SERVE_TOKEN. --max-concurrent-runs bounds run_code executions across sessions.
@@ -93,8 +97,10 @@ export async function main(argv: string[]): Promise<number> {
         return await typegen(values)
       case 'serve':
         return await serveCommand(values, hostOptions(values, false))
+      case 'replay':
+        return await replay(rest[0], values)
       default:
-        throw new UsageError(`Unknown command "${command}". Commands: run, check, typegen, serve.`)
+        throw new UsageError(`Unknown command "${command}". Commands: run, check, typegen, serve, replay.`)
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof ToolModuleError || isStartupError(error)) {
@@ -178,6 +184,29 @@ async function run(file: string | undefined, values: Values): Promise<number> {
     return value.status === 'ok' ? 0 : 1
   } finally {
     process.off('SIGINT', onSignal)
+    await host.dispose()
+  }
+}
+
+/**
+ * `ptc replay JOURNAL.jsonl` (S11.3, S11.5): the cards of every call in the journal, on stdout,
+ * through the same presenters and formatter as the live run. The host only supplies the tool
+ * definitions: nothing runs, no journal is written, MCP servers are not started (their tools have
+ * generic cards, which replay gives unknown tools too). Exit 0; 2 when the file cannot be read.
+ */
+async function replay(file: string | undefined, values: Values): Promise<number> {
+  if (!file) throw new UsageError('replay needs a journal file: ptc replay JOURNAL.jsonl')
+  let text: string
+  try {
+    text = readFileSync(resolve(file), 'utf8')
+  } catch (error) {
+    throw new UsageError(`cannot read the journal ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+  const host = await createHost({ workspace: values.workspace ?? '.', toolModules: values.tools ?? [], journal: false })
+  try {
+    process.stdout.write(replayJournal(text, (name) => host.ctx.tools.get(name)))
+    return 0
+  } finally {
     await host.dispose()
   }
 }

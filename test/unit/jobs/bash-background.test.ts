@@ -60,11 +60,11 @@ describe('bash background branch (S10)', () => {
     expect(read.output.split('\n').sort()).toEqual(['', 'one', 'two'])
   })
 
-  it('S11.1 background calls get terminal cards marked background', async () => {
+  it('S11.1 a background call: pending terminal card marked background; completed card says it started (no exit status yet)', async () => {
     const tool = ws.root.tools.get('bash')!
     expect(tool.presentCall({ command: 'sleep 1', background: true })).toEqual({ card: 'terminal', phase: 'pending', command: 'sleep 1', background: true })
     const result = await ws.call('bash', { command: 'true', background: true })
-    expect(tool.presentResult(result.arguments, result)).toMatchObject({ card: 'terminal', phase: 'completed', command: 'true', background: true })
+    expect(tool.presentResult(result.arguments, result)).toEqual({ card: 'generic', phase: 'completed', title: 'Started background job bash-1: true', kind: 'terminal' })
   })
 
   it('S10.3 cancelling the outer call after the id is published stops the waiting, not the job', async () => {

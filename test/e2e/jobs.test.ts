@@ -1,0 +1,81 @@
+/**
+ * Background jobs end to end (S10), through the real CLI and `run_code`: a model-style script
+ * starts `bash` in the background, polls `job_read` by the returned `.jobId` (never parsing
+ * text), kills the job with `job_kill` and returns a summary.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+
+const BIN = resolve(import.meta.dirname, '../../bin/ptc.js')
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function ptc(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--no-node-snapshot', BIN, ...args], { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
+    })
+  })
+}
+
+const SCRIPT = `
+const started = await tools.bash({ command: 'for i in 1 2 3; do echo tick $i; sleep 0.2; done; sleep 30', background: true })
+if (!('jobId' in started)) throw new Error('bash did not return a background handle')
+const jobId = started.jobId
+let cursor = 0
+let output = ''
+let polls = 0
+while (!output.includes('tick 3') && polls < 60) {
+  const read = await tools.job_read({ jobId, sinceOffset: cursor, waitMs: 1000 })
+  if (read.offset !== cursor) throw new Error('the cursor skipped output')
+  output += read.output
+  cursor = read.nextOffset
+  polls++
+}
+const listed = await tools.job_list({})
+const killed = await tools.job_kill({ jobId })
+const after = await tools.job_read({ jobId, sinceOffset: cursor })
+return {
+  kind: started.kind,
+  jobId,
+  output,
+  statusWhileListed: listed.find((job) => job.jobId === jobId)?.status,
+  killed: killed.killed,
+  killedStatus: killed.status,
+  finalStatus: after.status,
+  exitCode: after.exitCode,
+  finalBytes: after.totalBytes,
+}
+`
+
+describe('background jobs through run_code (S10)', () => {
+  it('S10.6 a script starts bash in the background, polls job_read by .jobId, kills it with job_kill, and returns a summary', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'ptc-jobs-e2e-'))
+    dirs.push(workspace)
+    writeFileSync(join(workspace, 'script.ts'), SCRIPT)
+    const started = performance.now()
+    const { code, stdout, stderr } = await ptc(['run', '--json', 'script.ts', '--workspace', '.'], workspace)
+    expect(stderr).toBe('')
+    const value = JSON.parse(stdout)
+    expect(value).toMatchObject({ status: 'ok', logs: [] })
+    expect(value.value).toEqual({
+      kind: 'background',
+      jobId: 'bash-1',
+      output: 'tick 1\ntick 2\ntick 3\n',
+      statusWhileListed: 'running',
+      killed: true,
+      killedStatus: 'killed',
+      finalStatus: 'killed',
+      exitCode: null,
+      finalBytes: 21,
+    })
+    expect(code).toBe(0)
+    // The `sleep 30` was killed, not waited for.
+    expect(performance.now() - started).toBeLessThan(25_000)
+  }, 60_000)
+})
