@@ -1,0 +1,17 @@
+/**
+ * `npm run bench` (= `node bench/run.ts [section-filter]`): runs every bench section in order and
+ * prints one table per section. Add a section by exporting it from a `*.bench.ts` file made with
+ * `section()` from `./harness.ts` and listing it below.
+ */
+import { runSection, type Section } from './harness.ts'
+import { pipeline } from './pipeline.bench.ts'
+import { ptc } from './ptc.bench.ts'
+
+const sections: Section[] = [pipeline, ptc]
+
+const filter = process.argv[2]
+console.log(`ptc-runner bench — node ${process.version}, ${process.platform}/${process.arch}\n`)
+for (const entry of sections) {
+  if (filter && !entry.name.includes(filter)) continue
+  await runSection(entry)
+}
