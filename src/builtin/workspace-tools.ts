@@ -15,7 +15,9 @@ import { searchTool } from './search.ts'
 import type { AccessRequest } from './workspace-events.ts'
 import { writeFileTool } from './write-file.ts'
 
+/** Plugin name. */
 export const name = 'workspace-tools'
+/** Services the tools read at the moment of use (S8). */
 export const inject = ['tools', 'sandboxPolicy', 'sandbox']
 
 /** Names of the tools this plugin registers. */
@@ -35,6 +37,11 @@ export function describeAccess(toolName: string, args: unknown): AccessRequest |
   }
 }
 
+/**
+ * Register the seven tools (owned by this plugin's fiber: disposing it unregisters them, S1.4) and
+ * answer `permission/access` for calls of them.
+ * @throws ToolDefinitionError when a tool of the same name is already registered.
+ */
 export function apply(ctx: Context) {
   const tools: Tool[] = [readFileTool(ctx), writeFileTool(ctx), editFileTool(ctx), listDirTool(ctx), globTool(ctx), searchTool(ctx), bashTool(ctx)]
   const mine = new Set<Tool>()

@@ -9,6 +9,7 @@
 import type { Context } from 'cordis'
 import type { FsObservation, FsWriteGate } from '../builtin/workspace-events.ts'
 
+/** Plugin name (S8 table). */
 export const name = 'fs-observation-policy'
 
 /** What the policy remembers about one file for one agent: content hash and mtime (ms). */
@@ -35,6 +36,7 @@ export function checkWrite(request: FsWriteGate, observed: FileObservation | und
   return undefined
 }
 
+/** Install the recorder on `fs/read` / `fs/written` and the `fs/write-gate` check (S8); state lives as long as the plugin. */
 export function apply(ctx: Context) {
   // agent -> absolute path -> observation. Lives and dies with this plugin's fiber.
   const seen = new Map<string, Map<string, FileObservation>>()

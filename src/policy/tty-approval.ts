@@ -12,7 +12,9 @@ import type { Context } from 'cordis'
 import type { ApprovalResponder } from './approval.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 
+/** Plugin name. */
 export const name = 'tty-approval'
+/** Answers through `ctx.approval.respond` (S8.1). */
 export const inject = ['approval']
 
 /** Streams of the prompt; default `process.stdin` and `process.stderr` (stdout stays for results). */
@@ -82,6 +84,7 @@ export function createTtyResponder(config: Required<TtyApprovalConfig>): { respo
   return { responder, close: () => lines?.close() }
 }
 
+/** Install the responder on `config.input`/`config.output`; disposing the plugin closes the line reader. */
 export function apply(ctx: Context, config: TtyApprovalConfig = {}) {
   const { responder, close } = createTtyResponder({ input: config.input ?? process.stdin, output: config.output ?? process.stderr })
   ctx.approval.respond(responder)

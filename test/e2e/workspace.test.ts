@@ -97,6 +97,13 @@ describe('workspace tools end to end (S8, S9)', () => {
     expect(fs.existsSync(path.join(workspace, 'ran.txt'))).toBe(false)
   }, 120_000)
 
+  it('S11.1 in human mode each tool call prints its pending and completed cards to stderr', async () => {
+    fs.writeFileSync(path.join(workspace, 'small.ts'), "const r = await tools.read_file({ path: 'package.json', limit: 2 })\nreturn r.totalLines\n")
+    const { stdout, stderr } = await run('node', ['--no-node-snapshot', path.join(root, 'bin', 'ptc.js'), 'run', '--workspace', workspace, '--journal', path.join(workspace, '.ptc', 'j.jsonl'), path.join(workspace, 'small.ts')], { cwd: workspace, timeout: 60_000 })
+    expect(stdout).toBe('8\n')
+    expect(stderr).toContain(`… Read package.json\n  at package.json\n✓ read ${path.join(workspace, 'package.json')} (lines 1-2)\n  1 │ {\n  2 │   "name": "tiny",\n`)
+  }, 60_000)
+
   it('S8 --preset rejects an unknown name as a usage error', async () => {
     const result = await run('node', [path.join(root, 'bin', 'ptc.js'), 'run', '--preset', 'yolo', '--workspace', workspace, path.join(workspace, 'script.ts')], { cwd: workspace, timeout: 30_000 }).catch((error) => error)
     expect(result.code).toBe(2)
