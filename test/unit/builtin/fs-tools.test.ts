@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -45,6 +46,13 @@ describe('read_file', () => {
       expect(result.error?.message, input).toMatch(/Denied: path .* is outside the workspace roots/)
       expect(JSON.stringify(result)).not.toContain('secret"')
     }
+  })
+
+  it('S8 denies special files inside the workspace (a FIFO would block a read forever)', async () => {
+    execFileSync('mkfifo', [ws.file('pipe')])
+    expect((await ws.call('read_file', { path: 'pipe' })).error?.message).toMatch(/is a FIFO \(named pipe\), not a regular file/)
+    await ws.call('read_file', { path: 'a.txt' })
+    expect((await ws.call('write_file', { path: 'pipe', content: 'x' })).error?.message).toMatch(/FIFO/)
   })
 
   it('S8 denies device files, even where every location is allowed (danger-full-access)', async () => {
