@@ -19,58 +19,87 @@ export const MAX_JSON_DEPTH = 256
  *   nesting deeper than {@link MAX_JSON_DEPTH}.
  */
 export function materializeJson(input: unknown): JsonValue {
-  return copy(input, '$', new Set(), 0)
+  try {
+    return copy(input, new Set(), 0)
+  } catch (error) {
+    if (error instanceof Failure) throw new NotJsonError(error.message, `$${error.path.reverse().join('')}`)
+    throw error
+  }
 }
 
-function copy(value: unknown, path: string, ancestors: Set<object>, depth: number): JsonValue {
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))
+
+/**
+ * A rejection on its way up: each level prepends its own key, so the JSON path is only built
+ * when something is rejected (the successful copy, which is the hot path, builds no strings).
+ */
+class Failure {
+  readonly message: string
+  readonly path: string[] = []
+  constructor(message: string) {
+    this.message = message
+  }
+}
+
+function copy(value: unknown, ancestors: Set<object>, depth: number): JsonValue {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return value
     case 'number':
-      if (!Number.isFinite(value)) throw new NotJsonError(`${value} is not a finite number; JSON cannot carry it`, path)
+      if (!Number.isFinite(value)) throw new Failure(`${value} is not a finite number; JSON cannot carry it`)
       return value
     case 'bigint':
-      throw new NotJsonError('BigInt is not JSON; pass it as a string or a number', path)
+      throw new Failure('BigInt is not JSON; pass it as a string or a number')
     case 'undefined':
-      throw new NotJsonError('undefined is not JSON; omit the field or use null', path)
+      throw new Failure('undefined is not JSON; omit the field or use null')
     case 'function':
-      throw new NotJsonError('a function is not JSON', path)
+      throw new Failure('a function is not JSON')
     case 'symbol':
-      throw new NotJsonError('a symbol is not JSON', path)
+      throw new Failure('a symbol is not JSON')
   }
   if (value === null) return null
   const object = value as object
-  if (depth >= MAX_JSON_DEPTH) throw new NotJsonError(`nesting deeper than ${MAX_JSON_DEPTH} levels`, path)
-  if (ancestors.has(object)) throw new NotJsonError('a cycle (the value contains itself)', path)
+  if (depth >= MAX_JSON_DEPTH) throw new Failure(`nesting deeper than ${MAX_JSON_DEPTH} levels`)
+  if (ancestors.has(object)) throw new Failure('a cycle (the value contains itself)')
   ancestors.add(object)
   try {
     if (Array.isArray(object)) {
       const length = object.length
       const out: JsonValue[] = new Array(length)
       for (let index = 0; index < length; index++) {
-        const item = (object as unknown[])[index]
-        if (item === undefined) throw new NotJsonError('undefined (or a hole) in an array is not JSON; use null', `${path}[${index}]`)
-        out[index] = copy(item, `${path}[${index}]`, ancestors, depth + 1)
+        try {
+          const item = (object as unknown[])[index]
+          if (item === undefined) throw new Failure('undefined (or a hole) in an array is not JSON; use null')
+          out[index] = copy(item, ancestors, depth + 1)
+        } catch (error) {
+          if (error instanceof Failure) error.path.push(`[${index}]`)
+          throw error
+        }
       }
       return Object.freeze(out) as JsonValue[]
     }
     const proto = Object.getPrototypeOf(object)
     if (proto !== Object.prototype && proto !== null) {
       const kind = (object as { constructor?: { name?: unknown } }).constructor?.name
-      throw new NotJsonError(`${typeof kind === 'string' && kind ? kind : 'a non-plain object'} is not plain JSON; pass a plain object, array or string`, path)
+      throw new Failure(`${typeof kind === 'string' && kind ? kind : 'a non-plain object'} is not plain JSON; pass a plain object, array or string`)
     }
     const out: Record<string, JsonValue> = {}
     for (const key of Object.keys(object)) {
-      const item = (object as Record<string, unknown>)[key]
-      if (item === undefined) continue
-      // defineProperty, not assignment: a "__proto__" key stays data and never swaps a prototype.
-      Object.defineProperty(out, key, {
-        value: copy(item, `${path}.${key}`, ancestors, depth + 1),
-        enumerable: true,
-        writable: false,
-        configurable: false,
-      })
+      let item: unknown
+      try {
+        item = (object as Record<string, unknown>)[key]
+        if (item === undefined) continue
+        item = copy(item, ancestors, depth + 1)
+      } catch (error) {
+        if (error instanceof Failure) error.path.push(`.${key}`)
+        throw error
+      }
+      // A "__proto__" key must stay data and never swap the copy's prototype, and a key that
+      // Object.prototype already has ("constructor", "toString") must not trip over a frozen
+      // prototype: define those. Every other key is a plain assignment on a fresh object (fast).
+      if (PROTOTYPE_KEYS.has(key)) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true })
+      else out[key] = item as JsonValue
     }
     return Object.freeze(out)
   } finally {

@@ -5,20 +5,23 @@
  * from an async listener is caught too.
  */
 import type { Context, Events } from 'cordis'
+import { type EventHooks, eventHooks, listenersOf } from './hooks.ts'
 
 /**
- * Call every listener of `name` with `payload`. Failures are reported through `onError` (default:
- * `ctx.logger` if present, otherwise `console.error`) and never thrown.
+ * Call every listener of `name` with `payload`. `ctx` is a context or, on the hot path, the raw
+ * hook table from `eventHooks()`. Failures are reported through `onError` (default:
+ * `console.error`) and never thrown.
  */
 export function notify<K extends keyof Events & string>(
-  ctx: Context,
+  ctx: Context | EventHooks,
   name: K,
   payload: Parameters<Events[K]>[0],
   onError: (error: unknown) => void = (error) => console.error(`[ptc-runner] listener of ${name} failed:`, error),
 ): void {
-  let listeners: ((...args: unknown[]) => unknown)[]
+  let listeners: readonly ((...args: unknown[]) => unknown)[]
   try {
-    listeners = ctx.events.dispatch('emit', [name, payload])
+    const events = isEventHooks(ctx) ? ctx : eventHooks(ctx)
+    listeners = listenersOf(events, name, 'emit', [payload])
   } catch (error) {
     // an `internal/dispatch` listener threw: observers are best-effort, the pipeline goes on
     onError(error)
@@ -34,4 +37,9 @@ export function notify<K extends keyof Events & string>(
       onError(error)
     }
   }
+}
+
+function isEventHooks(value: Context | EventHooks): value is EventHooks {
+  // a Context proxy answers any property; the raw events service owns its hook table
+  return Object.hasOwn(value, '_hooks')
 }

@@ -22,6 +22,7 @@ import type {
   ToolGuard,
   ToolResult,
 } from '../tools/types.ts'
+import { type EventHooks, listenersOf, waterfall } from './hooks.ts'
 import { deepFreeze, materializeJson } from './materialize.ts'
 import { notify } from './notify.ts'
 import { requestApproval } from './request-approval.ts'
@@ -30,6 +31,8 @@ import { CANCELLED_MESSAGE, describeThrown, errorContent, normalizeContent, type
 /** What the pipeline needs from the registry. */
 export interface PipelineHost {
   readonly ctx: Context
+  /** The raw hook table of `ctx.events` (see hooks.ts): the hot path dispatches through it. */
+  readonly events: EventHooks
   tool(name: string): Tool | undefined
   guards(): Iterable<ToolGuard>
   toolNames(): string[]
@@ -59,7 +62,7 @@ interface Outcome {
  */
 export async function runToolCall(host: PipelineHost, call: ToolCall, options: ExecuteOptions = {}): Promise<ToolResult> {
   const started = performance.now()
-  const { ctx } = host
+  const { ctx, events } = host
   // Options are read inside the try below: a null or hostile options object is a result, not a rejection.
   let callerSignal = NEVER_ABORTED
   let agent: string | undefined
@@ -82,20 +85,25 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
         console.error(`[ptc-runner] finalizeContent of "${name}" threw; its content is kept unchanged:`, error)
       }
     }
-    const result: ToolResult = deepFreeze({
+    // S6.4: deep-frozen. Every part is already deep-frozen where it was made (materializeJson for
+    // arguments, value, info and presentationMeta; normalizeContent/errorContent for content),
+    // so only the new containers are frozen here instead of walking the whole tree again.
+    const result: ToolResult = {
       callId,
       name,
       arguments: rawArgs,
       agent,
       isError: outcome.isError,
-      ...(outcome.value !== undefined && { value: outcome.value }),
       content,
-      ...(outcome.error && { error: outcome.error }),
-      ...(outcome.presentationMeta !== undefined && { presentationMeta: outcome.presentationMeta }),
-      ...(outcome.additionalContexts?.length && { additionalContexts: outcome.additionalContexts }),
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-    })
-    notify(ctx, 'tools/result', result)
+      durationMs: 0,
+    }
+    if (outcome.value !== undefined) (result as { value?: JsonValue }).value = outcome.value
+    if (outcome.error) (result as { error?: ResultError }).error = Object.freeze({ ...outcome.error })
+    if (outcome.presentationMeta !== undefined) (result as { presentationMeta?: JsonValue }).presentationMeta = outcome.presentationMeta
+    if (outcome.additionalContexts?.length) (result as { additionalContexts?: readonly string[] }).additionalContexts = Object.freeze([...outcome.additionalContexts])
+    ;(result as { durationMs: number }).durationMs = Math.round((performance.now() - started) * 1000) / 1000
+    Object.freeze(result)
+    notify(events, 'tools/result', result)
     return result
   }
   const fail = (error: ResultError): ToolResult => finish({ isError: true, content: errorContent(error), error })
@@ -127,7 +135,7 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     } catch (error) {
       materializeError = error
     }
-    notify(ctx, 'tool/call', Object.freeze({ callId, name, arguments: rawArgs, agent, fromCode }))
+    notify(events, 'tool/call', Object.freeze({ callId, name, arguments: rawArgs, agent, fromCode }))
     if (!tool) {
       const known = host.toolNames()
       return fail({
@@ -147,34 +155,13 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     }
     args = deepFreeze(parsed.data)
 
-    let signal = callerSignal
-    const execution = Object.seal(
-      Object.defineProperties({} as ToolExecution, {
-        callId: { value: callId, enumerable: true },
-        name: { value: name, enumerable: true },
-        arguments: { value: args, enumerable: true },
-        agent: { value: agent, enumerable: true },
-        token: { value: Symbol(`tool-call:${name}`), enumerable: true },
-        parentToken: { value: parentToken, enumerable: true },
-        callerSignal: { value: callerSignal, enumerable: true },
-        timeoutMs: { value: tool.timeoutMs, enumerable: true },
-        signal: {
-          enumerable: true,
-          get: () => signal,
-          set: (next: unknown) => {
-            // S3: a wrapper may replace the signal, never remove it.
-            if (!(next instanceof AbortSignal)) throw new TypeError('exec.signal can be replaced by another AbortSignal, never removed')
-            signal = next
-          },
-        },
-      }),
-    )
+    const execution = new Execution(callId, name, args, agent, parentToken, callerSignal, tool.timeoutMs)
     if (callerSignal.aborted) return cancelled()
 
     // S5.1: the policy waterfall. A throwing listener or an unknown decision denies (fail-closed).
     let decision: PreToolDecision
     try {
-      decision = await ctx.waterfall('tools/pre-execute', execution, () => ALLOW)
+      decision = await waterfall<PreToolDecision | Promise<PreToolDecision>>(events, 'tools/pre-execute', [execution], () => ALLOW)
     } catch (error) {
       return denied(`A policy check failed, so the call was denied: ${describeThrown(error)}`)
     }
@@ -230,11 +217,10 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     let raw: unknown
     try {
       const body = async (): Promise<JsonValue> => {
-        if (signal !== callerSignal && callerSignal !== NEVER_ABORTED) signal = AbortSignal.any([signal, callerSignal])
-        if (signal.aborted) throw CANCELLED
+        if (Execution.fuseCallerSignal(execution).aborted) throw CANCELLED
         return (await tool!.execute(args, execution)) as JsonValue
       }
-      raw = await raceCallerStop(runWrappers(ctx, execution, body), callerSignal)
+      raw = await raceCallerStop(runWrappers(events, execution, body), callerSignal)
     } catch (error) {
       if (error === CANCELLED || callerSignal.aborted) return cancelled()
       if (ToolTimeoutError.isInstance(error)) return fail({ kind: 'timeout', message: error.message })
@@ -261,7 +247,8 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     // S5.4: the post-execute waterfall.
     let post: PostToolDecision
     try {
-      post = await ctx.waterfall('tools/post-execute', execution, Object.freeze({ isError: false, value, content }), () => ACCEPT)
+      const pending: PendingResult = Object.freeze({ isError: false, value, content })
+      post = await waterfall<PostToolDecision | Promise<PostToolDecision>>(events, 'tools/post-execute', [execution, pending], () => ACCEPT)
     } catch (error) {
       return fail({ kind: 'failed', message: `A result policy failed, so the result of "${name}" was withheld: ${describeThrown(error)}` })
     }
@@ -300,6 +287,57 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
   }
 }
 
+/**
+ * The execution record (S6.2, S6.3): a frozen instance, so `callId`, `name`, `arguments`, `agent`,
+ * `token`, `parentToken`, `callerSignal` and `timeoutMs` cannot be reassigned, deleted or
+ * redefined and nothing can be added. `signal` is an accessor over a private field (private
+ * fields stay writable on a frozen object): a wrapper may replace it with another AbortSignal,
+ * never remove it, and the pipeline re-fuses the caller's signal before the body.
+ */
+class Execution implements ToolExecution {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: Readonly<unknown>
+  readonly agent: string | undefined
+  readonly token: symbol
+  readonly parentToken: symbol | undefined
+  readonly callerSignal: AbortSignal
+  readonly timeoutMs: number | undefined
+  #signal: AbortSignal
+
+  constructor(callId: string, name: string, args: unknown, agent: string | undefined, parentToken: symbol | undefined, callerSignal: AbortSignal, timeoutMs: number | undefined) {
+    this.callId = callId
+    this.name = name
+    this.arguments = args as Readonly<unknown>
+    this.agent = agent
+    this.token = Symbol(`tool-call:${name}`)
+    this.parentToken = parentToken
+    this.callerSignal = callerSignal
+    this.timeoutMs = timeoutMs
+    this.#signal = callerSignal
+    Object.freeze(this)
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal
+  }
+
+  set signal(next: AbortSignal) {
+    // S3: a wrapper may replace the signal, never remove it.
+    if (!(next instanceof AbortSignal)) throw new TypeError('exec.signal can be replaced by another AbortSignal, never removed')
+    this.#signal = next
+  }
+
+  /** S6.3: fuse the caller's signal into whatever a wrapper installed; returns the body's signal. */
+  static fuseCallerSignal(execution: Execution): AbortSignal {
+    const { callerSignal } = execution
+    if (execution.#signal !== callerSignal && callerSignal !== NEVER_ABORTED) execution.#signal = AbortSignal.any([execution.#signal, callerSignal])
+    return execution.#signal
+  }
+}
+// A listener must not be able to swap the accessor for every execution.
+Object.freeze(Execution.prototype)
+
 type ExecuteWrapper = (execution: ToolExecution, next: () => Promise<JsonValue>) => Promise<JsonValue> | JsonValue
 
 /**
@@ -307,8 +345,8 @@ type ExecuteWrapper = (execution: ToolExecution, next: () => Promise<JsonValue>)
  * once, so a wrapper can retry: each call runs the rest of the chain and the body again (with the
  * caller's signal re-fused each time, S6.3). A synchronous throw anywhere becomes a rejection.
  */
-function runWrappers(ctx: Context, execution: ToolExecution, body: () => Promise<JsonValue>): Promise<JsonValue> {
-  const wrappers = ctx.events.dispatch('waterfall', ['tools/execute', execution]) as ExecuteWrapper[]
+function runWrappers(events: EventHooks, execution: ToolExecution, body: () => Promise<JsonValue>): Promise<JsonValue> {
+  const wrappers = listenersOf(events, 'tools/execute', 'waterfall', [execution]) as readonly ExecuteWrapper[]
   if (wrappers.length === 0) return body()
   const step = async (index: number): Promise<JsonValue> =>
     index === wrappers.length ? body() : wrappers[index]!(execution, () => step(index + 1))

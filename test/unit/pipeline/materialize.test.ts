@@ -153,3 +153,18 @@ describe('deepFreeze (S6.4)', () => {
     expect(Object.isFrozen((value.list as object[])[0])).toBe(true)
   })
 })
+
+describe('materializeJson under a frozen Object.prototype (S6.1)', () => {
+  it('S6.1 keys named like Object.prototype members stay own data even when the prototype is frozen', async () => {
+    // run in a child realm-like process so freezing the prototype does not leak into other tests
+    const { execFileSync } = await import('node:child_process')
+    const script = `
+      Object.freeze(Object.prototype)
+      const { materializeJson } = await import(${JSON.stringify(new URL('../../../src/pipeline/materialize.ts', import.meta.url).href)})
+      const out = materializeJson(JSON.parse('{"constructor": 1, "toString": "x", "hasOwnProperty": null, "__proto__": {"a": 1}}'))
+      console.log(JSON.stringify([Object.keys(out), out.constructor, out.toString, Object.isFrozen(out)]))
+    `
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+    expect(JSON.parse(output)).toEqual([['constructor', 'toString', 'hasOwnProperty', '__proto__'], 1, 'x', true])
+  })
+})

@@ -1,0 +1,63 @@
+/**
+ * Direct dispatch over cordis' event hooks for the pipeline's hot path (SPEC S3). Every
+ * `ctx.waterfall()` / `ctx.events` access goes through cordis' context proxies, which allocate
+ * several Proxies and a derived context per access; a tool call dispatches five hooks, so the
+ * pipeline resolves the raw `EventsService` once and reads its hook table directly.
+ *
+ * Semantics are those of cordis 4.0.0-rc.10 (pinned exactly) for dispatch without a `this`
+ * argument: listeners are snapshotted in registration order (prepend respected, since that is how
+ * the table is kept), `internal/dispatch` is still emitted when something listens to it, and a
+ * waterfall listener may call `next()` only once. The unit tests pin this behaviour (ordering,
+ * prepend, disposal) so a cordis upgrade that changes the table fails loudly.
+ */
+import { type Context, symbols } from 'cordis'
+
+type Listener = (...args: any[]) => any
+
+/** The part of cordis' `EventsService` the pipeline reads. */
+export interface EventHooks {
+  readonly _hooks: Record<string | symbol, readonly { callback: Listener }[] | undefined>
+  emit(...args: unknown[]): void
+}
+
+/** The raw events service behind `ctx.events` (no per-access proxies). */
+export function eventHooks(ctx: Context): EventHooks {
+  const traced = ctx.events as unknown as Record<symbol, unknown>
+  return ((traced[symbols.original] as EventHooks | undefined) ?? (traced as unknown as EventHooks))
+}
+
+const NONE: readonly Listener[] = Object.freeze([])
+
+/** Snapshot of the listeners of `name`, as cordis' `_resolve` returns them for a dispatch. */
+export function listenersOf(events: EventHooks, name: string, mode: 'emit' | 'waterfall', args: readonly unknown[]): readonly Listener[] {
+  const hooks = events._hooks
+  if (hooks['internal/dispatch']?.length) events.emit('internal/dispatch', mode, name, [...args], null)
+  const list = hooks[name]
+  if (!list || list.length === 0) return NONE
+  const callbacks = new Array<Listener>(list.length)
+  for (let index = 0; index < list.length; index++) callbacks[index] = list[index]!.callback
+  return callbacks
+}
+
+/**
+ * cordis' waterfall: each listener gets `(...args, next)` and returns a decision or `next()`;
+ * the innermost answer is `inner()`. `next()` may be called once per listener.
+ * @throws whatever a listener throws, and an Error when a listener calls `next()` twice.
+ */
+export function waterfall<R>(events: EventHooks, name: string, args: readonly unknown[], inner: () => R): R {
+  const callbacks = listenersOf(events, name, 'waterfall', args)
+  if (callbacks.length === 0) return inner()
+  let index = 0
+  const dispatch = (): R => {
+    const callback = callbacks[index++]
+    if (!callback) return inner()
+    let called = false
+    const next = () => {
+      if (called) throw new Error('next() called multiple times')
+      called = true
+      return dispatch()
+    }
+    return callback(...args, next)
+  }
+  return dispatch()
+}

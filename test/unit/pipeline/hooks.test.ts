@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
+
+// The pipeline dispatches its hooks straight from cordis' hook table (src/pipeline/hooks.ts);
+// these pin that it still behaves like ctx.waterfall / ctx.emit.
+describe('hook dispatch (S3)', () => {
+  it('S3 a policy listener of a disposed plugin no longer runs', async () => {
+    const root = await createRoot()
+    await usePlugin(root, (ctx) => ctx.tools.register(echoTool()), 'tools')
+    const fiber = await usePlugin(root, (ctx) => ctx.on('tools/pre-execute', () => ({ kind: 'deny', reason: 'policy on' })), 'policy')
+    expect((await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })).error?.message).toBe('policy on')
+    await fiber.dispose()
+    expect((await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })).isError).toBe(false)
+  })
+
+  it('S3 a listener added while a call is in flight applies from the next call on', async () => {
+    const root = await createRoot()
+    const seen: string[] = []
+    await usePlugin(root, (ctx) => {
+      ctx.tools.register(echoTool())
+      ctx.on('tools/pre-execute', (execution, next) => {
+        seen.push(`first:${execution.callId}`)
+        if (execution.callId === 'c1') ctx.on('tools/pre-execute', (later, n) => (seen.push(`added:${later.callId}`), n()))
+        return next()
+      })
+    })
+    await root.tools.execute({ callId: 'c1', name: 'echo', arguments: { text: 'a' } })
+    await root.tools.execute({ callId: 'c2', name: 'echo', arguments: { text: 'a' } })
+    expect(seen).toEqual(['first:c1', 'first:c2', 'added:c2'])
+  })
+
+  it('S3 internal/dispatch inspectors still see every hook the pipeline dispatches', async () => {
+    const root = await createRoot()
+    const dispatched: string[] = []
+    await usePlugin(root, (ctx) => {
+      ctx.tools.register(echoTool())
+      ctx.on('internal/dispatch', (mode, name) => {
+        if (typeof name === 'string' && /^tools?\//.test(name)) dispatched.push(`${mode} ${name}`)
+      })
+    })
+    await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })
+    expect(dispatched).toEqual(['emit tool/call', 'waterfall tools/pre-execute', 'waterfall tools/execute', 'waterfall tools/post-execute', 'emit tools/result'])
+  })
+
+  it('S1.4 a tools reference held by a plugin still registers into that plugin fiber', async () => {
+    const root = await createRoot()
+    let held: typeof root.tools | undefined
+    const fiber = await usePlugin(root, (ctx) => {
+      held = ctx.tools
+    })
+    held!.register(echoTool())
+    held!.guard(() => 'held guard')
+    expect((await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })).error?.message).toBe('held guard')
+    await fiber.dispose()
+    expect(root.tools.get('echo')).toBeUndefined()
+  })
+})
