@@ -11,11 +11,14 @@ import { defineTool } from '../tools/define-tool.ts'
 import type { ContentBlock, ToolResult } from '../tools/types.ts'
 import { jobInfoSchema, jobKillSchema, jobReadSchema } from './job-schemas.ts'
 
+/** Plugin name. */
 export const name = 'job-tools'
+/** Needs the registry and `ctx.jobs` (install `Jobs` first). */
 export const inject = ['tools', 'jobs']
 
-/** Default and largest `maxBytes` of one `job_read`, in bytes: 64 KiB and 1 MiB. */
+/** Default `maxBytes` of one `job_read`, in bytes (64 KiB). */
 export const JOB_READ_DEFAULT_BYTES = 64 * 1024
+/** Largest `maxBytes` of one `job_read`, in bytes (1 MiB, the default ring size). */
 export const JOB_READ_MAX_BYTES = 1024 * 1024
 /** Largest `waitMs` of one `job_read`, in ms. */
 export const JOB_READ_MAX_WAIT_MS = 30_000
@@ -36,6 +39,11 @@ const JOB_READ =
   'Pass the returned nextOffset as sinceOffset to get only new output; waitMs waits for new output instead of polling in a tight loop.'
 const JOB_KILL = 'Stop a background job (its whole process group) and return its final status.'
 
+/**
+ * Register `job_list`, `job_read` and `job_kill` (S10.6). Each call acts for `exec.agent`; another
+ * agent's job is "no job X" (S10.5). `job_list`/`job_read` are concurrency-safe, `job_kill` is not
+ * (S2.2). Errors (`JobNotFoundError`) become `isError` results (S6.5).
+ */
 export function apply(ctx: Context) {
   ctx.tools.register(
     defineTool({
