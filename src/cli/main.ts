@@ -10,9 +10,7 @@ import { createHost, type HostOptions } from '../host/create-host.ts'
 import { ToolModuleError } from '../host/load-tool-modules.ts'
 import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permission-presets.ts'
 import * as ttyApproval from '../policy/tty-approval.ts'
-import { formatCard } from '../present/format-card.ts'
-import { presentCallCard, presentResultCard } from '../present/present.ts'
-import { replayJournal } from '../present/replay.ts'
+import { callCardText, replayJournal, resultCardText } from '../present/replay.ts'
 import { formatDiagnostics } from '../ptc/type-checker.ts'
 import type { RunCodeValue } from '../ptc/run-code-value.ts'
 import { readScript, UsageError } from './read-script.ts'
@@ -150,15 +148,11 @@ async function run(file: string | undefined, values: Values): Promise<number> {
   process.once('SIGINT', onSignal)
   try {
     if (!values.json) {
-      // S11.1: a card per tool call, pending then completed, as plain text on stderr.
-      host.ctx.on('tool/call', (call) => {
-        if (call.name === 'run_code') return
-        process.stderr.write(`${formatCard(presentCallCard(host.ctx.tools.get(call.name), call.arguments, call.name))}\n`)
-      })
-      host.ctx.on('tools/result', (result) => {
-        if (result.name === 'run_code') return
-        process.stderr.write(`${formatCard(presentResultCard(host.ctx.tools.get(result.name), result.arguments, result))}\n`)
-      })
+      // S11.1, S11.3: a card per tool call, pending then completed, as plain text on stderr,
+      // through the very functions `ptc replay` uses, so a replay reproduces this output.
+      const lookup = (name: string) => host.ctx.tools.get(name)
+      host.ctx.on('tool/call', (call) => process.stderr.write(callCardText(lookup, call)))
+      host.ctx.on('tools/result', (result) => process.stderr.write(resultCardText(lookup, result)))
     }
     const result = await host.ctx.tools.execute(
       { name: 'run_code', arguments: { code, ...(values['no-typecheck'] && { typecheck: false }), ...(timeoutMs !== undefined && { timeoutMs }) } },
