@@ -161,8 +161,9 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     // S5.1: the policy waterfall. A throwing listener or an unknown decision denies (fail-closed).
     let decision: PreToolDecision
     try {
-      decision = await waterfall<PreToolDecision | Promise<PreToolDecision>>(events, 'tools/pre-execute', [execution], () => ALLOW)
+      decision = await untilCallerStop(waterfall<PreToolDecision | Promise<PreToolDecision>>(events, 'tools/pre-execute', [execution], () => ALLOW), callerSignal)
     } catch (error) {
+      if (error === CANCELLED) return cancelled()
       return denied(`A policy check failed, so the call was denied: ${describeThrown(error)}`)
     }
     const kind = (decision as { kind?: unknown } | undefined)?.kind
@@ -197,11 +198,19 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
       const why = typeof reason === 'string' && reason ? ` (${reason})` : ''
       // S5.3: no agent means nobody to ask.
       if (agent === undefined) return denied(`This call needs approval${why}, but it was made without an agent, so it was denied.`)
-      const outcome = await requestApproval(ctx, {
-        execution,
-        ...(typeof reason === 'string' && { reason }),
-        ...(typeof displayReason === 'string' && { displayReason }),
-      })
+      let outcome: Awaited<ReturnType<typeof requestApproval>>
+      try {
+        outcome = await untilCallerStop(
+          requestApproval(ctx, {
+            execution,
+            ...(typeof reason === 'string' && { reason }),
+            ...(typeof displayReason === 'string' && { displayReason }),
+          }),
+          callerSignal,
+        )
+      } catch {
+        return cancelled() // only the caller's stop rejects here: requestApproval never throws
+      }
       if (callerSignal.aborted) return cancelled()
       if (outcome !== 'allowed-once') {
         return denied(
@@ -238,9 +247,10 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     try {
       content = render(tool, args, value)
       if (tool.projectContent) {
-        content = normalizeContent(await tool.projectContent({ args, value, content, execution }), `projectContent of "${name}"`)
+        content = normalizeContent(await untilCallerStop(tool.projectContent({ args, value, content, execution }), callerSignal), `projectContent of "${name}"`)
       }
     } catch (error) {
+      if (error === CANCELLED) return cancelled()
       return fail({ kind: 'failed', message: `Rendering the result of "${name}" failed: ${describeThrown(error)}` })
     }
 
@@ -248,8 +258,9 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     let post: PostToolDecision
     try {
       const pending: PendingResult = Object.freeze({ isError: false, value, content })
-      post = await waterfall<PostToolDecision | Promise<PostToolDecision>>(events, 'tools/post-execute', [execution, pending], () => ACCEPT)
+      post = await untilCallerStop(waterfall<PostToolDecision | Promise<PostToolDecision>>(events, 'tools/post-execute', [execution, pending], () => ACCEPT), callerSignal)
     } catch (error) {
+      if (error === CANCELLED) return cancelled()
       return fail({ kind: 'failed', message: `A result policy failed, so the result of "${name}" was withheld: ${describeThrown(error)}` })
     }
     const additionalContexts: string[] = []
@@ -361,6 +372,17 @@ function canonical(tool: Tool, raw: unknown): JsonValue {
 
 function render(tool: Tool, args: unknown, value: JsonValue): readonly ContentBlock[] {
   return normalizeContent(tool.output.render(args, value), `output.render of "${tool.name}"`)
+}
+
+/**
+ * S6.3: the caller's stop ends every wait of the pipeline (policy, approval, projectContent,
+ * post-execute), not only the body's: a listener or an approval prompt that never answers cannot
+ * keep a stopped call alive. Rejects with {@link CANCELLED} on the stop. Without a caller signal
+ * the value is returned as is (no promise allocated for synchronous answers).
+ */
+function untilCallerStop<T>(work: T | Promise<T>, callerSignal: AbortSignal): T | Promise<T> {
+  if (callerSignal === NEVER_ABORTED) return work
+  return raceCallerStop(Promise.resolve(work), callerSignal)
 }
 
 /** The caller's stop ends the wait even if a body or wrapper ignores its signal (S6.3). */

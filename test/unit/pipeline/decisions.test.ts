@@ -326,3 +326,51 @@ describe('ask without a channel or an agent (S5.3, S8.2)', () => {
     expect(Object.keys(kinds)).toHaveLength(4)
   })
 })
+
+describe('the caller stop ends every wait (S6.3, S1.3)', () => {
+  const hang = () => new Promise<never>(() => {})
+
+  it('S6.3 a pre-execute listener that never answers cannot outlive the caller stop', async () => {
+    const controller = new AbortController()
+    const { root, ran } = await setup((ctx) => ctx.on('tools/pre-execute', hang))
+    const pending = root.tools.execute({ name: 'echo', arguments: { text: 'x' } }, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 5)
+    const result = await pending
+    expect(result.error?.kind).toBe('cancelled')
+    expect(ran()).toBe(0)
+  })
+
+  it('S6.3 an approval prompt nobody answers ends as a cancellation when the user stops', async () => {
+    const controller = new AbortController()
+    const { root, ran } = await setup(
+      (ctx) => {
+        ctx.on('tools/pre-execute', () => ({ kind: 'ask' }))
+        ctx.on('approval/request', hang)
+      },
+      { approval: true },
+    )
+    const pending = root.tools.execute({ name: 'echo', arguments: { text: 'x' } }, { agent: 'a', signal: controller.signal })
+    setTimeout(() => controller.abort(), 5)
+    expect((await pending).error?.kind).toBe('cancelled')
+    expect(ran()).toBe(0)
+  })
+
+  it('S6.3 a post-execute listener that never answers cannot outlive the caller stop', async () => {
+    const controller = new AbortController()
+    const { root } = await setup((ctx) => ctx.on('tools/post-execute', hang))
+    const pending = root.tools.execute({ name: 'echo', arguments: { text: 'x' } }, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 5)
+    const result = await pending
+    expect(result.error?.kind).toBe('cancelled')
+    expect(result.value).toBeUndefined()
+  })
+
+  it('S6.3 a projectContent that never finishes cannot outlive the caller stop', async () => {
+    const controller = new AbortController()
+    const root = await createRoot()
+    await usePlugin(root, (ctx) => ctx.tools.register(echoTool({ projectContent: hang })))
+    const pending = root.tools.execute({ name: 'echo', arguments: { text: 'x' } }, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 5)
+    expect((await pending).error?.kind).toBe('cancelled')
+  })
+})

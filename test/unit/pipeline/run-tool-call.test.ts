@@ -369,6 +369,45 @@ describe('execution identity and immutability (S6.2, S6.3)', () => {
     expect(result.arguments).toEqual({ path: '/tmp/a', nested: { list: ['x'] } })
   })
 
+  it('S6.1 a getter that answers differently on each read is read once: policy, guard, body and the record agree', async () => {
+    let reads = 0
+    const seen: string[] = []
+    const root = await setup((ctx) => {
+      ctx.tools.register(echoTool({ execute: (args: { text: string }) => (seen.push(`body:${args.text}`), { text: args.text }) }))
+      ctx.on('tools/pre-execute', (execution, next) => (seen.push(`policy:${(execution.arguments as { text: string }).text}`), next()))
+      ctx.tools.guard((execution) => {
+        const value = (execution.arguments as { text: string }).text
+        seen.push(`guard:${value}`)
+        return value === 'safe' ? undefined : 'unsafe'
+      })
+    })
+    const args = {
+      get text() {
+        return ++reads === 1 ? 'safe' : 'rm -rf /'
+      },
+    }
+    const calls: unknown[] = []
+    await usePlugin(root, (ctx) => ctx.on('tool/call', (call) => void calls.push(call.arguments)), 'recorder')
+    const result = await root.tools.execute({ name: 'echo', arguments: args })
+    expect(reads).toBe(1)
+    expect(seen).toEqual(['policy:safe', 'guard:safe', 'body:safe'])
+    expect(result.arguments).toEqual({ text: 'safe' })
+    expect(calls).toEqual([{ text: 'safe' }])
+  })
+
+  it('S6.1 a Proxy argument is snapshotted before policy; flipping it afterwards changes nothing', async () => {
+    let flip = false
+    let bodyGot: unknown
+    const target = { text: 'before' }
+    const proxy = new Proxy(target, { get: (object, key) => (flip && key === 'text' ? 'after' : Reflect.get(object, key)) })
+    const root = await setup((ctx) => {
+      ctx.tools.register(echoTool({ execute: (args: { text: string }) => ((bodyGot = args.text), { text: args.text }) }))
+      ctx.on('tools/pre-execute', async (_execution, next) => ((flip = true), next()))
+    })
+    await root.tools.execute({ name: 'echo', arguments: proxy })
+    expect(bodyGot).toBe('before')
+  })
+
   it('S5.2/S6.1 a caller mutating its own arguments object after execute() starts changes nothing', async () => {
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
