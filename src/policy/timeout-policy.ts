@@ -21,18 +21,26 @@ export function apply(ctx: Context, config: Config = {}) {
     const deadline = new AbortController()
     execution.signal = AbortSignal.any([execution.signal, deadline.signal])
     return new Promise((resolve, reject) => {
+      const { callerSignal } = execution
+      // The pipeline has already answered the caller's stop (S6.3); drop the deadline with it so
+      // a body that ignores its signal does not keep the process alive for the whole budget.
+      const stop = () => clearTimeout(timer)
       const timer = setTimeout(() => {
+        callerSignal.removeEventListener('abort', stop)
         const error = new ToolTimeoutError(execution.name, budget)
         deadline.abort(error)
         reject(error)
       }, budget)
+      callerSignal.addEventListener('abort', stop, { once: true })
       next().then(
         (value) => {
-          clearTimeout(timer)
+          stop()
+          callerSignal.removeEventListener('abort', stop)
           resolve(value)
         },
         (error) => {
-          clearTimeout(timer)
+          stop()
+          callerSignal.removeEventListener('abort', stop)
           reject(error)
         },
       )

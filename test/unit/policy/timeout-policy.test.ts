@@ -90,6 +90,19 @@ describe('timeout policy (S2 timeoutMs, S3 tools/execute)', () => {
     expect((await pending).error?.kind).toBe('cancelled')
   })
 
+  it('S6.3 after the caller stops, the deadline timer is dropped instead of holding the process for the budget', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length
+    const root = await setup(slowTool(() => new Promise(() => {}), 60_000))
+    const before = timers()
+    const controller = new AbortController()
+    const pending = root.tools.execute({ name: 'slow', arguments: {} }, { signal: controller.signal })
+    await tick(5)
+    expect(timers()).toBe(before + 1)
+    controller.abort()
+    expect((await pending).error?.kind).toBe('cancelled')
+    expect(timers()).toBe(before)
+  })
+
   it('S2 a body that finishes in time is untouched and its timer does not fire later', async () => {
     let signal: AbortSignal | undefined
     const root = await setup(slowTool(async (exec) => ((signal = exec.signal), 'done'), 30))
