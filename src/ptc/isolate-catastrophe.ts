@@ -4,8 +4,10 @@
  * exit cleanly. isolated-vm's advice is to stop serving, finish outstanding work and end the
  * process. Reproduced here with 128 MB isolates: `const o = {}; for (let i = 0;; i++) o['k' + i] = i`
  * and `new Array(2 ** 31 - 1).fill(0)` (see the opt-in test in
- * test/runtime/isolate-pool.test.ts). The remedy is a supervised worker process; until then a
- * deployment should listen here and restart the process.
+ * test/runtime/isolate-pool.test.ts). The remedy is `IsolateSupervisor` (the default
+ * `PtcConfig.isolation: 'process'`): isolates live in a worker process, whose copy of this record
+ * reports each catastrophe to the supervisor, which replaces and SIGKILLs that worker. With
+ * `isolation: 'inline'` a deployment should listen here and restart the process.
  */
 
 type CatastropheListener = (message: string) => void

@@ -11,7 +11,8 @@ import type { Tool } from '../tools/define-tool.ts'
 import { createBridge } from './bridge.ts'
 import { CompileError, compileScript } from './compile.ts'
 import { IsolatePool } from './isolate-pool.ts'
-import { runInIsolate, type RunLimits } from './isolate-runner.ts'
+import { runInIsolate, type IsolateRunRequest, type IsolateRunResult, type RunLimits } from './isolate-runner.ts'
+import { IsolateSupervisor } from './isolate-supervisor.ts'
 import type { RunCodeValue } from './run-code-value.ts'
 import { TypeChecker, type Diagnostic } from './type-checker.ts'
 
@@ -31,6 +32,16 @@ export interface PtcConfig {
   typecheck?: boolean
   /** Isolates created ahead of time (default 2). */
   poolSize?: number
+  /**
+   * Where isolates run (default `'process'`). `'process'`: in a supervised worker process
+   * (`IsolateSupervisor`), so nothing a script does to isolated-vm (a catastrophic out-of-memory,
+   * an isolate thread that never ends) can hang or take down the host; costs one IPC round trip
+   * per tool call and a worker start-up (overlapped with the type-check of the first run, and
+   * redone after a worker is recycled). `'inline'`: isolates in this process (`runInIsolate`),
+   * for embedding without child processes and for benchmarks; a catastrophic isolate failure can
+   * then leave the host unable to exit (see `onIsolateCatastrophe`).
+   */
+  isolation?: 'process' | 'inline'
   /** Width of the rolling pool for parallel calls from one script (default 8). */
   concurrency?: number
   /** Which registered tools a script may call; `run_code` itself never. Default: all. */
@@ -58,14 +69,16 @@ export class Ptc extends Service {
   readonly _config: PtcConfig
   _checker: TypeChecker | undefined
   _pool: IsolatePool | undefined
+  _supervisor: IsolateSupervisor | undefined
 
   constructor(ctx: Context, config: PtcConfig = {}) {
     super(ctx, 'ptc')
     this._config = config
     ctx.effect(() => () => {
       this._pool?.dispose()
+      this._supervisor?.dispose()
       this._checker?.dispose()
-      this._pool = this._checker = undefined
+      this._pool = this._checker = this._supervisor = undefined
     }, 'ptc resources')
   }
 
@@ -94,6 +107,8 @@ export class Ptc extends Service {
     const started = performance.now()
     const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000
     const tools = this.visibleTools()
+    // Start the worker while the script is checked and compiled; a failure surfaces in the run.
+    if (this._config.isolation !== 'inline') this.supervisor().prewarm().catch(() => {})
     if (options.typecheck ?? this._config.typecheck ?? true) {
       const diagnostics = (await this.check(code)).filter((d) => d.category === 'error')
       if (diagnostics.length > 0) {
@@ -120,15 +135,20 @@ export class Ptc extends Service {
       agent: options.agent,
       gate: new ExecutionGate(this._config.concurrency),
     })
-    const result = await runInIsolate(
-      { js, toolNames: tools.map((tool) => tool.name), limits, ...(options.signal && { signal: options.signal }), dispatch },
-      this.pool(),
-    )
+    const result = await this.runInIsolation({ js, toolNames: tools.map((tool) => tool.name), limits, ...(options.signal && { signal: options.signal }), dispatch })
     return { ...(result as RunCodeValue), durationMs: elapsed() }
   }
 
   private checker(): TypeChecker {
     return (this._checker ??= new TypeChecker())
+  }
+
+  private runInIsolation(request: IsolateRunRequest): Promise<IsolateRunResult> {
+    return this._config.isolation === 'inline' ? runInIsolate(request, this.pool()) : this.supervisor().run(request)
+  }
+
+  private supervisor(): IsolateSupervisor {
+    return (this._supervisor ??= new IsolateSupervisor({ poolSize: this._config.poolSize ?? 2, memoryMb: this._config.limits?.memoryMb ?? 128 }))
   }
 
   private pool(): IsolatePool {

@@ -1,0 +1,70 @@
+/**
+ * What process isolation costs (SPEC S9; `PtcConfig.isolation`): the same scripts through
+ * `runInIsolate` with an in-process `IsolatePool` (`inline`) and through an `IsolateSupervisor`
+ * whose worker process owns the isolates (`process`), with the same trivial host `dispatch`, so
+ * the difference is the worker's IPC: one JSON message each way per tool call, two per run.
+ * - a trivial run (`return 1`);
+ * - 2,000 sequential `await tools.noop({})`; per call = (that run − trivial run) / 2,000.
+ * The registry pipeline a real `run_code` adds per call is the same in both (see the run_code
+ * section), so it is left out here.
+ */
+import { IsolatePool } from '../src/ptc/isolate-pool.ts'
+import { runInIsolate, type IsolateRunRequest, type IsolateRunResult } from '../src/ptc/isolate-runner.ts'
+import { IsolateSupervisor } from '../src/ptc/isolate-supervisor.ts'
+import { section } from './harness.ts'
+
+const CALLS = 2_000
+const INLINE_TRIVIAL = 'inline: trivial run'
+const PROCESS_TRIVIAL = 'process: trivial run'
+const INLINE_SEQUENTIAL = `inline: ${CALLS} sequential tools.noop()`
+const PROCESS_SEQUENTIAL = `process: ${CALLS} sequential tools.noop()`
+
+let teardown: (() => void) | undefined
+
+export const isolation = section(
+  'isolate worker: inline vs process isolation (runner level, trivial dispatch)',
+  async () => {
+    const pool = new IsolatePool({ size: 2 })
+    const supervisor = new IsolateSupervisor({ poolSize: 2 })
+    const started = performance.now()
+    await supervisor.prewarm()
+    const startupMs = performance.now() - started
+    teardown = () => {
+      pool.dispose()
+      supervisor.dispose()
+    }
+    const request = (js: string): IsolateRunRequest => ({
+      js,
+      toolNames: ['noop'],
+      limits: { maxToolCalls: CALLS + 10 },
+      dispatch: async () => ({ ok: true, valueJson: 'null' }),
+    })
+    const check = async (result: Promise<IsolateRunResult>) => {
+      const { status, error } = await result
+      if (status !== 'ok') throw new Error(`bench script failed: ${status} ${JSON.stringify(error)}`)
+    }
+    const trivial = request('return 1')
+    const sequential = request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop({})\nreturn 1`)
+    console.log(`  worker process start-up (prewarm, compile cache warm after the first start): ${startupMs.toFixed(0)} ms`)
+    return [
+      { name: INLINE_TRIVIAL, run: () => check(runInIsolate(trivial, pool)), baseline: true },
+      { name: PROCESS_TRIVIAL, run: () => check(supervisor.run(trivial)) },
+      { name: INLINE_SEQUENTIAL, run: () => check(runInIsolate(sequential, pool)) },
+      { name: PROCESS_SEQUENTIAL, run: () => check(supervisor.run(sequential)) },
+    ]
+  },
+  {
+    samples: 7,
+    iterations: 5,
+    warmup: 5,
+    summary: (m) => {
+      const inline = (m[INLINE_SEQUENTIAL]! - m[INLINE_TRIVIAL]!) / CALLS
+      const process = (m[PROCESS_SEQUENTIAL]! - m[PROCESS_TRIVIAL]!) / CALLS
+      return [
+        `trivial run: inline ${m[INLINE_TRIVIAL]!.toFixed(0)} µs, process ${m[PROCESS_TRIVIAL]!.toFixed(0)} µs (${(m[PROCESS_TRIVIAL]! / m[INLINE_TRIVIAL]!).toFixed(2)}×, +${(m[PROCESS_TRIVIAL]! - m[INLINE_TRIVIAL]!).toFixed(0)} µs)`,
+        `sequential call: inline ${inline.toFixed(2)} µs/call, process ${process.toFixed(2)} µs/call (${(process / inline).toFixed(2)}×, +${(process - inline).toFixed(2)} µs/call)`,
+      ]
+    },
+  },
+)
+Object.defineProperty(isolation, 'teardown', { get: () => teardown })

@@ -1,0 +1,116 @@
+/**
+ * Main module of the isolate worker process (SPEC S9.1–S9.3, S9.7): the child that
+ * {@link IsolateSupervisor} forks so that whatever a script does to isolated-vm (a catastrophic
+ * out-of-memory, an isolate thread that never terminates) can only take down this process, never
+ * the host. It owns an {@link IsolatePool} and runs {@link runInIsolate} for every `run` message;
+ * each tool call goes to the parent as a `dispatch` message and comes back as an `answer`. The
+ * protocol is in `isolate-worker-protocol.ts`.
+ *
+ * Started as `node --no-node-snapshot isolate-worker-entry.ts '<IsolateWorkerOptions JSON>'` with
+ * an IPC channel (`serialization: 'json'`). Exports nothing. When the parent goes away the child
+ * SIGKILLs itself: after a catastrophe `process.exit` may hang forever.
+ */
+import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
+import { IsolatePool } from './isolate-pool.ts'
+import { runInIsolate, type IsolateToolCall, type IsolateToolOutcome } from './isolate-runner.ts'
+import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
+import type { ChildMessage, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage, WorkerRunMessage } from './isolate-worker-protocol.ts'
+
+interface PendingCall {
+  resolve: (outcome: IsolateToolOutcome) => void
+  reject: (error: Error) => void
+}
+
+if (typeof process.send !== 'function') {
+  throw new Error('isolate-worker-entry.ts must be started by IsolateSupervisor with an IPC channel')
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}') as Partial<IsolateWorkerOptions>
+const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128 })
+const runs = new Map<string, AbortController>()
+/** Keyed by `${runId}\n${pairingId}`. */
+const calls = new Map<string, PendingCall>()
+
+function send(message: ChildMessage): void {
+  try {
+    process.send!(message)
+  } catch {
+    // The channel is closed: the parent is gone and 'disconnect' ends this process.
+  }
+}
+
+function callKey(runId: string, pairingId: string): string {
+  return `${runId}\n${pairingId}`
+}
+
+onIsolateCatastrophe((message) => send({ type: 'catastrophe', message }))
+
+process.on('disconnect', () => {
+  // After a catastrophe an isolate thread may never finish, and then a normal exit hangs.
+  process.kill(process.pid, 'SIGKILL')
+})
+
+process.on('unhandledRejection', (reason) => {
+  // Nothing here should reject unhandled; if something does, report it and keep serving.
+  process.stderr.write(`ptc isolate worker: unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}\n`)
+})
+
+process.on('message', (message: ParentMessage) => {
+  switch (message.type) {
+    case 'run':
+      startRun(message)
+      break
+    case 'cancel':
+      runs.get(message.runId)?.abort()
+      break
+    case 'answer':
+      answer(message)
+      break
+  }
+})
+
+function startRun(message: WorkerRunMessage): void {
+  const { runId } = message
+  const controller = new AbortController()
+  runs.set(runId, controller)
+  const dispatch = (call: IsolateToolCall): Promise<IsolateToolOutcome> =>
+    new Promise<IsolateToolOutcome>((resolve, reject) => {
+      const key = callKey(runId, call.pairingId)
+      calls.set(key, { resolve, reject })
+      call.signal.addEventListener(
+        'abort',
+        () => {
+          if (!calls.delete(key)) return
+          send({ type: 'abort-call', runId, pairingId: call.pairingId })
+          // The runner has ended and discards this outcome; settle only to free the closure.
+          resolve({ ok: false, message: 'the run ended' })
+        },
+        { once: true },
+      )
+      send({ type: 'dispatch', runId, pairingId: call.pairingId, name: call.name, argsJson: call.argsJson })
+    })
+  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, signal: controller.signal, dispatch }, pool).then(
+    (result) => {
+      runs.delete(runId)
+      send({ type: 'result', runId, result })
+    },
+    (error: unknown) => {
+      runs.delete(runId)
+      const failure = error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) }
+      send({ type: 'failure', runId, error: failure })
+    },
+  )
+}
+
+function answer(message: WorkerAnswerMessage): void {
+  const key = callKey(message.runId, message.pairingId)
+  const pending = calls.get(key)
+  if (pending === undefined) return // The run already ended: the runner discards late outcomes anyway.
+  calls.delete(key)
+  if (message.outcome !== undefined) pending.resolve(message.outcome)
+  else pending.reject(new Error(message.rejection ?? 'the tool failed'))
+}
+
+// Build the runtime bundle before announcing readiness, so the first run does not pay for it.
+await loadIsolateRuntimeSource()
+send({ type: 'ready' })

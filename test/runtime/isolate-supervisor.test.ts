@@ -1,0 +1,225 @@
+/**
+ * The isolate runner's S9 behaviours through the supervised worker process, and what only the
+ * supervisor can do: survive a catastrophic isolated-vm failure, a killed or frozen worker, and
+ * never keep the host process alive.
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { IsolateRunRequest, IsolateRunResult, IsolateToolCall } from '../../src/ptc/isolate-runner.ts'
+import { IsolateSupervisor } from '../../src/ptc/isolate-supervisor.ts'
+import { defaultDispatch, TOOL_NAMES } from './harness.ts'
+
+const CATASTROPHE_FIXTURE = fileURLToPath(new URL('../fixtures/isolate-supervisor-catastrophe.ts', import.meta.url))
+
+const supervisor = new IsolateSupervisor({ poolSize: 2, graceMs: 500 })
+beforeAll(() => supervisor.prewarm(), 30_000)
+afterAll(() => supervisor.dispose())
+
+async function run(js: string, overrides: Partial<IsolateRunRequest> = {}, on = supervisor): Promise<{ result: IsolateRunResult; calls: IsolateToolCall[] }> {
+  const calls: IsolateToolCall[] = []
+  const dispatch = overrides.dispatch ?? defaultDispatch
+  const result = await on.run({
+    js,
+    toolNames: TOOL_NAMES,
+    ...overrides,
+    dispatch: (call) => {
+      calls.push(call)
+      return dispatch(call)
+    },
+  })
+  return { result, calls }
+}
+
+async function expectHealthy(on = supervisor): Promise<void> {
+  const { result } = await run('const r = await tools.echo({ healthy: true }); return r', {}, on)
+  expect(result).toMatchObject({ status: 'ok', value: { healthy: true }, toolCalls: 1 })
+}
+
+/** Resolves when `predicate` holds, polling every 5 ms (at most `timeoutMs`). */
+async function until(predicate: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('condition not reached')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+describe('IsolateSupervisor: the runner contract through a worker process (S9.1–S9.3)', () => {
+  it('round-trips a tool call through the host dispatch and returns the value', async () => {
+    const { result, calls } = await run('const a = await tools.echo({ n: 1, s: "é" }); console.log("got", a.n); return { a }')
+    expect(result).toMatchObject({ status: 'ok', value: { a: { n: 1, s: 'é' } }, toolCalls: 1, logs: [{ level: 'log', text: 'got 1' }] })
+    expect(calls.map((call) => [call.name, call.argsJson])).toEqual([['echo', '{"n":1,"s":"é"}']])
+    expect(calls[0]!.pairingId).toMatch(/:\d+$/)
+  })
+
+  it('turns a failed outcome and a dispatch rejection into ToolCallErrors', async () => {
+    const { result } = await run('const out = []; for (const f of [() => tools.fail({}), () => tools.echo({})]) { try { await f() } catch (e) { out.push(e.name + ": " + e.message) } } return out', {
+      dispatch: (call) => (call.name === 'fail' ? defaultDispatch(call) : Promise.reject(new Error('registry exploded'))),
+    })
+    expect(result.value).toEqual(['ToolCallError: the tool said no', 'ToolCallError: the tool failed: registry exploded'])
+  })
+
+  it('dispatches parallel calls concurrently', async () => {
+    let inFlight = 0
+    let maxInFlight = 0
+    const { result } = await run('return (await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map((i) => tools.slow({ i })))).map((r) => r.i)', {
+      dispatch: async (call) => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        inFlight--
+        return { ok: true, valueJson: call.argsJson }
+      },
+    })
+    expect(result).toMatchObject({ status: 'ok', value: [1, 2, 3, 4, 5, 6, 7, 8], toolCalls: 8 })
+    expect(maxInFlight).toBe(8)
+    expect(result.durationMs).toBeLessThan(8 * 50)
+  })
+
+  it('keeps an unhandled rejection inside the script a warning', async () => {
+    const { result } = await run('Promise.reject(new Error("nobody listens")); await tools.noop({}); return 1')
+    expect(result).toMatchObject({ status: 'ok', value: 1 })
+    expect(result.logs.some((entry) => entry.level === 'warn' && entry.text.includes('nobody listens'))).toBe(true)
+  })
+
+  it('cancels through the signal with status cancelled and aborts the in-flight call', async () => {
+    const controller = new AbortController()
+    const signals: AbortSignal[] = []
+    const pending = run('await tools.hang({})', {
+      signal: controller.signal,
+      dispatch: (call) => {
+        signals.push(call.signal)
+        return new Promise(() => {})
+      },
+    })
+    await until(() => signals.length === 1)
+    controller.abort()
+    const { result } = await pending
+    expect(result.status).toBe('cancelled')
+    expect(result.error?.name).toBe('CancelledError')
+    expect(signals[0]!.aborted).toBe(true)
+    await expectHealthy()
+  })
+
+  it('ends a never-settling promise at the wall clock with status timeout and aborts its call', async () => {
+    const signals: AbortSignal[] = []
+    const { result } = await run('await Promise.all([new Promise(() => {}), tools.hang({})])', {
+      limits: { wallClockMs: 300 },
+      dispatch: (call) => {
+        signals.push(call.signal)
+        return new Promise(() => {})
+      },
+    })
+    expect(result.status).toBe('timeout')
+    expect(result.error?.message).toContain('wall-clock limit of 300 ms (wallClockMs)')
+    expect(result.durationMs).toBeLessThan(300 + 500)
+    expect(signals[0]!.aborted).toBe(true)
+    await expectHealthy()
+  })
+
+  it('ends a memory bomb with status memory, and the next run works in a fresh worker', async () => {
+    const before = supervisor.workerPid
+    const { result } = await run('const a = []; for (;;) a.push(new Array(1e6).fill(1))', { limits: { memoryMb: 32 } })
+    expect(result.status).toBe('memory')
+    expect(result.error?.message).toContain('32 MB (memoryMb)')
+    await expectHealthy()
+    expect(supervisor.workerPid).not.toBe(before)
+  })
+
+  it('rejects invalid limits with a RangeError, like runInIsolate', async () => {
+    await expect(supervisor.run({ js: 'return 1', toolNames: [], limits: { memoryMb: 1 }, dispatch: defaultDispatch })).rejects.toThrow(RangeError)
+  })
+})
+
+describe('IsolateSupervisor: the worker process fails, the host does not', () => {
+  it('resolves a run whose worker is SIGKILLed with status error, aborts its call, and the next run works', async () => {
+    const signals: AbortSignal[] = []
+    const pending = run('await tools.hang({})', {
+      dispatch: (call) => {
+        signals.push(call.signal)
+        return new Promise(() => {})
+      },
+    })
+    await until(() => signals.length === 1)
+    const pid = supervisor.workerPid!
+    process.kill(pid, 'SIGKILL')
+    const { result } = await pending
+    expect(result).toMatchObject({
+      status: 'error',
+      error: { name: 'WorkerCrashError', message: 'the isolate worker process crashed (signal SIGKILL); the run was stopped; the next run uses a fresh worker' },
+    })
+    expect(signals[0]!.aborted).toBe(true)
+    await expectHealthy()
+    expect(supervisor.workerPid).not.toBe(pid)
+  })
+
+  it('enforces the deadline in the host when the worker is frozen, then recycles it', async () => {
+    await expectHealthy()
+    const pid = supervisor.workerPid!
+    process.kill(pid, 'SIGSTOP')
+    const { result } = await run('return 1', { limits: { wallClockMs: 200 } })
+    expect(result.status).toBe('timeout')
+    expect(result.error?.message).toContain('did not answer in time')
+    expect(result.durationMs).toBeLessThan(200 + 500 + 300)
+    await expectHealthy()
+    expect(supervisor.workerPid).not.toBe(pid)
+  })
+
+  it('resolves cancelled when a frozen worker cannot confirm a cancel', async () => {
+    await expectHealthy()
+    const pid = supervisor.workerPid!
+    const controller = new AbortController()
+    const signals: AbortSignal[] = []
+    const pending = run('await tools.hang({})', {
+      signal: controller.signal,
+      dispatch: (call) => {
+        signals.push(call.signal)
+        return new Promise(() => {})
+      },
+    })
+    await until(() => signals.length === 1)
+    process.kill(pid, 'SIGSTOP')
+    const started = performance.now()
+    controller.abort()
+    const { result } = await pending
+    expect(result.status).toBe('cancelled')
+    expect(performance.now() - started).toBeLessThan(500 + 300)
+    expect(signals[0]!.aborted).toBe(true)
+    await expectHealthy()
+  })
+
+  it('rejects when the worker cannot start, and says so', async () => {
+    const broken = new IsolateSupervisor({ entry: fileURLToPath(new URL('../fixtures/isolate-no-such-entry.ts', import.meta.url)) })
+    try {
+      await expect(broken.run({ js: 'return 1', toolNames: [], dispatch: defaultDispatch })).rejects.toThrow(/exited before it was ready \(exit code 1\)/)
+    } finally {
+      broken.dispose()
+    }
+  })
+
+  it('resolves pending runs with status error on dispose and refuses later runs', async () => {
+    const own = new IsolateSupervisor({ poolSize: 1 })
+    const signals: AbortSignal[] = []
+    const pending = run('await tools.hang({})', { dispatch: (call) => (signals.push(call.signal), new Promise(() => {})) }, own)
+    await until(() => signals.length === 1, 20_000)
+    own.dispose()
+    const { result } = await pending
+    expect(result).toMatchObject({ status: 'error', error: { name: 'WorkerCrashError', message: 'the isolate supervisor was disposed; the run was stopped' } })
+    expect(signals[0]!.aborted).toBe(true)
+    await expect(own.run({ js: 'return 1', toolNames: [], dispatch: defaultDispatch })).rejects.toThrow('IsolateSupervisor is disposed')
+  }, 30_000)
+
+  // Without the supervisor this exact host hangs forever (see the opt-in repro in
+  // isolate-pool.test.ts): isolated-vm's thread never terminates and even process.exit hangs.
+  it('a host whose script made isolated-vm fail catastrophically gets memory, keeps serving, and exits on its own', async () => {
+    const child = spawn(process.execPath, ['--no-node-snapshot', CATASTROPHE_FIXTURE], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])))
+    clearTimeout(killer)
+    expect({ code, signal, stdout: stdout.trim(), stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, signal: null, stdout: '["memory","ok",1]', stderr: '' })
+  }, 20_000)
+})
