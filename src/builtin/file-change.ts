@@ -42,7 +42,7 @@ export async function prepareWrite(ctx: Context, exec: Readonly<ToolExecution>, 
 /**
  * Pass the `fs/write-gate`, write `content` to `file` (creating parent directories), emit
  * `fs/written`, and describe the change. `before` is the snapshot `prepareWrite` took.
- * @throws WorkspaceToolError (`write-gate-denied`) when a gate listener refuses.
+ * @throws ToolDeniedError when a gate listener refuses.
  */
 export async function commitWrite(
   ctx: Context,

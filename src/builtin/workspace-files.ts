@@ -10,14 +10,14 @@ import path from 'node:path'
 import type { Context } from 'cordis'
 import { structuredPatch } from 'diff'
 import { z } from 'zod'
-import { PtcError } from '../errors/ptc-error.ts'
+import { PtcError, ToolDeniedError } from '../errors/ptc-error.ts'
 import { resolvePathAgainst } from '../policy/sandbox-policy.ts'
 import type { PathIntent } from '../policy/sandbox-types.ts'
 import type { ToolExecution } from '../tools/types.ts'
 import type { FsWriteGate } from './workspace-events.ts'
 
 /** Stable codes of workspace tool refusals. */
-export type WorkspaceToolErrorCode = 'path-denied' | 'write-gate-denied' | 'invalid-request'
+export type WorkspaceToolErrorCode = 'invalid-request'
 
 /**
  * A workspace tool refused a request (S8): a path the sandbox policy denies, a write the
@@ -37,14 +37,14 @@ export class WorkspaceToolError extends PtcError {
  * semantics (symlinks resolved, `..` and absolute escapes, device files and read-only writes
  * refused), against the deployment policy widened by the `permission/escalation` answer for this
  * call, if any. Returns the absolute, symlink-free path.
- * @throws WorkspaceToolError (`path-denied`) with the policy's reason.
+ * @throws ToolDeniedError with the policy's reason (a `denied` result).
  */
 export function resolveForCall(ctx: Context, execution: Readonly<ToolExecution>, input: string, intent: PathIntent): string {
   const escalation = ctx.bail('permission/escalation', execution)
   const resolution = escalation
     ? resolvePathAgainst({ ...ctx.sandboxPolicy.options(), ...escalation }, input, intent)
     : ctx.sandboxPolicy.resolveWorkspacePath(input, intent)
-  if (!resolution.ok) throw new WorkspaceToolError('path-denied', `Denied: ${resolution.reason}.`, { path: input, intent })
+  if (!resolution.ok) throw new ToolDeniedError(`${resolution.reason}.`, { path: input, intent })
   return resolution.path
 }
 
@@ -89,11 +89,11 @@ export function looksBinary(bytes: Uint8Array): boolean {
 
 /**
  * Ask the `fs/write-gate` listeners (S8) whether `tool` may write `file` now.
- * @throws WorkspaceToolError (`write-gate-denied`) with the first listener's reason.
+ * @throws ToolDeniedError with the first listener's reason (a `denied` result).
  */
 export function passWriteGate(ctx: Context, request: FsWriteGate): void {
   const reason = ctx.bail('fs/write-gate', request)
-  if (typeof reason === 'string' && reason !== '') throw new WorkspaceToolError('write-gate-denied', `Denied: ${reason}`, { path: request.path })
+  if (typeof reason === 'string' && reason !== '') throw new ToolDeniedError(reason, { path: request.path })
 }
 
 /** `file` relative to `root` when inside it (POSIX separators), else `file` unchanged. */

@@ -60,3 +60,22 @@ export class ToolDefinitionError extends PtcError {
     super('tool-definition', message, { details: { name } })
   }
 }
+
+/**
+ * Thrown by a tool body when a boundary it enforces at the moment of use refuses the call (a
+ * path outside the workspace, a write the read-before-edit gate refuses). The pipeline turns it
+ * into a `denied` result, the same kind a policy denial has, not a tool failure (S5.1, S8).
+ */
+export class ToolDeniedError extends PtcError {
+  constructor(reason: string, details?: Record<string, unknown>) {
+    super('denied', reason, details === undefined ? undefined : { details })
+  }
+
+  static override isInstance(value: unknown): value is ToolDeniedError {
+    try {
+      return PtcError.isInstance(value) && value.code === 'denied'
+    } catch {
+      return false
+    }
+  }
+}

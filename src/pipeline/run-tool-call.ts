@@ -8,7 +8,7 @@
  */
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { ToolTimeoutError } from '../errors/ptc-error.ts'
+import { ToolDeniedError, ToolTimeoutError } from '../errors/ptc-error.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import type {
   ContentBlock,
@@ -233,6 +233,7 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     } catch (error) {
       if (error === CANCELLED || callerSignal.aborted) return cancelled()
       if (ToolTimeoutError.isInstance(error)) return fail({ kind: 'timeout', message: error.message })
+      if (ToolDeniedError.isInstance(error)) return denied(error.message)
       return fail({ kind: 'failed', message: `Tool "${name}" failed: ${describeThrown(error)}` })
     }
 

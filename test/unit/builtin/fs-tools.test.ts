@@ -43,7 +43,9 @@ describe('read_file', () => {
     for (const input of [path.relative(ws.workspace, path.join(ws.outside, 'secret.txt')), path.join(ws.outside, 'secret.txt'), 'link/secret.txt', '/etc/passwd']) {
       const result = await ws.call('read_file', { path: input })
       expect(result.isError, input).toBe(true)
-      expect(result.error?.message, input).toMatch(/Denied: path .* is outside the workspace roots/)
+      // A boundary refusal is a denial (S5.1), not a tool failure.
+      expect(result.error?.kind, input).toBe('denied')
+      expect(result.error?.message, input).toMatch(/^path .* is outside the workspace roots/)
       expect(JSON.stringify(result)).not.toContain('secret"')
     }
   })
@@ -86,6 +88,7 @@ describe('write_file', () => {
   it('S8 read-before-edit: overwriting an existing file that was not read is denied and the file is unchanged', async () => {
     const result = await ws.call('write_file', { path: 'a.txt', content: 'clobbered' })
     expect(result.isError).toBe(true)
+    expect(result.error?.kind).toBe('denied')
     expect(result.error?.message).toMatch(/already exists and has not been read.*Read it with read_file first/)
     expect(fs.readFileSync(ws.file('a.txt'), 'utf8')).toBe('one\ntwo\nthree\n')
     await ws.call('read_file', { path: 'a.txt' })
@@ -98,6 +101,7 @@ describe('write_file', () => {
     await ws.call('read_file', { path: 'a.txt' })
     fs.writeFileSync(ws.file('a.txt'), 'changed by someone else\n')
     const result = await ws.call('edit_file', { path: 'a.txt', old: 'changed', new: 'edited' })
+    expect(result.error?.kind).toBe('denied')
     expect(result.error?.message).toMatch(/changed on disk since it was last read.*Read it again with read_file/)
     expect(fs.readFileSync(ws.file('a.txt'), 'utf8')).toBe('changed by someone else\n')
     await ws.call('read_file', { path: 'a.txt' })
@@ -119,7 +123,8 @@ describe('write_file', () => {
       const result = await ws.call('write_file', { path: input, content: 'leak' })
       expect(result.isError, input).toBe(true)
       // workspace-write asks before writing outside the workspace; headless, that is a denial (S8.2).
-      expect(result.error?.message, input).toMatch(/Denied|no approval channel is available, so it was denied/)
+      expect(result.error?.kind, input).toBe('denied')
+      expect(result.error?.message, input).toMatch(/outside the workspace roots|cannot resolve|no approval channel is available, so it was denied/)
     }
     expect(fs.readdirSync(ws.outside)).toEqual([])
   })

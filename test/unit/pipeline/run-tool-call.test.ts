@@ -966,3 +966,35 @@ describe('tools/execute sees a JSON value type', () => {
     expect(seen).toEqual({ text: 'w' })
   })
 })
+
+describe('boundary refusals from a tool body', () => {
+  it('S5.1 a ToolDeniedError thrown by a body is a denied result, not a failure', async () => {
+    const { ToolDeniedError } = await import('../../../src/errors/ptc-error.ts')
+    const { Context } = await import('cordis')
+    const { ToolRegistry } = await import('../../../src/tools/tool-registry.ts')
+    const { defineTool } = await import('../../../src/tools/define-tool.ts')
+    const { z } = await import('zod')
+    const root = new Context()
+    await root.plugin(ToolRegistry)
+    await root.plugin({
+      name: 'refuser',
+      inject: ['tools'],
+      apply: (ctx: import('cordis').Context) => {
+        ctx.tools.register(
+          defineTool({
+            name: 'refuse',
+            description: 'Always refuses.',
+            parameters: z.object({}),
+            output: { schema: z.null(), render: () => [] },
+            execute: () => {
+              throw new ToolDeniedError('path /etc is outside the workspace roots')
+            },
+          }),
+        )
+      },
+    })
+    const result = await root.tools.execute({ name: 'refuse', arguments: {} })
+    expect(result.isError).toBe(true)
+    expect(result.error).toEqual({ kind: 'denied', message: 'path /etc is outside the workspace roots' })
+  })
+})
