@@ -12,6 +12,11 @@ export interface BenchCase {
   /** One call of the operation; awaited when it returns a promise. */
   run: () => unknown
   baseline?: boolean
+  /**
+   * Awaited before every call and not timed: for latency cases whose calls are separated in real
+   * use (e.g. `run_code` runs a model turn apart, so the isolate pool has refilled).
+   */
+  pause?: () => unknown
 }
 
 export interface SectionOptions {
@@ -54,7 +59,17 @@ export interface CaseStats {
   ratio: number
 }
 
-async function timeOnce(run: () => unknown, iterations: number): Promise<number> {
+async function timeOnce(run: () => unknown, iterations: number, pause?: () => unknown): Promise<number> {
+  if (pause !== undefined) {
+    let elapsedNs = 0
+    for (let index = 0; index < iterations; index++) {
+      await pause()
+      const started = process.hrtime.bigint()
+      await run()
+      elapsedNs += Number(process.hrtime.bigint() - started)
+    }
+    return elapsedNs / iterations / 1000
+  }
   const started = process.hrtime.bigint()
   for (let index = 0; index < iterations; index++) {
     const returned = run()
@@ -76,10 +91,10 @@ export async function runSection(entry: Section): Promise<CaseStats[]> {
   const cases = await entry.cases()
   const baseline = cases.find((c) => c.baseline) ?? cases[0]
   if (!baseline) throw new Error(`bench section "${entry.name}" has no cases`)
-  for (const c of cases) await timeOnce(c.run, warmup)
+  for (const c of cases) await timeOnce(c.run, warmup, c.pause)
   const timings = new Map<BenchCase, number[]>(cases.map((c) => [c, []]))
   for (let sample = 0; sample < samples; sample++) {
-    for (const c of cases) timings.get(c)!.push(await timeOnce(c.run, iterations))
+    for (const c of cases) timings.get(c)!.push(await timeOnce(c.run, iterations, c.pause))
   }
   const baselineMedian = median(timings.get(baseline)!)
   const stats = cases.map((c): CaseStats => {
