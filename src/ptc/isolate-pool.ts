@@ -19,6 +19,11 @@ export interface PreparedIsolate {
   readonly memoryMb: number
   /** Set by the run that owns the isolate; called if isolated-vm reports a catastrophic error. */
   onCatastrophe: ((message: string) => void) | undefined
+  /**
+   * Set by the pool that handed the isolate out; the run calls it once it has ended and answered,
+   * so the replacement is prepared after the run rather than during it.
+   */
+  onReleased?: (() => void) | undefined
 }
 
 /** Options of {@link prepareIsolate}. */
@@ -96,14 +101,21 @@ export class IsolatePool {
 
   /**
    * A prepared isolate for one run: an idle one if available, otherwise a fresh one. The caller
-   * owns it and must dispose it.
+   * owns it and must dispose it, then call its `onReleased` (the runner does both when the run
+   * ends): the replacement is prepared then, not now, because creating an isolate blocks this
+   * thread for milliseconds that would otherwise land inside the run that just started.
    * @throws Error when the pool is disposed or an isolate cannot be created.
    */
   async take(): Promise<PreparedIsolate> {
     if (this.disposed) throw new Error('IsolatePool is disposed')
     const ready = this.idle.shift()
-    this.refill()
-    return ready ?? prepareIsolate({ memoryMb: this.memoryMb })
+    if (ready === undefined) {
+      // Nothing was ready: this run pays for preparation anyway, so refill alongside it.
+      this.refill()
+      return prepareIsolate({ memoryMb: this.memoryMb })
+    }
+    ready.onReleased = () => this.refill()
+    return ready
   }
 
   /** Disposes the idle isolates; isolates being prepared are disposed when ready. Idempotent. */

@@ -384,6 +384,10 @@ class IsolateRun {
       toolCalls: this.dispatched,
       durationMs: performance.now() - this.startedAt,
     })
+    // The pool's replacement isolate is prepared after the caller has the result.
+    const released = this.prepared.onReleased
+    this.prepared.onReleased = undefined
+    if (released !== undefined) setImmediate(released)
   }
 }
 
