@@ -11,6 +11,7 @@ import { ToolModuleError } from '../host/load-tool-modules.ts'
 import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permission-presets.ts'
 import * as ttyApproval from '../policy/tty-approval.ts'
 import { callCardText, replayJournal, resultCardText } from '../present/replay.ts'
+import { terminalSafe } from '../present/terminal-safe.ts'
 import { formatDiagnostics } from '../ptc/type-checker.ts'
 import type { RunCodeValue } from '../ptc/run-code-value.ts'
 import { readScript, UsageError } from './read-script.ts'
@@ -160,19 +161,20 @@ async function run(file: string | undefined, values: Values): Promise<number> {
     )
     if (result.isError) {
       // run_code itself was refused (policy) or failed: not a script status.
-      process.stderr.write(`ptc: run_code failed: ${result.error?.message}\n`)
+      process.stderr.write(`ptc: run_code failed: ${terminalSafe(result.error?.message ?? '')}\n`)
       return 1
     }
     const value = result.value as RunCodeValue
     if (values.json) {
       process.stdout.write(`${JSON.stringify(value)}\n`)
     } else {
-      for (const entry of value.logs) process.stderr.write(`${entry.level === 'log' ? '' : `[${entry.level}] `}${entry.text}\n`)
+      // Script-controlled text is made terminal-safe: a script cannot drive the operator's terminal.
+      for (const entry of value.logs) process.stderr.write(`${entry.level === 'log' ? '' : `[${entry.level}] `}${terminalSafe(entry.text)}\n`)
       if (value.diagnostics?.length) process.stderr.write(`${formatDiagnostics(value.diagnostics)}\n`)
       if (value.status === 'ok') {
-        if (value.value !== undefined) process.stdout.write(`${JSON.stringify(value.value, null, 2)}\n`)
+        if (value.value !== undefined) process.stdout.write(`${terminalSafe(JSON.stringify(value.value, null, 2))}\n`)
       } else {
-        process.stderr.write(`status: ${value.status}${value.error ? ` — ${value.error.name}: ${value.error.message}` : ''}\n`)
+        process.stderr.write(terminalSafe(`status: ${value.status}${value.error ? ` — ${value.error.name}: ${value.error.message}` : ''}`) + '\n')
       }
     }
     return value.status === 'ok' ? 0 : 1

@@ -5,6 +5,7 @@
  * byte. Never throws: a malformed card is printed as its JSON.
  */
 import type { Card, DiffCard, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard } from './cards.ts'
+import { terminalSafe } from './terminal-safe.ts'
 
 /** Formatting options. */
 export interface FormatCardOptions {
@@ -111,7 +112,7 @@ function split(value: string): string[] {
 /** Strings only; control characters other than newline and tab are made visible, so output cannot drive the terminal. */
 function text(value: unknown): string {
   if (typeof value !== 'string') throw new TypeError('not a string')
-  return value.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  return terminalSafe(value)
 }
 
 function safeJson(value: unknown): string {

@@ -6,12 +6,13 @@
  */
 import { type Context, Service } from 'cordis'
 import { generateDeclarations, type TypegenTool } from '../../typegen/index.ts'
+import { materializeJson } from '../pipeline/materialize.ts'
 import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import { createBridge } from './bridge.ts'
 import { CompileError, compileScript } from './compile.ts'
 import { IsolatePool } from './isolate-pool.ts'
-import { runInIsolate, type IsolateRunRequest, type IsolateRunResult, type RunLimits } from './isolate-runner.ts'
+import { DEFAULT_RUN_LIMITS, runInIsolate, type IsolateRunRequest, type IsolateRunResult, type RunLimits } from './isolate-runner.ts'
 import { IsolateSupervisor } from './isolate-supervisor.ts'
 import type { RunCodeValue } from './run-code-value.ts'
 import { TypeChecker, type Diagnostic } from './type-checker.ts'
@@ -44,6 +45,8 @@ export interface PtcConfig {
   isolation?: 'process' | 'inline'
   /** Width of the rolling pool for parallel calls from one script (default 8). */
   concurrency?: number
+  /** Largest script accepted, in bytes (UTF-8); larger ones are refused before type-checking. Default 512 KiB. */
+  maxScriptBytes?: number
   /** Which registered tools a script may call; `run_code` itself never. Default: all. */
   visible?: (tool: Tool) => boolean
 }
@@ -63,6 +66,9 @@ export interface RunOptions {
 
 /** The name of the transport tool (S9.4); never callable from a script. */
 export const RUN_CODE = 'run_code'
+
+/** Default `maxScriptBytes`: 512 KiB. */
+export const DEFAULT_MAX_SCRIPT_BYTES = 512 * 1024
 
 export class Ptc extends Service {
   static inject = ['tools']
@@ -106,13 +112,19 @@ export class Ptc extends Service {
   async run(code: string, options: RunOptions = {}): Promise<RunCodeValue> {
     const started = performance.now()
     const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000
+    const maxScriptBytes = this._config.maxScriptBytes ?? DEFAULT_MAX_SCRIPT_BYTES
+    const scriptBytes = Buffer.byteLength(code, 'utf8')
+    if (scriptBytes > maxScriptBytes) {
+      // Checked before anything else: type-checking a huge script would block the host.
+      return { status: 'error', error: { name: 'LimitError', message: `The script is ${scriptBytes} bytes, over the ${maxScriptBytes}-byte limit (maxScriptBytes); no tool was called. Send a shorter script.` }, logs: [], toolCalls: 0, durationMs: elapsed() }
+    }
     const tools = this.visibleTools()
     // Start the worker while the script is checked and compiled; a failure surfaces in the run.
     if (this._config.isolation !== 'inline') this.supervisor().prewarm().catch(() => {})
     if (options.typecheck ?? this._config.typecheck ?? true) {
       const diagnostics = (await this.check(code)).filter((d) => d.category === 'error')
       if (diagnostics.length > 0) {
-        return { status: 'type-error', error: { name: 'TypeError', message: `The script has ${diagnostics.length} type error${diagnostics.length === 1 ? '' : 's'}; no tool was called. Fix them and run again.` }, diagnostics, logs: [], toolCalls: 0, durationMs: elapsed() }
+        return { status: 'type-error', error: { name: 'TypeCheckError', message: `The script has ${diagnostics.length} type error${diagnostics.length === 1 ? '' : 's'}; no tool was called. Fix them and run again.` }, diagnostics, logs: [], toolCalls: 0, durationMs: elapsed() }
       }
     }
     let js: string
@@ -125,6 +137,13 @@ export class Ptc extends Service {
     const limits: Partial<RunLimits> = { ...this._config.limits }
     if (options.timeoutMs !== undefined) limits.wallClockMs = Math.min(options.timeoutMs, this._config.maxWallClockMs ?? 300_000)
     if (options.memoryMb !== undefined) limits.memoryMb = options.memoryMb
+    // The wall-clock deadline covers the whole run: checking and compiling spend from it too.
+    const deadlineMs = limits.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs
+    const remainingMs = Math.floor(deadlineMs - (performance.now() - started))
+    if (remainingMs <= 0) {
+      return { status: 'timeout', error: { name: 'TimeoutError', message: `Type-checking and compiling the script used up the run's ${deadlineMs} ms wall-clock deadline (wallClockMs); no tool was called. Send a smaller script or raise timeoutMs.` }, logs: [], toolCalls: 0, durationMs: elapsed() }
+    }
+    limits.wallClockMs = remainingMs
     const parentToken = options.parentToken ?? Symbol('run_code')
     const dispatch = createBridge({
       ctx: this.ctx,
@@ -136,6 +155,14 @@ export class Ptc extends Service {
       gate: new ExecutionGate(this._config.concurrency),
     })
     const result = await this.runInIsolation({ js, toolNames: tools.map((tool) => tool.name), limits, ...(options.signal && { signal: options.signal }), dispatch })
+    if (result.value !== undefined) {
+      try {
+        // S6.1: the result must be lossless JSON the pipeline can validate without overflowing.
+        materializeJson(result.value)
+      } catch (error) {
+        return { ...(result as RunCodeValue), status: 'error', value: undefined, error: { name: 'TypeError', message: `The script's return value cannot be the result: ${(error as Error).message}. Return a flatter JSON value.` }, durationMs: elapsed() }
+      }
+    }
     return { ...(result as RunCodeValue), durationMs: elapsed() }
   }
 
