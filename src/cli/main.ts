@@ -3,7 +3,7 @@
  * own `util.parseArgs`. Exit codes: 0 success (`run`: status `ok`), 1 the script or check failed,
  * 2 a usage error.
  */
-import { readFileSync, writeFileSync, renameSync } from 'node:fs'
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createHost, type HostOptions } from '../host/create-host.ts'
@@ -77,16 +77,22 @@ export async function main(argv: string[]): Promise<number> {
   try {
     parsed = parse(argv)
   } catch (error) {
-    process.stderr.write(`ptc: ${(error as Error).message}\n\n${USAGE}\n`)
+    // parseArgs says e.g. `Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "--bogus"`: keep the first sentence.
+    const first = (error as Error).message.split('. ')[0]!.replace(/\.$/, '')
+    process.stderr.write(`ptc: ${first}. Run ptc --help for the commands and their flags.\n`)
     return 2
   }
   const { values, positionals } = parsed
   const [command, ...rest] = positionals
-  if (values.help || !command) {
+  if (values.help || command === 'help' || !command) {
     process.stdout.write(`${USAGE}\n`)
-    return values.help ? 0 : 2
+    return values.help || command === 'help' ? 0 : 2
   }
   try {
+    const takes = { run: 1, check: 1, replay: 1, typegen: 0, serve: 0 }[command]
+    if (takes !== undefined && rest.length > takes) {
+      throw new UsageError(`ptc ${command} takes ${takes === 0 ? 'no file argument' : 'one file argument'}; unexpected: ${rest.slice(takes).join(' ')}.`)
+    }
     switch (command) {
       case 'run':
         return await run(rest[0], values)
@@ -227,8 +233,13 @@ async function typegen(values: Values): Promise<number> {
       // Atomic: a reader never sees half a declaration file.
       const target = resolve(values.output)
       const temp = `${target}.${process.pid}.tmp`
-      writeFileSync(temp, text)
-      renameSync(temp, target)
+      try {
+        writeFileSync(temp, text)
+        renameSync(temp, target)
+      } catch (error) {
+        rmSync(temp, { force: true })
+        throw new UsageError(`Cannot write ${target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}. Check that its folder exists and is writable.`)
+      }
       process.stderr.write(`wrote ${target}\n`)
     } else {
       process.stdout.write(text)

@@ -123,7 +123,13 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
     })
   })
   await new Promise<void>((resolve, reject) => {
-    http.once('error', reject)
+    http.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE' || error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL'
+          ? new ServeError(`Cannot listen on ${host}:${port}: ${error.code === 'EADDRINUSE' ? 'the port is already in use' : error.code === 'EACCES' ? 'permission denied' : 'the address is not available here'}. Choose another --port (0 picks a free one) or --host.`)
+          : error,
+      ),
+    )
     http.listen(port, host, () => {
       http.off('error', reject)
       resolve()
