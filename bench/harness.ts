@@ -17,6 +17,8 @@ export interface BenchCase {
    * use (e.g. `run_code` runs a model turn apart, so the isolate pool has refilled).
    */
   pause?: () => unknown
+  /** Calls per sample and warm-up calls for this case, overriding the section's. */
+  iterations?: number
 }
 
 export interface SectionOptions {
@@ -91,10 +93,10 @@ export async function runSection(entry: Section): Promise<CaseStats[]> {
   const cases = await entry.cases()
   const baseline = cases.find((c) => c.baseline) ?? cases[0]
   if (!baseline) throw new Error(`bench section "${entry.name}" has no cases`)
-  for (const c of cases) await timeOnce(c.run, warmup, c.pause)
+  for (const c of cases) await timeOnce(c.run, c.iterations ?? warmup, c.pause)
   const timings = new Map<BenchCase, number[]>(cases.map((c) => [c, []]))
   for (let sample = 0; sample < samples; sample++) {
-    for (const c of cases) timings.get(c)!.push(await timeOnce(c.run, iterations, c.pause))
+    for (const c of cases) timings.get(c)!.push(await timeOnce(c.run, c.iterations ?? iterations, c.pause))
   }
   const baselineMedian = median(timings.get(baseline)!)
   const stats = cases.map((c): CaseStats => {

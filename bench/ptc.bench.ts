@@ -94,8 +94,8 @@ export const ptc = section(
       { name: SEQUENTIAL, run: () => runCode(sequential, false) },
       { name: PARALLEL, run: () => runCode(parallel, false) },
       { name: TRIVIAL, run: () => runCode('return 1', false) },
-      { name: LATENCY, run: () => runCode('return 1', false), pause },
-      { name: CHECKED, run: () => runCode('return 1', true), pause },
+      { name: LATENCY, run: () => runCode('return 1', false), pause, iterations: 15 },
+      { name: CHECKED, run: () => runCode('return 1', true), pause, iterations: 15 },
       { name: PAYLOAD, run: () => runCode(payload, false) },
     ]
   },
