@@ -12,7 +12,7 @@ import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permi
 import * as ttyApproval from '../policy/tty-approval.ts'
 import { callCardText, replayJournal, resultCardText } from '../present/replay.ts'
 import { terminalSafe } from '../present/terminal-safe.ts'
-import { formatDiagnostics } from '../ptc/type-checker.ts'
+import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
 import type { RunCodeValue } from '../ptc/run-code-value.ts'
 import { readScript, UsageError } from './read-script.ts'
 import { isStartupError, SERVE_USAGE, serveCommand } from '../server/serve-command.ts'

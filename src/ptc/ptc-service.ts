@@ -15,7 +15,8 @@ import { IsolatePool } from './isolate-pool.ts'
 import { DEFAULT_RUN_LIMITS, runInIsolate, type IsolateRunRequest, type IsolateRunResult, type RunLimits } from './isolate-runner.ts'
 import { IsolateSupervisor } from './isolate-supervisor.ts'
 import type { RunCodeValue } from './run-code-value.ts'
-import { TypeChecker, type Diagnostic } from './type-checker.ts'
+import type { Diagnostic } from './compile-diagnostics.ts'
+import type { TypeChecker } from './type-checker.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -102,7 +103,7 @@ export class Ptc extends Service {
   /** Type-check `code` against the visible tools' declarations; `[]` when it is fine. */
   async check(code: string): Promise<Diagnostic[]> {
     const declarations = await this.declarations()
-    return this.checker().check(code, declarations)
+    return (await this.checker()).check(code, declarations)
   }
 
   /**
@@ -166,8 +167,14 @@ export class Ptc extends Service {
     return { ...(result as RunCodeValue), durationMs: elapsed() }
   }
 
-  private checker(): TypeChecker {
-    return (this._checker ??= new TypeChecker())
+  /** The TypeScript compiler (~0.8 s to load) is imported on the first check only, so runs
+   * without type-checking, `ptc replay` and server start-up never pay for it. */
+  private async checker(): Promise<TypeChecker> {
+    if (!this._checker) {
+      const { TypeChecker } = await import('./type-checker.ts')
+      this._checker ??= new TypeChecker()
+    }
+    return this._checker
   }
 
   private runInIsolation(request: IsolateRunRequest): Promise<IsolateRunResult> {
