@@ -13,8 +13,8 @@ export interface FormatCardOptions {
   maxLines?: number
 }
 
-/** Default `maxLines`. */
-export const DEFAULT_MAX_CARD_LINES = 40
+/** Default `maxLines`: a card previews a dozen lines, so a run of many reads stays readable. */
+export const DEFAULT_MAX_CARD_LINES = 12
 
 /**
  * Format `card` as terminal text: a header line, then body lines indented by two spaces, with no
