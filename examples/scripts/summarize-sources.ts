@@ -16,7 +16,8 @@ const files = await Promise.all(
 // Group by the SPEC part (the folder under src/).
 const byPart: Record<string, { files: number; lines: number }> = {}
 for (const file of files) {
-  const part = file.path.split('/')[1] ?? '.'
+  const segments = file.path.split('/')
+  const part = segments.length > 2 ? segments[1]! : '(top level)'
   const entry = (byPart[part] ??= { files: 0, lines: 0 })
   entry.files += 1
   entry.lines += file.lines
