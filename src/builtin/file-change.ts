@@ -3,14 +3,18 @@
  * the gated write itself (resolve → snapshot → `fs/write-gate` → write → `fs/written`), and the
  * diff card built from the value's hunks by the `diff` package (pure, S11.3).
  */
-import fs from 'node:fs/promises'
-import path from 'node:path'
+import fs from 'node:fs'
+import { promisify } from 'node:util'
 import type { Context } from 'cordis'
 import { formatPatch } from 'diff'
 import { z } from 'zod'
+import { ToolDeniedError } from '../errors/ptc-error.ts'
 import type { DiffCard } from '../present/cards.ts'
 import type { ToolExecution, ToolResult } from '../tools/types.ts'
-import { describeChange, type FileSnapshot, hunkSchema, type Hunk, passWriteGate, readSnapshot, resolveForCall, sha256 } from './workspace-files.ts'
+import { writeFd } from './safe-fs.ts'
+import { areaForCall, describeChange, type FileSnapshot, hunkSchema, type Hunk, openForTool, passWriteGate, readSnapshot, resolveForCall, sha256 } from './workspace-files.ts'
+
+const ftruncate = promisify(fs.ftruncate)
 
 /** Largest file the writers read back or write, in bytes (10 MiB). */
 export const MAX_WRITE_BYTES = 10 * 1024 * 1024
@@ -36,13 +40,16 @@ export type FileChangeValue = z.output<typeof fileChangeValue>
 /** Resolve `input` for writing and snapshot what is there now (`undefined` if nothing). */
 export async function prepareWrite(ctx: Context, exec: Readonly<ToolExecution>, input: string): Promise<{ file: string; before: FileSnapshot | undefined }> {
   const file = resolveForCall(ctx, exec, input, 'write')
-  return { file, before: await readSnapshot(file, MAX_WRITE_BYTES, exec.signal) }
+  return { file, before: await readSnapshot(file, MAX_WRITE_BYTES, areaForCall(ctx, exec), exec.signal) }
 }
 
 /**
  * Pass the `fs/write-gate`, write `content` to `file` (creating parent directories), emit
- * `fs/written`, and describe the change. `before` is the snapshot `prepareWrite` took.
- * @throws ToolDeniedError when a gate listener refuses.
+ * `fs/written`, and describe the change. `before` is the snapshot `prepareWrite` took. The write
+ * goes through a safe open (S8, safe-fs.ts): no symlink is followed at any component, a new file
+ * is created `O_EXCL`, and an existing file is written only if it is still the very file (device
+ * and inode) the snapshot read and the gate judged; it is truncated and written through the fd.
+ * @throws ToolDeniedError when a gate listener refuses, or the path changed during the call.
  */
 export async function commitWrite(
   ctx: Context,
@@ -60,13 +67,32 @@ export async function commitWrite(
     ...(before && { current: { hash: before.hash, mtimeMs: before.mtimeMs } }),
   })
   if (exec.signal.aborted) throw exec.signal.reason
-  await fs.mkdir(path.dirname(file), { recursive: true })
-  await fs.writeFile(file, content, { signal: exec.signal })
-  const stat = await fs.stat(file)
-  const bytes = Buffer.byteLength(content)
-  const hash = sha256(content)
-  ctx.emit('fs/written', { agent: exec.agent, tool, path: file, hash, mtimeMs: stat.mtimeMs, size: bytes, created: before === undefined })
-  return { path: file, created: before === undefined, bytesWritten: bytes, sha256: hash, ...describeChange(before?.text ?? '', content) }
+  const area = areaForCall(ctx, exec)
+  let opened
+  try {
+    opened = openForTool(file, area, before ? 'overwrite' : 'create')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST' || code === 'ENOENT') {
+      throw new ToolDeniedError(`${file} ${code === 'EEXIST' ? 'appeared' : 'disappeared'} on disk since it was checked; read it with read_file, then retry ${tool}.`, { path: file })
+    }
+    throw error
+  }
+  const { fd, stat } = opened
+  try {
+    if (before && (stat.dev !== before.dev || stat.ino !== before.ino)) {
+      throw new ToolDeniedError(`${file} was replaced on disk since it was read; read it again with read_file, then retry ${tool}.`, { path: file })
+    }
+    const bytes = Buffer.from(content)
+    if (before) await ftruncate(fd, 0)
+    await writeFd(fd, bytes)
+    const after = fs.fstatSync(fd)
+    const hash = sha256(bytes)
+    ctx.emit('fs/written', { agent: exec.agent, tool, path: file, hash, mtimeMs: after.mtimeMs, size: bytes.length, created: before === undefined })
+    return { path: file, created: before === undefined, bytesWritten: bytes.length, sha256: hash, ...describeChange(before?.text ?? '', content) }
+  } finally {
+    fs.closeSync(fd)
+  }
 }
 
 /** A unified diff of `hunks` for `file` (pure): `--- file` / `+++ file` headers, then the hunks. */

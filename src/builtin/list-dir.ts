@@ -2,13 +2,14 @@
  * `list_dir` (SPEC S8, S9.6, S11.1–S11.2): the entries of one workspace directory, sorted by name,
  * bounded, with a `search` card (flat path list) when done.
  */
-import fs from 'node:fs/promises'
-import path from 'node:path'
+import fs from 'node:fs'
 import type { Context } from 'cordis'
 import { z } from 'zod'
+import { ToolDeniedError } from '../errors/ptc-error.ts'
 import type { SearchCard } from '../present/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
-import { resolveForCall, WorkspaceToolError } from './workspace-files.ts'
+import { openDirectorySync, UnsafePathError } from './safe-fs.ts'
+import { areaForCall, resolveForCall, WorkspaceToolError } from './workspace-files.ts'
 
 /** Most entries returned; the rest are counted in `totalEntries`. */
 export const MAX_DIR_ENTRIES = 1000
@@ -46,27 +47,37 @@ export function listDirTool(ctx: Context): Tool {
     isConcurrencySafe: () => true,
     async execute(args, exec) {
       const dir = resolveForCall(ctx, exec, args.path ?? '.', 'read')
-      let dirents
+      // S8: opened without following a symlink swapped in since the check; listed through the fd.
+      let fd: number
       try {
-        dirents = await fs.readdir(dir, { withFileTypes: true })
+        fd = openDirectorySync(dir, areaForCall(ctx, exec))
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         if (code === 'ENOENT' || code === 'ENOTDIR') {
           throw new WorkspaceToolError('invalid-request', `${args.path ?? '.'} is not an existing directory (resolved to ${dir}).`, { path: dir })
         }
+        if (UnsafePathError.isInstance(error)) throw new ToolDeniedError(`${(error as Error).message}; refused.`, { path: dir })
         throw error
       }
-      dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      const kept = dirents.slice(0, MAX_DIR_ENTRIES)
-      const entries = await Promise.all(
-        kept.map(async (dirent) => {
-          const type = dirent.isSymbolicLink() ? 'symlink' : dirent.isDirectory() ? 'directory' : dirent.isFile() ? 'file' : 'other'
-          if (type !== 'file') return { name: dirent.name, type } as const
-          const size = await fs.lstat(path.join(dir, dirent.name)).then((stat) => stat.size, () => undefined)
-          return { name: dirent.name, type, ...(size !== undefined && { size }) } as const
-        }),
-      )
-      return { path: dir, entries, totalEntries: dirents.length, truncated: dirents.length > kept.length }
+      let entries
+      let dirents
+      try {
+        const base = `/proc/self/fd/${fd}`
+        dirents = await fs.promises.readdir(base, { withFileTypes: true })
+        dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        const kept = dirents.slice(0, MAX_DIR_ENTRIES)
+        entries = await Promise.all(
+          kept.map(async (dirent) => {
+            const type = dirent.isSymbolicLink() ? 'symlink' : dirent.isDirectory() ? 'directory' : dirent.isFile() ? 'file' : 'other'
+            if (type !== 'file') return { name: dirent.name, type } as const
+            const size = await fs.promises.lstat(`${base}/${dirent.name}`).then((stat) => stat.size, () => undefined)
+            return { name: dirent.name, type, ...(size !== undefined && { size }) } as const
+          }),
+        )
+      } finally {
+        fs.closeSync(fd)
+      }
+      return { path: dir, entries, totalEntries: dirents.length, truncated: dirents.length > entries.length }
     },
     presentCall: (args) => ({ card: 'generic', phase: 'pending', title: `List ${args.path ?? '.'}`, kind: 'search', locations: [{ path: args.path ?? '.' }] }),
     presentResult: (_args, result): SearchCard | undefined => {

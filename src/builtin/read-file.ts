@@ -7,7 +7,7 @@ import { z } from 'zod'
 import type { ReadCard } from '../present/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
-import { looksBinary, readSnapshot, resolveForCall, WorkspaceToolError } from './workspace-files.ts'
+import { areaForCall, looksBinary, readSnapshot, resolveForCall, WorkspaceToolError } from './workspace-files.ts'
 
 /** Default number of lines returned. */
 export const DEFAULT_READ_LIMIT = 2000
@@ -100,7 +100,7 @@ export function readFileTool(ctx: Context): Tool {
 
 async function readFile(ctx: Context, exec: Readonly<ToolExecution>, args: z.output<typeof readFileParameters>): Promise<ReadFileValue> {
   const file = resolveForCall(ctx, exec, args.path, 'read')
-  const snapshot = await readSnapshot(file, MAX_READ_BYTES, exec.signal)
+  const snapshot = await readSnapshot(file, MAX_READ_BYTES, areaForCall(ctx, exec), exec.signal)
   if (!snapshot) throw new WorkspaceToolError('invalid-request', `${args.path} does not exist (resolved to ${file}); use glob or list_dir to find the right path.`, { path: file })
   if (looksBinary(snapshot.bytes)) throw new WorkspaceToolError('invalid-request', `${args.path} looks like a binary file (it contains NUL bytes); read_file reads text only.`, { path: file })
   const lines = splitLines(snapshot.text)

@@ -2,7 +2,7 @@
  * `search` (SPEC S8, S9.6, S11.1–S11.2): a regular-expression search over workspace text files,
  * grouped by file, bounded, with a `search` card when done.
  */
-import fs from 'node:fs/promises'
+import fs from 'node:fs'
 import path from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
@@ -11,7 +11,8 @@ import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
 import { walkGlob } from './glob.ts'
 import { splitLines } from './read-file.ts'
-import { looksBinary, resolveForCall, workspaceRelative, WorkspaceToolError } from './workspace-files.ts'
+import { openFileSync, readFd, type SafeArea } from './safe-fs.ts'
+import { areaForCall, looksBinary, resolveForCall, workspaceRelative, WorkspaceToolError } from './workspace-files.ts'
 
 /** Most matching lines returned; `truncated` says when more exist. */
 export const MAX_SEARCH_MATCHES = 200
@@ -76,7 +77,7 @@ async function search(ctx: Context, exec: Readonly<ToolExecution>, args: z.outpu
   }
   const workspaceRoot = ctx.sandboxPolicy.workspaceRoots[0]!
   const target = resolveForCall(ctx, exec, args.path ?? '.', 'read')
-  const stat = await fs.stat(target).catch(() => undefined)
+  const stat = await fs.promises.stat(target).catch(() => undefined)
   if (!stat) throw new WorkspaceToolError('invalid-request', `${args.path} does not exist (resolved to ${target}).`, { path: target })
   let candidates: string[]
   if (stat.isFile()) {
@@ -86,6 +87,7 @@ async function search(ctx: Context, exec: Readonly<ToolExecution>, args: z.outpu
     for await (const match of walkGlob(args.glob ?? '**/*', target, exec.signal, true)) candidates.push(path.join(target, match))
     candidates.sort()
   }
+  const area = areaForCall(ctx, exec)
   const files: SearchValue['files'] = []
   let matchCount = 0
   let filesSearched = 0
@@ -98,7 +100,7 @@ async function search(ctx: Context, exec: Readonly<ToolExecution>, args: z.outpu
     } catch {
       continue
     }
-    const bytes = await readSmallFile(file)
+    const bytes = await readSmallFile(file, area)
     if (!bytes || looksBinary(bytes)) continue
     filesSearched++
     const matches: { line: number; text: string }[] = []
@@ -118,13 +120,25 @@ async function search(ctx: Context, exec: Readonly<ToolExecution>, args: z.outpu
   return { pattern: args.pattern, files, matchCount, filesSearched, truncated }
 }
 
-async function readSmallFile(file: string): Promise<Buffer | undefined> {
+/**
+ * The bytes of a regular file of at most `MAX_SEARCH_FILE_BYTES`, read through a safe open (S8: no
+ * symlink followed, a FIFO or device never opened for blocking I/O); `undefined` to skip it.
+ */
+async function readSmallFile(file: string, area: SafeArea): Promise<Buffer | undefined> {
+  let opened
   try {
-    const stat = await fs.stat(file)
-    if (!stat.isFile() || stat.size > MAX_SEARCH_FILE_BYTES) return undefined
-    return await fs.readFile(file)
+    opened = openFileSync(file, area, 'read')
   } catch {
     return undefined
+  }
+  try {
+    if (!opened.stat.isFile() || opened.stat.size > MAX_SEARCH_FILE_BYTES) return undefined
+    const bytes = await readFd(opened.fd, MAX_SEARCH_FILE_BYTES)
+    return bytes.length > MAX_SEARCH_FILE_BYTES ? undefined : bytes
+  } catch {
+    return undefined
+  } finally {
+    fs.closeSync(opened.fd)
   }
 }
 

@@ -5,15 +5,16 @@
  * here (S3.1): every refusal comes from the sandbox policy or a gate listener.
  */
 import { createHash } from 'node:crypto'
-import fs from 'node:fs/promises'
+import fs from 'node:fs'
 import path from 'node:path'
 import type { Context } from 'cordis'
 import { structuredPatch } from 'diff'
 import { z } from 'zod'
 import { PtcError, ToolDeniedError } from '../errors/ptc-error.ts'
 import { resolvePathAgainst } from '../policy/sandbox-policy.ts'
-import type { PathIntent } from '../policy/sandbox-types.ts'
+import type { PathIntent, SandboxOptions } from '../policy/sandbox-types.ts'
 import type { ToolExecution } from '../tools/types.ts'
+import { openFileSync, readFd, type SafeArea, type SafeOpenMode, UnsafePathError } from './safe-fs.ts'
 import type { FsWriteGate } from './workspace-events.ts'
 
 /** Stable codes of workspace tool refusals. */
@@ -40,21 +41,58 @@ export class WorkspaceToolError extends PtcError {
  * @throws ToolDeniedError with the policy's reason (a `denied` result).
  */
 export function resolveForCall(ctx: Context, execution: Readonly<ToolExecution>, input: string, intent: PathIntent): string {
-  const escalation = ctx.bail('permission/escalation', execution)
-  const resolution = escalation
-    ? resolvePathAgainst({ ...ctx.sandboxPolicy.options(), ...escalation }, input, intent)
-    : ctx.sandboxPolicy.resolveWorkspacePath(input, intent)
+  const resolution = resolvePathAgainst(callOptions(ctx, execution), input, intent)
   if (!resolution.ok) throw new ToolDeniedError(`${resolution.reason}.`, { path: input, intent })
   return resolution.path
 }
 
-/** A file as read from disk: bytes, decoded text, lowercase hex SHA-256, mtime (ms), size (bytes). */
+/**
+ * Where this call's file operations may land (S8), for the safe opens of safe-fs.ts: the
+ * workspace and writable roots (`/` in `danger-full-access`) of the policy widened by this call's
+ * escalation, with every workspace root's `.ptc` state folder protected from writes.
+ */
+export function areaForCall(ctx: Context, execution: Readonly<ToolExecution>): SafeArea {
+  const options = callOptions(ctx, execution)
+  return {
+    roots: options.mode === 'danger-full-access' ? ['/'] : [...options.workspaceRoots, ...options.writableRoots],
+    protectedDirs: options.workspaceRoots.map((root) => path.join(root, '.ptc')),
+  }
+}
+
+function callOptions(ctx: Context, execution: Readonly<ToolExecution>): SandboxOptions {
+  const escalation = ctx.bail('permission/escalation', execution)
+  return escalation ? { ...ctx.sandboxPolicy.options(), ...escalation } : ctx.sandboxPolicy.options()
+}
+
+/**
+ * `openFileSync` for a tool (S8): a refusal of the safe open (the path changed during the call:
+ * a symlink or special file swapped in, a directory moved out of the area) becomes a denial.
+ * `ENOENT` is passed through for the caller to report.
+ * @throws ToolDeniedError with the reason.
+ */
+export function openForTool(file: string, area: SafeArea, mode: SafeOpenMode): { fd: number; stat: fs.Stats; real: string } {
+  try {
+    return openFileSync(file, area, mode)
+  } catch (error) {
+    if (UnsafePathError.isInstance(error)) {
+      throw new ToolDeniedError(`${(error as Error).message}; refused. Paths must stay regular files and directories inside the workspace while a tool uses them.`, { path: file })
+    }
+    throw error
+  }
+}
+
+/**
+ * A file as read from disk: bytes, decoded text, lowercase hex SHA-256, mtime (ms), size (bytes),
+ * and its identity (`dev`, `ino`), which an overwrite checks before writing (S8).
+ */
 export interface FileSnapshot {
   readonly bytes: Buffer
   readonly text: string
   readonly hash: string
   readonly mtimeMs: number
   readonly size: number
+  readonly dev: number
+  readonly ino: number
 }
 
 /** Lowercase hex SHA-256 of `data`. */
@@ -63,23 +101,33 @@ export function sha256(data: string | Uint8Array): string {
 }
 
 /**
- * Read a regular file completely; `undefined` when it does not exist.
+ * Read a regular file completely through a safe open inside `area` (S8: no symlink followed, a
+ * FIFO never blocks); `undefined` when it does not exist.
  * @throws WorkspaceToolError (`invalid-request`) for a directory or a file over `maxBytes`.
+ * @throws ToolDeniedError when the path changed into something unsafe during the call.
  */
-export async function readSnapshot(file: string, maxBytes: number, signal?: AbortSignal): Promise<FileSnapshot | undefined> {
-  let stat
+export async function readSnapshot(file: string, maxBytes: number, area: SafeArea, signal?: AbortSignal): Promise<FileSnapshot | undefined> {
+  let opened
   try {
-    stat = await fs.stat(file)
+    opened = openForTool(file, area, 'read')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
-  if (stat.isDirectory()) throw new WorkspaceToolError('invalid-request', `${file} is a directory; use list_dir or glob to see what it contains.`, { path: file })
-  if (stat.size > maxBytes) {
-    throw new WorkspaceToolError('invalid-request', `${file} is ${stat.size} bytes, over the ${maxBytes}-byte limit of this tool.`, { path: file, size: stat.size })
+  const { fd, stat } = opened
+  try {
+    if (stat.isDirectory()) throw new WorkspaceToolError('invalid-request', `${file} is a directory; use list_dir or glob to see what it contains.`, { path: file })
+    if (stat.size > maxBytes) {
+      throw new WorkspaceToolError('invalid-request', `${file} is ${stat.size} bytes, over the ${maxBytes}-byte limit of this tool.`, { path: file, size: stat.size })
+    }
+    const bytes = await readFd(fd, maxBytes, signal)
+    if (bytes.length > maxBytes) {
+      throw new WorkspaceToolError('invalid-request', `${file} grew past the ${maxBytes}-byte limit of this tool while it was read.`, { path: file })
+    }
+    return { bytes, text: bytes.toString('utf8'), hash: sha256(bytes), mtimeMs: stat.mtimeMs, size: bytes.length, dev: stat.dev, ino: stat.ino }
+  } finally {
+    fs.closeSync(fd)
   }
-  const bytes = await fs.readFile(file, { signal })
-  return { bytes, text: bytes.toString('utf8'), hash: sha256(bytes), mtimeMs: stat.mtimeMs, size: bytes.length }
 }
 
 /** Heuristic: a NUL byte in the first 8 KiB means binary. */
