@@ -175,7 +175,7 @@ export function openFileSync(file: string, area: SafeArea, mode: SafeOpenMode): 
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     }
-    if (before && !before.isFile() && !(mode === 'read' && before.isDirectory())) {
+    if (before && !before.isFile() && !before.isDirectory()) {
       throw new UnsafePathError('path-not-regular', `${file} is a ${describeStat(before)}, not a regular file`, { path: file, kind: describeStat(before) })
     }
     const flags = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | { read: O_RDONLY, create: O_WRONLY | O_CREAT | O_EXCL, overwrite: O_WRONLY, append: O_WRONLY | O_APPEND | O_CREAT }[mode]
@@ -184,8 +184,9 @@ export function openFileSync(file: string, area: SafeArea, mode: SafeOpenMode): 
       fd = fs.openSync(at, flags, 0o666)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      // ELOOP: a symlink swapped in; ENXIO: a FIFO without a reader; EISDIR: a directory for a write.
-      if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR') {
+      // ELOOP: a symlink swapped in; ENXIO: a FIFO without a reader. (EISDIR, a directory for a
+      // write, is the caller's to report.)
+      if (code === 'ELOOP' || code === 'ENXIO') {
         throw new UnsafePathError('path-not-regular', `${file} is not a regular file (it changed during the call: ${code})`, { path: file }, error)
       }
       throw error

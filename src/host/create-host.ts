@@ -3,7 +3,8 @@
  * journal, the workspace tools and their policy, PTC mode (`ctx.ptc` + the `run_code` tool), and
  * any tool modules the user named. The CLI and the MCP server both start from here.
  */
-import { resolve } from 'node:path'
+import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { Context } from 'cordis'
 import * as workspaceTools from '../builtin/workspace-tools.ts'
 import * as jobTools from '../jobs/job-tools.ts'
@@ -15,7 +16,8 @@ import { Approval } from '../policy/approval.ts'
 import * as fsObservationPolicy from '../policy/fs-observation-policy.ts'
 import { type PermissionPresetName, PermissionPresets } from '../policy/permission-presets.ts'
 import { Sandbox } from '../policy/sandbox.ts'
-import { SandboxPolicy } from '../policy/sandbox-policy.ts'
+import { SandboxError } from '../policy/sandbox-errors.ts'
+import { SandboxPolicy, STATE_FOLDER } from '../policy/sandbox-policy.ts'
 import * as timeoutPolicy from '../policy/timeout-policy.ts'
 import { Ptc, type PtcConfig } from '../ptc/ptc-service.ts'
 import * as runCodeTool from '../ptc/run-code-tool.ts'
@@ -56,11 +58,15 @@ export interface Host {
 /**
  * Start a host.
  * @throws ToolModuleError when a tool module cannot be loaded (the host is disposed first).
- * @throws SandboxError (`sandbox-policy-invalid`) when the workspace does not exist.
+ * @throws SandboxError (`sandbox-policy-invalid`) when the workspace does not exist, or its `.ptc`
+ *   state folder (or `spill/`, `journal/` in it) is a symlink, not a directory, or not owned by us.
  * @throws McpConfigError / McpConnectionError when `mcpConfig` is invalid or a server cannot start.
  */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
   const workspace = resolve(options.workspace ?? '.')
+  // S8: the state folder exists, is ours and is a real directory before any tool can run, so a
+  // symlink planted by a `bash` job can never redirect the journal or the spills.
+  const state = prepareStateFolder(workspace)
   const root = new Context()
   // Every plugin goes through this child fiber, so one dispose stops them all, in reverse order.
   const host = root.plugin({ name: 'ptc-host', apply: () => {} })
@@ -71,7 +77,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await ctx.plugin(ToolRegistry)
     await ctx.plugin(Approval)
     await ctx.plugin(timeoutPolicy)
-    const journalFile = options.journal === false ? undefined : journal.journalPath({ workspace, ...(options.journal && { file: options.journal }) })
+    const journalFile = options.journal === false ? undefined : journal.journalPath({ workspace: state?.workspace ?? workspace, ...(options.journal && { file: options.journal }) })
     if (journalFile) await ctx.plugin(journal, { file: journalFile })
     // S8: one sandbox policy (the workspace root) read by both the fs tools and bash.
     await ctx.plugin(SandboxPolicy, { workspaceRoots: [workspace] })
@@ -84,7 +90,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await ctx.plugin(workspaceTools)
     await ctx.plugin(jobTools)
     await ctx.plugin(Ptc, options.ptc ?? {})
-    await ctx.plugin(runCodeTool, { spillDir: resolve(workspace, '.ptc', 'spill') })
+    await ctx.plugin(runCodeTool, { spillDir: state?.spill ?? resolve(workspace, STATE_FOLDER, 'spill') })
     await loadToolModules(ctx, options.toolModules ?? [])
     if (options.mcpConfig !== undefined) {
       await ctx.plugin(mcpImport, typeof options.mcpConfig === 'string' ? loadMcpConfig(options.mcpConfig) : options.mcpConfig)
@@ -99,4 +105,44 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await dispose()
     throw error
   }
+}
+
+/**
+ * Create `<workspace>/.ptc` with `spill/` and `journal/` (S8), refusing (a `SandboxError`) when
+ * one exists as a symlink, a non-directory or a directory owned by another user. `undefined` when
+ * the workspace itself does not exist (the sandbox policy reports that).
+ */
+function prepareStateFolder(workspace: string): { workspace: string; spill: string } | undefined {
+  let real: string
+  try {
+    real = realpathSync(workspace)
+  } catch {
+    return undefined
+  }
+  const folder = join(real, STATE_FOLDER)
+  for (const dir of [folder, join(folder, 'spill'), join(folder, 'journal')]) {
+    let stat
+    try {
+      stat = lstatSync(dir)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      mkdirSync(dir) // Not recursive: the parent was just checked, and mkdir never follows a final symlink.
+      stat = lstatSync(dir)
+    }
+    const problem = stat.isSymbolicLink()
+      ? 'is a symbolic link'
+      : !stat.isDirectory()
+        ? 'is not a directory'
+        : process.getuid && stat.uid !== process.getuid()
+          ? `is owned by uid ${stat.uid}, not by this user`
+          : undefined
+    if (problem) {
+      throw new SandboxError(
+        'sandbox-policy-invalid',
+        `${dir} ${problem}; ptc-runner keeps the session journal and spills in ${folder} and refuses to start while they could be redirected. Remove it and start again.`,
+        { path: dir },
+      )
+    }
+  }
+  return { workspace: real, spill: join(folder, 'spill') }
 }

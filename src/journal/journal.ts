@@ -1,11 +1,13 @@
 /**
  * The session journal plugin: every `tool/call` and every frozen `tools/result` (exactly the
  * snapshot live observers saw, S6.4) is appended as one JSON line, in order, so a session can be
- * audited and its cards replayed later (S11.3). A write failure is reported on stderr and through
+ * audited and its cards replayed later (S11.3). Appends go through safe-fs (S8: no symlink followed,
+ * only a regular file written). A write failure is reported on stderr and through
  * `journal/error`, never silently dropped.
  */
-import { appendFileSync, mkdirSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { mkdirSync, realpathSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
+import { appendFileSafeSync } from '../builtin/safe-fs.ts'
 import type { Context } from 'cordis'
 import type { ToolCallRecord, ToolResult } from '../tools/types.ts'
 
@@ -44,15 +46,17 @@ export function journalPath(config: Config = {}): string {
 export function apply(ctx: Context, config: Config = {}) {
   const file = journalPath(config)
   let seq = 0
-  let ready = false
+  // The journal's folder, realpath'd once on first write; every append opens the file inside it
+  // without following symlinks (S8), so a `bash` job cannot redirect the audit log.
+  let folder: string | undefined
   const append = (record: Record<string, unknown>) => {
     const line = `${JSON.stringify({ ...record, seq: ++seq })}\n`
     try {
-      if (!ready) {
+      if (folder === undefined) {
         mkdirSync(dirname(file), { recursive: true })
-        ready = true
+        folder = realpathSync(dirname(file))
       }
-      appendFileSync(file, line)
+      appendFileSafeSync(join(folder, basename(file)), { roots: [folder] }, line)
     } catch (error) {
       console.error(`[ptc-runner] journal: could not write to ${file}: ${(error as Error).message}`)
       ctx.emit('journal/error', { file, error, record: line })

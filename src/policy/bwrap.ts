@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { isInside } from './sandbox-policy.ts'
+import { isInside, STATE_FOLDER } from './sandbox-policy.ts'
 import type { SandboxOptions, SandboxReport } from './sandbox-types.ts'
 
 /** Where the private tmpfs is mounted inside the sandbox. */
@@ -34,6 +34,17 @@ export interface BwrapArgsInput {
   readonly argv: readonly string[]
   /** Namespaces the probe saw unshared (with network shared, `net` is dropped from the report). */
   readonly namespaces: readonly NamespaceKind[]
+  /** How host paths are inspected (existence, kind); default: `lstat` of the real file system. */
+  readonly lstat?: (file: string) => fs.Stats | undefined
+}
+
+/** `lstat` that answers `undefined` for a missing path. */
+function lstatOrUndefined(file: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(file)
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -47,6 +58,9 @@ export interface BwrapArgsInput {
  * - then, shortest first so nested roots win: `--bind R R` for every workspace and writable root
  *   in `workspace-write`, `--ro-bind R R` in `read-only` (a root under /tmp would otherwise be
  *   hidden by the tmpfs);
+ * - `--ro-bind R/.ptc R/.ptc` for every workspace root whose `.ptc` state folder is a real
+ *   directory: the session journal (the audit log) and the spills stay writable only by the host,
+ *   so a command can neither rewrite them nor plant symlinks there;
  * - `--unshare-all` (+ `--share-net` only when network is allowed): own ipc/pid/uts/net and, when
  *   the kernel allows, user and cgroup namespaces;
  * - `--die-with-parent`: the command is SIGKILLed if bwrap or our process dies;
@@ -62,6 +76,14 @@ export function buildBwrapArgs(input: BwrapArgsInput): { argv: string[]; report:
   if (options.network) argv.push('--share-net')
   argv.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', PRIVATE_TMP)
   for (const root of roots) argv.push(writable ? '--bind' : '--ro-bind', root, root)
+  const lstat = input.lstat ?? lstatOrUndefined
+  if (writable) {
+    for (const root of unique(options.workspaceRoots)) {
+      const state = path.join(root, STATE_FOLDER)
+      // A symlink would make bwrap bind wherever it points; the host refuses to start with one.
+      if (lstat(state)?.isDirectory()) argv.push('--ro-bind', state, state)
+    }
+  }
   argv.push('--chdir', input.cwd, '--', ...input.argv)
   const writableRoots = writable ? roots : []
   return {

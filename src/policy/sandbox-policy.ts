@@ -18,6 +18,12 @@ declare module 'cordis' {
   }
 }
 
+/**
+ * The state folder in every workspace root (S8): the session journal and the spills, written only
+ * by the host; the fs tools refuse writes there and the bwrap sandbox mounts it read-only.
+ */
+export const STATE_FOLDER = '.ptc'
+
 /** Every sandbox mode, in increasing order of access (S8). */
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const satisfies readonly SandboxMode[]
 
@@ -95,11 +101,11 @@ export class SandboxPolicy extends Service {
    * existing ancestor is realpath'd, so a symlink inside the workspace that points outside is
    * judged by where it really leads. Refused, with a model-facing reason: empty input, paths
    * outside every workspace/writable root (`..` escapes included), dangling or looping symlinks,
-   * existing paths that are neither a regular file nor a directory (devices, FIFOs, sockets), and
-   * every write in `read-only` mode. In `danger-full-access` any location is allowed (the file-type
+   * existing paths that are neither a regular file nor a directory (devices, FIFOs, sockets),
+   * writes under a workspace root's `.ptc` state folder (any mode), and every write in `read-only` mode. In `danger-full-access` any location is allowed (the file-type
    * check still applies: no tool can usefully read `/dev/zero`). On success, `path` is the
-   * symlink-free absolute path to use. Never throws. A symlink swapped in after this check is the
-   * sandbox's job: the bwrap mounts are the enforcement, this is the early, explainable refusal.
+   * symlink-free absolute path to use. Never throws. This is the early, explainable refusal; a
+   * symlink or FIFO swapped in after it is caught by the safe opens of `src/builtin/safe-fs.ts`.
    */
   resolveWorkspacePath(input: string, intent: PathIntent): PathResolution {
     return resolvePathAgainst(this.current, input, intent)
@@ -136,6 +142,12 @@ export function resolvePathAgainst(options: SandboxOptions, input: string, inten
         ok: false,
         reason: `path ${input} is outside the workspace roots [${allowed.join(', ')}]${how}; use a path under ${options.workspaceRoots[0]}`,
       }
+    }
+  }
+  if (intent === 'write' && options.workspaceRoots.some((root) => isInside(path.join(root, STATE_FOLDER), real))) {
+    return {
+      ok: false,
+      reason: `cannot write ${input}: the ${STATE_FOLDER} folder holds the session journal and spills and is written only by ptc-runner (reading there is fine); write elsewhere in the workspace`,
     }
   }
   let stat: fs.Stats | undefined

@@ -60,8 +60,8 @@ export function apply(ctx: Context, config: Config = {}) {
         const dir = join(spillRoot, sanitize(execution.agent ?? 'default'))
         const id = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
         const spilled: { result?: string; logs?: string } = {}
-        if (result.length > caps.maxResultChars) spilled.result = writeSpill(dir, `${id}-result.json`, result)
-        if (logs.length > caps.maxLogChars) spilled.logs = writeSpill(dir, `${id}-logs.txt`, logs)
+        if (result.length > caps.maxResultChars) spilled.result = writeSpill(dir, `${id}-result.json`, result, spillRoot)
+        if (logs.length > caps.maxLogChars) spilled.logs = writeSpill(dir, `${id}-logs.txt`, logs, spillRoot)
         return renderRunCode(value, caps, spilled)
       },
     }),

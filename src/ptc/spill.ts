@@ -4,8 +4,9 @@
  * gets a preview plus the path. Files are written atomically (temp file + rename), so a reader
  * never sees half a file.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { mkdirSync, realpathSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
+import { writeFileAtomicSync } from '../builtin/safe-fs.ts'
 
 /** Keep the first `maxChars` characters of `text`, with a note of how many were cut. Pure. */
 export function capText(text: string, maxChars: number): { text: string; cut: number } {
@@ -14,16 +15,18 @@ export function capText(text: string, maxChars: number): { text: string; cut: nu
 }
 
 /**
- * Write `text` to `<dir>/<fileName>` atomically and return the path. `fileName` is reduced to
- * `[A-Za-z0-9._-]` so a call id cannot steer the write outside `dir`.
- * @throws the file system's error when the folder cannot be created or written.
+ * Write `text` to `<dir>/<fileName>` atomically and return the path written. `fileName` is reduced
+ * to `[A-Za-z0-9._-]` so a call id cannot steer the write outside `dir`. `root` (default `dir`) is
+ * the spill folder the write must stay in: it is created if missing, realpath'd, and `dir` is
+ * created below it and the file written through safe-fs (S8): no symlink is followed at any
+ * component (a `bash` job that planted `ln -s /outside <root>/x` cannot redirect the write), and a
+ * symlink at the final name is replaced, never written through.
+ * @throws the file system's error when the folder cannot be created or written, or
+ *   `UnsafePathError` when a component is a symlink.
  */
-export function writeSpill(dir: string, fileName: string, text: string): string {
-  mkdirSync(dir, { recursive: true })
+export function writeSpill(dir: string, fileName: string, text: string, root: string = dir): string {
+  mkdirSync(root, { recursive: true })
+  const realRoot = realpathSync(root)
   const safe = fileName.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_')
-  const path = join(dir, safe)
-  const temp = `${path}.${process.pid}.tmp`
-  writeFileSync(temp, text)
-  renameSync(temp, path)
-  return path
+  return writeFileAtomicSync(join(realRoot, relative(resolve(root), resolve(dir)), safe), { roots: [realRoot] }, text)
 }

@@ -207,3 +207,21 @@ describe('list_dir, glob, search', () => {
     expect((await ws.call('search', { pattern: 'TOKEN' })).value).toMatchObject({ matchCount: 0 })
   })
 })
+
+describe('the .ptc state folder (S8)', () => {
+  it('write_file and edit_file refuse writes under .ptc (directly or through a symlink); read_file may read spills', async () => {
+    fs.mkdirSync(ws.file('.ptc/spill/agent-1'), { recursive: true })
+    fs.writeFileSync(ws.file('.ptc/spill/agent-1/r.json'), '{"big":true}')
+    fs.symlinkSync(ws.file('.ptc'), ws.file('state-link'))
+    expect(contentText(await ws.call('read_file', { path: '.ptc/spill/agent-1/r.json' }))).toContain('{"big":true}')
+    for (const target of ['.ptc/spill/agent-1/r.json', '.ptc/journal/forged.jsonl', 'state-link/spill/x.json', '.ptc']) {
+      const result = await ws.call('write_file', { path: target, content: 'forged' })
+      expect(result.error?.kind, target).toBe('denied')
+      expect(result.error?.message, target).toMatch(/the \.ptc folder holds the session journal and spills and is written only by ptc-runner/)
+    }
+    const edit = await ws.call('edit_file', { path: '.ptc/spill/agent-1/r.json', old: 'true', new: 'false' })
+    expect(edit.error?.kind).toBe('denied')
+    expect(fs.readFileSync(ws.file('.ptc/spill/agent-1/r.json'), 'utf8')).toBe('{"big":true}')
+    expect(fs.existsSync(ws.file('.ptc/journal/forged.jsonl'))).toBe(false)
+  })
+})

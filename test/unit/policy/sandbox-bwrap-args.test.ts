@@ -1,12 +1,21 @@
+import type fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { buildBwrapArgs } from '../../../src/policy/bwrap.ts'
 import type { SandboxOptions } from '../../../src/policy/sandbox-types.ts'
 
 const namespaces = ['ipc', 'pid', 'net', 'uts', 'user', 'cgroup'] as const
 
-function build(options: Partial<SandboxOptions>) {
+/** A fake host: only the paths in `dirs` exist (as directories), `links` as symlinks. */
+function fakeLstat(dirs: readonly string[] = [], links: readonly string[] = []) {
+  return (file: string) =>
+    dirs.includes(file) ? ({ isDirectory: () => true, isSymbolicLink: () => false } as fs.Stats)
+    : links.includes(file) ? ({ isDirectory: () => false, isSymbolicLink: () => true } as fs.Stats)
+    : undefined
+}
+
+function build(options: Partial<SandboxOptions>, lstat = fakeLstat()) {
   const full: SandboxOptions = { mode: 'workspace-write', network: false, workspaceRoots: ['/tmp/ws'], writableRoots: [], ...options }
-  return buildBwrapArgs({ bwrapPath: 'bwrap', options: full, cwd: '/tmp/ws', argv: ['bash', '-c', 'echo "$1"', '--', '--bind / /'], namespaces })
+  return buildBwrapArgs({ bwrapPath: 'bwrap', options: full, cwd: '/tmp/ws', argv: ['bash', '-c', 'echo "$1"', '--', '--bind / /'], namespaces, lstat })
 }
 
 describe('buildBwrapArgs', () => {
@@ -42,5 +51,15 @@ describe('buildBwrapArgs', () => {
 
   it('S8 danger-full-access is never built into a bwrap command', () => {
     expect(() => build({ mode: 'danger-full-access' })).toThrow(/not sandboxed/)
+  })
+
+  it('S8 the .ptc state folder of a workspace root is bound read-only after the writable roots (not when it is a symlink)', () => {
+    const { argv } = build({}, fakeLstat(['/tmp/ws/.ptc']))
+    const bindAt = argv.indexOf('/tmp/ws')
+    const stateAt = argv.indexOf('/tmp/ws/.ptc')
+    expect(argv.slice(stateAt - 1, stateAt + 2)).toEqual(['--ro-bind', '/tmp/ws/.ptc', '/tmp/ws/.ptc'])
+    expect(stateAt).toBeGreaterThan(bindAt)
+    expect(build({}, fakeLstat([], ['/tmp/ws/.ptc'])).argv).not.toContain('/tmp/ws/.ptc')
+    expect(build({ mode: 'read-only' }, fakeLstat(['/tmp/ws/.ptc'])).argv).not.toContain('/tmp/ws/.ptc')
   })
 })

@@ -94,6 +94,21 @@ describe('Sandbox (bwrap)', () => {
     if (!resolved.ok) expect(resolved.reason).toContain('outside the workspace roots')
   })
 
+  it('S8 the .ptc state folder is read-only to commands: the journal cannot be rewritten nor spills redirected', async () => {
+    fs.mkdirSync(path.join(workspace, '.ptc', 'journal'), { recursive: true })
+    fs.mkdirSync(path.join(workspace, '.ptc', 'spill'))
+    fs.writeFileSync(path.join(workspace, '.ptc', 'journal', 's.jsonl'), '{"seq":1}\n')
+    const root = await setup({ mode: 'workspace-write' }, workspace)
+    for (const script of ['echo forged > .ptc/journal/s.jsonl', 'rm .ptc/journal/s.jsonl', `ln -s ${outside} .ptc/spill/agent-1`, 'rm -rf .ptc', 'mv .ptc .ptc-old']) {
+      const result = await sandboxed(root, script)
+      expect(result.exitCode, script).not.toBe(0)
+    }
+    expect(fs.readFileSync(path.join(workspace, '.ptc', 'journal', 's.jsonl'), 'utf8')).toBe('{"seq":1}\n')
+    expect(fs.readdirSync(path.join(workspace, '.ptc', 'spill'))).toEqual([])
+    // The rest of the workspace stays writable, and the state folder readable.
+    expect(await sandboxed(root, 'echo ok > mine.txt && cat .ptc/journal/s.jsonl')).toMatchObject({ exitCode: 0, stdout: '{"seq":1}\n' })
+  })
+
   it('S8 the report says what was enforced under workspace-write', async () => {
     const extra = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-extra-')))
     try {
