@@ -4,7 +4,8 @@
  * whose worker process owns the isolates (`process`), with the same trivial host `dispatch`, so
  * the difference is the worker's IPC: one JSON message each way per tool call, two per run.
  * - a trivial run (`return 1`);
- * - 2,000 sequential `await tools.noop({})`; per call = (that run − trivial run) / 2,000.
+ * - 2,000 sequential `await tools.noop({})`; per call = (that run − trivial run) / 2,000;
+ * - 2,000 parallel `tools.noop({})` (`Promise.all`), per call likewise.
  * The registry pipeline a real `run_code` adds per call is the same in both (see the run_code
  * section), so it is left out here.
  */
@@ -18,6 +19,8 @@ const INLINE_TRIVIAL = 'inline: trivial run'
 const PROCESS_TRIVIAL = 'process: trivial run'
 const INLINE_SEQUENTIAL = `inline: ${CALLS} sequential tools.noop()`
 const PROCESS_SEQUENTIAL = `process: ${CALLS} sequential tools.noop()`
+const INLINE_PARALLEL = `inline: ${CALLS} parallel tools.noop()`
+const PROCESS_PARALLEL = `process: ${CALLS} parallel tools.noop()`
 
 let teardown: (() => void) | undefined
 
@@ -36,7 +39,7 @@ export const isolation = section(
     const request = (js: string): IsolateRunRequest => ({
       js,
       toolNames: ['noop'],
-      limits: { maxToolCalls: CALLS + 10 },
+      limits: { maxToolCalls: CALLS + 10, maxCallsInFlight: CALLS },
       dispatch: async () => ({ ok: true, valueJson: 'null' }),
     })
     const check = async (result: Promise<IsolateRunResult>) => {
@@ -45,12 +48,15 @@ export const isolation = section(
     }
     const trivial = request('return 1')
     const sequential = request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop({})\nreturn 1`)
+    const parallel = request(`await Promise.all(Array.from({ length: ${CALLS} }, () => tools.noop({})))\nreturn 1`)
     console.log(`  worker process start-up (prewarm, compile cache warm after the first start): ${startupMs.toFixed(0)} ms`)
     return [
       { name: INLINE_TRIVIAL, run: () => check(runInIsolate(trivial, pool)), baseline: true },
       { name: PROCESS_TRIVIAL, run: () => check(supervisor.run(trivial)) },
       { name: INLINE_SEQUENTIAL, run: () => check(runInIsolate(sequential, pool)) },
       { name: PROCESS_SEQUENTIAL, run: () => check(supervisor.run(sequential)) },
+      { name: INLINE_PARALLEL, run: () => check(runInIsolate(parallel, pool)) },
+      { name: PROCESS_PARALLEL, run: () => check(supervisor.run(parallel)) },
     ]
   },
   {
@@ -60,9 +66,12 @@ export const isolation = section(
     summary: (m) => {
       const inline = (m[INLINE_SEQUENTIAL]! - m[INLINE_TRIVIAL]!) / CALLS
       const process = (m[PROCESS_SEQUENTIAL]! - m[PROCESS_TRIVIAL]!) / CALLS
+      const inlineParallel = (m[INLINE_PARALLEL]! - m[INLINE_TRIVIAL]!) / CALLS
+      const processParallel = (m[PROCESS_PARALLEL]! - m[PROCESS_TRIVIAL]!) / CALLS
       return [
         `trivial run: inline ${m[INLINE_TRIVIAL]!.toFixed(0)} µs, process ${m[PROCESS_TRIVIAL]!.toFixed(0)} µs (${(m[PROCESS_TRIVIAL]! / m[INLINE_TRIVIAL]!).toFixed(2)}×, +${(m[PROCESS_TRIVIAL]! - m[INLINE_TRIVIAL]!).toFixed(0)} µs)`,
         `sequential call: inline ${inline.toFixed(2)} µs/call, process ${process.toFixed(2)} µs/call (${(process / inline).toFixed(2)}×, +${(process - inline).toFixed(2)} µs/call)`,
+        `parallel call: inline ${inlineParallel.toFixed(2)} µs/call, process ${processParallel.toFixed(2)} µs/call (${(processParallel / inlineParallel).toFixed(2)}×)`,
       ]
     },
   },

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { IsolateRunRequest, IsolateRunResult, IsolateToolOutcome } from './isolate-runner.ts'
-import type { ChildMessage, IsolateWorkerOptions, ParentMessage, WorkerDispatchMessage } from './isolate-worker-protocol.ts'
+import type { ChildMessage, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage, WorkerDispatchMessage } from './isolate-worker-protocol.ts'
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 
 /** Options of an {@link IsolateSupervisor}. Durations in ms. */
@@ -75,6 +75,9 @@ interface Worker {
   /** Why the supervisor killed it (absent: it died on its own). */
   killReason: string | undefined
   timers: NodeJS.Timeout[]
+  /** Answers waiting for the end of this event-loop turn (see `WorkerAnswerBatchMessage`). */
+  answers: WorkerAnswerMessage[]
+  answersScheduled: boolean
 }
 
 interface SupervisedRun {
@@ -246,7 +249,7 @@ export class IsolateSupervisor {
       failReady = reject
     })
     ready.catch(() => {}) // Observed by whoever awaits it; never an unhandled rejection.
-    const worker: Worker = { child, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [] }
+    const worker: Worker = { child, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: [], answersScheduled: false }
     this.workers.add(worker)
     liveChildren.add(child)
     installExitHook()
@@ -276,6 +279,9 @@ export class IsolateSupervisor {
 
   private onMessage(worker: Worker, message: ChildMessage): void {
     switch (message.type) {
+      case 'batch':
+        for (const entry of message.messages) this.onMessage(worker, entry)
+        break
       case 'dispatch':
         this.onDispatch(worker, message)
         break
@@ -311,7 +317,7 @@ export class IsolateSupervisor {
     const { runId, pairingId } = message
     const run = worker.runs.get(runId)
     if (run === undefined || run.ended) {
-      this.send(worker, { type: 'answer', runId, pairingId, outcome: { ok: false, message: 'the run ended' } })
+      this.answer(worker, { type: 'answer', runId, pairingId, outcome: { ok: false, message: 'the run ended' } })
       return
     }
     const controller = new AbortController()
@@ -325,9 +331,7 @@ export class IsolateSupervisor {
     const answer = (fields: { outcome: IsolateToolOutcome } | { rejection: string }): void => {
       if (run.ended || run.calls.get(pairingId) !== controller) return // Discarded: the run or the call is over.
       run.calls.delete(pairingId)
-      if (!this.send(worker, { type: 'answer', runId, pairingId, ...fields })) {
-        this.send(worker, { type: 'answer', runId, pairingId, rejection: 'the tool result could not be sent to the isolate (not JSON)' })
-      }
+      this.answer(worker, { type: 'answer', runId, pairingId, ...fields })
     }
     outcome.then(
       (result) => answer({ outcome: plainOutcome(result) }),
@@ -395,8 +399,35 @@ export class IsolateSupervisor {
     for (const run of [...worker.runs.values()]) this.endRun(run, crashEnding(worker, code, signal))
   }
 
+  /**
+   * Queues one answer; the answers of an event-loop turn go out as one message, so a burst of
+   * parallel calls costs one IPC write.
+   */
+  private answer(worker: Worker, message: WorkerAnswerMessage): void {
+    worker.answers.push(message)
+    if (worker.answersScheduled) return
+    worker.answersScheduled = true
+    setImmediate(() => this.flushAnswers(worker))
+  }
+
+  private flushAnswers(worker: Worker): void {
+    worker.answersScheduled = false
+    if (worker.answers.length === 0) return
+    const messages = worker.answers
+    worker.answers = []
+    if (messages.length > 1 && this.send(worker, { type: 'batch', messages })) return
+    // One answer, or a batch that could not be sent (an outcome that is not JSON): one by one, so
+    // only the offending call fails.
+    for (const message of messages) {
+      if (!this.send(worker, message) && message.outcome !== undefined) {
+        this.send(worker, { type: 'answer', runId: message.runId, pairingId: message.pairingId, rejection: 'the tool result could not be sent to the isolate (not JSON)' })
+      }
+    }
+  }
+
   /** Sends one message; false when the channel is closed or the message is not JSON. */
   private send(worker: Worker, message: ParentMessage): boolean {
+    if (message.type !== 'answer' && message.type !== 'batch' && worker.answers.length > 0) this.flushAnswers(worker)
     if (worker.state === 'dead' || !worker.child.connected) return false
     try {
       worker.child.send(message)

@@ -14,7 +14,7 @@ import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { IsolatePool } from './isolate-pool.ts'
 import { runInIsolate, type IsolateToolCall, type IsolateToolOutcome } from './isolate-runner.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
-import type { ChildMessage, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage, WorkerRunMessage } from './isolate-worker-protocol.ts'
+import type { ChildMessage, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './isolate-worker-protocol.ts'
 
 interface PendingCall {
   resolve: (outcome: IsolateToolOutcome) => void
@@ -31,7 +31,37 @@ const runs = new Map<string, AbortController>()
 /** Keyed by `${runId}\n${pairingId}`. */
 const calls = new Map<string, PendingCall>()
 
+/** Calls and aborts waiting for the end of this event-loop turn (see `WorkerCallBatchMessage`). */
+let outbox: (WorkerDispatchMessage | WorkerAbortCallMessage)[] = []
+let flushScheduled = false
+
+/**
+ * Sends `message`. Calls and call aborts go out together once per event-loop turn, so a burst of
+ * parallel calls costs one IPC write; anything else flushes them first and goes at once, so the
+ * parent sees every message in the order it was sent.
+ */
 function send(message: ChildMessage): void {
+  if (message.type === 'dispatch' || message.type === 'abort-call') {
+    outbox.push(message)
+    if (!flushScheduled) {
+      flushScheduled = true
+      setImmediate(flush)
+    }
+    return
+  }
+  flush()
+  sendNow(message)
+}
+
+function flush(): void {
+  flushScheduled = false
+  if (outbox.length === 0) return
+  const messages = outbox
+  outbox = []
+  sendNow(messages.length === 1 ? messages[0]! : { type: 'batch', messages })
+}
+
+function sendNow(message: ChildMessage): void {
   try {
     process.send!(message)
   } catch {
@@ -65,6 +95,9 @@ process.on('message', (message: ParentMessage) => {
       break
     case 'answer':
       answer(message)
+      break
+    case 'batch':
+      for (const entry of message.messages) answer(entry)
       break
   }
 })

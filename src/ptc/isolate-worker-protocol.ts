@@ -46,8 +46,17 @@ export interface WorkerAnswerMessage {
   rejection?: string
 }
 
+/**
+ * Parent → child: the answers of one event-loop turn in one message (one write and one parse
+ * for a burst of parallel calls instead of one per call), handled in order.
+ */
+export interface WorkerAnswerBatchMessage {
+  type: 'batch'
+  messages: WorkerAnswerMessage[]
+}
+
 /** Every message the parent sends. */
-export type ParentMessage = WorkerRunMessage | WorkerCancelMessage | WorkerAnswerMessage
+export type ParentMessage = WorkerRunMessage | WorkerCancelMessage | WorkerAnswerMessage | WorkerAnswerBatchMessage
 
 /** Child → parent: the child has loaded isolated-vm and built the runtime; it serves runs. */
 export interface WorkerReadyMessage {
@@ -94,5 +103,14 @@ export interface WorkerCatastropheMessage {
   message: string
 }
 
+/**
+ * Child → parent: the calls and call aborts of one event-loop turn in one message, handled in
+ * order. Every other message is sent at once, after the batch pending before it.
+ */
+export interface WorkerCallBatchMessage {
+  type: 'batch'
+  messages: (WorkerDispatchMessage | WorkerAbortCallMessage)[]
+}
+
 /** Every message the child sends. */
-export type ChildMessage = WorkerReadyMessage | WorkerDispatchMessage | WorkerAbortCallMessage | WorkerResultMessage | WorkerFailureMessage | WorkerCatastropheMessage
+export type ChildMessage = WorkerReadyMessage | WorkerDispatchMessage | WorkerAbortCallMessage | WorkerResultMessage | WorkerFailureMessage | WorkerCatastropheMessage | WorkerCallBatchMessage
