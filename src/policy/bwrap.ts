@@ -11,6 +11,15 @@ import type { SandboxOptions, SandboxReport } from './sandbox-types.ts'
 /** Where the private tmpfs is mounted inside the sandbox. */
 export const PRIVATE_TMP = '/tmp'
 
+/**
+ * Host directories replaced by an empty private tmpfs inside the sandbox (each only when it is a
+ * real directory, not a symlink such as the usual /var/run -> /run): /run and /var/run hold
+ * service sockets (docker.sock, dbus) that a command could otherwise connect to even with the
+ * network off, since AF_UNIX sockets on a read-only mount still accept connections; /var/tmp is
+ * shared scratch space where any user can leave sockets. Roots inside them are bound back.
+ */
+export const HIDDEN_DIRS = ['/run', '/var/run', '/var/tmp'] as const
+
 /** Namespaces `--unshare-all` asks for; `user` and `cgroup` are "try" in bwrap, so the probe checks them. */
 export const NAMESPACES = ['ipc', 'pid', 'net', 'uts', 'user', 'cgroup'] as const
 
@@ -36,6 +45,16 @@ export interface BwrapArgsInput {
   readonly namespaces: readonly NamespaceKind[]
   /** How host paths are inspected (existence, kind); default: `lstat` of the real file system. */
   readonly lstat?: (file: string) => fs.Stats | undefined
+  /** Resolves a host path's symlinks (`undefined` when missing); default: the real file system. */
+  readonly realpath?: (file: string) => string | undefined
+}
+
+function realpathOrUndefined(file: string): string | undefined {
+  try {
+    return fs.realpathSync(file)
+  } catch {
+    return undefined
+  }
 }
 
 /** `lstat` that answers `undefined` for a missing path. */
@@ -55,6 +74,9 @@ function lstatOrUndefined(file: string): fs.Stats | undefined {
  *   of the new pid namespace, so host devices and host processes are not reachable;
  * - `--tmpfs /tmp`: a private, empty tmp discarded on exit, so commands cannot see or plant files
  *   in the host's /tmp;
+ * - `--tmpfs D` for each of `HIDDEN_DIRS` that is a real directory (/run, /var/run, /var/tmp):
+ *   host service sockets are unreachable even though AF_UNIX is not covered by the network
+ *   namespace; with network on, /etc/resolv.conf's target is bound back when it lives there;
  * - then, shortest first so nested roots win: `--bind R R` for every workspace and writable root
  *   in `workspace-write`, `--ro-bind R R` in `read-only` (a root under /tmp would otherwise be
  *   hidden by the tmpfs);
@@ -75,8 +97,15 @@ export function buildBwrapArgs(input: BwrapArgsInput): { argv: string[]; report:
   const argv = [input.bwrapPath, '--die-with-parent', '--new-session', '--unshare-all']
   if (options.network) argv.push('--share-net')
   argv.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', PRIVATE_TMP)
-  for (const root of roots) argv.push(writable ? '--bind' : '--ro-bind', root, root)
   const lstat = input.lstat ?? lstatOrUndefined
+  const hidden = HIDDEN_DIRS.filter((dir) => lstat(dir)?.isDirectory())
+  for (const dir of hidden) argv.push('--tmpfs', dir)
+  if (options.network) {
+    // systemd-resolved keeps the resolver config under /run: DNS must keep working.
+    const resolv = (input.realpath ?? realpathOrUndefined)('/etc/resolv.conf')
+    if (resolv && hidden.some((dir) => isInside(dir, resolv))) argv.push('--ro-bind', resolv, resolv)
+  }
+  for (const root of roots) argv.push(writable ? '--bind' : '--ro-bind', root, root)
   if (writable) {
     for (const root of unique(options.workspaceRoots)) {
       const state = path.join(root, STATE_FOLDER)
@@ -102,13 +131,14 @@ export function buildBwrapArgs(input: BwrapArgsInput): { argv: string[]; report:
 }
 
 /**
- * Is `cwd` visible inside the sandbox built by `buildBwrapArgs`? Everything is, except the host's
- * /tmp outside the bound roots (shadowed by the private tmpfs) and the host's /dev and /proc.
+ * Is `cwd` visible inside the sandbox built by `buildBwrapArgs`? Everything is, except, outside
+ * the bound roots, the host's /tmp and `HIDDEN_DIRS` (shadowed by private tmpfs mounts) and the
+ * host's /dev and /proc.
  */
 export function cwdVisibleInSandbox(cwd: string, options: SandboxOptions): boolean {
   const roots = [...options.workspaceRoots, ...options.writableRoots]
   if (roots.some((root) => isInside(root, cwd))) return true
-  return ![PRIVATE_TMP, '/dev', '/proc'].some((hidden) => isInside(hidden, cwd))
+  return ![PRIVATE_TMP, ...HIDDEN_DIRS, '/dev', '/proc'].some((hidden) => isInside(hidden, cwd))
 }
 
 /**

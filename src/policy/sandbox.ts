@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { Context, Service } from 'cordis'
-import { buildBwrapArgs, cwdVisibleInSandbox, PRIVATE_TMP, probeBwrap } from './bwrap.ts'
+import { buildBwrapArgs, cwdVisibleInSandbox, HIDDEN_DIRS, PRIVATE_TMP, probeBwrap } from './bwrap.ts'
 import type { BwrapProbe } from './bwrap.ts'
 import { SandboxError, SandboxUnavailableError } from './sandbox-errors.ts'
 import { normalizeOptions } from './sandbox-policy.ts'
@@ -113,7 +113,7 @@ export class Sandbox extends Service {
     if (!cwdVisibleInSandbox(cwd, options)) {
       throw new SandboxError(
         'sandbox-request-invalid',
-        `working directory ${cwd} is hidden inside the sandbox (${PRIVATE_TMP}, /dev and /proc are private); use a directory under ${options.workspaceRoots[0]}`,
+        `working directory ${cwd} is hidden inside the sandbox (${[PRIVATE_TMP, ...HIDDEN_DIRS].join(', ')}, /dev and /proc are private); use a directory under ${options.workspaceRoots[0]}`,
         { cwd },
       )
     }

@@ -57,8 +57,13 @@ describe('bash', () => {
     const target = path.join(ws.outside, 'escaped.txt')
     const result = await ws.call('bash', { command: `echo leak > ${target}` })
     expect(result.value).toMatchObject({ exitCode: 1 })
-    expect((result.value as { stderr: string }).stderr).toMatch(/Read-only file system/)
+    // The outside dir is under /var/tmp, a private tmpfs in the sandbox: it is not even there.
+    expect((result.value as { stderr: string }).stderr).toMatch(/No such file or directory|Read-only file system/)
     expect(fs.existsSync(target)).toBe(false)
+    const hostTarget = `/etc/ptc-leak-${process.pid}`
+    const readOnly = await ws.call('bash', { command: `echo leak > ${hostTarget}` })
+    expect((readOnly.value as { stderr: string }).stderr).toMatch(/Read-only file system/)
+    expect(fs.existsSync(hostTarget)).toBe(false)
   })
 
   it('S8 a command cannot escape through a symlink in the workspace that points outside', async () => {

@@ -62,4 +62,20 @@ describe('buildBwrapArgs', () => {
     expect(build({}, fakeLstat([], ['/tmp/ws/.ptc'])).argv).not.toContain('/tmp/ws/.ptc')
     expect(build({ mode: 'read-only' }, fakeLstat(['/tmp/ws/.ptc'])).argv).not.toContain('/tmp/ws/.ptc')
   })
+
+  it('S8 /run and /var/tmp (real directories only, not the /var/run symlink) get private tmpfs mounts before the roots', () => {
+    const { argv } = build({ workspaceRoots: ['/var/tmp/ws'] }, fakeLstat(['/run', '/var/tmp'], ['/var/run']))
+    const tmpfs = argv.flatMap((arg, index) => (arg === '--tmpfs' ? [argv[index + 1]] : []))
+    expect(tmpfs).toEqual(['/tmp', '/run', '/var/tmp'])
+    // A root inside a hidden directory is bound back after it.
+    expect(argv.indexOf('/var/tmp/ws')).toBeGreaterThan(argv.lastIndexOf('/var/tmp'))
+  })
+
+  it('S8 with network on, a resolv.conf living under /run is bound back so DNS keeps working', () => {
+    const full: SandboxOptions = { mode: 'workspace-write', network: true, workspaceRoots: ['/tmp/ws'], writableRoots: [] }
+    const input = { bwrapPath: 'bwrap', options: full, cwd: '/tmp/ws', argv: ['true'], namespaces, lstat: fakeLstat(['/run']) }
+    const resolv = '/run/systemd/resolve/stub-resolv.conf'
+    expect(buildBwrapArgs({ ...input, realpath: () => resolv }).argv.join(' ')).toContain(`--ro-bind ${resolv} ${resolv}`)
+    expect(buildBwrapArgs({ ...input, options: { ...full, network: false }, realpath: () => resolv }).argv).not.toContain(resolv)
+  })
 })

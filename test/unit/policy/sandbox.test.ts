@@ -58,8 +58,12 @@ describe('Sandbox (bwrap)', () => {
     const target = path.join(outside, 'escaped.txt')
     const escaped = await sandboxed(root, `echo hi > ${target}`)
     expect(escaped.exitCode).not.toBe(0)
-    expect(escaped.stderr).toMatch(/Read-only file system/)
     expect(fs.existsSync(target)).toBe(false)
+    // The host's own directories (outside the hidden tmpfs ones) are there but read-only.
+    const hostTarget = `/etc/ptc-escaped-${process.pid}`
+    const readOnly = await sandboxed(root, `echo hi > ${hostTarget}`)
+    expect(readOnly.stderr).toMatch(/Read-only file system/)
+    expect(fs.existsSync(hostTarget)).toBe(false)
   })
 
   it('S8 the host /tmp is replaced by a private tmp: files written there never reach the host', async () => {
@@ -212,6 +216,34 @@ describe('Sandbox (bwrap)', () => {
       expect(result.exitCode).not.toBe(0)
       expect(result.stdout).toBe('')
       expect(result.enforced.namespaces).toContain('net')
+    })
+
+    it('S8 with network off, host AF_UNIX sockets under /run and /var/tmp are unreachable (private tmpfs); one in the workspace is', async () => {
+      const dirs = ['/var/tmp', '/run'].filter((parent) => fs.existsSync(parent)).flatMap((parent) => {
+        try {
+          return [fs.mkdtempSync(path.join(parent, 'ptc-sock-'))]
+        } catch {
+          return [] // Not writable for this user: nothing to test there.
+        }
+      })
+      const sockets = [...dirs.map((dir) => path.join(dir, 's')), path.join(workspace, 'ws.sock')]
+      const servers = await Promise.all(
+        sockets.map((socket) => new Promise<net.Server>((resolve) => { const server = net.createServer((c) => c.end()).listen(socket, () => resolve(server)) })),
+      )
+      try {
+        const root = await setup({ network: false }, workspace)
+        const client = (socket: string) =>
+          `${JSON.stringify(process.execPath)} -e 'require("net").connect(process.argv[1]).on("connect", () => { console.log("connected"); process.exit(0) }).on("error", (e) => { console.log(e.code); process.exit(1) })' ${JSON.stringify(socket)}`
+        for (const socket of sockets.slice(0, -1)) {
+          const result = await sandboxed(root, client(socket))
+          expect(result.stdout, socket).not.toContain('connected')
+          expect(result.exitCode, socket).not.toBe(0)
+        }
+        expect((await sandboxed(root, client(path.join(workspace, 'ws.sock')))).stdout).toBe('connected\n')
+      } finally {
+        await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))
+        for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true })
+      }
     })
 
     it('S8 with network on the same command connects', async () => {
