@@ -16,9 +16,13 @@ export const PRIVATE_TMP = '/tmp'
  * real directory, not a symlink such as the usual /var/run -> /run): /run and /var/run hold
  * service sockets (docker.sock, dbus) that a command could otherwise connect to even with the
  * network off, since AF_UNIX sockets on a read-only mount still accept connections; /var/tmp is
- * shared scratch space where any user can leave sockets. Roots inside them are bound back.
+ * shared scratch space where any user can leave sockets; /home and /root hold users' secrets
+ * (ssh keys, cloud credentials, shell history). Roots inside them are bound back.
  */
-export const HIDDEN_DIRS = ['/run', '/var/run', '/var/tmp'] as const
+export const HIDDEN_DIRS = ['/run', '/var/run', '/var/tmp', '/home', '/root'] as const
+
+/** Host files masked with an empty `/dev/null` inside the sandbox (when they exist): password hashes. */
+export const MASKED_FILES = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-'] as const
 
 /** Namespaces `--unshare-all` asks for; `user` and `cgroup` are "try" in bwrap, so the probe checks them. */
 export const NAMESPACES = ['ipc', 'pid', 'net', 'uts', 'user', 'cgroup'] as const
@@ -74,12 +78,13 @@ function lstatOrUndefined(file: string): fs.Stats | undefined {
  *   of the new pid namespace, so host devices and host processes are not reachable;
  * - `--tmpfs /tmp`: a private, empty tmp discarded on exit, so commands cannot see or plant files
  *   in the host's /tmp;
- * - `--tmpfs D` for each of `HIDDEN_DIRS` that is a real directory (/run, /var/run, /var/tmp):
- *   host service sockets are unreachable even though AF_UNIX is not covered by the network
- *   namespace; with network on, /etc/resolv.conf's target is bound back when it lives there;
+ * - `--tmpfs D` for each of `HIDDEN_DIRS` that is a real directory (/run, /var/run, /var/tmp,
+ *   /home, /root): host service sockets are unreachable even though AF_UNIX is not covered by
+ *   the network namespace, and home directories' secrets are not readable; with network on, /etc/resolv.conf's target is bound back when it lives there;
  * - then, shortest first so nested roots win: `--bind R R` for every workspace and writable root
  *   in `workspace-write`, `--ro-bind R R` in `read-only` (a root under /tmp would otherwise be
  *   hidden by the tmpfs);
+ * - `--ro-bind /dev/null F` for each of `MASKED_FILES` that exists (/etc/shadow, /etc/gshadow...);
  * - `--ro-bind R/.ptc R/.ptc` for every workspace root whose `.ptc` state folder is a real
  *   directory: the session journal (the audit log) and the spills stay writable only by the host,
  *   so a command can neither rewrite them nor plant symlinks there;
@@ -106,6 +111,8 @@ export function buildBwrapArgs(input: BwrapArgsInput): { argv: string[]; report:
     if (resolv && hidden.some((dir) => isInside(dir, resolv))) argv.push('--ro-bind', resolv, resolv)
   }
   for (const root of roots) argv.push(writable ? '--bind' : '--ro-bind', root, root)
+  // After the roots, so a root of / or /etc cannot unmask them.
+  for (const file of MASKED_FILES) if (lstat(file)?.isFile()) argv.push('--ro-bind', '/dev/null', file)
   if (writable) {
     for (const root of unique(options.workspaceRoots)) {
       const state = path.join(root, STATE_FOLDER)

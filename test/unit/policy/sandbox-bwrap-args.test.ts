@@ -67,6 +67,7 @@ describe('buildBwrapArgs', () => {
     const { argv } = build({ workspaceRoots: ['/var/tmp/ws'] }, fakeLstat(['/run', '/var/tmp'], ['/var/run']))
     const tmpfs = argv.flatMap((arg, index) => (arg === '--tmpfs' ? [argv[index + 1]] : []))
     expect(tmpfs).toEqual(['/tmp', '/run', '/var/tmp'])
+    expect(build({}, fakeLstat(['/run', '/home', '/root'])).argv.flatMap((arg, index, all) => (arg === '--tmpfs' ? [all[index + 1]] : []))).toEqual(['/tmp', '/run', '/home', '/root'])
     // A root inside a hidden directory is bound back after it.
     expect(argv.indexOf('/var/tmp/ws')).toBeGreaterThan(argv.lastIndexOf('/var/tmp'))
   })
@@ -77,5 +78,14 @@ describe('buildBwrapArgs', () => {
     const resolv = '/run/systemd/resolve/stub-resolv.conf'
     expect(buildBwrapArgs({ ...input, realpath: () => resolv }).argv.join(' ')).toContain(`--ro-bind ${resolv} ${resolv}`)
     expect(buildBwrapArgs({ ...input, options: { ...full, network: false }, realpath: () => resolv }).argv).not.toContain(resolv)
+  })
+
+  it('S8 /etc/shadow and /etc/gshadow are masked with /dev/null after the roots (a root of / cannot unmask them)', () => {
+    const lstat = (file: string) => (file === '/etc/shadow' || file === '/etc/gshadow' ? ({ isFile: () => true, isDirectory: () => false } as fs.Stats) : undefined)
+    const { argv } = build({ writableRoots: ['/'] }, lstat)
+    const text = argv.join(' ')
+    expect(text).toContain('--ro-bind /dev/null /etc/shadow --ro-bind /dev/null /etc/gshadow')
+    expect(argv.indexOf('/etc/shadow')).toBeGreaterThan(argv.lastIndexOf('/'))
+    expect(argv).not.toContain('/etc/shadow-')
   })
 })

@@ -113,6 +113,29 @@ describe('Sandbox (bwrap)', () => {
     expect(await sandboxed(root, 'echo ok > mine.txt && cat .ptc/journal/s.jsonl')).toMatchObject({ exitCode: 0, stdout: '{"seq":1}\n' })
   })
 
+  it('S8 host secrets are masked: /etc/shadow gives nothing, /root and /home are empty, a root inside /home stays visible', async () => {
+    const root = await setup({ mode: 'workspace-write' }, workspace)
+    // Masked with the host's /dev/null: the user namespace denies opening it, or it reads empty.
+    const shadow = await sandboxed(root, 'cat /etc/shadow /etc/gshadow 2>/dev/null | wc -c; ls -A /root | wc -l')
+    if (fs.existsSync('/etc/shadow')) expect(shadow.stdout.split('\n')[0]).toBe('0')
+    if (fs.existsSync('/root')) expect(shadow.stdout.split('\n')[1]).toBe('0')
+    // A workspace under /home is bound back over the empty tmpfs.
+    let home: string | undefined
+    try {
+      home = fs.realpathSync(fs.mkdtempSync(path.join('/home', 'ptc-ws-')))
+    } catch {
+      return // /home not writable for this user: nothing more to check.
+    }
+    try {
+      fs.writeFileSync(path.join(home, 'mine.txt'), 'mine')
+      const inHome = await setup({ mode: 'workspace-write' }, home)
+      expect(await sandboxed(inHome, 'cat mine.txt && echo more > more.txt && ls /home | wc -l')).toMatchObject({ exitCode: 0, stdout: 'mine1\n' })
+      expect(fs.readFileSync(path.join(home, 'more.txt'), 'utf8')).toBe('more\n')
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true })
+    }
+  })
+
   it('S8 the report says what was enforced under workspace-write', async () => {
     const extra = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-extra-')))
     try {
