@@ -7,7 +7,7 @@
  * protocol is in `isolate-worker-protocol.ts`.
  *
  * Started as `node --no-node-snapshot isolate-worker-entry.ts '<IsolateWorkerOptions JSON>'` with
- * an IPC channel (`serialization: 'json'`). Exports nothing. When the parent goes away the child
+ * an IPC channel (`serialization: 'advanced'`). Exports nothing. When the parent goes away the child
  * SIGKILLs itself: after a catastrophe `process.exit` may hang forever.
  */
 import { onIsolateCatastrophe } from './isolate-catastrophe.ts'

@@ -1,8 +1,10 @@
 /**
  * The messages between {@link IsolateSupervisor} (parent, `src/ptc/isolate-supervisor.ts`) and the
  * isolate worker process (child, `src/ptc/isolate-worker-entry.ts`). Types only: both sides import
- * it with `import type`. Messages travel over Node's IPC channel with `serialization: 'json'`, so
- * only JSON crosses (SPEC S9.4); tool arguments and results stay JSON text inside them.
+ * it with `import type`. Messages travel over Node's IPC channel with `serialization: 'advanced'`
+ * (structured clone: strings are copied, not JSON-escaped a second time); they hold only strings,
+ * numbers, booleans and plain JSON data, and tool arguments and results stay JSON text inside
+ * them (SPEC S9.4).
  *
  * One child serves many concurrent runs (each isolate has its own thread); `runId` (chosen by the
  * parent) tells them apart, `pairingId` (chosen by the isolate runner) tells a run's calls apart.
