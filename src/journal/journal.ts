@@ -25,6 +25,36 @@ export type JournalRecord =
 
 export const name = 'journal'
 
+/** Largest journal line, in bytes of JSON (1 MiB); bigger records get `$omitted` placeholders. */
+export const MAX_RECORD_BYTES = 1024 * 1024
+
+/** The fields of a record that carry payloads, replaced first when a record is too big. */
+const PAYLOAD_FIELDS = ['arguments', 'value', 'content'] as const
+
+/**
+ * The JSON of one record, at most `MAX_RECORD_BYTES` (S11.3: a journal stays bounded and
+ * replayable). A larger record keeps its bookkeeping fields and has each payload field
+ * (`arguments`, and for results `value` and `content`) replaced by `{"$omitted": "<N> bytes"}`,
+ * N the byte size of that field's JSON; if it is still too big, every other field but `type`,
+ * `seq`, `callId`, `name`, `agent` and `isError` is replaced the same way. Replay shows such
+ * records as generic cards. Pure.
+ */
+export function capRecord(record: Record<string, unknown>): string {
+  const line = JSON.stringify(record)
+  if (Buffer.byteLength(line) <= MAX_RECORD_BYTES) return line
+  const omit = (value: unknown) => ({ $omitted: `${Buffer.byteLength(JSON.stringify(value) ?? '')} bytes` })
+  const capped: Record<string, unknown> = { ...record }
+  for (const field of PAYLOAD_FIELDS) if (field in capped) capped[field] = omit(capped[field])
+  const smaller = JSON.stringify(capped)
+  if (Buffer.byteLength(smaller) <= MAX_RECORD_BYTES) return smaller
+  const kept = new Set(['type', 'seq', 'callId', 'name', 'agent', 'isError'])
+  for (const field of Object.keys(capped)) {
+    if (!kept.has(field)) capped[field] = omit(capped[field])
+    else if (typeof capped[field] === 'string' && (capped[field] as string).length > 1024) capped[field] = omit(capped[field])
+  }
+  return JSON.stringify(capped)
+}
+
 /**
  * `file`: where to append (created with its folders). Default:
  * `<workspace>/.ptc/journal/<ISO time>-<pid>.jsonl`, with `workspace` defaulting to the cwd.
@@ -50,7 +80,7 @@ export function apply(ctx: Context, config: Config = {}) {
   // without following symlinks (S8), so a `bash` job cannot redirect the audit log.
   let folder: string | undefined
   const append = (record: Record<string, unknown>) => {
-    const line = `${JSON.stringify({ ...record, seq: ++seq })}\n`
+    const line = `${capRecord({ ...record, seq: ++seq })}\n`
     try {
       if (folder === undefined) {
         mkdirSync(dirname(file), { recursive: true })

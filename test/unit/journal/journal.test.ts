@@ -127,3 +127,35 @@ describe('journal', () => {
     expect(lines(file)).toHaveLength(2)
   })
 })
+
+describe('journal record cap (S11.3)', () => {
+  it('a record over 1 MiB keeps valid JSON with $omitted placeholders, and replay shows generic cards', async () => {
+    const file = join(dir, 'big.jsonl')
+    const { root } = await setup({ file })
+    const big = 'x'.repeat(3 * 1024 * 1024)
+    await root.tools.execute({ callId: 'big', name: 'echo', arguments: { text: big } }, { agent: 's1' })
+    await root.tools.execute({ callId: 'small', name: 'echo', arguments: { text: 'hi' } }, { agent: 's1' })
+    const text = readFileSync(file, 'utf8')
+    const raw = text.split('\n').filter(Boolean)
+    for (const line of raw) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(Journal.MAX_RECORD_BYTES)
+    const records = raw.map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(records.map((record) => [record.seq, record.type, record.callId])).toEqual([
+      [1, 'tool/call', 'big'], [2, 'tool/result', 'big'], [3, 'tool/call', 'small'], [4, 'tool/result', 'small'],
+    ])
+    expect(records[0]!.arguments).toEqual({ $omitted: `${JSON.stringify({ text: big }).length} bytes` })
+    expect(records[1]).toMatchObject({ name: 'echo', isError: false, arguments: { $omitted: expect.stringMatching(/ bytes$/) }, value: { $omitted: expect.stringMatching(/ bytes$/) } })
+    expect(records[2]!.arguments).toEqual({ text: 'hi' })
+    const { replayJournal } = await import('../../../src/present/replay.ts')
+    const tool = root.tools.get('echo')
+    const replayed = replayJournal(text, (name) => (name === 'echo' ? tool : undefined))
+    expect(replayed).not.toContain(big.slice(0, 100))
+    expect(replayed).not.toContain('could not be presented')
+    expect(replayed.split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(4)
+  })
+
+  it('a record whose other fields are huge too still fits (every field but the bookkeeping is omitted)', () => {
+    const line = Journal.capRecord({ type: 'tool/result', seq: 1, callId: 'c', name: 'n', isError: true, error: { message: 'e'.repeat(2 * 1024 * 1024) }, value: 1 })
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(Journal.MAX_RECORD_BYTES)
+    expect(JSON.parse(line)).toMatchObject({ type: 'tool/result', seq: 1, callId: 'c', name: 'n', isError: true, error: { $omitted: expect.any(String) } })
+  })
+})
