@@ -16,13 +16,53 @@ export const PRIVATE_TMP = '/tmp'
  * real directory, not a symlink such as the usual /var/run -> /run): /run and /var/run hold
  * service sockets (docker.sock, dbus) that a command could otherwise connect to even with the
  * network off, since AF_UNIX sockets on a read-only mount still accept connections; /var/tmp is
- * shared scratch space where any user can leave sockets; /home and /root hold users' secrets
- * (ssh keys, cloud credentials, shell history). Roots inside them are bound back.
+ * shared scratch space where any user can leave sockets. Roots inside them are bound back.
  */
-export const HIDDEN_DIRS = ['/run', '/var/run', '/var/tmp', '/home', '/root'] as const
+export const HIDDEN_DIRS = ['/run', '/var/run', '/var/tmp'] as const
 
 /** Host files masked with an empty `/dev/null` inside the sandbox (when they exist): password hashes. */
 export const MASKED_FILES = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-'] as const
+
+/**
+ * Credential stores inside each home directory (`/root` and every `/home/*`) that are masked
+ * inside the sandbox: directories by an empty tmpfs, files by `/dev/null`. Homes themselves stay
+ * readable, so toolchains installed there (`~/.cargo`, `~/.nvm`, `~/.pyenv`) keep working; this
+ * is a denylist of the usual places secrets live, not a guarantee that nothing else is readable.
+ */
+export const SECRET_HOME_ENTRIES = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.config/gcloud',
+  '.config/gh',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.bash_history',
+  '.zsh_history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+] as const
+
+/** The home directories whose `SECRET_HOME_ENTRIES` are masked. */
+function homeDirs(readdir: (dir: string) => string[] | undefined): string[] {
+  return ['/root', ...(readdir('/home') ?? []).map((name) => path.join('/home', name))]
+}
+
+function readdirOrUndefined(dir: string): string[] | undefined {
+  try {
+    return fs.readdirSync(dir)
+  } catch {
+    return undefined
+  }
+}
 
 /** Namespaces `--unshare-all` asks for; `user` and `cgroup` are "try" in bwrap, so the probe checks them. */
 export const NAMESPACES = ['ipc', 'pid', 'net', 'uts', 'user', 'cgroup'] as const
@@ -51,6 +91,14 @@ export interface BwrapArgsInput {
   readonly lstat?: (file: string) => fs.Stats | undefined
   /** Resolves a host path's symlinks (`undefined` when missing); default: the real file system. */
   readonly realpath?: (file: string) => string | undefined
+  /** Lists a host directory (`undefined` when missing); default: the real file system. */
+  readonly readdir?: (dir: string) => string[] | undefined
+  /**
+   * Directories the command needs to run programs from (the `PATH` entries of its environment,
+   * the running Node's `bin`): those that the private /tmp or `HIDDEN_DIRS` would hide are bound
+   * back read-only, so a toolchain installed under /tmp (a CI clone's bootstrapped Node) works.
+   */
+  readonly toolDirs?: readonly string[]
 }
 
 function realpathOrUndefined(file: string): string | undefined {
@@ -78,13 +126,15 @@ function lstatOrUndefined(file: string): fs.Stats | undefined {
  *   of the new pid namespace, so host devices and host processes are not reachable;
  * - `--tmpfs /tmp`: a private, empty tmp discarded on exit, so commands cannot see or plant files
  *   in the host's /tmp;
- * - `--tmpfs D` for each of `HIDDEN_DIRS` that is a real directory (/run, /var/run, /var/tmp,
- *   /home, /root): host service sockets are unreachable even though AF_UNIX is not covered by
- *   the network namespace, and home directories' secrets are not readable; with network on, /etc/resolv.conf's target is bound back when it lives there;
+ * - `--tmpfs D` for each of `HIDDEN_DIRS` that is a real directory (/run, /var/run, /var/tmp):
+ *   host service sockets are unreachable even though AF_UNIX is not covered by the network
+ *   namespace; with network on, /etc/resolv.conf's target is bound back when it lives there;
+ * - `--ro-bind D D` for each of `toolDirs` those mounts would hide (PATH entries under /tmp);
  * - then, shortest first so nested roots win: `--bind R R` for every workspace and writable root
  *   in `workspace-write`, `--ro-bind R R` in `read-only` (a root under /tmp would otherwise be
  *   hidden by the tmpfs);
- * - `--ro-bind /dev/null F` for each of `MASKED_FILES` that exists (/etc/shadow, /etc/gshadow...);
+ * - `--ro-bind /dev/null F` for each of `MASKED_FILES` that exists (/etc/shadow, /etc/gshadow...),
+ *   and the `SECRET_HOME_ENTRIES` of /root and /home/* masked (tmpfs or /dev/null);
  * - `--ro-bind R/.ptc R/.ptc` for every workspace root whose `.ptc` state folder is a real
  *   directory: the session journal (the audit log) and the spills stay writable only by the host,
  *   so a command can neither rewrite them nor plant symlinks there;
@@ -110,9 +160,28 @@ export function buildBwrapArgs(input: BwrapArgsInput): { argv: string[]; report:
     const resolv = (input.realpath ?? realpathOrUndefined)('/etc/resolv.conf')
     if (resolv && hidden.some((dir) => isInside(dir, resolv))) argv.push('--ro-bind', resolv, resolv)
   }
+  const realpath = input.realpath ?? realpathOrUndefined
+  const shadowed = [PRIVATE_TMP, ...hidden]
+  const toolDirs = unique(
+    (input.toolDirs ?? [])
+      .filter((dir) => path.isAbsolute(dir))
+      .map((dir) => realpath(dir))
+      .filter((dir): dir is string => dir !== undefined && lstat(dir)?.isDirectory() === true)
+      .filter((dir) => shadowed.some((hiddenDir) => isInside(hiddenDir, dir)) && !roots.some((root) => isInside(root, dir))),
+  )
+  for (const dir of toolDirs) argv.push('--ro-bind', dir, dir)
   for (const root of roots) argv.push(writable ? '--bind' : '--ro-bind', root, root)
-  // After the roots, so a root of / or /etc cannot unmask them.
+  // After the roots, so a root of / or /etc or a home cannot unmask them.
   for (const file of MASKED_FILES) if (lstat(file)?.isFile()) argv.push('--ro-bind', '/dev/null', file)
+  for (const home of homeDirs(input.readdir ?? readdirOrUndefined)) {
+    for (const entry of SECRET_HOME_ENTRIES) {
+      const secret = path.join(home, entry)
+      const stats = lstat(secret)
+      // A symlinked entry is left alone: bwrap would mount over its target, wherever that is.
+      if (stats?.isDirectory()) argv.push('--tmpfs', secret)
+      else if (stats?.isFile()) argv.push('--ro-bind', '/dev/null', secret)
+    }
+  }
   if (writable) {
     for (const root of unique(options.workspaceRoots)) {
       const state = path.join(root, STATE_FOLDER)

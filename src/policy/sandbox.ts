@@ -117,7 +117,10 @@ export class Sandbox extends Service {
         { cwd },
       )
     }
-    const { argv, report } = buildBwrapArgs({ bwrapPath: this.bwrapPath, options, cwd, argv: request.argv, namespaces: probe.namespaces })
+    // Programs on the command's PATH, and the Node running us, stay runnable even where they live
+    // under a directory the sandbox makes private (a CI clone under /tmp with its own Node).
+    const toolDirs = [...(env.PATH ?? '').split(':'), path.dirname(process.execPath)].filter((dir) => dir !== '')
+    const { argv, report } = buildBwrapArgs({ bwrapPath: this.bwrapPath, options, cwd, argv: request.argv, namespaces: probe.namespaces, toolDirs })
     return Object.freeze({ argv: Object.freeze(argv), env: Object.freeze({ ...env, TMPDIR: PRIVATE_TMP }), cwd, enforced: report })
   }
 

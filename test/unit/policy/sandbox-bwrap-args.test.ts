@@ -67,7 +67,8 @@ describe('buildBwrapArgs', () => {
     const { argv } = build({ workspaceRoots: ['/var/tmp/ws'] }, fakeLstat(['/run', '/var/tmp'], ['/var/run']))
     const tmpfs = argv.flatMap((arg, index) => (arg === '--tmpfs' ? [argv[index + 1]] : []))
     expect(tmpfs).toEqual(['/tmp', '/run', '/var/tmp'])
-    expect(build({}, fakeLstat(['/run', '/home', '/root'])).argv.flatMap((arg, index, all) => (arg === '--tmpfs' ? [all[index + 1]] : []))).toEqual(['/tmp', '/run', '/home', '/root'])
+    // Homes stay visible (toolchains live there); only their credential stores are masked.
+    expect(build({}, fakeLstat(['/run', '/home', '/root'])).argv.flatMap((arg, index, all) => (arg === '--tmpfs' ? [all[index + 1]] : []))).toEqual(['/tmp', '/run'])
     // A root inside a hidden directory is bound back after it.
     expect(argv.indexOf('/var/tmp/ws')).toBeGreaterThan(argv.lastIndexOf('/var/tmp'))
   })
@@ -87,5 +88,42 @@ describe('buildBwrapArgs', () => {
     expect(text).toContain('--ro-bind /dev/null /etc/shadow --ro-bind /dev/null /etc/gshadow')
     expect(argv.indexOf('/etc/shadow')).toBeGreaterThan(argv.lastIndexOf('/'))
     expect(argv).not.toContain('/etc/shadow-')
+  })
+
+  it('S8 credential stores in /root and /home/* are masked after the roots: directories by tmpfs, files by /dev/null; symlinks left alone', () => {
+    const files = ['/root/.git-credentials', '/home/ann/.npmrc']
+    const lstat = (file: string) =>
+      ['/root/.ssh', '/home/ann/.aws'].includes(file) ? ({ isDirectory: () => true, isFile: () => false, isSymbolicLink: () => false } as fs.Stats)
+      : files.includes(file) ? ({ isDirectory: () => false, isFile: () => true, isSymbolicLink: () => false } as fs.Stats)
+      : file === '/home/ann/.docker' ? ({ isDirectory: () => false, isFile: () => false, isSymbolicLink: () => true } as fs.Stats)
+      : undefined
+    const full: SandboxOptions = { mode: 'workspace-write', network: false, workspaceRoots: ['/root'], writableRoots: [] }
+    const { argv } = buildBwrapArgs({ bwrapPath: 'bwrap', options: full, cwd: '/root', argv: ['true'], namespaces, lstat, readdir: (dir) => (dir === '/home' ? ['ann'] : undefined) })
+    const joined = argv.join(' ')
+    expect(joined).toContain('--tmpfs /root/.ssh')
+    expect(joined).toContain('--tmpfs /home/ann/.aws')
+    expect(joined).toContain('--ro-bind /dev/null /root/.git-credentials')
+    expect(joined).toContain('--ro-bind /dev/null /home/ann/.npmrc')
+    expect(joined).not.toContain('/home/ann/.docker')
+    // A workspace at /root cannot unmask its own secrets: the masks come after the root's bind.
+    const rootBind = argv.findIndex((arg, index) => arg === '--bind' && argv[index + 1] === '/root')
+    expect(rootBind).toBeGreaterThan(0)
+    expect(argv.indexOf('/root/.ssh')).toBeGreaterThan(rootBind)
+  })
+
+  it('S8 tool directories hidden by the private /tmp are bound back read-only; visible ones and roots are not re-bound', () => {
+    const lstat = (file: string) => (['/tmp/clone/.node24/bin', '/usr/bin', '/tmp/ws/bin'].includes(file) ? ({ isDirectory: () => true } as fs.Stats) : undefined)
+    const full: SandboxOptions = { mode: 'workspace-write', network: false, workspaceRoots: ['/tmp/ws'], writableRoots: [] }
+    const { argv } = buildBwrapArgs({
+      bwrapPath: 'bwrap', options: full, cwd: '/tmp/ws', argv: ['true'], namespaces, lstat, realpath: (file) => file,
+      toolDirs: ['/tmp/clone/.node24/bin', '/usr/bin', '/tmp/ws/bin', 'relative/bin', '/tmp/missing'],
+    })
+    const joined = argv.join(' ')
+    expect(joined).toContain('--ro-bind /tmp/clone/.node24/bin /tmp/clone/.node24/bin')
+    expect(joined).not.toContain('/usr/bin')
+    expect(joined).not.toContain('/tmp/ws/bin')
+    expect(joined).not.toContain('relative')
+    expect(joined).not.toContain('/tmp/missing')
+    expect(argv.indexOf('/tmp/clone/.node24/bin')).toBeGreaterThan(argv.indexOf('/tmp'))
   })
 })

@@ -113,26 +113,43 @@ describe('Sandbox (bwrap)', () => {
     expect(await sandboxed(root, 'echo ok > mine.txt && cat .ptc/journal/s.jsonl')).toMatchObject({ exitCode: 0, stdout: '{"seq":1}\n' })
   })
 
-  it('S8 host secrets are masked: /etc/shadow gives nothing, /root and /home are empty, a root inside /home stays visible', async () => {
+  it('S8 host secrets are masked: /etc/shadow gives nothing, credential stores in homes are empty, the rest of a home stays readable', async () => {
     const root = await setup({ mode: 'workspace-write' }, workspace)
     // Masked with the host's /dev/null: the user namespace denies opening it, or it reads empty.
-    const shadow = await sandboxed(root, 'cat /etc/shadow /etc/gshadow 2>/dev/null | wc -c; ls -A /root | wc -l')
-    if (fs.existsSync('/etc/shadow')) expect(shadow.stdout.split('\n')[0]).toBe('0')
-    if (fs.existsSync('/root')) expect(shadow.stdout.split('\n')[1]).toBe('0')
-    // A workspace under /home is bound back over the empty tmpfs.
+    const shadow = await sandboxed(root, 'cat /etc/shadow /etc/gshadow 2>/dev/null | wc -c')
+    if (fs.existsSync('/etc/shadow')) expect(shadow.stdout).toBe('0\n')
     let home: string | undefined
     try {
-      home = fs.realpathSync(fs.mkdtempSync(path.join('/home', 'ptc-ws-')))
+      home = fs.realpathSync(fs.mkdtempSync(path.join('/home', 'ptc-home-')))
     } catch {
       return // /home not writable for this user: nothing more to check.
     }
     try {
-      fs.writeFileSync(path.join(home, 'mine.txt'), 'mine')
-      const inHome = await setup({ mode: 'workspace-write' }, home)
-      expect(await sandboxed(inHome, 'cat mine.txt && echo more > more.txt && ls /home | wc -l')).toMatchObject({ exitCode: 0, stdout: 'mine1\n' })
-      expect(fs.readFileSync(path.join(home, 'more.txt'), 'utf8')).toBe('more\n')
+      fs.mkdirSync(path.join(home, '.ssh'))
+      fs.writeFileSync(path.join(home, '.ssh', 'id_test'), 'PRIVATE KEY')
+      fs.writeFileSync(path.join(home, '.git-credentials'), 'https://user:token@example.invalid')
+      fs.writeFileSync(path.join(home, 'tool.txt'), 'toolchain file')
+      const result = await sandboxed(root, `cat ${home}/.ssh/id_test ${home}/.git-credentials 2>/dev/null; echo; cat ${home}/tool.txt`)
+      expect(result.stdout).toBe('\ntoolchain file')
+      expect(result.stdout).not.toContain('PRIVATE KEY')
+      expect(result.stdout).not.toContain('token')
     } finally {
       fs.rmSync(home, { recursive: true, force: true })
+    }
+  })
+
+  it('S8 a program on PATH under the private /tmp (the own Node of a CI clone) stays runnable, read-only', async () => {
+    const tools = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-tools-')))
+    try {
+      fs.writeFileSync(path.join(tools, 'hello-tool'), '#!/bin/sh\necho hello from $0\n', { mode: 0o755 })
+      const root = await setup({ mode: 'workspace-write' }, workspace)
+      const env = { PATH: `${tools}:/usr/bin:/bin` }
+      const command = await root.sandbox.wrap({ argv: ['bash', '-c', `hello-tool; echo x > ${tools}/planted 2>/dev/null || echo read-only`], cwd: workspace, env })
+      const result = await runProcess({ argv: command.argv, cwd: command.cwd, env: command.env, timeoutMs: 10_000 })
+      expect(result.stdout).toBe(`hello from ${tools}/hello-tool\nread-only\n`)
+      expect(fs.existsSync(path.join(tools, 'planted'))).toBe(false)
+    } finally {
+      fs.rmSync(tools, { recursive: true, force: true })
     }
   })
 
