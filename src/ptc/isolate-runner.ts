@@ -123,6 +123,7 @@ class IsolateRun {
   private dispatched = 0
   private readonly inFlight = new Map<number, AbortController>()
   private readonly queue: QueuedCall[] = []
+  private queueHead = 0
   private outbox: Settlement[] = []
   private flushScheduled = false
   private settleRef: ivm.Reference<(batch: Settlement[]) => void> | undefined
@@ -268,8 +269,8 @@ class IsolateRun {
       this.settle(callId, false, `tool call limit reached: a run may make at most ${this.limits.maxToolCalls} tool calls (maxToolCalls); this call was not made. Batch the work into fewer calls.`)
       return
     }
-    const bytes = Buffer.byteLength(argsJson)
-    if (bytes > this.limits.maxCrossingBytes) {
+    const bytes = utf8BytesOver(argsJson, this.limits.maxCrossingBytes)
+    if (bytes !== undefined) {
       this.settle(callId, false, `the arguments are too large: ${bytes} bytes of JSON, the limit is ${this.limits.maxCrossingBytes} bytes (maxCrossingBytes); this call was not made`)
       return
     }
@@ -280,8 +281,16 @@ class IsolateRun {
 
   /** Dispatches queued calls while fewer than `maxCallsInFlight` are pending. */
   private pump(): void {
-    while (!this.ended && this.inFlight.size < this.limits.maxCallsInFlight && this.queue.length > 0) {
-      this.dispatch(this.queue.shift()!)
+    while (!this.ended && this.inFlight.size < this.limits.maxCallsInFlight && this.queueHead < this.queue.length) {
+      const call = this.queue[this.queueHead]!
+      this.queue[this.queueHead++] = undefined as never
+      if (this.queueHead === this.queue.length) {
+        // Drained: start over, so a long sequential run keeps an empty array (shift() on a burst
+        // of queued calls would be quadratic).
+        this.queue.length = 0
+        this.queueHead = 0
+      }
+      this.dispatch(call)
     }
   }
 
@@ -295,22 +304,28 @@ class IsolateRun {
     } catch (error) {
       outcome = Promise.reject(error)
     }
-    outcome
-      .then(
-        (result) => this.onOutcome(call, result),
-        (error: unknown) => this.settle(call.callId, false, `the tool failed: ${errorMessage(error)}`),
-      )
-      .finally(() => {
-        this.inFlight.delete(call.callId)
-        this.pump()
-      })
+    outcome.then(
+      (result) => {
+        this.guard(() => this.onOutcome(call, result))
+        this.callDone(call)
+      },
+      (error: unknown) => {
+        this.settle(call.callId, false, `the tool failed: ${errorMessage(error)}`)
+        this.callDone(call)
+      },
+    )
+  }
+
+  private callDone(call: QueuedCall): void {
+    this.inFlight.delete(call.callId)
+    this.pump()
   }
 
   private onOutcome(call: QueuedCall, result: IsolateToolOutcome): void {
     if (this.ended) return // Discarded: the run is over.
     if (result?.ok === true && typeof result.valueJson === 'string') {
-      const bytes = Buffer.byteLength(result.valueJson)
-      if (bytes > this.limits.maxCrossingBytes) {
+      const bytes = utf8BytesOver(result.valueJson, this.limits.maxCrossingBytes)
+      if (bytes !== undefined) {
         this.settle(call.callId, false, `the result is too large: ${bytes} bytes of JSON, the limit is ${this.limits.maxCrossingBytes} bytes (maxCrossingBytes). Ask the tool for less (filters, pages, handles).`)
       } else {
         this.settle(call.callId, true, result.valueJson)
@@ -379,6 +394,7 @@ class IsolateRun {
     const reason = new Error(`run ended (${ending.status})`)
     for (const controller of this.inFlight.values()) controller.abort(reason)
     this.queue.length = 0
+    this.queueHead = 0
     this.outbox = []
     this.prepared.onCatastrophe = undefined
     const released = this.prepared.onReleased
@@ -401,6 +417,16 @@ class IsolateRun {
       })
     }
   }
+}
+
+/**
+ * The UTF-8 length of `text` in bytes when it exceeds `max`, else `undefined`. A UTF-16 code unit
+ * is at most 3 UTF-8 bytes, so short strings skip the count.
+ */
+function utf8BytesOver(text: string, max: number): number | undefined {
+  if (text.length * 3 <= max) return undefined
+  const bytes = Buffer.byteLength(text)
+  return bytes > max ? bytes : undefined
 }
 
 function cancelledError(): { name: string; message: string } {
