@@ -7,6 +7,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createHost, type HostOptions } from '../host/create-host.ts'
+import { PtcError } from '../errors/ptc-error.ts'
 import { ToolModuleError } from '../host/load-tool-modules.ts'
 import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permission-presets.ts'
 import * as ttyApproval from '../policy/tty-approval.ts'
@@ -108,7 +109,8 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`Unknown command "${command}". Commands: run, check, typegen, serve, replay.`)
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ToolModuleError || isStartupError(error)) {
+    const journalUnwritable = PtcError.isInstance(error) && error.code === 'journal-unwritable'
+    if (error instanceof UsageError || error instanceof ToolModuleError || isStartupError(error) || journalUnwritable) {
       process.stderr.write(`ptc: ${error.message}\n`)
       return 2
     }

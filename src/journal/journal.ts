@@ -8,6 +8,7 @@
 import { mkdirSync, realpathSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { appendFileSafeSync } from '../builtin/safe-fs.ts'
+import { PtcError } from '../errors/ptc-error.ts'
 import type { Context } from 'cordis'
 import type { ToolCallRecord, ToolResult } from '../tools/types.ts'
 
@@ -78,14 +79,18 @@ export function apply(ctx: Context, config: Config = {}) {
   let seq = 0
   // The journal's folder, realpath'd once on first write; every append opens the file inside it
   // without following symlinks (S8), so a `bash` job cannot redirect the audit log.
-  let folder: string | undefined
+  let folder: string
+  try {
+    // The journal is the audit record: a run must not start when it cannot be written.
+    mkdirSync(dirname(file), { recursive: true })
+    folder = realpathSync(dirname(file))
+    appendFileSafeSync(join(folder, basename(file)), { roots: [folder] }, '')
+  } catch (error) {
+    throw new PtcError('journal-unwritable', `Cannot write the journal ${file}: ${(error as Error).message}. Name a writable file with --journal.`, { details: { file } })
+  }
   const append = (record: Record<string, unknown>) => {
     const line = `${capRecord({ ...record, seq: ++seq })}\n`
     try {
-      if (folder === undefined) {
-        mkdirSync(dirname(file), { recursive: true })
-        folder = realpathSync(dirname(file))
-      }
       appendFileSafeSync(join(folder, basename(file)), { roots: [folder] }, line)
     } catch (error) {
       console.error(`[ptc-runner] journal: could not write to ${file}: ${(error as Error).message}`)

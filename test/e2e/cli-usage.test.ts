@@ -51,6 +51,13 @@ describe('ptc usage errors', { timeout: 90_000 }, () => {
     expect(stderr).toMatch(/^ptc: Cannot write .*tools\.d\.ts: ENOENT\. Check that its folder exists and is writable\.\n$/)
   })
 
+  it('an unwritable --journal stops the run before anything runs', async () => {
+    writeFileSync(join(dir, 'afile'), 'not a folder')
+    const { code, stderr } = await ptc('run', 'ok.ts', '--workspace', dir, '--journal', join(dir, 'afile', 'j.jsonl'))
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/^ptc: Cannot write the journal .*afile\/j\.jsonl: .*Name a writable file with --journal\.\n$/)
+  })
+
   describe('serve', () => {
     let busy: Server
     let port: number

@@ -65,12 +65,24 @@ describe('journal', () => {
     }
   })
 
-  it('a write failure is reported via journal/error and stderr, never thrown, and the call result is unaffected', async () => {
+  it('a journal that cannot be written at start-up stops the start with a clear error (it is the audit record)', async () => {
     const file = join(dir, 'is-a-directory')
     mkdirSync(file)
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const root = await createRoot()
+    await expect(root.plugin(Journal, { file })).rejects.toMatchObject({
+      code: 'journal-unwritable',
+      message: expect.stringMatching(/^Cannot write the journal .*is-a-directory: .*Name a writable file with --journal\.$/),
+    })
+  })
+
+  it('a write failure after start is reported via journal/error and stderr, never thrown, and the call result is unaffected', async () => {
+    const file = join(dir, 'becomes-a-directory')
     const stderr = vi.spyOn(console, 'error').mockImplementation(() => {})
     const failures: { file: string; record: string; error: unknown }[] = []
     const { root } = await setup({ file })
+    rmSync(file)
+    mkdirSync(file)
     await usePlugin(root, (ctx) => ctx.on('journal/error', (failure) => void failures.push(failure)), 'watcher', [])
     const result = await root.tools.execute({ callId: 'w', name: 'echo', arguments: { text: 'still works' } })
     expect(result).toMatchObject({ isError: false, value: { text: 'still works' } })
@@ -82,9 +94,10 @@ describe('journal', () => {
 
   it('a throwing journal/error listener does not disturb the call either', async () => {
     const file = join(dir, 'dir')
-    mkdirSync(file)
     vi.spyOn(console, 'error').mockImplementation(() => {})
     const { root } = await setup({ file })
+    rmSync(file)
+    mkdirSync(file)
     await usePlugin(root, (ctx) => ctx.on('journal/error', () => { throw new Error('reporter crashed') }), 'watcher', [])
     expect((await root.tools.execute({ name: 'echo', arguments: { text: 'x' } })).isError).toBe(false)
   })
