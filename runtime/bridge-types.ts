@@ -11,7 +11,7 @@
 /** Console levels a script can log at (SPEC S9.7: logs go through the outer run_code caps). */
 export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug'
 
-/** Per-run settings the host passes to {@link InstallRuntime} as a JSON string. */
+/** Per-run settings the host passes to `RuntimeControl.configure` as a JSON string. */
 export interface RuntimeConfig {
   /** Names of the visible tools; `tools` gets exactly these own properties. */
   toolNames: string[]
@@ -43,8 +43,13 @@ export type HostFinish = (kind: 'value' | 'undefined' | 'error', payload: string
 /** Host → script: the outcome of one call. `ok` carries the value JSON, otherwise a message. */
 export type Settlement = [callId: number, ok: boolean, text: string]
 
-/** What {@link InstallRuntime} returns: the two entry points the host drives a run with. */
+/** What {@link InstallRuntime} returns: the entry points the host drives a run with. */
 export interface RuntimeControl {
+  /**
+   * Called once per run before `start`, with `configJson` the JSON of a {@link RuntimeConfig}:
+   * sets the limits and installs `tools`. Later calls are ignored. Runs only runtime code.
+   */
+  configure(configJson: string): void
   /** Calls the compiled script function and reports its outcome through `HostFinish`. Never throws. */
   start(script: () => Promise<unknown>): void
   /** Resolves or rejects pending tool calls. Unknown or repeated ids are ignored. Never throws. */
@@ -52,7 +57,7 @@ export interface RuntimeControl {
 }
 
 /**
- * The function the runtime bundle evaluates to. Called once per run, before the script, with
- * `configJson` the JSON of a {@link RuntimeConfig}.
+ * The function the runtime bundle evaluates to. Called once per isolate while it is prepared,
+ * before its run is known; the callbacks forward to whichever run then takes the isolate.
  */
-export type InstallRuntime = (configJson: string, hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish) => RuntimeControl
+export type InstallRuntime = (hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish) => RuntimeControl

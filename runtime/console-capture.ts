@@ -34,14 +34,27 @@ function formatValue(value: unknown): string {
   }
 }
 
+/**
+ * The log budget a console enforces, read at every entry so the run can set it after the console
+ * was created (the isolate is prepared before its run's limits are known).
+ */
+export interface LogBudget {
+  /** Budget in UTF-16 code units. */
+  maxLogUnits: number
+  /** Fixed accounting cost of one entry. */
+  entryOverhead: number
+}
+
 /** Creates the frozen console object; `hostLog` is the run's log callback (kept in this closure). */
-export function createConsole(hostLog: HostLog, maxLogUnits: number, entryOverhead: number): Console {
+export function createConsole(hostLog: HostLog, budget: LogBudget): Console {
   let used = 0
   let truncated = false
 
   function emit(level: LogLevel, args: IArguments): void {
     if (truncated) return
     try {
+      const maxLogUnits = budget.maxLogUnits
+      const entryOverhead = budget.entryOverhead
       let line = ''
       for (let index = 0; index < args.length; index++) {
         if (index > 0) line += ' '

@@ -5,12 +5,13 @@
  * never throws across the boundary, and keeps every host callback in closure variables so no
  * isolated-vm object is reachable from script code.
  *
- * Evaluating the bundle only captures built-ins (see `intrinsics.ts`); {@link installRuntime} is
- * then called once per run with the run's callbacks and installs `tools`, `ToolCallError` and
- * `console` on the global object.
+ * Evaluating the bundle only captures built-ins (see `intrinsics.ts`). {@link installRuntime} is
+ * called once per isolate while it is prepared, ahead of any run: it binds the host callbacks,
+ * removes the unwanted globals and installs `ToolCallError` and `console`. The run then calls
+ * `configure` once with its tool names and limits, which installs `tools`, and `start`.
  */
 import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlement } from './bridge-types.ts'
-import { createConsole } from './console-capture.ts'
+import { createConsole, type LogBudget } from './console-capture.ts'
 import { clip, describeThrown, errorJson, toJsonLossless } from './json-codec.ts'
 import {
   FunctionPrototypeBind,
@@ -36,15 +37,14 @@ interface PendingCall {
   reject: (reason: unknown) => void
 }
 
-export const installRuntime: InstallRuntime = function installRuntime(
-  configJson: string,
-  hostCall: HostCall,
-  hostLog: HostLog,
-  hostFinish: HostFinish,
-): RuntimeControl {
-  const config = JSONParse(configJson) as RuntimeConfig
-  const maxToolCalls = config.maxToolCalls
-  const maxCrossing = config.maxCrossingBytes
+export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish): RuntimeControl {
+  // Set by `configure`; until then no call can be made (and no script has started).
+  let maxToolCalls = 0
+  let maxCrossing = 0
+  let configured = false
+  const logBudget = ObjectCreate(null) as LogBudget
+  logBudget.maxLogUnits = 0
+  logBudget.entryOverhead = 0
   const pending = ObjectCreate(null) as Record<number, PendingCall | undefined>
   let nextCallId = 1
   let callsStarted = 0
@@ -102,27 +102,37 @@ export const installRuntime: InstallRuntime = function installRuntime(
     return argsJson
   }
 
-  const tools = ObjectCreate(null) as Record<string, (args?: unknown) => Promise<unknown>>
-  const names = config.toolNames
-  for (let index = 0; index < names.length; index++) {
-    const toolName = names[index]!
-    const fn = FunctionPrototypeBind(callTool, undefined, toolName) as (args?: unknown) => Promise<unknown>
-    ObjectDefineProperty(fn, 'name', { value: toolName })
-    ObjectDefineProperty(tools, toolName, { value: fn, enumerable: true })
-  }
-  ObjectFreeze(tools)
-
   for (let index = 0; index < REMOVED_GLOBALS.length; index++) {
     delete (globalObject as unknown as Record<string, unknown>)[REMOVED_GLOBALS[index]!]
   }
-  ObjectDefineProperty(globalObject, 'tools', { value: tools, enumerable: false, writable: false, configurable: false })
   ObjectDefineProperty(globalObject, 'ToolCallError', { value: ToolCallError, enumerable: false, writable: true, configurable: true })
   ObjectDefineProperty(globalObject, 'console', {
-    value: createConsole(hostLog, config.maxLogBytes, config.logEntryOverhead),
+    value: createConsole(hostLog, logBudget),
     enumerable: false,
     writable: true,
     configurable: true,
   })
+
+  /** Sets the run's limits and installs `tools` with exactly its tool names. Only the first call counts. */
+  function configure(configJson: string): void {
+    if (configured) return
+    configured = true
+    const config = JSONParse(configJson) as RuntimeConfig
+    maxToolCalls = config.maxToolCalls
+    maxCrossing = config.maxCrossingBytes
+    logBudget.maxLogUnits = config.maxLogBytes
+    logBudget.entryOverhead = config.logEntryOverhead
+    const tools = ObjectCreate(null) as Record<string, (args?: unknown) => Promise<unknown>>
+    const names = config.toolNames
+    for (let index = 0; index < names.length; index++) {
+      const toolName = names[index]!
+      const fn = FunctionPrototypeBind(callTool, undefined, toolName) as (args?: unknown) => Promise<unknown>
+      ObjectDefineProperty(fn, 'name', { value: toolName })
+      ObjectDefineProperty(tools, toolName, { value: fn, enumerable: true })
+    }
+    ObjectFreeze(tools)
+    ObjectDefineProperty(globalObject, 'tools', { value: tools, enumerable: false, writable: false, configurable: false })
+  }
 
   function finish(kind: 'value' | 'undefined' | 'error', payload: string): void {
     if (finished) return
@@ -208,6 +218,7 @@ export const installRuntime: InstallRuntime = function installRuntime(
   }
 
   const control = ObjectCreate(null) as RuntimeControl
+  ObjectDefineProperty(control, 'configure', { value: configure, enumerable: true })
   ObjectDefineProperty(control, 'start', { value: start, enumerable: true })
   ObjectDefineProperty(control, 'settle', { value: settle, enumerable: true })
   return ObjectFreeze(control)

@@ -1,11 +1,13 @@
 /**
  * Isolates created ahead of time so a `run_code` run does not pay start-up (SPEC S9.1). A
- * prepared isolate has its context and the runtime prelude already evaluated; the prelude only
- * captures built-ins, and the run's callbacks are bound later by `installRuntime` when the run
- * takes it. Every isolate serves exactly one run and is disposed afterwards.
+ * prepared isolate has its context, the runtime prelude evaluated and `installRuntime` already
+ * called (globals removed, `console` and `ToolCallError` installed, about half a millisecond a
+ * run no longer waits for); its host callbacks forward to the `handlers` of the run that takes
+ * it, which then only `configure`s its tools and limits. Every isolate serves exactly one run and
+ * is disposed afterwards.
  */
 import ivm from 'isolated-vm'
-import type { InstallRuntime } from '../../runtime/bridge-types.ts'
+import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeControl, Settlement } from '../../runtime/bridge-types.ts'
 import { reportIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 
@@ -13,8 +15,14 @@ import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 export interface PreparedIsolate {
   readonly isolate: ivm.Isolate
   readonly context: ivm.Context
-  /** Reference to the runtime's `installRuntime` inside `context`. */
-  readonly install: ivm.Reference<InstallRuntime>
+  /** The installed runtime's entry points inside `context` (see `RuntimeControl`). */
+  readonly control: {
+    readonly configure: ivm.Reference<RuntimeControl['configure']>
+    readonly start: ivm.Reference<(script: unknown) => void>
+    readonly settle: ivm.Reference<(batch: Settlement[]) => void>
+  }
+  /** Set by the run that owns the isolate: where the runtime's host callbacks go. */
+  handlers: IsolateHandlers | undefined
   /** The isolate's heap limit in MB. */
   readonly memoryMb: number
   /** Set by the run that owns the isolate; called if isolated-vm reports a catastrophic error. */
@@ -24,6 +32,13 @@ export interface PreparedIsolate {
    * so the replacement is prepared after the run rather than during it.
    */
   onReleased?: (() => void) | undefined
+}
+
+/** The host side of the runtime's callbacks for one run (see `runtime/bridge-types.ts`). */
+export interface IsolateHandlers {
+  call: HostCall
+  log: HostLog
+  finish: HostFinish
 }
 
 /** Options of {@link prepareIsolate}. */
@@ -56,7 +71,23 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
       filename: 'file:///ptc/runtime.js',
       result: { reference: true },
     })) as ivm.Reference<InstallRuntime>
-    prepared = { isolate, context, install, memoryMb, onCatastrophe: undefined }
+    // Until a run sets `handlers` nothing can call back (no script runs before `start`).
+    const forward = (): IsolateHandlers | undefined => prepared?.handlers
+    const hostCall: HostCall = (callId, toolName, argsJson) => forward()?.call(callId, toolName, argsJson)
+    const hostLog: HostLog = (level, text) => forward()?.log(level, text)
+    const hostFinish: HostFinish = (kind, payload) => forward()?.finish(kind, payload)
+    const control = (await install.apply(
+      undefined,
+      [new ivm.Callback(hostCall, { ignored: true }), new ivm.Callback(hostLog, { ignored: true }), new ivm.Callback(hostFinish, { ignored: true })] as never,
+      { result: { reference: true } },
+    )) as unknown as ivm.Reference<Record<string, unknown>>
+    install.release()
+    // `control` is a frozen null-prototype object of data properties: reading it runs no script code.
+    const configure = (await control.get('configure', { reference: true })) as ivm.Reference<RuntimeControl['configure']>
+    const start = (await control.get('start', { reference: true })) as ivm.Reference<(script: unknown) => void>
+    const settle = (await control.get('settle', { reference: true })) as ivm.Reference<(batch: Settlement[]) => void>
+    control.release()
+    prepared = { isolate, context, control: { configure, start, settle }, handlers: undefined, memoryMb, onCatastrophe: undefined }
     return prepared
   } catch (error) {
     disposeQuietly(isolate)

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import ivm from 'isolated-vm'
-import type { HostCall, HostFinish, HostLog, LogLevel, RuntimeConfig, Settlement } from '../../runtime/bridge-types.ts'
+import type { LogLevel, RuntimeConfig, Settlement } from '../../runtime/bridge-types.ts'
 import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate } from './isolate-pool.ts'
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 
@@ -164,7 +164,7 @@ class IsolateRun {
     return this.done
   }
 
-  /** Installs the runtime, compiles the script and starts it. */
+  /** Configures the prepared runtime for this run, compiles the script and starts it. */
   private async boot(): Promise<void> {
     const config: RuntimeConfig = {
       toolNames: [...this.toolNames],
@@ -173,20 +173,17 @@ class IsolateRun {
       maxLogBytes: this.limits.maxLogBytes,
       logEntryOverhead: LOG_ENTRY_OVERHEAD,
     }
-    const hostCall: HostCall = (callId, name, argsJson) => this.guard(() => this.onCall(callId, name, argsJson))
-    const hostLog: HostLog = (level, text) => this.guard(() => this.onLog(level, text))
-    const hostFinish: HostFinish = (kind, payload) => this.guard(() => this.onFinish(kind, payload))
-    // The isolate is fresh and idle and only our runtime runs until `start`, so these entries are
+    this.prepared.handlers = {
+      call: (callId, name, argsJson) => this.guard(() => this.onCall(callId, name, argsJson)),
+      log: (level, text) => this.guard(() => this.onLog(level, text)),
+      finish: (kind, payload) => this.guard(() => this.onFinish(kind, payload)),
+    }
+    // The isolate is idle and only our runtime runs until `start`, so these entries are
     // synchronous: each async entry costs two thread hops (about 0.1–0.3 ms each under load).
-    const control = this.prepared.install.applySync(
-      undefined,
-      [JSON.stringify(config), new ivm.Callback(hostCall, { ignored: true }), new ivm.Callback(hostLog, { ignored: true }), new ivm.Callback(hostFinish, { ignored: true })] as never,
-      { result: { reference: true }, timeout: this.entryTimeoutMs() },
-    ) as unknown as ivm.Reference<Record<string, unknown>>
+    const { configure, start, settle } = this.prepared.control
+    configure.applySync(undefined, [JSON.stringify(config)], { timeout: this.entryTimeoutMs() })
     if (this.ended) return
-    // `control` is a frozen null-prototype object of data properties: reading it runs no script code.
-    const start = control.getSync('start', { reference: true }) as ivm.Reference<(script: unknown) => void>
-    this.settleRef = control.getSync('settle', { reference: true }) as ivm.Reference<(batch: Settlement[]) => void>
+    this.settleRef = settle
     let script: ivm.Script
     try {
       // Compiling runs no script code; it costs what parsing the script costs.
@@ -397,6 +394,7 @@ class IsolateRun {
     this.queueHead = 0
     this.outbox = []
     this.prepared.onCatastrophe = undefined
+    this.prepared.handlers = undefined
     const released = this.prepared.onReleased
     this.prepared.onReleased = undefined
     if (!finishedByScript) disposeQuietly(this.isolate)
