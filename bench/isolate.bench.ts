@@ -3,7 +3,8 @@
  * `runInIsolate` with an in-process `IsolatePool` (`inline`) and through an `IsolateSupervisor`
  * whose worker process owns the isolates (`process`), with the same trivial host `dispatch`, so
  * the difference is the worker's IPC: one JSON message each way per tool call, two per run.
- * - a trivial run (`return 1`);
+ * - a trivial run (`return 1`), back to back (each run also pays its isolate's replacement) and
+ *   with an untimed pause before each run (the latency a caller sees when the pool has refilled);
  * - 2,000 sequential `await tools.noop({})`; per call = (that run − trivial run) / 2,000;
  * - 2,000 parallel `tools.noop({})` (`Promise.all`), per call likewise.
  * The registry pipeline a real `run_code` adds per call is the same in both (see the run_code
@@ -19,6 +20,10 @@ const INLINE_TRIVIAL = 'inline: trivial run'
 const PROCESS_TRIVIAL = 'process: trivial run'
 const INLINE_SEQUENTIAL = `inline: ${CALLS} sequential tools.noop()`
 const PROCESS_SEQUENTIAL = `process: ${CALLS} sequential tools.noop()`
+const INLINE_LATENCY = 'inline: trivial run (pool refilled)'
+const PROCESS_LATENCY = 'process: trivial run (pool refilled)'
+const PAUSE_MS = 50
+const pause = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS))
 const INLINE_PARALLEL = `inline: ${CALLS} parallel tools.noop()`
 const PROCESS_PARALLEL = `process: ${CALLS} parallel tools.noop()`
 
@@ -53,6 +58,8 @@ export const isolation = section(
     return [
       { name: INLINE_TRIVIAL, run: () => check(runInIsolate(trivial, pool)), baseline: true },
       { name: PROCESS_TRIVIAL, run: () => check(supervisor.run(trivial)) },
+      { name: INLINE_LATENCY, run: () => check(runInIsolate(trivial, pool)), pause, iterations: 15 },
+      { name: PROCESS_LATENCY, run: () => check(supervisor.run(trivial)), pause, iterations: 15 },
       { name: INLINE_SEQUENTIAL, run: () => check(runInIsolate(sequential, pool)) },
       { name: PROCESS_SEQUENTIAL, run: () => check(supervisor.run(sequential)) },
       { name: INLINE_PARALLEL, run: () => check(runInIsolate(parallel, pool)) },
@@ -69,7 +76,8 @@ export const isolation = section(
       const inlineParallel = (m[INLINE_PARALLEL]! - m[INLINE_TRIVIAL]!) / CALLS
       const processParallel = (m[PROCESS_PARALLEL]! - m[PROCESS_TRIVIAL]!) / CALLS
       return [
-        `trivial run: inline ${m[INLINE_TRIVIAL]!.toFixed(0)} µs, process ${m[PROCESS_TRIVIAL]!.toFixed(0)} µs (${(m[PROCESS_TRIVIAL]! / m[INLINE_TRIVIAL]!).toFixed(2)}×, +${(m[PROCESS_TRIVIAL]! - m[INLINE_TRIVIAL]!).toFixed(0)} µs)`,
+        `trivial run back to back: inline ${m[INLINE_TRIVIAL]!.toFixed(0)} µs, process ${m[PROCESS_TRIVIAL]!.toFixed(0)} µs (${(m[PROCESS_TRIVIAL]! / m[INLINE_TRIVIAL]!).toFixed(2)}×, +${(m[PROCESS_TRIVIAL]! - m[INLINE_TRIVIAL]!).toFixed(0)} µs)`,
+        `trivial run latency (pool refilled, ${PAUSE_MS} ms apart): inline ${m[INLINE_LATENCY]!.toFixed(0)} µs, process ${m[PROCESS_LATENCY]!.toFixed(0)} µs (+${(m[PROCESS_LATENCY]! - m[INLINE_LATENCY]!).toFixed(0)} µs: the run and result messages between the two processes)`,
         `sequential call: inline ${inline.toFixed(2)} µs/call, process ${process.toFixed(2)} µs/call (${(process / inline).toFixed(2)}×, +${(process - inline).toFixed(2)} µs/call)`,
         `parallel call: inline ${inlineParallel.toFixed(2)} µs/call, process ${processParallel.toFixed(2)} µs/call (${(processParallel / inlineParallel).toFixed(2)}×)`,
       ]
