@@ -2,7 +2,8 @@
  * One MCP session (SPEC S9, S8.2, S10): an SDK `Server` bound to one client connection, with its
  * own agent identity (`mcp-<uuid>`), journal file, spill folder (run_code spills per agent) and
  * jobs (owned by the agent). Per-session state lives in a cordis fiber, so closing the session
- * removes its journal and approval responder, and aborts its calls still running.
+ * removes its journal and approval responder, aborts its calls still running and kills its
+ * background jobs.
  *
  * Every `tools/call` goes through `ctx.tools.execute` (the whole pipeline) with the session's
  * agent and the request's `AbortSignal` (an MCP `notifications/cancelled` aborts it: the isolate is
@@ -39,7 +40,10 @@ const INSTRUCTIONS =
 export interface McpSession {
   readonly agent: string
   readonly server: Server
-  /** Abort the session's running calls and dispose its fiber (journal, approval). Idempotent. */
+  /**
+   * Abort the session's running calls, dispose its fiber (journal, approval) and kill its
+   * background jobs (`ctx.jobs.disposeOwner`). Idempotent.
+   */
   close(): Promise<void>
 }
 
@@ -106,6 +110,10 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
       (closing ??= (async () => {
         stop.abort()
         await fiber.dispose()
+        // S10.5 owner dispose: the session's background jobs end with it (they are owned by the
+        // agent, not by the session fiber, so disposing the fiber alone would leave them running).
+        const jobs = ctx.reflect.get('jobs') as Context['jobs'] | undefined
+        await jobs?.disposeOwner(agent)
       })()),
   }
 }

@@ -141,4 +141,43 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 30_000 }, () => {
     expect(result.isError).toBe(true)
     expect(JSON.stringify(result.content)).toMatch(/cancel/i)
   })
+
+  it('closing a session kills its background jobs (S10.5): the process is gone and no session sees the job', async () => {
+    const { session, client } = await connect({ exposeTools: true })
+    const marker = `${600 + Math.floor(Math.random() * 300)}.${process.pid}`
+    const started = await client.callTool({ name: 'bash', arguments: { command: `exec sleep ${marker}`, background: true } })
+    expect(started.structuredContent).toMatchObject({ value: { kind: 'background' } })
+    const sleeping = () => processesRunning(`sleep ${marker}`)
+    await expect.poll(sleeping, { timeout: 5_000 }).toHaveLength(1)
+    const [pid] = sleeping()
+    expect(host.ctx.jobs.list(session.agent)).toHaveLength(1)
+    await session.close()
+    expect(alive(pid!)).toBe(false)
+    expect(host.ctx.jobs.list(session.agent)).toEqual([])
+    const other = await connect({ exposeTools: true })
+    const listed = await other.client.callTool({ name: 'job_list', arguments: {} })
+    expect(JSON.stringify(listed)).not.toContain(marker)
+  })
 })
+
+/** Pids of live (not zombie) processes whose command line is exactly `command`. */
+function processesRunning(command: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ') === command && alive(Number(pid))
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+}
+
+function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  } catch {
+    return false
+  }
+}
