@@ -3,12 +3,13 @@
  * `fs.promises.glob`, sorted and bounded, with a `search` card (flat path list).
  */
 import fs from 'node:fs/promises'
+import path from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import type { SearchCard } from '../present/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
-import { resolveForCall, workspaceRelative, WorkspaceToolError } from './workspace-files.ts'
+import { resolveForCall, stateFolderRefusal, workspaceRelative, WorkspaceToolError } from './workspace-files.ts'
 
 /** Most paths returned by glob. */
 export const MAX_GLOB_RESULTS = 1000
@@ -79,7 +80,11 @@ export function globTool(ctx: Context): Tool {
 async function glob(ctx: Context, exec: Readonly<ToolExecution>, pattern: string): Promise<GlobValue> {
   const root = resolveForCall(ctx, exec, '.', 'read')
   const paths: string[] = []
-  for await (const match of walkGlob(pattern, root, exec.signal)) paths.push(match)
+  const roots = ctx.sandboxPolicy.workspaceRoots
+  for await (const match of walkGlob(pattern, root, exec.signal)) {
+    // Other sessions' journals and spills are not listed (S8), not even by name.
+    if (!stateFolderRefusal(roots, path.join(root, match), exec.agent)) paths.push(match)
+  }
   paths.sort()
   return { root, paths: paths.slice(0, MAX_GLOB_RESULTS), truncated: paths.length > MAX_GLOB_RESULTS }
 }

@@ -11,7 +11,7 @@ import type { Context } from 'cordis'
 import { structuredPatch } from 'diff'
 import { z } from 'zod'
 import { PtcError, ToolDeniedError } from '../errors/ptc-error.ts'
-import { resolvePathAgainst } from '../policy/sandbox-policy.ts'
+import { agentFolderName, isInside, resolvePathAgainst, STATE_FOLDER } from '../policy/sandbox-policy.ts'
 import type { PathIntent, SandboxOptions } from '../policy/sandbox-types.ts'
 import type { ToolExecution } from '../tools/types.ts'
 import { openFileSync, readFd, type SafeArea, type SafeOpenMode, UnsafePathError } from './safe-fs.ts'
@@ -41,9 +41,28 @@ export class WorkspaceToolError extends PtcError {
  * @throws ToolDeniedError with the policy's reason (a `denied` result).
  */
 export function resolveForCall(ctx: Context, execution: Readonly<ToolExecution>, input: string, intent: PathIntent): string {
-  const resolution = resolvePathAgainst(callOptions(ctx, execution), input, intent)
+  const options = callOptions(ctx, execution)
+  const resolution = resolvePathAgainst(options, input, intent)
   if (!resolution.ok) throw new ToolDeniedError(`${resolution.reason}.`, { path: input, intent })
+  const refusal = stateFolderRefusal(options.workspaceRoots, resolution.path, execution.agent)
+  if (refusal) throw new ToolDeniedError(`cannot read ${input}: ${refusal}.`, { path: input, intent })
   return resolution.path
+}
+
+/**
+ * The `.ptc` state folder holds every session's journal and spills (S8): an agent may read only
+ * its own spill folder, `.ptc/spill/<agent>/`, whose paths `run_code` hands to the model. Returns
+ * the reason `real` (absolute, symlink-free) is refused to `agent`, or `undefined`.
+ */
+export function stateFolderRefusal(workspaceRoots: readonly string[], real: string, agent: string | undefined): string | undefined {
+  for (const root of workspaceRoots) {
+    const state = path.join(root, STATE_FOLDER)
+    if (!isInside(state, real)) continue
+    const own = path.join(state, 'spill', agentFolderName(agent))
+    if (isInside(own, real)) return undefined
+    return `the ${STATE_FOLDER} folder holds the journals and spills of every session; only your own spill files under ${own} can be read`
+  }
+  return undefined
 }
 
 /**

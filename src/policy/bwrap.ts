@@ -135,9 +135,9 @@ function lstatOrUndefined(file: string): fs.Stats | undefined {
  *   hidden by the tmpfs);
  * - `--ro-bind /dev/null F` for each of `MASKED_FILES` that exists (/etc/shadow, /etc/gshadow...),
  *   and the `SECRET_HOME_ENTRIES` of /root and /home/* masked (tmpfs or /dev/null);
- * - `--ro-bind R/.ptc R/.ptc` for every workspace root whose `.ptc` state folder is a real
- *   directory: the session journal (the audit log) and the spills stay writable only by the host,
- *   so a command can neither rewrite them nor plant symlinks there;
+ * - `--tmpfs R/.ptc` for every workspace root whose `.ptc` state folder is a real directory: the
+ *   session journals (the audit log) and the spills of every session are hidden from commands,
+ *   which can neither read, rewrite nor plant symlinks there;
  * - `--unshare-all` (+ `--share-net` only when network is allowed): own ipc/pid/uts/net and, when
  *   the kernel allows, user and cgroup namespaces;
  * - `--die-with-parent`: the command is SIGKILLed if bwrap or our process dies;
@@ -182,12 +182,10 @@ export function buildBwrapArgs(input: BwrapArgsInput): { argv: string[]; report:
       else if (stats?.isFile()) argv.push('--ro-bind', '/dev/null', secret)
     }
   }
-  if (writable) {
-    for (const root of unique(options.workspaceRoots)) {
-      const state = path.join(root, STATE_FOLDER)
-      // A symlink would make bwrap bind wherever it points; the host refuses to start with one.
-      if (lstat(state)?.isDirectory()) argv.push('--ro-bind', state, state)
-    }
+  for (const root of unique(options.workspaceRoots)) {
+    const state = path.join(root, STATE_FOLDER)
+    // A symlink would make bwrap mount wherever it points; the host refuses to start with one.
+    if (lstat(state)?.isDirectory()) argv.push('--tmpfs', state)
   }
   argv.push('--chdir', input.cwd, '--', ...input.argv)
   const writableRoots = writable ? roots : []

@@ -19,10 +19,16 @@ declare module 'cordis' {
 }
 
 /**
- * The state folder in every workspace root (S8): the session journal and the spills, written only
- * by the host; the fs tools refuse writes there and the bwrap sandbox mounts it read-only.
+ * The state folder in every workspace root (S8): the session journals and the spills, written only
+ * by the host. The fs tools refuse writes there and let an agent read only its own spill folder;
+ * the bwrap sandbox hides it from commands.
  */
 export const STATE_FOLDER = '.ptc'
+
+/** The name of an agent's own folder under `.ptc/spill/` (`default` without an agent). */
+export function agentFolderName(agent: string | undefined): string {
+  return (agent ?? 'default').replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_')
+}
 
 /** Every sandbox mode, in increasing order of access (S8). */
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const satisfies readonly SandboxMode[]

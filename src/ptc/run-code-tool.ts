@@ -7,6 +7,7 @@
 import { join, resolve } from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
+import { agentFolderName } from '../policy/sandbox-policy.ts'
 import { defineTool } from '../tools/define-tool.ts'
 import { RUN_CODE } from './ptc-service.ts'
 import { DEFAULT_CAPS, type OutputCaps, renderRunCode, runCodeTexts, runCodeValueSchema } from './run-code-value.ts'
@@ -57,7 +58,7 @@ export function apply(ctx: Context, config: Config = {}) {
         const { result, logs } = runCodeTexts(value)
         if (result.length <= caps.maxResultChars && logs.length <= caps.maxLogChars) return [...content]
         // One folder per agent (session), so sessions never see each other's spills.
-        const dir = join(spillRoot, sanitize(execution.agent ?? 'default'))
+        const dir = join(spillRoot, agentFolderName(execution.agent))
         const id = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
         const spilled: { result?: string; logs?: string } = {}
         if (result.length > caps.maxResultChars) spilled.result = writeSpill(dir, `${id}-result.json`, result, spillRoot)
@@ -68,6 +69,3 @@ export function apply(ctx: Context, config: Config = {}) {
   )
 }
 
-function sanitize(text: string): string {
-  return text.replace(/[^A-Za-z0-9._-]/g, '_')
-}

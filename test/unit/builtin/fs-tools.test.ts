@@ -225,3 +225,36 @@ describe('the .ptc state folder (S8)', () => {
     expect(fs.existsSync(ws.file('.ptc/journal/forged.jsonl'))).toBe(false)
   })
 })
+
+describe('the .ptc state folder (S8: one session cannot see another session\'s journal or spills)', () => {
+  beforeEach(() => {
+    fs.mkdirSync(ws.file('.ptc/spill/agent-1'), { recursive: true })
+    fs.mkdirSync(ws.file('.ptc/spill/agent-2'), { recursive: true })
+    fs.mkdirSync(ws.file('.ptc/journal'), { recursive: true })
+    fs.writeFileSync(ws.file('.ptc/spill/agent-1/mine-result.json'), '"SECRET-A result"')
+    fs.writeFileSync(ws.file('.ptc/spill/agent-2/theirs-result.json'), '"SECRET-B result"')
+    fs.writeFileSync(ws.file('.ptc/journal/session.jsonl'), '{"SECRET-B":"journal"}\n')
+  })
+
+  it('an agent reads its own spill files, and nothing else under .ptc', async () => {
+    const own = await ws.call('read_file', { path: '.ptc/spill/agent-1/mine-result.json' }, { agent: 'agent-1' })
+    expect(own.value).toMatchObject({ text: '"SECRET-A result"' })
+    for (const path of ['.ptc/spill/agent-2/theirs-result.json', '.ptc/journal/session.jsonl', '.ptc/spill', '.ptc']) {
+      const tool = path.endsWith('.json') || path.endsWith('.jsonl') ? 'read_file' : 'list_dir'
+      const result = await ws.call(tool, { path }, { agent: 'agent-1' })
+      expect(result.error?.kind, path).toBe('denied')
+      expect(result.error?.message, path).toMatch(/holds the journals and spills of every session; only your own spill files/)
+    }
+  })
+
+  it('search and glob skip other sessions\' state without reading or naming it', async () => {
+    const everywhere = await ws.call('search', { pattern: 'SECRET' }, { agent: 'agent-1' })
+    expect(JSON.stringify(everywhere.value)).not.toContain('SECRET-B')
+    const own = await ws.call('search', { pattern: 'SECRET', path: '.ptc/spill/agent-1' }, { agent: 'agent-1' })
+    expect(own.value).toMatchObject({ files: [{ path: '.ptc/spill/agent-1/mine-result.json' }] })
+    expect((await ws.call('search', { pattern: 'SECRET', path: '.ptc' }, { agent: 'agent-1' })).error?.kind).toBe('denied')
+    const glob = await ws.call('glob', { pattern: '.ptc/**' }, { agent: 'agent-1' })
+    expect(JSON.stringify(glob.value)).not.toMatch(/agent-2|journal/)
+    expect((glob.value as { paths: string[] }).paths).toContain('.ptc/spill/agent-1/mine-result.json')
+  })
+})

@@ -53,14 +53,15 @@ describe('buildBwrapArgs', () => {
     expect(() => build({ mode: 'danger-full-access' })).toThrow(/not sandboxed/)
   })
 
-  it('S8 the .ptc state folder of a workspace root is bound read-only after the writable roots (not when it is a symlink)', () => {
+  it('S8 the .ptc state folder of a workspace root is hidden by a tmpfs after the roots, in every sandboxed mode (not when it is a symlink)', () => {
     const { argv } = build({}, fakeLstat(['/tmp/ws/.ptc']))
     const bindAt = argv.indexOf('/tmp/ws')
     const stateAt = argv.indexOf('/tmp/ws/.ptc')
-    expect(argv.slice(stateAt - 1, stateAt + 2)).toEqual(['--ro-bind', '/tmp/ws/.ptc', '/tmp/ws/.ptc'])
+    expect(argv.slice(stateAt - 1, stateAt + 1)).toEqual(['--tmpfs', '/tmp/ws/.ptc'])
     expect(stateAt).toBeGreaterThan(bindAt)
     expect(build({}, fakeLstat([], ['/tmp/ws/.ptc'])).argv).not.toContain('/tmp/ws/.ptc')
-    expect(build({ mode: 'read-only' }, fakeLstat(['/tmp/ws/.ptc'])).argv).not.toContain('/tmp/ws/.ptc')
+    const readOnly = build({ mode: 'read-only' }, fakeLstat(['/tmp/ws/.ptc'])).argv
+    expect(readOnly.slice(readOnly.indexOf('/tmp/ws/.ptc') - 1, readOnly.indexOf('/tmp/ws/.ptc') + 1)).toEqual(['--tmpfs', '/tmp/ws/.ptc'])
   })
 
   it('S8 /run and /var/tmp (real directories only, not the /var/run symlink) get private tmpfs mounts before the roots', () => {

@@ -98,7 +98,7 @@ describe('Sandbox (bwrap)', () => {
     if (!resolved.ok) expect(resolved.reason).toContain('outside the workspace roots')
   })
 
-  it('S8 the .ptc state folder is read-only to commands: the journal cannot be rewritten nor spills redirected', async () => {
+  it('S8 the .ptc state folder is hidden from commands: the journal can be neither read nor rewritten, spills not redirected', async () => {
     fs.mkdirSync(path.join(workspace, '.ptc', 'journal'), { recursive: true })
     fs.mkdirSync(path.join(workspace, '.ptc', 'spill'))
     fs.writeFileSync(path.join(workspace, '.ptc', 'journal', 's.jsonl'), '{"seq":1}\n')
@@ -109,8 +109,9 @@ describe('Sandbox (bwrap)', () => {
     }
     expect(fs.readFileSync(path.join(workspace, '.ptc', 'journal', 's.jsonl'), 'utf8')).toBe('{"seq":1}\n')
     expect(fs.readdirSync(path.join(workspace, '.ptc', 'spill'))).toEqual([])
-    // The rest of the workspace stays writable, and the state folder readable.
-    expect(await sandboxed(root, 'echo ok > mine.txt && cat .ptc/journal/s.jsonl')).toMatchObject({ exitCode: 0, stdout: '{"seq":1}\n' })
+    // The rest of the workspace stays writable; the state folder is an empty private mount.
+    expect(await sandboxed(root, 'echo ok > mine.txt && ls -A .ptc | wc -l && cat .ptc/journal/s.jsonl')).toMatchObject({ stdout: '0\n' })
+    expect(fs.readFileSync(path.join(workspace, 'mine.txt'), 'utf8')).toBe('ok\n')
   })
 
   it('S8 host secrets are masked: /etc/shadow gives nothing, credential stores in homes are empty, the rest of a home stays readable', async () => {
