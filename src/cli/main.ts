@@ -36,7 +36,9 @@ replay   print the cards of every call in a journal (ptc run --journal FILE) exa
          run printed them; damaged lines become notes. Pass the run's --tools for their cards.
 serve    be an MCP server exposing run_code (and the job tools; every tool with --expose-tools).
          --http binds 127.0.0.1 unless --host is given; any other host needs --token or
-         PTC_SERVE_TOKEN. --max-concurrent-runs bounds run_code executions across sessions.
+         PTC_SERVE_TOKEN. --max-concurrent-runs bounds run_code executions across sessions;
+         --max-queued-runs bounds the calls waiting for one, --max-runs-per-session one session's share
+         (calls beyond either are refused at once with isError).
 
 --mcp-config FILE  (run, check, typegen, serve) import the tools of the MCP servers in FILE,
           {"mcpServers": {name: {command, args?, env?, cwd?, parallel?, timeoutMs?}}}, as name__tool.
@@ -63,6 +65,8 @@ const OPTIONS = {
   token: { type: 'string' },
   'expose-tools': { type: 'boolean' },
   'max-concurrent-runs': { type: 'string' },
+  'max-queued-runs': { type: 'string' },
+  'max-runs-per-session': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 

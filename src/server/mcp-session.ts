@@ -8,7 +8,8 @@
  * Every `tools/call` goes through `ctx.tools.execute` (the whole pipeline) with the session's
  * agent and the request's `AbortSignal` (an MCP `notifications/cancelled` aborts it: the isolate is
  * disposed and in-flight tool calls are aborted). `run_code` executions wait for a slot of the
- * server-wide {@link RunLimiter}.
+ * server-wide {@link RunLimiter}; when its queue or this session's share is full the call is an
+ * immediate `isError` result.
  */
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
@@ -19,7 +20,7 @@ import * as journal from '../journal/journal.ts'
 import { RUN_CODE } from '../ptc/ptc-service.ts'
 import { elicitApproval } from './elicit-approval.ts'
 import { exposedTools, mcpToolList, objectOutputSchema, toCallToolResult } from './exposed-tools.ts'
-import type { RunLimiter } from './run-limiter.ts'
+import { RunRefused, type RunLimiter } from './run-limiter.ts'
 
 /** Server-wide options every session shares. */
 export interface SessionOptions {
@@ -95,7 +96,14 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
     requests.set(callId, extra.requestId)
     try {
       const execute = () => session.tools.execute({ callId, name, arguments: args ?? {} }, { agent, signal })
-      const result = name === RUN_CODE ? await options.limiter.run(execute) : await execute()
+      let result
+      try {
+        result = name === RUN_CODE ? await options.limiter.run(execute, agent) : await execute()
+      } catch (error) {
+        // The queue (or this session's share of it) is full: fail fast, the client may retry.
+        if (error instanceof RunRefused) return { content: [{ type: 'text' as const, text: error.message }], isError: true }
+        throw error
+      }
       return toCallToolResult(result, { objectOutput: objectOutputSchema(tool) !== undefined })
     } finally {
       requests.delete(callId)

@@ -1,16 +1,42 @@
 /**
- * The cross-session bound on `run_code` executions of one server: at most `max` scripts run at
- * once, the rest wait in FIFO order (queueing, never failure). Built on `p-limit`.
+ * The cross-session bound on `run_code` executions of one server: at most `maxConcurrent` scripts
+ * run at once, the rest wait in FIFO order. The wait is bounded too, so a client cannot make the
+ * server hold unbounded work (each waiting call keeps its code in memory):
+ * - at most `maxQueued` calls wait across all sessions; one more is refused at once;
+ * - one session may have at most `maxPerSession` calls running or waiting together; one more is
+ *   refused at once, so a single session can neither fill the queue nor hold every slot while
+ *   others wait behind it for long.
+ * A refusal is a {@link RunRefused} whose message says why and to try again later. Built on `p-limit`.
  */
 import pLimit from 'p-limit'
 
 /** Default number of `run_code` executions that may run at once across all sessions. */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 4
+/** Default number of `run_code` calls that may wait for a slot, across all sessions. */
+export const DEFAULT_MAX_QUEUED_RUNS = 64
+/** Default number of `run_code` calls one session may have running or waiting at once. */
+export const DEFAULT_MAX_RUNS_PER_SESSION = 4
 
-/** A shared limiter; `run` queues when `max` tasks are active. */
+/** The limits of a {@link RunLimiter}; each a positive whole number. */
+export interface RunLimits {
+  maxConcurrent?: number
+  maxQueued?: number
+  maxPerSession?: number
+}
+
+/** A call the limiter refused to queue (the queue or the session's share is full). */
+export class RunRefused extends Error {
+  override name = 'RunRefused'
+}
+
+/** A shared limiter; `run` queues when every slot is taken. */
 export interface RunLimiter {
-  /** Run `task` when a slot is free; resolves or rejects as `task` does. */
-  run<T>(task: () => Promise<T>): Promise<T>
+  /**
+   * Run `task` when a slot is free; resolves or rejects as `task` does. `session` names the
+   * caller for the per-session cap.
+   * @throws RunRefused (without running `task`) when the queue or the session's share is full.
+   */
+  run<T>(task: () => Promise<T>, session?: string): Promise<T>
   /** Tasks running now. */
   readonly active: number
   /** Tasks waiting for a slot. */
@@ -18,14 +44,37 @@ export interface RunLimiter {
 }
 
 /**
- * Make a limiter for `max` concurrent tasks (a positive integer).
- * @throws RangeError when `max` is not a positive integer.
+ * Make a limiter. A number is `maxConcurrent` alone (the other limits keep their defaults).
+ * @throws RangeError when a limit is not a positive whole number.
  */
-export function createRunLimiter(max: number = DEFAULT_MAX_CONCURRENT_RUNS): RunLimiter {
-  if (!Number.isInteger(max) || max < 1) throw new RangeError(`The run limit must be a positive whole number, got ${max}.`)
-  const limit = pLimit(max)
+export function createRunLimiter(limits: number | RunLimits = {}): RunLimiter {
+  const { maxConcurrent = DEFAULT_MAX_CONCURRENT_RUNS, maxQueued = DEFAULT_MAX_QUEUED_RUNS, maxPerSession = DEFAULT_MAX_RUNS_PER_SESSION } =
+    typeof limits === 'number' ? { maxConcurrent: limits } : limits
+  for (const [label, value] of [['run limit', maxConcurrent], ['queue limit', maxQueued], ['per-session run limit', maxPerSession]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`The ${label} must be a positive whole number, got ${value}.`)
+  }
+  const limit = pLimit(maxConcurrent)
+  const perSession = new Map<string, number>()
   return {
-    run: (task) => limit(task),
+    run: async (task, session) => {
+      const mine = session === undefined ? 0 : (perSession.get(session) ?? 0)
+      if (mine >= maxPerSession) {
+        throw new RunRefused(`This session already has ${mine} run_code calls running or waiting (at most ${maxPerSession} per session); wait for one to finish, then try again.`)
+      }
+      if (limit.activeCount >= maxConcurrent && limit.pendingCount >= maxQueued) {
+        throw new RunRefused(`The server has ${limit.pendingCount} run_code calls waiting for a slot (at most ${maxQueued}); try again later.`)
+      }
+      if (session !== undefined) perSession.set(session, mine + 1)
+      try {
+        return await limit(task)
+      } finally {
+        if (session !== undefined) {
+          const left = (perSession.get(session) ?? 1) - 1
+          if (left > 0) perSession.set(session, left)
+          else perSession.delete(session)
+        }
+      }
+    },
     get active() {
       return limit.activeCount
     },

@@ -8,6 +8,7 @@ import { createHost, type HostOptions } from '../host/create-host.ts'
 import { McpConfigError } from '../mcp/mcp-config.ts'
 import { McpConnectionError } from '../mcp/mcp-connection.ts'
 import { checkExposure, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from './http-server.ts'
+import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS_PER_SESSION } from './run-limiter.ts'
 import { serve, type ServeOptions } from './serve.ts'
 import { ServeError } from './serve-errors.ts'
 
@@ -20,11 +21,14 @@ export interface ServeFlags {
   token?: string
   'expose-tools'?: boolean
   'max-concurrent-runs'?: string
+  'max-queued-runs'?: string
+  'max-runs-per-session'?: string
 }
 
 /** The usage text of `serve`, for the CLI's help. */
 export const SERVE_USAGE = `  ptc serve --stdio | --http [--host 127.0.0.1] [--port ${DEFAULT_HTTP_PORT}] [--token T]
-                 [--expose-tools] [--max-concurrent-runs 4] [--workspace DIR] [--tools MODULE]...
+                 [--expose-tools] [--max-concurrent-runs ${DEFAULT_MAX_CONCURRENT_RUNS}] [--max-queued-runs ${DEFAULT_MAX_QUEUED_RUNS}]
+                 [--max-runs-per-session ${DEFAULT_MAX_RUNS_PER_SESSION}] [--workspace DIR] [--tools MODULE]...
                  [--mcp-config FILE]`
 
 /**
@@ -45,6 +49,8 @@ export function serveOptionsFrom(flags: ServeFlags, workspace: string, env: Node
   const token = flags.token ?? env.PTC_SERVE_TOKEN
   const port = whole(flags.port, 'port', 0)
   const maxConcurrentRuns = whole(flags['max-concurrent-runs'], 'max-concurrent-runs', 1)
+  const maxQueuedRuns = whole(flags['max-queued-runs'], 'max-queued-runs', 1)
+  const maxRunsPerSession = whole(flags['max-runs-per-session'], 'max-runs-per-session', 1)
   return {
     transport: flags.stdio ? 'stdio' : 'http',
     exposeTools: flags['expose-tools'] === true,
@@ -53,6 +59,8 @@ export function serveOptionsFrom(flags: ServeFlags, workspace: string, env: Node
     ...(port !== undefined && { port }),
     ...(flags.http && token !== undefined && token !== '' && { token }),
     ...(maxConcurrentRuns !== undefined && { maxConcurrentRuns }),
+    ...(maxQueuedRuns !== undefined && { maxQueuedRuns }),
+    ...(maxRunsPerSession !== undefined && { maxRunsPerSession }),
   }
 }
 

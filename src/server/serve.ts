@@ -6,7 +6,7 @@
 import type { Context } from 'cordis'
 import { serveHttp, type HttpServeOptions } from './http-server.ts'
 import type { SessionOptions } from './mcp-session.ts'
-import { createRunLimiter, DEFAULT_MAX_CONCURRENT_RUNS } from './run-limiter.ts'
+import { createRunLimiter } from './run-limiter.ts'
 import { serveStdio } from './stdio-server.ts'
 
 /** Options of {@link serve}. */
@@ -14,6 +14,10 @@ export interface ServeOptions extends Omit<SessionOptions, 'limiter'>, Pick<Http
   transport: 'stdio' | 'http'
   /** `run_code` executions that may run at once across sessions; more wait (default 4). */
   maxConcurrentRuns?: number
+  /** `run_code` calls that may wait for a slot across sessions; more are refused at once (default 64). */
+  maxQueuedRuns?: number
+  /** `run_code` calls one session may have running or waiting; more are refused at once (default 4). */
+  maxRunsPerSession?: number
 }
 
 /** A running server. */
@@ -28,11 +32,16 @@ export interface ServeHandle {
 /**
  * Start serving on `ctx` (any host context that has the `tools`, `ptc` and `approval` services).
  * @throws ServeError (before listening) when the HTTP exposure rules refuse the bind; RangeError
- *   when `maxConcurrentRuns` is not a positive whole number.
+ *   when `maxConcurrentRuns`, `maxQueuedRuns` or `maxRunsPerSession` is not a positive whole number.
  */
 export async function serve(ctx: Context, options: ServeOptions): Promise<ServeHandle> {
-  const { transport, maxConcurrentRuns, host, port, token, ...session } = options
-  const sessionOptions: SessionOptions = { ...session, limiter: createRunLimiter(maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS) }
+  const { transport, maxConcurrentRuns, maxQueuedRuns, maxRunsPerSession, host, port, token, ...session } = options
+  const limiter = createRunLimiter({
+    ...(maxConcurrentRuns !== undefined && { maxConcurrent: maxConcurrentRuns }),
+    ...(maxQueuedRuns !== undefined && { maxQueued: maxQueuedRuns }),
+    ...(maxRunsPerSession !== undefined && { maxPerSession: maxRunsPerSession }),
+  })
+  const sessionOptions: SessionOptions = { ...session, limiter }
   let started: ServeHandle | undefined
   const fiber = ctx.plugin({
     name: `mcp-server:${transport}`,

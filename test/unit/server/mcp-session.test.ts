@@ -142,6 +142,16 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 30_000 }, () => {
     expect(JSON.stringify(result.content)).toMatch(/cancel/i)
   })
 
+  it('a run_code call beyond the session\'s share of the run queue fails fast with isError', async () => {
+    const { client } = await connect({ limiter: createRunLimiter({ maxConcurrent: 1, maxQueued: 10, maxPerSession: 1 }) })
+    const first = client.callTool({ name: 'run_code', arguments: { code: 'await tools.sleep({ ms: 1500 }); return 1' } })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const refused = await client.callTool({ name: 'run_code', arguments: { code: 'return 2' } })
+    expect(refused.isError).toBe(true)
+    expect(JSON.stringify(refused.content)).toMatch(/at most 1 per session/)
+    expect((await first).structuredContent).toMatchObject({ status: 'ok', value: 1 })
+  })
+
   it('closing a session kills its background jobs (S10.5): the process is gone and no session sees the job', async () => {
     const { session, client } = await connect({ exposeTools: true })
     const marker = `${600 + Math.floor(Math.random() * 300)}.${process.pid}`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createRunLimiter } from '../../../src/server/run-limiter.ts'
+import { createRunLimiter, RunRefused } from '../../../src/server/run-limiter.ts'
 import { serveOptionsFrom } from '../../../src/server/serve-command.ts'
 
 describe('ptc serve flags', () => {
@@ -18,6 +18,9 @@ describe('ptc serve flags', () => {
   it('check numbers', () => {
     expect(serveOptionsFrom({ http: true, port: '0', 'max-concurrent-runs': '2', 'expose-tools': true }, '/w', {})).toMatchObject({ port: 0, maxConcurrentRuns: 2, exposeTools: true })
     expect(() => serveOptionsFrom({ stdio: true, 'max-concurrent-runs': '0' }, '/w', {})).toThrow(/--max-concurrent-runs/)
+    expect(serveOptionsFrom({ stdio: true, 'max-queued-runs': '8', 'max-runs-per-session': '2' }, '/w', {})).toMatchObject({ maxQueuedRuns: 8, maxRunsPerSession: 2 })
+    expect(() => serveOptionsFrom({ stdio: true, 'max-queued-runs': '0' }, '/w', {})).toThrow(/--max-queued-runs/)
+    expect(() => serveOptionsFrom({ stdio: true, 'max-runs-per-session': 'x' }, '/w', {})).toThrow(/--max-runs-per-session/)
   })
 })
 
@@ -47,5 +50,37 @@ describe('run limiter', () => {
 
   it('refuses a limit that is not a positive whole number', () => {
     expect(() => createRunLimiter(0)).toThrow(RangeError)
+  })
+
+  it('bounds the queue: beyond maxQueued waiting calls, one more is refused at once without running', async () => {
+    const limiter = createRunLimiter({ maxConcurrent: 1, maxQueued: 2, maxPerSession: 100 })
+    const gate = Promise.withResolvers<void>()
+    let ran = 0
+    const task = () => {
+      ran++
+      return gate.promise
+    }
+    const admitted = [1, 2, 3].map((n) => limiter.run(task, `s${n}`))
+    expect(limiter.pending).toBe(2)
+    await expect(limiter.run(task, 's4')).rejects.toThrow(RunRefused)
+    await expect(limiter.run(task, 's4')).rejects.toThrow(/has 2 run_code calls waiting .*try again later/)
+    gate.resolve()
+    await Promise.all(admitted)
+    expect(ran).toBe(3)
+    await limiter.run(async () => {}, 's4')
+  })
+
+  it('caps one session\'s running and waiting calls, so it cannot fill the queue; other sessions still get in', async () => {
+    const limiter = createRunLimiter({ maxConcurrent: 2, maxQueued: 10, maxPerSession: 3 })
+    const gate = Promise.withResolvers<void>()
+    const mine = [1, 2, 3].map(() => limiter.run(() => gate.promise, 'greedy'))
+    await expect(limiter.run(() => gate.promise, 'greedy')).rejects.toThrow(/already has 3 run_code calls .*at most 3 per session/)
+    const other = limiter.run(async () => 'other', 'polite')
+    expect(limiter.pending).toBe(2)
+    gate.resolve()
+    expect(await other).toBe('other')
+    await Promise.all(mine)
+    // The share is given back when the calls end.
+    expect(await limiter.run(async () => 'again', 'greedy')).toBe('again')
   })
 })
