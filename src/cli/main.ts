@@ -38,7 +38,8 @@ serve    be an MCP server exposing run_code (and the job tools; every tool with 
          --http binds 127.0.0.1 unless --host is given; any other host needs --token or
          PTC_SERVE_TOKEN. --max-concurrent-runs bounds run_code executions across sessions;
          --max-queued-runs bounds the calls waiting for one, --max-runs-per-session one session's share
-         (calls beyond either are refused at once with isError).
+         (calls beyond either are refused at once with isError). --http closes a session idle for
+         --session-idle-ms and answers 503 to a new session beyond --max-sessions.
 
 --mcp-config FILE  (run, check, typegen, serve) import the tools of the MCP servers in FILE,
           {"mcpServers": {name: {command, args?, env?, cwd?, parallel?, timeoutMs?}}}, as name__tool.
@@ -67,6 +68,8 @@ const OPTIONS = {
   'max-concurrent-runs': { type: 'string' },
   'max-queued-runs': { type: 'string' },
   'max-runs-per-session': { type: 'string' },
+  'session-idle-ms': { type: 'string' },
+  'max-sessions': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 

@@ -27,6 +27,20 @@ export function bearerTokenMatches(header: string | undefined, token: string): b
 }
 
 /**
+ * True when an `Origin` header names a loopback origin (`http://127.0.0.1:3000`, `http://localhost`,
+ * `http://[::1]:8080`). `null` (opaque origins: sandboxed frames, `file:`) and anything unparsable
+ * are not loopback.
+ */
+export function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname)
+  } catch {
+    return false
+  }
+}
+
+/**
  * True when the `Host` header names a loopback host (any port). A browser page on an attacker's
  * domain that rebinds to 127.0.0.1 still sends its own domain as `Host`, so this refuses it.
  */

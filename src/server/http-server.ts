@@ -4,7 +4,14 @@
  * Network exposure is fail-closed: the default bind is 127.0.0.1; any other bind needs a bearer
  * token, refused at start-up otherwise (before listening); a configured token is checked on every
  * request in constant time (401 otherwise); on a loopback bind the `Host` header must be loopback
- * too (DNS-rebinding defence, 403 otherwise).
+ * too (DNS-rebinding defence, 403 otherwise), and so must an `Origin` header when one is sent (a
+ * cross-site browser page, 403 otherwise).
+ *
+ * Sessions are bounded: one is opened (journal file, fiber) only once the SDK has accepted the
+ * initialize request, so a refused request leaves nothing behind; at most `maxSessions` are open
+ * (an initialize beyond that gets 503); a session with no request in flight for `sessionIdleMs` is
+ * closed (its calls aborted, its background jobs killed, its GET stream ended) and later
+ * requests for it get 404.
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -12,7 +19,7 @@ import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { Context } from 'cordis'
-import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader } from './bearer-auth.ts'
+import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader, isLoopbackOrigin } from './bearer-auth.ts'
 import { openSession, type McpSession, type SessionOptions } from './mcp-session.ts'
 import { ServeError } from './serve-errors.ts'
 
@@ -22,6 +29,10 @@ export const DEFAULT_HTTP_HOST = '127.0.0.1'
 export const DEFAULT_HTTP_PORT = 8765
 /** Largest accepted request body, in bytes (4 MiB). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024
+/** Default time a session may go without a request in flight before it is closed, in ms (30 min). */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000
+/** Default number of sessions that may be open at once. */
+export const DEFAULT_MAX_SESSIONS = 100
 
 /** Where and how to listen. `port: 0` picks a free port (see `url` of the handle). */
 export interface HttpServeOptions extends SessionOptions {
@@ -29,6 +40,10 @@ export interface HttpServeOptions extends SessionOptions {
   port?: number
   /** Bearer token; required for a non-loopback `host`. */
   token?: string
+  /** Close a session after this long with no request in flight, in ms (default 30 min). */
+  sessionIdleMs?: number
+  /** Sessions open at once; an initialize beyond that gets 503 (default 100). */
+  maxSessions?: number
 }
 
 /** A listening server. */
@@ -69,8 +84,42 @@ export function checkExposure(options: Pick<HttpServeOptions, 'host' | 'port' | 
 export async function serveHttp(ctx: Context, options: HttpServeOptions): Promise<HttpServerHandle> {
   const { host, port, token } = checkExposure(options)
   const loopback = isLoopbackHost(host)
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
+  const { sessionIdleMs: _idle, maxSessions: _max, host: _host, port: _port, token: _token, ...sessionOptions } = options
 
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: McpSession }>()
+  interface Entry {
+    transport: StreamableHTTPServerTransport
+    session: McpSession
+    /** POST requests of this session being answered now (a standalone GET stream does not count). */
+    inFlight: number
+    idle?: NodeJS.Timeout
+  }
+  const sessions = new Map<string, Entry>()
+  // Initialize requests accepted for a slot whose session is not open yet.
+  let opening = 0
+  let stopped = false
+
+  const closeEntry = (id: string, entry: Entry) => {
+    if (sessions.get(id) === entry) sessions.delete(id)
+    clearTimeout(entry.idle)
+    return Promise.all([entry.session.close(), entry.transport.close().catch(() => {})]).then(() => {})
+  }
+  const armIdle = (id: string, entry: Entry) => {
+    clearTimeout(entry.idle)
+    if (entry.inFlight === 0 && sessions.get(id) === entry) entry.idle = setTimeout(() => void closeEntry(id, entry), idleMs).unref()
+  }
+  /** Count `res` as in flight for `id` until it is finished or its connection drops. */
+  const track = (id: string, res: ServerResponse) => {
+    const entry = sessions.get(id)
+    if (!entry) return
+    entry.inFlight++
+    clearTimeout(entry.idle)
+    res.once('close', () => {
+      entry.inFlight--
+      armIdle(id, entry)
+    })
+  }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname
@@ -80,6 +129,8 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
       return reply(res, 401, 'Unauthorized: send "Authorization: Bearer <token>" with the token ptc serve was started with.')
     }
     if (loopback && !isLoopbackHostHeader(req.headers.host)) return reply(res, 403, `Forbidden: Host "${req.headers.host}" is not a loopback name.`)
+    const origin = req.headers.origin
+    if (loopback && origin !== undefined && !isLoopbackOrigin(origin)) return reply(res, 403, `Forbidden: Origin "${origin}" is not a loopback origin.`)
     const sessionId = req.headers['mcp-session-id']
     const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
     if (req.method === 'POST') {
@@ -90,25 +141,52 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
         if (error instanceof BodyTooLarge) return reply(res, 413, `The request body is over ${MAX_BODY_BYTES} bytes.`)
         return reply(res, 400, 'Parse error: the body is not JSON.', -32700)
       }
-      if (known) return known.transport.handleRequest(req, res, body)
+      if (known) {
+        track(sessionId as string, res)
+        return known.transport.handleRequest(req, res, body)
+      }
       if (sessionId !== undefined) return reply(res, 404, 'Session not found: start a new session with an initialize request.')
       if (!isInitializeRequest(body)) return reply(res, 400, 'Bad request: no session id, and the body is not an initialize request.')
-      const session = await openSession(ctx, options)
-      const transport = new StreamableHTTPServerTransport({
+      if (stopped) return reply(res, 503, 'The server is shutting down.')
+      if (sessions.size + opening >= maxSessions) {
+        return reply(res, 503, `Service unavailable: ${maxSessions} sessions are open (the most this server allows); close one (HTTP DELETE) or try again later.`)
+      }
+      // The session (journal file, fiber) is opened only once the SDK has accepted the initialize
+      // request (Accept, Content-Type, JSON-RPC shape): a refused request leaves nothing behind.
+      opening++
+      let opened = false
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          sessions.set(id, { transport, session })
+        onsessioninitialized: async (id) => {
+          opened = true
+          opening--
+          let session: McpSession
+          try {
+            session = await openSession(ctx, sessionOptions)
+          } catch (error) {
+            void transport.close().catch(() => {})
+            throw error
+          }
+          const entry: Entry = { transport, session, inFlight: 0 }
+          sessions.set(id, entry)
+          transport.onclose = () => void closeEntry(id, entry)
+          await session.server.connect(transport)
+          if (stopped) void closeEntry(id, entry)
+          else track(id, res)
         },
       })
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId)
-        void session.close()
+      try {
+        return await transport.handleRequest(req, res, body)
+      } finally {
+        if (!opened) {
+          opening--
+          await transport.close().catch(() => {})
+        }
       }
-      await session.server.connect(transport)
-      return transport.handleRequest(req, res, body)
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (!known) return reply(res, sessionId === undefined ? 400 : 404, sessionId === undefined ? 'Bad request: missing Mcp-Session-Id.' : 'Session not found.')
+      // A GET stream only carries server notifications: holding one open is not activity.
       return known.transport.handleRequest(req, res)
     }
     res.setHeader('Allow', 'GET, POST, DELETE')
@@ -145,12 +223,8 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
     },
     close: () =>
       (closing ??= (async () => {
-        const open = [...sessions.values()]
-        sessions.clear()
-        await Promise.all(open.map(async ({ transport, session }) => {
-          await session.close()
-          await transport.close().catch(() => {})
-        }))
+        stopped = true
+        await Promise.all([...sessions].map(([id, entry]) => closeEntry(id, entry)))
         await new Promise<void>((resolve) => {
           http.close(() => resolve())
           http.closeAllConnections()

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { createHost, type HostOptions } from '../host/create-host.ts'
 import { McpConfigError } from '../mcp/mcp-config.ts'
 import { McpConnectionError } from '../mcp/mcp-connection.ts'
-import { checkExposure, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from './http-server.ts'
+import { checkExposure, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './http-server.ts'
 import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS_PER_SESSION } from './run-limiter.ts'
 import { serve, type ServeOptions } from './serve.ts'
 import { ServeError } from './serve-errors.ts'
@@ -23,10 +23,13 @@ export interface ServeFlags {
   'max-concurrent-runs'?: string
   'max-queued-runs'?: string
   'max-runs-per-session'?: string
+  'session-idle-ms'?: string
+  'max-sessions'?: string
 }
 
 /** The usage text of `serve`, for the CLI's help. */
 export const SERVE_USAGE = `  ptc serve --stdio | --http [--host 127.0.0.1] [--port ${DEFAULT_HTTP_PORT}] [--token T]
+                 [--session-idle-ms ${DEFAULT_SESSION_IDLE_MS}] [--max-sessions ${DEFAULT_MAX_SESSIONS}]
                  [--expose-tools] [--max-concurrent-runs ${DEFAULT_MAX_CONCURRENT_RUNS}] [--max-queued-runs ${DEFAULT_MAX_QUEUED_RUNS}]
                  [--max-runs-per-session ${DEFAULT_MAX_RUNS_PER_SESSION}] [--workspace DIR] [--tools MODULE]...
                  [--mcp-config FILE]`
@@ -43,14 +46,16 @@ export function serveOptionsFrom(flags: ServeFlags, workspace: string, env: Node
     if (!Number.isInteger(value) || value < min) throw new ServeError(`--${flag} takes a whole number ≥ ${min}, got "${text}".`)
     return value
   }
-  if (flags.stdio && (flags.host !== undefined || flags.port !== undefined || flags.token !== undefined)) {
-    throw new ServeError('--host, --port and --token apply to --http only.')
+  if (flags.stdio && (flags.host !== undefined || flags.port !== undefined || flags.token !== undefined || flags['session-idle-ms'] !== undefined || flags['max-sessions'] !== undefined)) {
+    throw new ServeError('--host, --port, --token, --session-idle-ms and --max-sessions apply to --http only.')
   }
   const token = flags.token ?? env.PTC_SERVE_TOKEN
   const port = whole(flags.port, 'port', 0)
   const maxConcurrentRuns = whole(flags['max-concurrent-runs'], 'max-concurrent-runs', 1)
   const maxQueuedRuns = whole(flags['max-queued-runs'], 'max-queued-runs', 1)
   const maxRunsPerSession = whole(flags['max-runs-per-session'], 'max-runs-per-session', 1)
+  const sessionIdleMs = whole(flags['session-idle-ms'], 'session-idle-ms', 1)
+  const maxSessions = whole(flags['max-sessions'], 'max-sessions', 1)
   return {
     transport: flags.stdio ? 'stdio' : 'http',
     exposeTools: flags['expose-tools'] === true,
@@ -61,6 +66,8 @@ export function serveOptionsFrom(flags: ServeFlags, workspace: string, env: Node
     ...(maxConcurrentRuns !== undefined && { maxConcurrentRuns }),
     ...(maxQueuedRuns !== undefined && { maxQueuedRuns }),
     ...(maxRunsPerSession !== undefined && { maxRunsPerSession }),
+    ...(sessionIdleMs !== undefined && { sessionIdleMs }),
+    ...(maxSessions !== undefined && { maxSessions }),
   }
 }
 

@@ -10,7 +10,7 @@ import { createRunLimiter } from './run-limiter.ts'
 import { serveStdio } from './stdio-server.ts'
 
 /** Options of {@link serve}. */
-export interface ServeOptions extends Omit<SessionOptions, 'limiter'>, Pick<HttpServeOptions, 'host' | 'port' | 'token'> {
+export interface ServeOptions extends Omit<SessionOptions, 'limiter'>, Pick<HttpServeOptions, 'host' | 'port' | 'token' | 'sessionIdleMs' | 'maxSessions'> {
   transport: 'stdio' | 'http'
   /** `run_code` executions that may run at once across sessions; more wait (default 4). */
   maxConcurrentRuns?: number
@@ -35,7 +35,7 @@ export interface ServeHandle {
  *   when `maxConcurrentRuns`, `maxQueuedRuns` or `maxRunsPerSession` is not a positive whole number.
  */
 export async function serve(ctx: Context, options: ServeOptions): Promise<ServeHandle> {
-  const { transport, maxConcurrentRuns, maxQueuedRuns, maxRunsPerSession, host, port, token, ...session } = options
+  const { transport, maxConcurrentRuns, maxQueuedRuns, maxRunsPerSession, host, port, token, sessionIdleMs, maxSessions, ...session } = options
   const limiter = createRunLimiter({
     ...(maxConcurrentRuns !== undefined && { maxConcurrent: maxConcurrentRuns }),
     ...(maxQueuedRuns !== undefined && { maxQueued: maxQueuedRuns }),
@@ -50,7 +50,7 @@ export async function serve(ctx: Context, options: ServeOptions): Promise<ServeH
       if (transport === 'stdio') {
         started = await serveStdio(server, sessionOptions)
       } else {
-        const http = await serveHttp(server, { ...sessionOptions, ...(host !== undefined && { host }), ...(port !== undefined && { port }), ...(token !== undefined && { token }) })
+        const http = await serveHttp(server, { ...sessionOptions, ...(host !== undefined && { host }), ...(port !== undefined && { port }), ...(token !== undefined && { token }), ...(sessionIdleMs !== undefined && { sessionIdleMs }), ...(maxSessions !== undefined && { maxSessions }) })
         started = { url: http.url, closed: new Promise<void>(() => {}), close: () => http.close() }
       }
       server.effect(() => () => started?.close(), 'mcp server')

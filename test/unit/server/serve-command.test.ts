@@ -21,6 +21,8 @@ describe('ptc serve flags', () => {
     expect(serveOptionsFrom({ stdio: true, 'max-queued-runs': '8', 'max-runs-per-session': '2' }, '/w', {})).toMatchObject({ maxQueuedRuns: 8, maxRunsPerSession: 2 })
     expect(() => serveOptionsFrom({ stdio: true, 'max-queued-runs': '0' }, '/w', {})).toThrow(/--max-queued-runs/)
     expect(() => serveOptionsFrom({ stdio: true, 'max-runs-per-session': 'x' }, '/w', {})).toThrow(/--max-runs-per-session/)
+    expect(serveOptionsFrom({ http: true, 'session-idle-ms': '60000', 'max-sessions': '5' }, '/w', {})).toMatchObject({ sessionIdleMs: 60_000, maxSessions: 5 })
+    expect(() => serveOptionsFrom({ stdio: true, 'max-sessions': '5' }, '/w', {})).toThrow(/apply to --http only/)
   })
 })
 

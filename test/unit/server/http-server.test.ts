@@ -1,0 +1,101 @@
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createHost, type Host } from '../../../src/host/create-host.ts'
+import { serveHttp, type HttpServeOptions, type HttpServerHandle } from '../../../src/server/http-server.ts'
+import { createRunLimiter } from '../../../src/server/run-limiter.ts'
+
+const TOOLS = fileURLToPath(new URL('../../fixtures/serve-tools.ts', import.meta.url))
+const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }
+const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+
+describe('ptc serve --http sessions are bounded (S9.4)', { timeout: 30_000 }, () => {
+  let host: Host
+  let workspace: string
+  const servers: HttpServerHandle[] = []
+  const clients: Client[] = []
+
+  beforeAll(async () => {
+    workspace = mkdtempSync(join(tmpdir(), 'ptc-http-'))
+    host = await createHost({ workspace, journal: false, toolModules: [TOOLS] })
+  }, 60_000)
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => {})))
+    for (const server of servers) await server.close()
+    await host.dispose()
+  })
+
+  async function start(options: Partial<HttpServeOptions> = {}) {
+    const journalDir = mkdtempSync(join(workspace, 'journal-'))
+    const server = await serveHttp(host.ctx, { exposeTools: false, limiter: createRunLimiter(2), journalDir, port: 0, ...options })
+    servers.push(server)
+    return { server, journalDir }
+  }
+  async function connect(url: string): Promise<Client> {
+    const client = new Client({ name: 'unit-http', version: '1' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+    clients.push(client)
+    return client
+  }
+  const post = (url: string, headers: Record<string, string>, body: unknown = INITIALIZE) => fetch(url, { method: 'POST', headers, body: JSON.stringify(body) })
+
+  it('an initialize the SDK refuses (406, 415) opens no session and writes no journal file', async () => {
+    const { server, journalDir } = await start()
+    expect((await post(server.url, { 'Content-Type': 'application/json', Accept: 'application/json' })).status).toBe(406)
+    expect((await post(server.url, { 'Content-Type': 'text/plain', Accept: HEADERS.Accept })).status).toBe(415)
+    expect(server.sessions).toBe(0)
+    expect(existsSync(journalDir) ? readdirSync(journalDir) : []).toEqual([])
+    // An accepted initialize does open one, with its journal.
+    await connect(server.url)
+    expect(server.sessions).toBe(1)
+    expect(readdirSync(journalDir)).toHaveLength(1)
+  })
+
+  it('a request with a non-loopback Origin gets 403 on a loopback bind; a loopback Origin is served', async () => {
+    const { server } = await start()
+    for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1.evil.example:8765']) {
+      const refused = await post(server.url, { ...HEADERS, Origin: origin })
+      expect(refused.status).toBe(403)
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/Origin .* is not a loopback origin/)
+    }
+    expect(server.sessions).toBe(0)
+    const allowed = await post(server.url, { ...HEADERS, Origin: 'http://localhost:3000' })
+    expect(allowed.status).toBe(200)
+    await allowed.body?.cancel()
+    expect(server.sessions).toBe(1)
+  })
+
+  it('a session idle for sessionIdleMs is closed; its id then gets 404', async () => {
+    const { server } = await start({ sessionIdleMs: 300 })
+    const client = await connect(server.url)
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+    expect(server.sessions).toBe(1)
+    await expect.poll(() => server.sessions, { timeout: 5_000 }).toBe(0)
+    await expect(client.listTools()).rejects.toThrow(/404|Session not found/)
+  })
+
+  it('a session with a call in flight is not idle', async () => {
+    const { server } = await start({ sessionIdleMs: 200, exposeTools: true })
+    const client = await connect(server.url)
+    const result = await client.callTool({ name: 'sleep', arguments: { ms: 700 } })
+    expect(result.isError).toBe(false)
+    expect(server.sessions).toBe(1)
+  })
+
+  it('beyond maxSessions an initialize gets 503 with a clear message; closing one frees a slot', async () => {
+    const { server } = await start({ maxSessions: 2 })
+    await connect(server.url)
+    const second = await connect(server.url)
+    const refused = await post(server.url, HEADERS)
+    expect(refused.status).toBe(503)
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/2 sessions are open/)
+    await (second.transport as StreamableHTTPClientTransport).terminateSession()
+    await expect.poll(() => server.sessions).toBe(1)
+    await connect(server.url)
+    expect(server.sessions).toBe(2)
+  })
+})
