@@ -29,6 +29,10 @@ export class McpConnection {
   readonly _transport: StdioClientTransport
   _stderr = ''
   _closed = false
+  /** Why the connection closed, when ptc can tell (e.g. a message over the size limit). */
+  _closeReason: string | undefined
+  /** When the start-up budget (handshake and first tool listing) runs out, as `performance.now()`. */
+  _startDeadline = Infinity
 
   private constructor(server: string, config: McpServerConfig) {
     this.server = server
@@ -48,6 +52,12 @@ export class McpConnection {
     this._client.onclose = () => {
       this._closed = true
     }
+    this._client.onerror = (error) => {
+      // The SDK's stdio reader drops the connection (and stops the server) when one message is
+      // bigger than its buffer: say so, instead of a bare "exited".
+      const limit = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(error?.message ?? '')
+      if (limit) this._closeReason ??= `it sent a message over the ${Math.round(Number(limit[1]) / 1024 / 1024)} MiB MCP stdio message limit, so the connection was dropped and the server stopped`
+    }
   }
 
   /** Per-call budget in ms (config `timeoutMs`, default 60,000). */
@@ -56,13 +66,17 @@ export class McpConnection {
   }
 
   /**
-   * Spawn the server and run the MCP handshake within `max(timeoutMs, MIN_START_TIMEOUT_MS)`.
+   * Spawn the server and run the MCP handshake within the start-up budget,
+   * `max(timeoutMs, MIN_START_TIMEOUT_MS)` unless `options.startTimeoutMs` says otherwise. The
+   * first {@link listTools} must finish within what is left of that budget.
    * @throws McpConnectionError when the process cannot start or does not complete the handshake.
    */
-  static async start(server: string, config: McpServerConfig): Promise<McpConnection> {
+  static async start(server: string, config: McpServerConfig, options: { startTimeoutMs?: number } = {}): Promise<McpConnection> {
     const connection = new McpConnection(server, config)
+    const budget = options.startTimeoutMs ?? Math.max(connection.timeoutMs, MIN_START_TIMEOUT_MS)
+    connection._startDeadline = performance.now() + budget
     try {
-      await connection._client.connect(connection._transport, { timeout: Math.max(connection.timeoutMs, MIN_START_TIMEOUT_MS) })
+      await connection._client.connect(connection._transport, { timeout: budget })
     } catch (error) {
       await connection.close()
       throw new McpConnectionError(`MCP server "${server}" (${[config.command, ...config.args].join(' ')}) could not start: ${describe(error)}${connection.stderrNote()}`, server, { cause: error })
@@ -70,15 +84,34 @@ export class McpConnection {
     return connection
   }
 
-  /** Every tool the server lists, following pagination cursors. */
+  /**
+   * Every tool the server lists, following pagination cursors. The first listing (at start-up)
+   * must finish within what is left of the start-up budget; later ones get `timeoutMs` per page.
+   * @throws McpConnectionError (with the server's name and stderr tail) when the server does not
+   *   answer in time, exits, or answers with an error.
+   */
   async listTools(): Promise<McpTool[]> {
+    const deadline = this._startDeadline
+    this._startDeadline = Infinity
     const tools: McpTool[] = []
     let cursor: string | undefined
-    do {
-      const page = await this._client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.timeoutMs })
-      tools.push(...page.tools)
-      cursor = page.nextCursor
-    } while (cursor)
+    try {
+      do {
+        const timeout = Number.isFinite(deadline) ? Math.max(1, Math.round(deadline - performance.now())) : this.timeoutMs
+        const page = await this._client.listTools(cursor === undefined ? {} : { cursor }, { timeout })
+        tools.push(...page.tools)
+        cursor = page.nextCursor
+      } while (cursor)
+    } catch (error) {
+      const command = [this.config.command, ...this.config.args].join(' ')
+      const what =
+        error instanceof McpError && error.code === ErrorCode.RequestTimeout
+          ? `answered the handshake but did not list its tools within ${Number.isFinite(deadline) ? 'the start-up time' : `${this.timeoutMs} ms`}`
+          : this._closed
+            ? 'exited while listing its tools'
+            : `could not list its tools: ${describe(error)}`
+      throw new McpConnectionError(`MCP server "${this.server}" (${command}) ${what}.${this.stderrNote()}`, this.server, { cause: error })
+    }
     return tools
   }
 
@@ -89,7 +122,10 @@ export class McpConnection {
    *   within `timeoutMs`; the caller's `AbortSignal` reason when `signal` aborts.
    */
   async callTool(tool: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
-    if (this._closed) throw new McpConnectionError(`MCP server "${this.server}" is not running (it exited earlier), so "${tool}" could not be called.${this.stderrNote()}`, this.server)
+    if (this._closed) {
+      const why = this._closeReason ? `its connection closed earlier: ${this._closeReason}; it is not restarted` : 'it exited earlier and is not restarted'
+      throw new McpConnectionError(`MCP server "${this.server}" is not running (${why}), so "${tool}" could not be called.${this.stderrNote()}`, this.server)
+    }
     try {
       return (await this._client.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { signal, timeout: this.timeoutMs })) as CallToolResult
     } catch (error) {
@@ -98,7 +134,10 @@ export class McpConnection {
         throw new McpConnectionError(`MCP server "${this.server}" did not answer "${tool}" within ${this.timeoutMs} ms.`, this.server, { cause: error })
       }
       if (this._closed || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
-        throw new McpConnectionError(`MCP server "${this.server}" exited while "${tool}" was running.${this.stderrNote()}`, this.server, { cause: error })
+        // The close may be reported before the transport's error: give it a moment to say why.
+        if (this._closeReason === undefined) await new Promise((resolve) => setImmediate(resolve))
+        const what = this._closeReason ? `closed its connection while "${tool}" was running: ${this._closeReason}` : `exited while "${tool}" was running`
+        throw new McpConnectionError(`MCP server "${this.server}" ${what}.${this.stderrNote()}`, this.server, { cause: error })
       }
       throw error
     }

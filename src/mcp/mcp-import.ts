@@ -16,6 +16,8 @@ export const inject = ['tools']
 /** The validated config (see `loadMcpConfig`), and where warnings go (default stderr). */
 export interface Config extends McpConfig {
   warn?: (message: string) => void
+  /** Start-up budget per server (handshake and tool listing), in ms; default max(timeoutMs, 30 s). */
+  startTimeoutMs?: number
 }
 
 /**
@@ -30,7 +32,7 @@ export async function apply(ctx: Context, config: Config) {
   // allSettled: a server still starting when another fails must not be left running.
   const settled = await Promise.allSettled(
     Object.entries(config.mcpServers).map(async ([server, serverConfig]) => {
-      const connection = await McpConnection.start(server, serverConfig)
+      const connection = await McpConnection.start(server, serverConfig, config.startTimeoutMs !== undefined ? { startTimeoutMs: config.startTimeoutMs } : {})
       started.push(connection)
       return { connection, tools: await connection.listTools() }
     }),

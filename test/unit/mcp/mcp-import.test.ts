@@ -3,6 +3,7 @@ import type { Context, Fiber } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as mcpImport from '../../../src/mcp/mcp-import.ts'
 import { McpConnectionError } from '../../../src/mcp/mcp-connection.ts'
+import { isStartupError } from '../../../src/server/serve-command.ts'
 import * as timeoutPolicy from '../../../src/policy/timeout-policy.ts'
 import { createRoot } from '../../helpers/registry.ts'
 
@@ -16,7 +17,7 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeou
     root = await createRoot()
     await root.plugin(timeoutPolicy)
     fiber = root.plugin(mcpImport, {
-      mcpServers: { fake: fake(), quick: fake({ timeoutMs: 400, parallel: true }), crashy: fake() },
+      mcpServers: { fake: fake(), quick: fake({ timeoutMs: 400, parallel: true }), crashy: fake(), big: fake() },
       warn: () => {},
     })
     await fiber
@@ -80,6 +81,14 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeou
     expect(later.error?.message).toMatch(/MCP server "crashy" is not running/)
   })
 
+  it('a result over the stdio message limit says so, and the server is not restarted', async () => {
+    const result = await root.tools.execute({ name: 'big__huge', arguments: {} })
+    expect(result.error?.kind).toBe('failed')
+    expect(result.error?.message).toMatch(/MCP server "big" closed its connection while "huge" was running: it sent a message over the 10 MiB MCP stdio message limit/)
+    const later = await root.tools.execute({ name: 'big__greet', arguments: { name: 'x' } })
+    expect(later.error?.message).toMatch(/MCP server "big" is not running \(its connection closed earlier: it sent a message over the 10 MiB .*not restarted\)/)
+  })
+
   it('the caller\'s cancellation aborts a pending call (S1.3)', async () => {
     const stop = new AbortController()
     const pending = root.tools.execute({ name: 'fake__hang', arguments: {} }, { signal: stop.signal })
@@ -101,5 +110,16 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeou
     expect(McpConnectionError.isInstance(error)).toBe(true)
     expect((error as Error).message).toMatch(/MCP server "broken" .* could not start: .*Last stderr: fake server: refusing to start/)
     expect(root.tools.get('broken__greet')).toBeUndefined()
+  })
+
+  it('a server that answers the handshake but never lists its tools fails start-up within the start-up budget, naming it with its stderr', async () => {
+    const started = performance.now()
+    const silent = root.plugin(mcpImport, { mcpServers: { silent: { command: process.execPath, args: [FAKE, '--no-list'] } }, startTimeoutMs: 3_000 })
+    const error = await Promise.resolve(silent).then(() => undefined, (caught: unknown) => caught)
+    expect(performance.now() - started).toBeLessThan(6_000)
+    expect(McpConnectionError.isInstance(error)).toBe(true)
+    expect(isStartupError(error)).toBe(true)
+    expect((error as Error).message).toMatch(/MCP server "silent" .* did not list its tools within the start-up time\..*Last stderr: fake server: ignoring tools\/list/)
+    expect(root.tools.get('silent__greet')).toBeUndefined()
   })
 })
