@@ -98,7 +98,7 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
       const execute = () => session.tools.execute({ callId, name, arguments: args ?? {} }, { agent, signal })
       let result
       try {
-        result = name === RUN_CODE ? await options.limiter.run(execute, agent) : await execute()
+        result = name === RUN_CODE ? await options.limiter.run(execute, agent, signal) : await execute()
       } catch (error) {
         // The queue (or this session's share of it) is full: fail fast, the client may retry.
         if (error instanceof RunRefused) return { content: [{ type: 'text' as const, text: error.message }], isError: true }

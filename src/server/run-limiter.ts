@@ -33,10 +33,11 @@ export class RunRefused extends Error {
 export interface RunLimiter {
   /**
    * Run `task` when a slot is free; resolves or rejects as `task` does. `session` names the
-   * caller for the per-session cap.
+   * caller for the per-session cap. When `signal` aborts while the task waits, the task is
+   * dropped from the queue at once (it never runs) and the promise rejects with the reason.
    * @throws RunRefused (without running `task`) when the queue or the session's share is full.
    */
-  run<T>(task: () => Promise<T>, session?: string): Promise<T>
+  run<T>(task: () => Promise<T>, session?: string, signal?: AbortSignal): Promise<T>
   /** Tasks running now. */
   readonly active: number
   /** Tasks waiting for a slot. */
@@ -55,31 +56,64 @@ export function createRunLimiter(limits: number | RunLimits = {}): RunLimiter {
   }
   const limit = pLimit(maxConcurrent)
   const perSession = new Map<string, number>()
+  // Calls cancelled while queued stay in p-limit's queue until their turn (then return at once);
+  // they do not count as waiting.
+  let abandonedQueued = 0
+  const waiting = () => limit.pendingCount - abandonedQueued
   return {
-    run: async (task, session) => {
+    run: (task, session, signal) => {
       const mine = session === undefined ? 0 : (perSession.get(session) ?? 0)
       if (mine >= maxPerSession) {
-        throw new RunRefused(`This session already has ${mine} run_code calls running or waiting (at most ${maxPerSession} per session); wait for one to finish, then try again.`)
+        return Promise.reject(new RunRefused(`This session already has ${mine} run_code calls running or waiting (at most ${maxPerSession} per session); wait for one to finish, then try again.`))
       }
-      if (limit.activeCount >= maxConcurrent && limit.pendingCount >= maxQueued) {
-        throw new RunRefused(`The server has ${limit.pendingCount} run_code calls waiting for a slot (at most ${maxQueued}); try again later.`)
+      if (limit.activeCount >= maxConcurrent && waiting() >= maxQueued) {
+        return Promise.reject(new RunRefused(`The server has ${waiting()} run_code calls waiting for a slot (at most ${maxQueued}); try again later.`))
       }
+      if (signal?.aborted) return Promise.reject(signal.reason)
       if (session !== undefined) perSession.set(session, mine + 1)
-      try {
-        return await limit(task)
-      } finally {
-        if (session !== undefined) {
-          const left = (perSession.get(session) ?? 1) - 1
-          if (left > 0) perSession.set(session, left)
-          else perSession.delete(session)
-        }
+      let released = false
+      const release = () => {
+        if (released || session === undefined) return
+        released = true
+        const left = (perSession.get(session) ?? 1) - 1
+        if (left > 0) perSession.set(session, left)
+        else perSession.delete(session)
       }
+      return new Promise((resolve, reject) => {
+        let started = false
+        let abandoned = false
+        // A call cancelled while it waits leaves the queue at once: it no longer counts against
+        // the session's share or the queue bound, and never takes a slot.
+        const onAbort = () => {
+          if (started) return
+          abandoned = true
+          abandonedQueued++
+          release()
+          reject(signal!.reason)
+        }
+        signal?.addEventListener('abort', onAbort, { once: true })
+        void limit(async () => {
+          if (abandoned) {
+            abandonedQueued--
+            return
+          }
+          started = true
+          signal?.removeEventListener('abort', onAbort)
+          try {
+            resolve(await task())
+          } catch (error) {
+            reject(error)
+          } finally {
+            release()
+          }
+        })
+      })
     },
     get active() {
       return limit.activeCount
     },
     get pending() {
-      return limit.pendingCount
+      return waiting()
     },
   }
 }

@@ -85,4 +85,25 @@ describe('run limiter', () => {
     // The share is given back when the calls end.
     expect(await limiter.run(async () => 'again', 'greedy')).toBe('again')
   })
+
+  it('a call cancelled while it waits leaves the queue at once: it never runs and frees its share', async () => {
+    const limiter = createRunLimiter({ maxConcurrent: 1, maxQueued: 2, maxPerSession: 2 })
+    let release!: () => void
+    const blocker = limiter.run(() => new Promise<void>((resolve) => (release = resolve)), 'storm')
+    const controller = new AbortController()
+    let ran = false
+    const waiting = limiter.run(async () => {
+      ran = true
+    }, 'storm', controller.signal)
+    expect(limiter.pending).toBe(1)
+    controller.abort(new Error('cancelled by the client'))
+    await expect(waiting).rejects.toThrow('cancelled by the client')
+    expect(limiter.pending).toBe(0)
+    // The session's share is back: a new call is admitted instead of refused.
+    const fresh = limiter.run(async () => 'fresh', 'storm')
+    release()
+    await blocker
+    expect(await fresh).toBe('fresh')
+    expect(ran).toBe(false)
+  })
 })
