@@ -156,6 +156,13 @@ export class Ptc extends Service {
       gate: new ExecutionGate(this._config.concurrency),
     })
     const result = await this.runInIsolation({ js, toolNames: tools.map((tool) => tool.name), limits, ...(options.signal && { signal: options.signal }), dispatch })
+    if (result.status === 'timeout' && result.error && remainingMs < deadlineMs) {
+      // The runner knows only the time left after checking; say the deadline the caller set.
+      result.error = {
+        ...result.error,
+        message: result.error.message.replace(`limit of ${remainingMs} ms (wallClockMs)`, `limit of ${deadlineMs} ms (wallClockMs; type-checking and compiling used ${deadlineMs - remainingMs} ms of it)`),
+      }
+    }
     if (result.value !== undefined) {
       try {
         // S6.1: the result must be lossless JSON the pipeline can validate without overflowing.

@@ -232,6 +232,12 @@ describe('run_code (S9)', () => {
     expect(valueOf(result).error?.message).toMatch(/used up the run's 1 ms wall-clock deadline/)
   })
 
+  it('limits: a timeout names the deadline the caller set, not the time left after checking', async () => {
+    const result = await root.tools.execute({ name: 'run_code', arguments: { code: 'await new Promise(() => {})', timeoutMs: 800 } }, { agent: 'tester' })
+    expect(valueOf(result).status).toBe('timeout')
+    expect(valueOf(result).error?.message).toMatch(/within the wall-clock limit of 800 ms \(wallClockMs; type-checking and compiling used \d+ ms of it\)/)
+  })
+
   it('S6.1 a return value nested too deeply is an error status with a readable message, not a failed run_code', async () => {
     const result = await runCode(`let v: unknown = 0\nfor (let i = 0; i < 3000; i++) v = [v]\nreturn v`)
     expect(result.isError).toBe(false)
