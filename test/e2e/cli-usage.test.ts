@@ -2,23 +2,16 @@
  * The CLI's answers to a newcomer's mistakes: one clear `ptc:` line and exit code 2, never a
  * stack trace; help on request.
  */
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runPtc } from './ptc-cli.ts'
 
-const root = join(import.meta.dirname, '..', '..')
 let dir: string
 
-function ptc(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--no-node-snapshot', join(root, 'bin', 'ptc.js'), ...args], { cwd: dir, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    )
-  })
-}
+const ptc = (...args: string[]) => runPtc(args, dir)
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ptc-cli-'))

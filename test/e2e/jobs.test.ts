@@ -3,25 +3,18 @@
  * starts `bash` in the background, polls `job_read` by the returned `.jobId` (never parsing
  * text), kills the job with `job_kill` and returns a summary.
  */
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { runPtc } from './ptc-cli.ts'
 
-const BIN = resolve(import.meta.dirname, '../../bin/ptc.js')
 const dirs: string[] = []
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-function ptc(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, ['--no-node-snapshot', BIN, ...args], { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
-  })
-}
+const ptc = (args: string[], cwd: string) => runPtc(args, cwd)
 
 const SCRIPT = `
 const started = await tools.bash({ command: 'for i in 1 2 3; do echo tick $i; sleep 0.2; done; sleep 30', background: true })

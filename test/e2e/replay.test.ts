@@ -2,25 +2,18 @@
  * `ptc replay` end to end (S11.3): run a script in human mode with `--journal FILE`, capture the
  * cards the live run printed on stderr, replay the journal, and compare byte for byte.
  */
-import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { runPtc } from './ptc-cli.ts'
 
-const BIN = resolve(import.meta.dirname, '../../bin/ptc.js')
 const dirs: string[] = []
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-function ptc(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, ['--no-node-snapshot', BIN, ...args], { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
-  })
-}
+const ptc = (args: string[], cwd: string) => runPtc(args, cwd)
 
 const SCRIPT = `
 await tools.write_file({ path: 'notes/hello.txt', content: 'one\\ntwo\\nthree\\n' })
