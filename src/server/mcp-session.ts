@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Context, Fiber } from 'cordis'
 import * as journal from '../journal/journal.ts'
 import { RUN_CODE } from '../ptc/ptc-service.ts'
@@ -23,6 +23,9 @@ import { exposedTools, mcpToolList, objectOutputSchema, toCallToolResult } from 
 import { RunRefused, type RunLimiter } from './run-limiter.ts'
 
 /** Server-wide options every session shares. */
+/** How many cancellations of not-yet-seen requests a session remembers. */
+const MAX_EARLY_CANCELS = 1024
+
 export interface SessionOptions {
   /** Expose every registered tool, not just run_code and the job tools. */
   exposeTools: boolean
@@ -87,12 +90,36 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
     return { tools: mcpToolList(session.tools, exposed, declarations) }
   })
 
+  // Cancellation of tools/call is ours, not the SDK's: under load a client's
+  // notifications/cancelled can be processed before the request it cancels has reached its
+  // handler, and the SDK then drops it, so the run went on to the end holding a run slot.
+  // A cancel for a request not seen yet is remembered (bounded) and applied when it arrives.
+  const callControllers = new Map<RequestId, AbortController>()
+  const earlyCancels = new Map<RequestId, unknown>()
+  server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+    const { requestId, reason } = notification.params
+    if (requestId === undefined) return
+    const controller = callControllers.get(requestId)
+    if (controller) {
+      controller.abort(reason ?? 'cancelled by the client')
+      return
+    }
+    earlyCancels.set(requestId, reason ?? 'cancelled by the client')
+    if (earlyCancels.size > MAX_EARLY_CANCELS) earlyCancels.delete(earlyCancels.keys().next().value!)
+  })
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
     const tool = exposedTools(session.tools, options).find((candidate) => candidate.name === name)
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". This server exposes: ${exposedTools(session.tools, options).map((t) => t.name).join(', ')}.`)
     const callId = `${agent}.${++counter}`
-    const signal = AbortSignal.any([extra.signal, stop.signal])
+    const cancel = new AbortController()
+    if (earlyCancels.has(extra.requestId)) {
+      cancel.abort(earlyCancels.get(extra.requestId))
+      earlyCancels.delete(extra.requestId)
+    }
+    callControllers.set(extra.requestId, cancel)
+    const signal = AbortSignal.any([extra.signal, stop.signal, cancel.signal])
     requests.set(callId, extra.requestId)
     try {
       const execute = () => session.tools.execute({ callId, name, arguments: args ?? {} }, { agent, signal })
@@ -102,10 +129,13 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
       } catch (error) {
         // The queue (or this session's share of it) is full: fail fast, the client may retry.
         if (error instanceof RunRefused) return { content: [{ type: 'text' as const, text: error.message }], isError: true }
+        // Cancelled while it waited for a run slot: it never ran.
+        if (signal.aborted) return { content: [{ type: 'text' as const, text: 'The call was cancelled before it started; nothing was run.' }], isError: true }
         throw error
       }
       return toCallToolResult(result, { objectOutput: objectOutputSchema(tool) !== undefined })
     } finally {
+      if (callControllers.get(extra.requestId) === cancel) callControllers.delete(extra.requestId)
       requests.delete(callId)
     }
   })

@@ -40,6 +40,30 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 30_000 }, () => {
     return { session, client }
   }
 
+  it('a cancellation that arrives before its request is applied when the request comes (no run goes on uncancelled)', async () => {
+    const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: join(workspace, 'journal') })
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await session.server.connect(serverSide)
+    const answers = new Map<unknown, { result?: { structuredContent?: { status?: string } }; error?: unknown }>()
+    clientSide.onmessage = (message) => {
+      if ('id' in message) answers.set(message.id, message as never)
+    }
+    await clientSide.start()
+    await clientSide.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+    await clientSide.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    // The cancel for request 7 is processed before request 7 itself reaches the server.
+    await clientSide.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'too late to start' } })
+    const started = performance.now()
+    await clientSide.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'run_code', arguments: { code: 'await new Promise(() => {})', timeoutMs: 20_000 } } })
+    await expect.poll(() => answers.has(7), { timeout: 10_000 }).toBe(true)
+    expect(performance.now() - started).toBeLessThan(10_000)
+    const answer = answers.get(7)!
+    // Either the run_code value says cancelled or the call itself was refused as cancelled.
+    expect(JSON.stringify(answer), JSON.stringify(answer)).toMatch(/cancelled/)
+    await clientSide.close()
+    await session.close()
+  })
+
   it('lists run_code (with the compact declarations) and the job tools, not the other tools', async () => {
     const { client } = await connect()
     const { tools } = await client.listTools()
