@@ -116,7 +116,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`Unknown command "${command}". Commands: run, check, typegen, serve, replay.`)
     }
   } catch (error) {
-    const journalUnwritable = PtcError.isInstance(error) && error.code === 'journal-unwritable'
+    const journalUnwritable = PtcError.hasCode(error, 'journal-unwritable')
     if (error instanceof UsageError || error instanceof ToolModuleError || isStartupError(error) || journalUnwritable) {
       process.stderr.write(`ptc: ${error.message}\n`)
       return 2

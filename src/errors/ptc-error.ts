@@ -28,6 +28,18 @@ export class PtcError extends Error {
       return false
     }
   }
+
+  /**
+   * True when `value` is a PtcError with this exact `code`, even from another copy of this module.
+   * Never throws, even for a hostile or revoked Proxy.
+   */
+  static hasCode(value: unknown, code: string): value is PtcError {
+    try {
+      return PtcError.isInstance(value) && value.code === code
+    } catch {
+      return false
+    }
+  }
 }
 
 /** Arguments or a value that JSON cannot carry losslessly (S6.1). `details.path` is a JSON path. */
@@ -46,11 +58,7 @@ export class ToolTimeoutError extends PtcError {
   }
 
   static override isInstance(value: unknown): value is ToolTimeoutError {
-    try {
-      return PtcError.isInstance(value) && value.code === 'timeout'
-    } catch {
-      return false
-    }
+    return PtcError.hasCode(value, 'timeout')
   }
 }
 
@@ -72,10 +80,6 @@ export class ToolDeniedError extends PtcError {
   }
 
   static override isInstance(value: unknown): value is ToolDeniedError {
-    try {
-      return PtcError.isInstance(value) && value.code === 'denied'
-    } catch {
-      return false
-    }
+    return PtcError.hasCode(value, 'denied')
   }
 }

@@ -17,11 +17,7 @@ export class JobNotFoundError extends PtcError {
   }
 
   static override isInstance(value: unknown): value is JobNotFoundError {
-    try {
-      return PtcError.isInstance(value) && value.code === 'job-not-found'
-    } catch {
-      return false
-    }
+    return PtcError.hasCode(value, 'job-not-found')
   }
 }
 

@@ -42,6 +42,6 @@ export class SandboxUnavailableError extends SandboxError {
 
   /** True for a `SandboxUnavailableError`, even one from another copy of this module. */
   static override isInstance(value: unknown): value is SandboxUnavailableError {
-    return PtcError.isInstance(value) && value.code === 'sandbox-unavailable'
+    return PtcError.hasCode(value, 'sandbox-unavailable')
   }
 }

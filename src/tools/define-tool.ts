@@ -116,8 +116,11 @@ function parsedOrThrow(schema: z.ZodType, args: unknown): unknown {
   return parsed.data
 }
 
-/** S11.5: a presenter's failure, or a result that is not a card, falls back to the generic card. */
-function softly(present: () => Card | undefined): Card | undefined {
+/**
+ * S11.5: run a presenter; its failure, or a result that is not a card, gives `undefined` so the
+ * caller falls back to the generic card. Never throws.
+ */
+export function softly(present: () => Card | undefined): Card | undefined {
   try {
     const card = present()
     return typeof card === 'object' && card !== null && typeof card.card === 'string' ? card : undefined
