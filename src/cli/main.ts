@@ -36,9 +36,11 @@ replay   print the cards of every call in a journal (ptc run --journal FILE) exa
          run printed them; damaged lines become notes. Pass the run's --tools for their cards.
 serve    be an MCP server exposing run_code (and the job tools; every tool with --expose-tools).
          --http binds 127.0.0.1 unless --host is given; any other host needs --token or
-         PTC_SERVE_TOKEN. --max-concurrent-runs bounds run_code executions across sessions;
-         --max-queued-runs bounds the calls waiting for one, --max-runs-per-session one session's share
-         (calls beyond either are refused at once with isError). --http closes a session idle for
+         PTC_SERVE_TOKEN. --max-concurrent-runs (N) bounds run_code executions across sessions;
+         one session runs at most --max-running-per-session of them (default N/2 over --http, so no
+         session holds every slot) and waiting calls start round-robin across sessions.
+         --max-queued-runs bounds the calls waiting for a slot, --max-runs-per-session one session's
+         running and waiting calls (calls beyond either are refused at once with isError). --http closes a session idle for
          --session-idle-ms and answers 503 to a new session beyond --max-sessions.
 
 --mcp-config FILE  (run, check, typegen, serve) import the tools of the MCP servers in FILE,
@@ -66,6 +68,7 @@ const OPTIONS = {
   token: { type: 'string' },
   'expose-tools': { type: 'boolean' },
   'max-concurrent-runs': { type: 'string' },
+  'max-running-per-session': { type: 'string' },
   'max-queued-runs': { type: 'string' },
   'max-runs-per-session': { type: 'string' },
   'session-idle-ms': { type: 'string' },
