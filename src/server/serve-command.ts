@@ -8,7 +8,7 @@ import { createHost, type HostOptions } from '../host/create-host.ts'
 import { McpConfigError } from '../mcp/mcp-config.ts'
 import { McpConnectionError } from '../mcp/mcp-connection.ts'
 import { checkExposure } from './http-server.ts'
-import { DEFAULT_HTTP_HOST } from './serve-defaults.ts'
+import { DEFAULT_HTTP_HOST, DEFAULT_MAX_CONCURRENT_RUNS } from './serve-defaults.ts'
 import { serve, type ServeOptions } from './serve.ts'
 import { ServeError } from './serve-errors.ts'
 
@@ -21,6 +21,7 @@ export interface ServeFlags {
   token?: string
   'expose-tools'?: boolean
   'max-concurrent-runs'?: string
+  'max-running-per-session'?: string
   'max-queued-runs'?: string
   'max-runs-per-session'?: string
   'session-idle-ms'?: string
@@ -45,6 +46,10 @@ export function serveOptionsFrom(flags: ServeFlags, workspace: string, env: Node
   const token = flags.token ?? env.PTC_SERVE_TOKEN
   const port = whole(flags.port, 'port', 0)
   const maxConcurrentRuns = whole(flags['max-concurrent-runs'], 'max-concurrent-runs', 1)
+  const maxRunningPerSession = whole(flags['max-running-per-session'], 'max-running-per-session', 1)
+  if (maxRunningPerSession !== undefined && maxRunningPerSession > (maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS)) {
+    throw new ServeError(`--max-running-per-session (${maxRunningPerSession}) cannot exceed --max-concurrent-runs (${maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS}).`)
+  }
   const maxQueuedRuns = whole(flags['max-queued-runs'], 'max-queued-runs', 1)
   const maxRunsPerSession = whole(flags['max-runs-per-session'], 'max-runs-per-session', 1)
   const sessionIdleMs = whole(flags['session-idle-ms'], 'session-idle-ms', 1)
@@ -57,6 +62,7 @@ export function serveOptionsFrom(flags: ServeFlags, workspace: string, env: Node
     ...(port !== undefined && { port }),
     ...(flags.http && token !== undefined && token !== '' && { token }),
     ...(maxConcurrentRuns !== undefined && { maxConcurrentRuns }),
+    ...(maxRunningPerSession !== undefined && { maxRunningPerSession }),
     ...(maxQueuedRuns !== undefined && { maxQueuedRuns }),
     ...(maxRunsPerSession !== undefined && { maxRunsPerSession }),
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),

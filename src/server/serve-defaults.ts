@@ -15,5 +15,5 @@ export const DEFAULT_MAX_SESSIONS = 100
 export const DEFAULT_MAX_CONCURRENT_RUNS = 4
 /** Default number of `run_code` calls that may wait for a slot, across all sessions. */
 export const DEFAULT_MAX_QUEUED_RUNS = 64
-/** Default number of `run_code` calls one session may have running or waiting at once. */
+/** Least default number of `run_code` calls one session may have running or waiting at once. */
 export const DEFAULT_MAX_RUNS_PER_SESSION = 4

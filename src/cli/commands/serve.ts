@@ -11,13 +11,15 @@ export default defineCommand({
   summary: 'be an MCP server exposing run_code (and the job tools; every tool with --expose-tools)',
   usage: `ptc serve --stdio | --http [--host 127.0.0.1] [--port ${DEFAULT_HTTP_PORT}] [--token T]
                  [--session-idle-ms ${DEFAULT_SESSION_IDLE_MS}] [--max-sessions ${DEFAULT_MAX_SESSIONS}]
-                 [--expose-tools] [--max-concurrent-runs ${DEFAULT_MAX_CONCURRENT_RUNS}] [--max-queued-runs ${DEFAULT_MAX_QUEUED_RUNS}]
-                 [--max-runs-per-session ${DEFAULT_MAX_RUNS_PER_SESSION}] [--workspace DIR] [--tools MODULE]...
-                 [--mcp-config FILE] [--preset NAME]`,
+                 [--expose-tools] [--max-concurrent-runs ${DEFAULT_MAX_CONCURRENT_RUNS}] [--max-running-per-session N/2]
+                 [--max-queued-runs ${DEFAULT_MAX_QUEUED_RUNS}] [--max-runs-per-session max(${DEFAULT_MAX_RUNS_PER_SESSION},N)]
+                 [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]`,
   details: `--http binds 127.0.0.1 unless --host is given; any other host needs --token or PTC_SERVE_TOKEN.
---max-concurrent-runs bounds run_code executions across sessions; --max-queued-runs bounds the calls
-waiting for one, --max-runs-per-session one session's share (calls beyond either are refused at once
-with isError). --http closes a session idle for --session-idle-ms and answers 503 to a new session
+--max-concurrent-runs (N) bounds run_code executions across sessions; one session runs at most
+--max-running-per-session of them (default N/2 over --http, so no session holds every slot) and
+waiting calls start round-robin across sessions. --max-queued-runs bounds the calls waiting for a
+slot, --max-runs-per-session one session's running and waiting calls (calls beyond either are
+refused at once with isError). --http closes a session idle for --session-idle-ms and answers 503 to a new session
 beyond --max-sessions. Each session writes its own journal under .ptc/journal in the workspace.
 
 ${HOST_FLAGS_HELP}`,
@@ -29,6 +31,7 @@ ${HOST_FLAGS_HELP}`,
     token: { type: 'string' },
     'expose-tools': { type: 'boolean' },
     'max-concurrent-runs': { type: 'string' },
+    'max-running-per-session': { type: 'string' },
     'max-queued-runs': { type: 'string' },
     'max-runs-per-session': { type: 'string' },
     'session-idle-ms': { type: 'string' },
