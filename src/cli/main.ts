@@ -24,14 +24,15 @@ Usage:
   ptc run FILE|- [--json] [--no-typecheck] [--timeout-ms N] [--memory-mb N]
                  [--workspace DIR] [--tools MODULE]... [--journal FILE] [--preset NAME]
   ptc check FILE|- [--workspace DIR] [--tools MODULE]... [--preset NAME]
-  ptc typegen [--tools MODULE]... [-o FILE] [--compact] [--preset NAME]
+  ptc typegen [--tools MODULE]... [-o FILE] [--embedded | --compact] [--preset NAME]
   ptc replay JOURNAL.jsonl [--tools MODULE]...
 ${SERVE_USAGE}
 
 run      type-check FILE against the tools' generated types, run it in an isolate, print the result
          (--json prints exactly the run_code canonical value). Exit code 0 only for status ok.
 check    type-check only; prints diagnostics as line:column.
-typegen  print (or write with -o) the declarations scripts are checked against.
+typegen  print (or write with -o) the declarations scripts are checked against (--embedded: the
+         form ptc serve puts in run_code's description; --compact: that, first sentences only).
 replay   print the cards of every call in a journal (ptc run --journal FILE) exactly as the live
          run printed them; damaged lines become notes. Pass the run's --tools for their cards.
 serve    be an MCP server exposing run_code (and the job tools; every tool with --expose-tools).
@@ -60,6 +61,7 @@ const OPTIONS = {
   preset: { type: 'string' },
   output: { type: 'string', short: 'o' },
   compact: { type: 'boolean' },
+  embedded: { type: 'boolean' },
   'mcp-config': { type: 'string' },
   stdio: { type: 'boolean' },
   http: { type: 'boolean' },
@@ -240,7 +242,7 @@ async function check(file: string | undefined, values: Values): Promise<number> 
 async function typegen(values: Values): Promise<number> {
   const host = await createHost(hostOptions(values, false))
   try {
-    const text = await host.ctx.ptc.declarations({ compact: values.compact ?? false })
+    const text = await host.ctx.ptc.declarations({ compact: values.compact ?? false, embedded: values.embedded ?? false })
     if (values.output) {
       // Atomic: a reader never sees half a declaration file.
       const target = resolve(values.output)
