@@ -7,7 +7,7 @@
  * runs on it (issue 16).
  */
 import { type Context, Service } from 'cordis'
-import { generateDeclarations, type TypegenTool } from '../../typegen/index.ts'
+import { generateDeclarations, type TypegenOptions, type TypegenTool } from '../../typegen/index.ts'
 import { materializeJson } from '../pipeline/materialize.ts'
 import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Tool } from '../tools/define-tool.ts'
@@ -104,8 +104,11 @@ export class Ptc extends Service {
     return this.ctx.tools.list().filter((tool) => tool.name !== RUN_CODE && visible(tool))
   }
 
-  /** The declaration file scripts are checked against (`ToolArgsMap`, `ToolOutputMap`, `tools`). */
-  declarations(options: { compact?: boolean } = {}): Promise<string> {
+  /**
+   * The declaration file scripts are checked against (`ToolArgsMap`, `ToolOutputMap`, `tools`);
+   * `options` pick the form (`embedded` for the `run_code` description, `compact` to cut docs).
+   */
+  declarations(options: TypegenOptions = {}): Promise<string> {
     return generateDeclarations(this.visibleTools().map(typegenTool), options)
   }
 
