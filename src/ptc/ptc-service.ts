@@ -139,9 +139,9 @@ export class Ptc extends Service {
    * (`type-error`, `error`, `timeout`, `memory`, `cancelled`) with a readable `error`.
    *
    * The deadline (`timeoutMs`, default `limits.wallClockMs`) covers checking, compiling and
-   * running, and starts when a ready checker takes the script: waiting for a checker or the
-   * isolate worker to start (a cold start, a restart) is not charged, and neither is waiting for
-   * a checker busy with another script. `durationMs` is the charged time.
+   * running, counted from the call, waiting for a busy checker included. Not charged: the cold
+   * start of the first checker (a `ptc run`; `ptc serve` prewarms) and waiting for the isolate
+   * worker to start or restart. `durationMs` is the charged time.
    * @throws Error only for infrastructure failures (a worker cannot start).
    */
   async run(code: string, options: RunOptions = {}): Promise<RunCodeValue> {

@@ -6,7 +6,7 @@
  * JavaScript at its next interrupt check, even inside a synchronous loop).
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { tmpdir } from 'node:os'
+import { getPriority, setPriority, tmpdir } from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 
@@ -24,6 +24,11 @@ export interface StartWorkerOptions<Message> {
   args?: string[]
   /** Node flags of a worker process (the heap limit is added). */
   execArgv?: string[]
+  /**
+   * Nice value added to a worker process (POSIX `setpriority`), so work a script controls yields
+   * the CPU to the host's routing when cores are short. Processes only; default 0.
+   */
+  niceness?: number
   /** Every message the worker sends, in order. */
   onMessage: (message: Message) => void
   /** Called once when the worker has ended, however; `description` says how ("signal SIGKILL"). */
@@ -41,6 +46,13 @@ export interface WorkerChannel<Message> {
   /** The child's pid (process) or the thread id (thread); for tests and diagnostics. */
   readonly id: number | undefined
 }
+
+/**
+ * How much lower than the host the checker and isolate worker processes run: under CPU pressure
+ * (two scripts spinning on a 2-core machine) the host's routing and other sessions' short runs
+ * still get the CPU first.
+ */
+export const WORKER_NICENESS = 5
 
 /** Every live child process, SIGKILLed when the host process exits. */
 const liveChildren = new Set<ChildProcess>()
@@ -68,6 +80,13 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     stdio: ['ignore', 2, 'inherit', 'ipc'],
   })
   liveChildren.add(child)
+  if (options.niceness !== undefined && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, Math.min(19, getPriority(child.pid) + options.niceness))
+    } catch {
+      // Only a preference: the worker runs at the host's priority.
+    }
+  }
   if (!exitHookInstalled) {
     exitHookInstalled = true
     process.on('exit', () => {

@@ -2,11 +2,12 @@
  * The messages between the host's {@link CheckerPool} (`checker-pool.ts`) and a checker worker
  * (`checker-worker-entry.ts`, a child process or a worker thread). Types only: both sides import
  * it with `import type`. A checker type-checks and compiles one script at a time (SPEC S9.1), off
- * the host's event loop, so the host can stop it at the run's deadline by killing it. The last
- * two types are the pool's answer to its callers.
+ * the host's event loop, so the host can stop it at the run's deadline by killing it. The types
+ * after the messages are the pool's own options and answers.
  */
 import type { Diagnostic } from '../compile-diagnostics.ts'
 import type { CompiledScript } from '../compile.ts'
+import type { WorkerKind } from '../worker-channel.ts'
 
 /** What to do with one script. */
 export interface PrepareRequest {
@@ -84,8 +85,38 @@ export type PrepareOutcome =
 /** `CheckerPool.prepare`'s answer. Times in ms on the `performance.now()` clock. */
 export interface PrepareResult {
   outcome: PrepareOutcome
-  /** When a ready checker took the script: where the script's deadline started. */
+  /** Where the script's deadline started: the call, or the end of the pool's cold start. */
   startedAt: number
   /** Time from `startedAt` to the outcome. */
   checkMs: number
+}
+
+/** Options of a `CheckerPool`. */
+export interface CheckerPoolOptions {
+  /** Child processes (default) or worker threads of this process. */
+  kind?: WorkerKind
+  /** Most checkers at once, so most scripts checked at once (default 2). Started on demand. */
+  size?: number
+  /** Heap limit of one checker in MB (default 1024); past it the check ends `crashed`. */
+  memoryMb?: number
+  /** How long in ms a checker may take to become ready before it is killed (default 20 000). */
+  startTimeoutMs?: number
+  /** The checker's main module (default `checker-worker-entry.ts` next to this file). */
+  entry?: string
+  /**
+   * The declarations most scripts are checked against (`Ptc.declarations()`). When given, a new
+   * checker checks one small script against them before it counts as ready, so parsing them is
+   * start-up work too, not the first script's.
+   */
+  warmup?: () => Promise<string>
+}
+
+/** Per-script options of `CheckerPool.prepare`. */
+export interface PrepareOptions {
+  /** The tool declarations the script is checked against (`Ptc.declarations()`). */
+  declarations: string
+  /** Deadline in ms, counted from the call (see `CheckerPool.prepare`). */
+  timeoutMs: number
+  /** Aborting it ends the check `cancelled` (the checker is killed) or stops the wait for one. */
+  signal?: AbortSignal
 }

@@ -6,45 +6,16 @@
  * check has a deadline enforced here by a timer: when it passes, the checker is killed (SIGKILL
  * or `terminate()`) and replaced; the host never waits for a synchronous step to return.
  *
- * Start-up is not charged to a script: a checker reports `ready` only after TypeScript is loaded
- * and its lib files parsed, and a script's deadline starts when a ready checker takes it.
+ * A script's deadline counts from its call, waiting for a busy checker included, so it is a hard
+ * deadline; only the pool's first start (a cold `ptc run`: TypeScript loaded, lib files parsed,
+ * the declarations checked once) is not charged.
  */
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { startWorker, type WorkerChannel, type WorkerKind } from '../worker-channel.ts'
-import type { CheckerChildMessage, CheckerFailureMessage, CheckerParentMessage, CheckerPreparedMessage, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
+import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
+import type { CheckerChildMessage, CheckerFailureMessage, CheckerParentMessage, CheckerPoolOptions, CheckerPreparedMessage, PrepareOptions, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
 
-export type { PrepareOutcome, PrepareResult } from './checker-contract.ts'
-
-/** Options of a {@link CheckerPool}. */
-export interface CheckerPoolOptions {
-  /** Child processes (default) or worker threads of this process. */
-  kind?: WorkerKind
-  /** Most checkers at once, so most scripts checked at once (default 2). Started on demand. */
-  size?: number
-  /** Heap limit of one checker in MB (default 1024); past it the check ends `crashed`. */
-  memoryMb?: number
-  /** How long in ms a checker may take to become ready before it is killed (default 20 000). */
-  startTimeoutMs?: number
-  /** The checker's main module (default `checker-worker-entry.ts` next to this file). */
-  entry?: string
-  /**
-   * The declarations most scripts are checked against (`Ptc.declarations()`). When given, a new
-   * checker checks one small script against them before it counts as ready, so parsing them is
-   * start-up work too, not the first script's.
-   */
-  warmup?: () => Promise<string>
-}
-
-/** Per-script options of {@link CheckerPool.prepare}. */
-export interface PrepareOptions {
-  /** The tool declarations the script is checked against (`Ptc.declarations()`). */
-  declarations: string
-  /** Deadline in ms, counted from when a ready checker takes the script. */
-  timeoutMs: number
-  /** Aborting it ends the check `cancelled` (the checker is killed) or stops the wait for one. */
-  signal?: AbortSignal
-}
+export type { CheckerPoolOptions, PrepareOptions, PrepareOutcome, PrepareResult } from './checker-contract.ts'
 
 const DEFAULT_ENTRY = fileURLToPath(new URL('./checker-worker-entry.ts', import.meta.url))
 /** Must match `checker-worker-entry.ts`: both sides keep the same last 8 declaration hashes. */
@@ -66,8 +37,15 @@ interface Checker {
 }
 
 interface Waiter {
-  resolve(checker: Checker | undefined): void
+  resolve(taken: Checker | 'cancelled' | 'timeout'): void
   reject(error: Error): void
+  /** The script's deadline starts running (at `now`, unless it already runs). */
+  startClock(now: number): void
+}
+
+/** When a script's deadline started (`performance.now()`); unset while waiting for the first checker. */
+interface Clock {
+  startedAt: number | undefined
 }
 
 /**
@@ -79,6 +57,9 @@ export class CheckerPool {
   readonly #checkers = new Set<Checker>()
   readonly #waiters: Waiter[] = []
   #prewarmed = false
+  #prewarming = 0
+  /** When the first checker became ready; before it, waiting is not charged (a cold start). */
+  #firstReadyAt: number | undefined
   #disposed = false
   #nextId = 0
 
@@ -107,20 +88,36 @@ export class CheckerPool {
     if (this.#disposed) throw new Error('CheckerPool is disposed')
     this.#prewarmed = true
     while (this.#checkers.size < this.#options.size) this.#spawn()
-    await Promise.all([...this.#checkers].map((checker) => checker.ready))
+    // Someone waits for them now: starting checkers keep the process alive until ready.
+    this.#prewarming++
+    this.#updateRefs()
+    try {
+      await Promise.all([...this.#checkers].map((checker) => checker.ready))
+    } finally {
+      this.#prewarming--
+      this.#updateRefs()
+    }
   }
 
   /**
-   * Checks and/or compiles one script in a checker. Waits for a free ready checker first
-   * (starting one when fewer than `size` run); that wait is not part of `timeoutMs`.
+   * Checks and/or compiles one script in a checker, waiting for a free one first (starting one
+   * when fewer than `size` run). `timeoutMs` counts from the call, the wait included, except a
+   * wait for the pool's very first checker to start (a cold `ptc run`): that start is not charged.
    * Never rejects for anything the script does (see {@link PrepareOutcome}).
    * @throws Error when no checker can start (infrastructure), or the pool is disposed.
    */
   async prepare(request: PrepareRequest, options: PrepareOptions): Promise<PrepareResult> {
     if (this.#disposed) throw new Error('CheckerPool is disposed')
-    const checker = await this.#take(options.signal)
-    const startedAt = performance.now()
-    const outcome: PrepareOutcome = checker === undefined ? { kind: 'cancelled' } : await this.#run(checker, request, options)
+    const clock: Clock = { startedAt: this.#firstReadyAt === undefined ? undefined : performance.now() }
+    const taken = await this.#take(options, clock)
+    const startedAt = (clock.startedAt ??= performance.now())
+    const leftMs = options.timeoutMs - (performance.now() - startedAt)
+    let outcome: PrepareOutcome
+    if (taken === 'cancelled' || taken === 'timeout') outcome = { kind: taken }
+    else if (leftMs <= 0) {
+      this.#release(taken)
+      outcome = { kind: 'timeout' }
+    } else outcome = await this.#run(taken, request, { ...options, timeoutMs: leftMs })
     return { outcome, startedAt, checkMs: performance.now() - startedAt }
   }
 
@@ -135,9 +132,13 @@ export class CheckerPool {
     }
   }
 
-  /** A free ready checker, marked busy; `undefined` when `signal` aborts first. */
-  #take(signal: AbortSignal | undefined): Promise<Checker | undefined> {
-    if (signal?.aborted) return Promise.resolve(undefined)
+  /**
+   * A free ready checker, marked busy; `cancelled` when `signal` aborts first, `timeout` when the
+   * deadline passes while waiting (its clock runs from `clock.startedAt`, once set).
+   */
+  #take(options: PrepareOptions, clock: Clock): Promise<Checker | 'cancelled' | 'timeout'> {
+    const { signal } = options
+    if (signal?.aborted) return Promise.resolve('cancelled')
     for (const checker of this.#checkers) {
       if (checker.state === 'idle') {
         checker.state = 'busy'
@@ -146,18 +147,29 @@ export class CheckerPool {
       }
     }
     if (this.#checkers.size < this.#options.size) this.#spawn()
-    return new Promise<Checker | undefined>((resolve, reject) => {
-      const onAbort = (): void => {
-        this.#waiters.splice(this.#waiters.indexOf(waiter), 1) // Still queued: a served waiter has no listener.
-        this.#updateRefs()
-        resolve(undefined)
-      }
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined
       const settled = <T>(settle: (value: T) => void) => (value: T): void => {
+        clearTimeout(timer)
         signal?.removeEventListener('abort', onAbort)
         settle(value)
       }
-      const waiter: Waiter = { resolve: settled(resolve), reject: settled(reject) }
+      const leave = (why: 'cancelled' | 'timeout'): void => {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1) // Still queued: a served waiter has no listener or timer.
+        this.#updateRefs()
+        waiter.resolve(why)
+      }
+      const onAbort = (): void => leave('cancelled')
+      const waiter: Waiter = {
+        resolve: settled(resolve),
+        reject: settled(reject),
+        startClock: (now) => {
+          const startedAt = (clock.startedAt ??= now)
+          timer = setTimeout(() => leave('timeout'), options.timeoutMs - (performance.now() - startedAt))
+        },
+      }
       signal?.addEventListener('abort', onAbort, { once: true })
+      if (clock.startedAt !== undefined) waiter.startClock(clock.startedAt)
       this.#waiters.push(waiter)
       this.#updateRefs()
     })
@@ -194,18 +206,14 @@ export class CheckerPool {
   }
 
   #spawn(): void {
-    let markReady!: () => void
-    let failReady!: (error: Error) => void
-    const ready = new Promise<void>((resolve, reject) => {
-      markReady = resolve
-      failReady = reject
-    })
+    const { promise: ready, resolve: markReady, reject: failReady } = Promise.withResolvers<void>()
     ready.catch(() => {}) // Observed by prewarm() when it awaits; never an unhandled rejection.
     let checker!: Checker
     const channel = startWorker<CheckerParentMessage, CheckerChildMessage>({
       kind: this.#options.kind,
       entry: this.#options.entry,
       memoryMb: this.#options.memoryMb,
+      niceness: WORKER_NICENESS,
       onMessage: (message) => {
         if (message.type === 'ready') this.#warmUp(checker).then(() => {
           clearTimeout(startTimer)
@@ -237,6 +245,11 @@ export class CheckerPool {
       if (outcome.kind !== 'prepared') throw new Error(`the checker's warm-up ended ${outcome.kind}`)
     }
     if (checker.state !== 'starting') throw new Error('the checker is gone')
+    if (this.#firstReadyAt === undefined) {
+      // The cold start is over: from now on the waiting scripts' deadlines run.
+      this.#firstReadyAt = performance.now()
+      for (const waiter of this.#waiters) waiter.startClock(this.#firstReadyAt)
+    }
     this.#release(checker)
   }
 
@@ -277,8 +290,7 @@ export class CheckerPool {
 
   /** A checker keeps the process alive while busy, or while starting for someone waiting. */
   #updateRefs(): void {
-    for (const checker of this.#checkers) {
-      checker.channel.setRef(checker.state === 'busy' || (checker.state === 'starting' && this.#waiters.length > 0))
-    }
+    const awaited = this.#waiters.length > 0 || this.#prewarming > 0
+    for (const checker of this.#checkers) checker.channel.setRef(checker.state === 'busy' || (checker.state === 'starting' && awaited))
   }
 }

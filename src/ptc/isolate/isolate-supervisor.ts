@@ -7,7 +7,7 @@
  * caller's `dispatch` ({@link SupervisedRun}, one per run).
  */
 import { fileURLToPath } from 'node:url'
-import { startWorker, type WorkerChannel } from '../worker-channel.ts'
+import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
 import type { ChildMessage, IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
 
 export type { IsolateSupervisorOptions } from './isolate-contract.ts'
@@ -165,6 +165,7 @@ export class IsolateSupervisor {
       args: [JSON.stringify(workerOptions)],
       // isolated-vm on Node >= 20 needs it; the worker's own heap holds no script data.
       execArgv: ['--no-node-snapshot'],
+      niceness: WORKER_NICENESS,
       onMessage: (message) => {
         if (message.type !== 'ready') return this.onMessage(worker, message)
         clearTimeout(startTimer)
