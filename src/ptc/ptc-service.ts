@@ -84,6 +84,8 @@ export class Ptc extends Service {
   static inject = ['tools']
   readonly _config: PtcConfig
   _checkers: CheckerPool | undefined
+  /** Set once a run type-checks (or `check`, `prewarm`): new checkers then warm TypeScript up. */
+  _typechecks = false
   _pool: IsolatePool | undefined
   _supervisor: IsolateSupervisor | undefined
 
@@ -118,6 +120,7 @@ export class Ptc extends Service {
    * is stopped and reported as one error diagnostic at 1:1.
    */
   async check(code: string): Promise<Diagnostic[]> {
+    this._typechecks = true
     const timeoutMs = this._config.limits?.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs
     const { outcome } = await this.checkers().prepare({ code, typecheck: true, compile: false }, { declarations: await this.declarations(), timeoutMs })
     if (outcome.kind === 'prepared') return outcome.prepared.diagnostics
@@ -131,6 +134,7 @@ export class Ptc extends Service {
    * @throws Error when a worker cannot start (infrastructure).
    */
   async prewarm(): Promise<void> {
+    if (this._config.typecheck ?? true) this._typechecks = true
     await Promise.all([this.checkers().prewarm(), this._config.isolation === 'inline' ? undefined : this.supervisor().prewarm()])
   }
 
@@ -157,6 +161,7 @@ export class Ptc extends Service {
     if (options.memoryMb !== undefined) limits.memoryMb = options.memoryMb
     const deadlineMs = limits.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs
     const typecheck = options.typecheck ?? this._config.typecheck ?? true
+    if (typecheck) this._typechecks = true
     // The isolate worker starts while the script is checked; a failure surfaces in the run.
     const isolationReady = this._config.isolation === 'inline' ? Promise.resolve() : this.supervisor().prewarm().catch(() => {})
     const declarations = typecheck ? await this.declarations() : ''
@@ -211,7 +216,7 @@ export class Ptc extends Service {
 
   /** Checker workers: threads with `isolation: 'inline'`, processes otherwise (see `CheckerPool`). */
   private checkers(): CheckerPool {
-    return (this._checkers ??= new CheckerPool({ kind: this._config.isolation === 'inline' ? 'thread' : 'process', size: this._config.checkers ?? 2, warmup: () => this.declarations() }))
+    return (this._checkers ??= new CheckerPool({ kind: this._config.isolation === 'inline' ? 'thread' : 'process', size: this._config.checkers ?? 2, warmup: async () => (this._typechecks ? this.declarations() : undefined) }))
   }
 
   private runInIsolation(request: IsolateRunRequest): Promise<IsolateRunResult> {

@@ -108,7 +108,7 @@ export interface CheckerPoolOptions {
    * checker checks one small script against them before it counts as ready, so parsing them is
    * start-up work too, not the first script's.
    */
-  warmup?: () => Promise<string>
+  warmup?: () => Promise<string | undefined>
 }
 
 /** Per-script options of `CheckerPool.prepare`. */

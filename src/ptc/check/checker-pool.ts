@@ -239,8 +239,8 @@ export class CheckerPool {
    */
   async #warmUp(checker: Checker): Promise<void> {
     if (checker.state !== 'starting') throw new Error('the checker is gone')
-    if (this.#options.warmup !== undefined) {
-      const declarations = await this.#options.warmup()
+    const declarations = await this.#options.warmup?.()
+    if (declarations !== undefined) {
       const outcome = await this.#run(checker, { code: 'return 1', typecheck: true, compile: true }, { declarations, timeoutMs: this.#options.startTimeoutMs })
       if (outcome.kind !== 'prepared') throw new Error(`the checker's warm-up ended ${outcome.kind}`)
     }

@@ -6,13 +6,13 @@
  * as a worker thread (`isolation: 'inline'`, `parentPort`); the messages are in
  * `checker-contract.ts`.
  *
- * Start-up loads TypeScript, parses and binds the lib files with a first check and starts
- * esbuild, and only then reports `ready`: a run never pays for a cold checker. Exports nothing.
+ * Start-up starts esbuild and then reports `ready`; TypeScript is loaded with the first script
+ * to type-check, which the pool makes a warm-up of its own when runs type-check. Exports nothing.
  */
 import { enableCompileCache } from 'node:module'
 import { parentPort } from 'node:worker_threads'
 import { compileScript } from '../compile.ts'
-import { TypeChecker } from '../type-checker.ts'
+import type { TypeChecker } from '../type-checker.ts'
 import type { CheckerChildMessage, CheckerParentMessage, CheckerPrepareMessage } from './checker-contract.ts'
 import { prepareScript } from './prepare-script.ts'
 
@@ -37,7 +37,18 @@ function send(message: CheckerChildMessage): void {
   }
 }
 
-const checker = new TypeChecker()
+/**
+ * TypeScript is loaded on the first script to type-check (the pool's warm-up, when it does one),
+ * so a checker that only compiles (`typecheck: false`) starts in a fraction of the time. The
+ * first check parses and binds the lib files.
+ */
+let checker: Promise<TypeChecker> | undefined
+const typeChecker = (): Promise<TypeChecker> =>
+  (checker ??= import('../type-checker.ts').then(({ TypeChecker }) => {
+    const created = new TypeChecker()
+    created.check('return 1', '')
+    return created
+  }))
 /** Declarations by hash, least recently used first; must match `KEPT_DECLARATIONS` of the pool. */
 const declarations = new Map<string, string>()
 const MAX_DECLARATIONS = 8
@@ -55,7 +66,7 @@ async function onPrepare(message: CheckerPrepareMessage): Promise<void> {
   declarations.set(message.declarationsHash, text)
   if (declarations.size > MAX_DECLARATIONS) declarations.delete(declarations.keys().next().value!)
   try {
-    send({ type: 'prepared', id: message.id, prepared: await prepareScript(checker, message.request, text) })
+    send({ type: 'prepared', id: message.id, prepared: await prepareScript(typeChecker, message.request, text) })
   } catch (error) {
     const failure = error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) }
     send({ type: 'failure', id: message.id, error: failure })
@@ -73,8 +84,6 @@ if (port !== null) {
   process.on('disconnect', () => process.exit(0))
 }
 
-// Warm up before announcing readiness: the lib files are parsed and bound by the first check,
-// esbuild's service starts with the first compile.
-checker.check('return 1', '')
+// esbuild's service starts with the first compile: before announcing readiness.
 await compileScript('return 1')
 send({ type: 'ready' })

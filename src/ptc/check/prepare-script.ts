@@ -9,14 +9,15 @@ import type { TypeChecker } from '../type-checker.ts'
 import type { PreparedScript, PrepareRequest } from './checker-contract.ts'
 
 /**
- * Checks (when `request.typecheck`) and compiles (when `request.compile`) `request.code`.
+ * Checks (when `request.typecheck`, with the TypeChecker `checker()` resolves to: loaded on
+ * first use) and compiles (when `request.compile`) `request.code`.
  * Diagnostics are in the user's coordinates (see `Diagnostic`). Script problems are values
  * (`type-error`, `syntax-error`); rejects only for infrastructure failures (esbuild cannot start).
  */
-export async function prepareScript(checker: TypeChecker, request: PrepareRequest, declarations: string): Promise<PreparedScript> {
+export async function prepareScript(checker: () => Promise<TypeChecker>, request: PrepareRequest, declarations: string): Promise<PreparedScript> {
   let diagnostics: Diagnostic[] = []
   if (request.typecheck) {
-    diagnostics = checker.check(request.code, declarations)
+    diagnostics = (await checker()).check(request.code, declarations)
     if (diagnostics.some((diagnostic) => diagnostic.category === 'error')) return { kind: 'type-error', diagnostics }
   }
   if (!request.compile) return { kind: 'checked', diagnostics }
