@@ -50,6 +50,9 @@ class IsolateRun {
   private readonly settlements = new TurnBatcher<Settlement>((batch) => this.flush(batch))
   private settleRef: ivm.Reference<(batch: Settlement[]) => void> | undefined
   private cpuBaselineNs = 0n
+  private openEntries = 0
+  private runningSince: number | undefined
+  private runningMs = 0
   private ended = false
   private readonly timers: NodeJS.Timeout[] = []
   private readonly onAbort = (): void => this.end({ status: 'cancelled', error: cancelledError() })
@@ -129,15 +132,24 @@ class IsolateRun {
     this.enter(start.apply(undefined, [scriptFunction.derefInto()], { timeout: this.entryTimeoutMs() }))
   }
 
-  /** Tracks one entry into the isolate: its failure is classified, never thrown. */
+  /**
+   * Tracks one entry into the isolate: its failure is classified, never thrown, and the wall time
+   * while entries are open is the time the script's code ran (for a deadline message).
+   */
   private enter(entry: Promise<unknown>): void {
-    entry.then(undefined, (error: unknown) => this.onIsolateFailure(error))
+    if (this.openEntries++ === 0) this.runningSince = performance.now()
+    entry.then(undefined, (error: unknown) => this.onIsolateFailure(error)).finally(() => {
+      if (--this.openEntries === 0 && this.runningSince !== undefined) {
+        this.runningMs += performance.now() - this.runningSince
+        this.runningSince = undefined
+      }
+    })
   }
 
   /**
    * An entry into the isolate failed. After our own disposal that is expected; a disposed
-   * isolate we did not dispose hit its memory limit; a timeout is the wall clock when it has
-   * passed (entries time out at the smaller budget left), else the CPU limit. Anything else is an
+   * isolate we did not dispose hit its memory limit; a timeout is the wall clock (or the CPU limit
+   * when that is used up too). Anything else is an
    * unhandled promise rejection in the script, which isolated-vm reports as the failure of the
    * entry it happened in: the run goes on and the rejection is logged as a warning.
    */
@@ -148,7 +160,8 @@ class IsolateRun {
       // We did not dispose it (the run has not ended): isolated-vm did, at the memory limit.
       this.end(memoryEnding(this.limits.memoryMb))
     } else if (message === TIMED_OUT) {
-      this.end(this.wallLeftMs() <= 1 ? this.deadlineEnding() : cpuEnding(this.limits.cpuTimeMs))
+      // Entries time out at the wall clock (see entryTimeoutMs), unless the CPU poller got there first.
+      this.end(this.cpuUsedMs() > this.limits.cpuTimeMs ? cpuEnding(this.limits.cpuTimeMs) : this.deadlineEnding())
     } else {
       this.logs.add('warn', `Unhandled promise rejection: ${describeHostError(error)}`)
     }
@@ -158,6 +171,7 @@ class IsolateRun {
     const checkMs = this.request.checkMs ?? 0
     return deadlineEnding(this.limits.wallClockMs + Math.round(checkMs), {
       checkMs,
+      runningMs: this.runningMs + (this.runningSince === undefined ? 0 : performance.now() - this.runningSince),
       cpuMs: this.cpuUsedMs(),
       toolWaitMs: this.calls.busyMs,
       wallMs: performance.now() - this.startedAt,
@@ -183,9 +197,13 @@ class IsolateRun {
     return this.limits.wallClockMs - (performance.now() - this.startedAt)
   }
 
-  /** Timeout for the next entry into the isolate: the smaller of the CPU and wall budgets left. */
+  /**
+   * Timeout for the next entry into the isolate: the wall-clock budget left. isolated-vm counts
+   * an entry's timeout in wall time, so the CPU budget is left to the poller (`checkCpu`): on a
+   * loaded machine a long entry would otherwise end as a CPU overrun it never made.
+   */
   private entryTimeoutMs(): number {
-    return Math.max(1, Math.ceil(Math.min(this.limits.cpuTimeMs - this.cpuUsedMs(), this.wallLeftMs())))
+    return Math.max(1, Math.ceil(this.wallLeftMs()))
   }
 
   private flush(batch: Settlement[]): void {

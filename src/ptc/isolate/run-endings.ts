@@ -18,12 +18,14 @@ export interface RunEnding {
 }
 
 /**
- * Where the time of a run went, in ms, for a deadline message. `cpuMs` is the isolate's CPU
- * time; `toolWaitMs` the time with at least one tool call running or queued; what is left of
- * `wallMs` is time spent waiting on nothing (a promise that never settles).
+ * Where the time of a run went, in ms, for a deadline message. `runningMs` is wall time with the
+ * script's code running in the isolate (computing, whether or not a loaded machine gave it a
+ * core; `cpuMs` is the CPU it got); `toolWaitMs` the time with at least one tool call running or
+ * queued; what is left of `wallMs` is time spent waiting on nothing (a promise that never settles).
  */
 export interface TimeSpent {
   checkMs: number
+  runningMs: number
   cpuMs: number
   toolWaitMs: number
   wallMs: number
@@ -41,16 +43,16 @@ export function cancelledError(): RunError {
  * set (checking included); the message names the largest use of it and the advice for that.
  */
 export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
-  const idleMs = Math.max(0, spent.wallMs - spent.cpuMs - spent.toolWaitMs)
+  const idleMs = Math.max(0, spent.wallMs - spent.runningMs - spent.toolWaitMs)
   const running = spent.toolsRunning.length === 0 ? '' : ` (${describeNames(spent.toolsRunning)} still running)`
   const uses = [
     { ms: spent.checkMs, what: 'type-checking and compiling', advice: "Simplify the script's types or raise timeoutMs." },
-    { ms: spent.cpuMs, what: 'computing in the script (CPU)', advice: 'Look for an endless loop or do less computation in the script.' },
+    { ms: spent.runningMs, what: "running the script's code", advice: 'Look for an endless loop or do less computation in the script.' },
     { ms: spent.toolWaitMs, what: `waiting on tool calls${running}`, advice: 'Make fewer or smaller calls, or run the work in parts.' },
     { ms: idleMs, what: 'waiting on nothing: no code ran and no tool call was pending', advice: 'The script awaited a promise that never settles; make sure everything it awaits settles.' },
   ]
   const most = uses.reduce((best, use) => (use.ms > best.ms ? use : best))
-  const account = `type-checking and compiling ${ms(spent.checkMs)}, CPU ${ms(spent.cpuMs)}, waiting on tool calls ${ms(spent.toolWaitMs)}, waiting on nothing ${ms(idleMs)}`
+  const account = `type-checking and compiling ${ms(spent.checkMs)}, running code ${ms(spent.runningMs)} (CPU ${ms(spent.cpuMs)}), waiting on tool calls ${ms(spent.toolWaitMs)}, waiting on nothing ${ms(idleMs)}`
   return {
     status: 'timeout',
     error: { name: 'TimeoutError', message: `The script did not finish within the wall-clock limit of ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}` },

@@ -13,9 +13,9 @@ export interface RunLimits {
    */
   wallClockMs: number
   /**
-   * CPU-time budget in ms of the isolate (`isolate.cpuTime`), enforced both as the timeout of
-   * every entry into the isolate and by a polling watchdog for the sum. Expiry → status
-   * `timeout`. Default 10 000.
+   * CPU-time budget in ms of the isolate (`isolate.cpuTime`), enforced by a watchdog polling it
+   * every 20 ms (not as the timeout of an entry into the isolate: isolated-vm counts those in
+   * wall time, which load stretches). Expiry → status `timeout`. Default 10 000.
    */
   cpuTimeMs: number
   /** Isolate heap limit in MB (isolated-vm `memoryLimit`, min 8). Exceeded → status `memory`. Default 128. */
