@@ -12,13 +12,9 @@
  *   refused at once.
  * A refusal is a {@link RunRefused} whose message says why and to try again later.
  */
+import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS_PER_SESSION } from './serve-defaults.ts'
 
-/** Default number of `run_code` executions that may run at once across all sessions. */
-export const DEFAULT_MAX_CONCURRENT_RUNS = 4
-/** Default number of `run_code` calls that may wait for a slot, across all sessions. */
-export const DEFAULT_MAX_QUEUED_RUNS = 64
-/** Least default number of `run_code` calls one session may have running or waiting at once. */
-export const DEFAULT_MAX_RUNS_PER_SESSION = 4
+export { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS_PER_SESSION }
 
 /** The limits of a {@link RunLimiter}; each a positive whole number. */
 export interface RunLimits {

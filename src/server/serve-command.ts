@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { createHost, type HostOptions } from '../host/create-host.ts'
 import { McpConfigError } from '../mcp/mcp-config.ts'
 import { McpConnectionError } from '../mcp/mcp-connection.ts'
-import { checkExposure, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './http-server.ts'
-import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS_PER_SESSION } from './run-limiter.ts'
+import { checkExposure } from './http-server.ts'
+import { DEFAULT_HTTP_HOST, DEFAULT_MAX_CONCURRENT_RUNS } from './serve-defaults.ts'
 import { serve, type ServeOptions } from './serve.ts'
 import { ServeError } from './serve-errors.ts'
 
@@ -27,13 +27,6 @@ export interface ServeFlags {
   'session-idle-ms'?: string
   'max-sessions'?: string
 }
-
-/** The usage text of `serve`, for the CLI's help. */
-export const SERVE_USAGE = `  ptc serve --stdio | --http [--host 127.0.0.1] [--port ${DEFAULT_HTTP_PORT}] [--token T]
-                 [--session-idle-ms ${DEFAULT_SESSION_IDLE_MS}] [--max-sessions ${DEFAULT_MAX_SESSIONS}]
-                 [--expose-tools] [--max-concurrent-runs ${DEFAULT_MAX_CONCURRENT_RUNS}] [--max-running-per-session N/2]
-                 [--max-queued-runs ${DEFAULT_MAX_QUEUED_RUNS}] [--max-runs-per-session max(${DEFAULT_MAX_RUNS_PER_SESSION},N)] [--workspace DIR] [--tools MODULE]...
-                 [--mcp-config FILE]`
 
 /**
  * Turn flags into serve options. The token comes from `--token`, else `PTC_SERVE_TOKEN`.

@@ -52,6 +52,9 @@ export async function serve(ctx: Context, options: ServeOptions): Promise<ServeH
     ...(maxRunsPerSession !== undefined && { maxPerSession: maxRunsPerSession }),
   })
   const sessionOptions: SessionOptions = { ...session, limiter }
+  // Checkers and the isolate worker start now, so the first sessions' runs find them warm; a
+  // failure to start surfaces in the first run instead.
+  ctx.ptc.prewarm().catch(() => {})
   let started: ServeHandle | undefined
   const fiber = ctx.plugin({
     name: `mcp-server:${transport}`,
