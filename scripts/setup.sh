@@ -5,8 +5,8 @@
 #   1. installs Node.js 24 from the npm registry (package node-linux-<arch>@24) into the
 #      repository's .node24/ when the machine's node is older or missing, and puts it first on PATH;
 #   2. installs the Debian packages the tests need when missing: bubblewrap (the bash sandbox),
-#      ripgrep (the search tool's engine) and chromium (the web viewer's browser tests), with apt-get when root, otherwise it prints the
-#      one command to run;
+#      ripgrep (the search tool's engine) and chromium (the web viewer's browser tests), with
+#      apt-get when root, otherwise it prints the one command to run;
 #   3. runs npm ci.
 # It writes nothing outside the repository except through npm and apt-get. Safe to repeat.
 
