@@ -17,20 +17,21 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Context, Fiber } from 'cordis'
 import * as journal from '../journal/journal.ts'
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { RUN_CODE } from '../ptc/ptc-service.ts'
 import { elicitApproval } from './elicit-approval.ts'
 import { exposedTools, mcpToolList, objectOutputSchema, toCallToolResult } from './exposed-tools.ts'
 import { RunRefused, type RunLimiter } from './run-limiter.ts'
 
-/** Server-wide options every session shares. */
 /** How many cancellations of not-yet-seen requests a session remembers. */
 const MAX_EARLY_CANCELS = 1024
 
+/** Server-wide options every session shares. */
 export interface SessionOptions {
   /** Expose every registered tool, not just run_code and the job tools. */
   exposeTools: boolean
   limiter: RunLimiter
-  /** Folder of the per-session journals (`<stamp>-<agent>.jsonl`); `false` for none. */
+  /** Folder of the per-session journals (`<stamp>-mcp-<session id>.jsonl`); `false` for none. */
   journalDir: string | false
   /** Time a person has to answer an approval prompt, in ms. */
   approvalTimeoutMs?: number
@@ -42,6 +43,9 @@ const INSTRUCTIONS =
 
 /** An open session: connect `server` to a transport, `close()` when the connection ends. */
 export interface McpSession {
+  /** The MCP session id (made up for stdio). */
+  readonly sessionId: string
+  /** `mcp-<session id>`: the agent of every call this session makes. */
   readonly agent: string
   readonly server: Server
   /**
@@ -52,12 +56,14 @@ export interface McpSession {
 }
 
 /**
- * Open a session on `ctx` (a context that injects `tools`, `ptc` and `approval`).
+ * Open a session on `ctx` (a context that injects `tools`, `ptc` and `approval`). `sessionId` is
+ * the MCP session id (Streamable HTTP's `Mcp-Session-Id`); stdio has none, so one is made up. The
+ * agent is `mcp-<session id>`, and the journal file and every record carry the id.
  * @returns the session; nothing is connected yet.
  */
-export async function openSession(ctx: Context, options: SessionOptions): Promise<McpSession> {
-  const agent = `mcp-${randomUUID()}`
-  const server = new Server({ name: 'ptc-runner', version: '0.1.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+export async function openSession(ctx: Context, options: SessionOptions, sessionId: string = randomUUID()): Promise<McpSession> {
+  const agent = `mcp-${sessionId}`
+  const server = new Server({ name: PACKAGE_NAME, title: 'ptc-runner', version: PACKAGE_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
   const stop = new AbortController()
   // The MCP request each top-level call belongs to, by call id (child ids are `${callId}/…`).
   const requests = new Map<string, RequestId>()
@@ -69,7 +75,7 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
     apply: (session: Context) => {
       if (options.journalDir !== false) {
         const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-        session.plugin(journal, { file: join(options.journalDir, `${stamp}-${agent}.jsonl`), agent })
+        session.plugin(journal, { file: join(options.journalDir, `${stamp}-${agent}.jsonl`), agent, session: sessionId })
       }
       session.approval.respond(
         elicitApproval({
@@ -142,6 +148,7 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
 
   let closing: Promise<void> | undefined
   return {
+    sessionId,
     agent,
     server,
     close: () =>
