@@ -9,7 +9,8 @@
  * agent and the request's `AbortSignal` (an MCP `notifications/cancelled` aborts it: the isolate is
  * disposed and in-flight tool calls are aborted). `run_code` executions wait for a slot of the
  * server-wide {@link RunLimiter}; when its queue or this session's share is full the call is an
- * immediate `isError` result.
+ * immediate `isError` result. A request that carries a `progressToken` gets `notifications/progress`
+ * while it runs (see `run-progress.ts`).
  */
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
@@ -22,6 +23,7 @@ import { RUN_CODE } from '../ptc/ptc-service.ts'
 import { elicitApproval } from './elicit-approval.ts'
 import { exposedTools, mcpToolList, objectOutputSchema, toCallToolResult } from './exposed-tools.ts'
 import { RunRefused, type RunLimiter } from './run-limiter.ts'
+import { reportProgress } from './run-progress.ts'
 
 /** How many cancellations of not-yet-seen requests a session remembers. */
 const MAX_EARLY_CANCELS = 1024
@@ -35,6 +37,8 @@ export interface SessionOptions {
   journalDir: string | false
   /** Time a person has to answer an approval prompt, in ms. */
   approvalTimeoutMs?: number
+  /** Progress heartbeat of a call that asked for progress, in ms (default 5000, see `run-progress.ts`). */
+  progressHeartbeatMs?: number
 }
 
 const INSTRUCTIONS =
@@ -127,6 +131,19 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     callControllers.set(extra.requestId, cancel)
     const signal = AbortSignal.any([extra.signal, stop.signal, cancel.signal])
     requests.set(callId, extra.requestId)
+    // A request with a progressToken gets notifications/progress while it runs (start, its calls
+    // from code, heartbeats), so a client that resets its timeout on progress keeps it alive.
+    const progressToken = request.params._meta?.progressToken
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : reportProgress({
+            ctx: session,
+            callId,
+            tool: name,
+            send: (update) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }),
+            ...(options.progressHeartbeatMs !== undefined && { heartbeatMs: options.progressHeartbeatMs }),
+          })
     try {
       const execute = () => session.tools.execute({ callId, name, arguments: args ?? {} }, { agent, signal })
       let result
@@ -141,6 +158,7 @@ export async function openSession(ctx: Context, options: SessionOptions, session
       }
       return toCallToolResult(result, { objectOutput: objectOutputSchema(tool) !== undefined })
     } finally {
+      progress?.stop()
       if (callControllers.get(extra.requestId) === cancel) callControllers.delete(extra.requestId)
       requests.delete(callId)
     }
