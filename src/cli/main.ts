@@ -8,7 +8,6 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createHost, type HostOptions } from '../host/create-host.ts'
 import { PtcError } from '../errors/ptc-error.ts'
-import { ToolModuleError } from '../host/load-tool-modules.ts'
 import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permission-presets.ts'
 import * as ttyApproval from '../policy/tty-approval.ts'
 import { callCardText, replayJournal, resultCardText } from '../present/replay.ts'
@@ -16,7 +15,7 @@ import { terminalSafe } from '../present/terminal-safe.ts'
 import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
 import type { RunCodeValue } from '../ptc/run-code-value.ts'
 import { readScript, UsageError } from './read-script.ts'
-import { isStartupError, SERVE_USAGE, serveCommand } from '../server/serve-command.ts'
+import { SERVE_USAGE, serveCommand } from '../server/serve-command.ts'
 
 const USAGE = `ptc: run TypeScript that calls tools, with every call through one policy pipeline.
 
@@ -116,8 +115,8 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`Unknown command "${command}". Commands: run, check, typegen, serve, replay.`)
     }
   } catch (error) {
-    const journalUnwritable = PtcError.hasCode(error, 'journal-unwritable')
-    if (error instanceof UsageError || error instanceof ToolModuleError || isStartupError(error) || journalUnwritable) {
+    // Every refusal the product makes on purpose (usage, tool modules, serve start-up, journal) is a PtcError.
+    if (PtcError.isInstance(error)) {
       process.stderr.write(`ptc: ${error.message}\n`)
       return 2
     }

@@ -2,10 +2,13 @@
  * Reading a script argument: a file path, or `-` for standard input.
  */
 import { readFileSync } from 'node:fs'
+import { PtcError } from '../errors/ptc-error.ts'
 
 /** A usage problem: the CLI prints the message and exits with code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError'
+export class UsageError extends PtcError {
+  constructor(message: string) {
+    super('usage', message)
+  }
 }
 
 /**

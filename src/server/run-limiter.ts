@@ -9,6 +9,7 @@
  * A refusal is a {@link RunRefused} whose message says why and to try again later. Built on `p-limit`.
  */
 import pLimit from 'p-limit'
+import { PtcError } from '../errors/ptc-error.ts'
 
 /** Default number of `run_code` executions that may run at once across all sessions. */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 4
@@ -25,8 +26,10 @@ export interface RunLimits {
 }
 
 /** A call the limiter refused to queue (the queue or the session's share is full). */
-export class RunRefused extends Error {
-  override name = 'RunRefused'
+export class RunRefused extends PtcError {
+  constructor(message: string) {
+    super('run-refused', message)
+  }
 }
 
 /** A shared limiter; `run` queues when every slot is taken. */
