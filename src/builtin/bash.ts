@@ -6,11 +6,11 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { type BackgroundJob, backgroundJobSchema } from '../jobs/job-schemas.ts'
-import type { GenericCard, TerminalCard } from '../present/cards.ts'
+import type { GenericCard, TerminalCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
 import { runProcess } from './process-runner.ts'
-import { resolveForCall } from './workspace-files.ts'
+import { resolveForCall } from './resolve-for-call.ts'
 
 /** Default deadline of a command, in ms (2 minutes). */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000

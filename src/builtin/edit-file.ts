@@ -6,7 +6,8 @@ import type { Context } from 'cordis'
 import { z } from 'zod'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import { commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
-import { describeChange, WorkspaceToolError } from './workspace-files.ts'
+import { describeChange } from './describe-change.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Arguments: `old` must occur exactly once unless `replaceAll`; `new` replaces it. */
 export const editFileParameters = z.strictObject({

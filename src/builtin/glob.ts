@@ -6,10 +6,13 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import type { SearchCard } from '../present/cards.ts'
+import type { SearchCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
-import { resolveForCall, stateFolderRefusal, workspaceRelative, WorkspaceToolError } from './workspace-files.ts'
+import { workspaceRelative } from '../workspace/is-inside.ts'
+import { stateFolderRefusal } from '../workspace/state-folder.ts'
+import { resolveForCall } from './resolve-for-call.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Most paths returned by glob. */
 export const MAX_GLOB_RESULTS = 1000

@@ -4,10 +4,12 @@
  */
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import type { ReadCard } from '../present/cards.ts'
+import type { ReadCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
-import { areaForCall, looksBinary, readSnapshot, resolveForCall, WorkspaceToolError } from './workspace-files.ts'
+import { looksBinary, readSnapshot } from './file-snapshot.ts'
+import { areaForCall, resolveForCall } from './resolve-for-call.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Default number of lines returned. */
 export const DEFAULT_READ_LIMIT = 2000

@@ -6,7 +6,7 @@ import type { Context } from 'cordis'
 import { z } from 'zod'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import { commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
-import { describeChange } from './workspace-files.ts'
+import { describeChange } from './describe-change.ts'
 
 /** Arguments: `content` is the whole new file text. */
 export const writeFileParameters = z.strictObject({

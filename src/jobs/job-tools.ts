@@ -6,7 +6,7 @@
  */
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import type { Card } from '../present/cards.ts'
+import type { Card } from '../tools/cards.ts'
 import { defineTool } from '../tools/define-tool.ts'
 import type { ContentBlock, ToolResult } from '../tools/types.ts'
 import { jobInfoSchema, jobKillSchema, jobReadSchema } from './job-schemas.ts'

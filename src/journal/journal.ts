@@ -7,7 +7,8 @@
  */
 import { mkdirSync, realpathSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { appendFileSafeSync } from '../builtin/safe-fs.ts'
+import { appendFileSafeSync } from '../workspace/safe-fs.ts'
+import { journalFolder } from '../workspace/state-folder.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Context } from 'cordis'
 import type { ToolCallRecord, ToolResult } from '../tools/types.ts'
@@ -74,7 +75,7 @@ export interface Config {
 export function journalPath(config: Config = {}): string {
   if (config.file) return resolve(config.file)
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-  return join(resolve(config.workspace ?? '.'), '.ptc', 'journal', `${stamp}-${process.pid}.jsonl`)
+  return join(journalFolder(resolve(config.workspace ?? '.')), `${stamp}-${process.pid}.jsonl`)
 }
 
 export function apply(ctx: Context, config: Config = {}) {

@@ -21,7 +21,7 @@ import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/
 import { z } from 'zod'
 import { RUN_CODE } from '../ptc/ptc-service.ts'
 import type { Tool } from '../tools/define-tool.ts'
-import type { ToolRegistry } from '../tools/tool-registry.ts'
+import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { ToolAnnotations, ToolResult } from '../tools/types.ts'
 
 /** The background job tools (S10.6), exposed whenever they are registered. */

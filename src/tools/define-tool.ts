@@ -7,7 +7,7 @@
  */
 import { z } from 'zod'
 import { ToolDefinitionError } from '../errors/ptc-error.ts'
-import type { Card } from '../present/cards.ts'
+import type { Card } from './cards.ts'
 import { compactToZod, type InferCompact } from './compact-parameters.ts'
 import type { CompactParameters, ToolDefinition, ToolOutput, ToolResult } from './types.ts'
 

@@ -3,7 +3,7 @@
  * that tools, policy plugins, the PTC bridge and the server all import.
  */
 import type { z } from 'zod'
-import type { Card } from '../present/cards.ts'
+import type { Card } from './cards.ts'
 
 /** A value JSON can carry losslessly: what arguments and canonical values are made of (S6.1). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
