@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { SandboxedCommand } from '../policy/sandbox-types.ts'
 import { runProcess } from './process-runner.ts'
-import { WorkspaceToolError } from './workspace-files.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** One matching line: `file` absolute, `line` 1-based, `text` without its line break. */
 export interface RipgrepMatch {

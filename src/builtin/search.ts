@@ -9,12 +9,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { isInside, STATE_FOLDER } from '../policy/sandbox-policy.ts'
-import type { SearchCard } from '../present/cards.ts'
+import type { SearchCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
+import { isInside, workspaceRelative } from '../workspace/is-inside.ts'
+import { STATE_FOLDER, stateFolderRefusal } from '../workspace/state-folder.ts'
+import { resolveForCall } from './resolve-for-call.ts'
 import { findRipgrep, ripgrepArgs, searchWithRipgrep, unsupportedSyntax } from './ripgrep.ts'
-import { resolveForCall, stateFolderRefusal, workspaceRelative, WorkspaceToolError } from './workspace-files.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Most matching lines returned; `truncated` says when more exist. */
 export const MAX_SEARCH_MATCHES = 200
@@ -61,6 +63,8 @@ export type SearchValue = z.output<typeof searchValue>
 export function searchTool(ctx: Context): Tool {
   return defineTool({
     name: 'search',
+    title: 'Search file contents',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description:
       `Search workspace text files for lines matching a regular expression, grouped by file (at most ${MAX_SEARCH_MATCHES} lines). ` +
       'Narrow with `path` (a file or directory) and `glob` (e.g. "**/*.ts"). Files ignored by .gitignore, hidden files, node_modules and .git are skipped ' +
