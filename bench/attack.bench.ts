@@ -16,7 +16,7 @@ import { createHost, type Host } from '../src/host/create-host.ts'
 import { CheckerPool } from '../src/ptc/check/checker-pool.ts'
 import type { RunCodeValue } from '../src/ptc/run-code-value.ts'
 import { recursiveTypesScript, SPIN_SCRIPT } from '../test/fixtures/attack-scripts.ts'
-import { percentile, startLagProbe, type LagStats } from './event-loop-probe.ts'
+import { probeEventLoop, quantile, type EventLoopLag } from './event-loop-probe.ts'
 import type { Section } from './harness.ts'
 
 /** The deadline of every attacking run, in ms. */
@@ -70,7 +70,7 @@ export const ATTACKS: AttackCase[] = [
 
 /** What one attack did to the service. */
 export interface AttackMeasurement {
-  lag: LagStats
+  lag: EventLoopLag
   overshoots: number[]
   /** Wall times of the bystander's `return 1` runs, in ms. */
   latencies: number[]
@@ -81,7 +81,7 @@ export interface AttackMeasurement {
  * bystander session sends `return 1` every {@link BYSTANDER_PAUSE_MS} ms.
  */
 export async function measureUnderAttack(host: Host, attack: AttackCase | undefined): Promise<AttackMeasurement> {
-  const probe = startLagProbe()
+  const probe = probeEventLoop()
   let attacking = true
   const latencies: number[] = []
   const bystander = (async () => {
@@ -109,17 +109,17 @@ function table(rows: string[][]): string[] {
 
 async function attackTable(host: Host): Promise<string[]> {
   const unloaded = await measureUnderAttack(host, undefined)
-  const baseline = percentile(unloaded.latencies, 50)
+  const baseline = quantile(unloaded.latencies, 0.5)
   const rows = [['case', 'event-loop lag p50 / p99 / max', `overshoot past ${ATTACK_DEADLINE_MS} ms, p50 / p99`, 'bystander return 1, median']]
   rows.push(['unloaded', `${ms(unloaded.lag.p50)} / ${ms(unloaded.lag.p99)} / ${ms(unloaded.lag.max)}`, '–', ms(baseline)])
   for (const attack of ATTACKS) {
     const { lag, overshoots, latencies } = await measureUnderAttack(host, attack)
-    const p99 = percentile(overshoots, 99)
-    const latency = percentile(latencies, 50)
+    const p99 = quantile(overshoots, 0.99)
+    const latency = quantile(latencies, 0.5)
     rows.push([
       attack.name,
       `${ms(lag.p50)} / ${ms(lag.p99)} ${mark(lag.p99 < TARGET_LAG_P99_MS)} / ${ms(lag.max)}`,
-      `${ms(percentile(overshoots, 50))} / ${ms(p99)} ${mark(p99 <= TARGET_OVERSHOOT_MS)}`,
+      `${ms(quantile(overshoots, 0.5))} / ${ms(p99)} ${mark(p99 <= TARGET_OVERSHOOT_MS)}`,
       `${ms(latency)} (${(latency / baseline).toFixed(1)}× ${mark(latency <= TARGET_LATENCY_RATIO * baseline)})`,
     ])
   }
@@ -159,9 +159,9 @@ async function typeCheckCost(host: Host): Promise<string[]> {
   }
   return [
     '  type-check as `ptc run` pays it (medians):',
-    `    cold: checker start-up (Node, TypeScript, lib files, the built-in tools' declarations; waited for, not charged): ${ms(percentile(starts, 50))} of 3`,
-    `    warm: type-check + compile of a small script (charged to the run's deadline): ${percentile(checks, 50).toFixed(1)} ms of 20`,
-    `    \`ptc run return-1.ts --json\`, whole process: ${ms(percentile(walls, 50))} wall, durationMs ${percentile(durations, 50).toFixed(0)} of 3`,
+    `    cold: checker start-up (Node, TypeScript, lib files, the built-in tools' declarations; waited for, not charged): ${ms(quantile(starts, 0.5))} of 3`,
+    `    warm: type-check + compile of a small script (charged to the run's deadline): ${quantile(checks, 0.5).toFixed(1)} ms of 20`,
+    `    \`ptc run return-1.ts --json\`, whole process: ${ms(quantile(walls, 0.5))} wall, durationMs ${quantile(durations, 0.5).toFixed(0)} of 3`,
   ]
 }
 

@@ -10,8 +10,9 @@ import { isolation } from './isolate.bench.ts'
 import { cli } from './cli.bench.ts'
 import { declarations } from './declarations.bench.ts'
 import { attack } from './attack.bench.ts'
+import { searchAttack } from './search-attack.bench.ts'
 
-const sections: Section[] = [pipeline, ptc, isolation, cli, declarations, attack]
+const sections: Section[] = [pipeline, ptc, isolation, cli, declarations, attack, searchAttack]
 
 const filter = process.argv[2]
 console.log(`ptc-runner bench — node ${process.version}, ${process.platform}/${process.arch}\n`)
