@@ -12,7 +12,8 @@
  */
 import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlement } from './bridge-types.ts'
 import { createConsole, type LogBudget } from './console-capture.ts'
-import { clip, describeThrown, errorJson, toJsonLossless } from './json-codec.ts'
+import { clip, describeThrown, errorJson } from './json-codec.ts'
+import { toJsonLossless } from './lossless-json.ts'
 import {
   FunctionPrototypeBind,
   JSONParse,
@@ -92,7 +93,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     }
     let argsJson: string
     try {
-      argsJson = toJsonLossless(args === undefined ? {} : args) as string
+      argsJson = toJsonLossless(args === undefined ? {} : args, 'args') as string
     } catch (error) {
       return new ToolCallError(toolName, `the arguments cannot be sent as JSON: ${describeThrown(error).message}`)
     }
@@ -156,7 +157,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     }
     let json: string
     try {
-      json = toJsonLossless(value) as string
+      json = toJsonLossless(value, 'value') as string
     } catch (error) {
       finish('error', errorJson('TypeError', `the script's return value cannot be converted to JSON: ${describeThrown(error).message}`))
       return

@@ -38,4 +38,39 @@ export const NumberIsFinite = Number.isFinite
 export const StringCtor = String
 export const FunctionPrototypeBind = uncurryThis(capturedBind as (this: Function, thisArg: unknown, ...args: unknown[]) => Function)
 export const StringPrototypeSlice = uncurryThis(String.prototype.slice)
+export const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt)
 export const globalObject: typeof globalThis = globalThis
+export const ObjectGetPrototypeOf = Object.getPrototypeOf
+export const ObjectHasOwn = Object.hasOwn
+export const ObjectPrototype = Object.prototype
+export const ArrayPrototype = Array.prototype
+export const ArrayBufferIsView = ArrayBuffer.isView
+export const OriginalMap = Map
+export const MapPrototypeGet = uncurryThis(Map.prototype.get) as (map: Map<unknown, unknown>, key: unknown) => unknown
+export const MapPrototypeSet = uncurryThis(Map.prototype.set) as (map: Map<unknown, unknown>, key: unknown, value: unknown) => Map<unknown, unknown>
+export const MapPrototypeHas = uncurryThis(Map.prototype.has) as (map: Map<unknown, unknown>, key: unknown) => boolean
+/** `%TypedArray%.prototype`, the shared prototype of every typed array's own prototype. */
+export const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object
+/** The `Symbol.toStringTag` getter of typed arrays: their constructor name, `undefined` for anything else (never throws). */
+export const TypedArrayPrototypeGetToStringTag = uncurryThis(
+  Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag)!.get as (this: unknown) => string | undefined,
+)
+/**
+ * Prototypes of built-ins whose JSON is not what they hold, each with what the script should
+ * send instead (SPEC S6.1). Looked up by identity along a value's prototype chain, so subclasses
+ * are caught too and no method of the value is ever called.
+ */
+export const LOSSY_PROTOTYPES: readonly (readonly [prototype: object, what: string, advice: string])[] = [
+  [Map.prototype, 'a Map', 'convert it with Object.fromEntries(map), or Array.from(map) for non-string keys'],
+  [Set.prototype, 'a Set', 'convert it with Array.from(set)'],
+  [WeakMap.prototype, 'a WeakMap', 'it holds nothing JSON can carry'],
+  [WeakSet.prototype, 'a WeakSet', 'it holds nothing JSON can carry'],
+  [DataView.prototype, 'a DataView', 'convert its bytes with Array.from(new Uint8Array(view.buffer, view.byteOffset, view.byteLength))'],
+  [ArrayBuffer.prototype, 'an ArrayBuffer', 'convert it with Array.from(new Uint8Array(buffer))'],
+  [Promise.prototype, 'a Promise', 'await it first'],
+  [RegExp.prototype, 'a RegExp', 'send its source (regexp.source)'],
+  [Error.prototype, 'an Error', 'send { name: error.name, message: error.message }'],
+  [Function.prototype, 'a function', 'functions cannot be sent'],
+]
+/** Boxed primitives: JSON unwraps them losslessly. */
+export const BOXED_PROTOTYPES: readonly object[] = [String.prototype, Number.prototype, Boolean.prototype]
