@@ -15,12 +15,15 @@ import { createConsole, type LogBudget } from './console-capture.ts'
 import { clip, describeThrown, errorJson } from './json-codec.ts'
 import { toJsonLossless } from './lossless-json.ts'
 import {
+  CONFIGURABLE,
+  defineData,
+  ENUMERABLE,
   FunctionPrototypeBind,
   JSONParse,
   ObjectCreate,
-  ObjectDefineProperty,
   ObjectFreeze,
   OriginalPromise,
+  WRITABLE,
   globalObject,
 } from './intrinsics.ts'
 import { ToolCallError } from './tool-call-error.ts'
@@ -36,6 +39,24 @@ interface PendingCall {
   toolName: string
   resolve: (value: unknown) => void
   reject: (reason: unknown) => void
+}
+
+/**
+ * `promise` with an own, read-only `constructor` data property holding the original `Promise`.
+ * `await p` reads `p.constructor`; when a script has replaced `Promise.prototype.constructor`
+ * (and `then`), an await would call the script's `then` instead of settling. With the own
+ * property, awaiting the promises the runtime hands out (tool calls) and the one it awaits (the
+ * script's wrapper) stays on V8's direct path.
+ */
+function withOwnConstructor<T>(promise: T): T {
+  if (typeof promise === 'object' && promise !== null) {
+    try {
+      defineData(promise, 'constructor', OriginalPromise, 0)
+    } catch {
+      // Not extensible (a frozen thenable the script returned): it is then awaited as the script made it.
+    }
+  }
+  return promise
 }
 
 export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish): RuntimeControl {
@@ -65,7 +86,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   function callTool(toolName: string, args: unknown): Promise<unknown> {
-    return new OriginalPromise<unknown>(function (resolve, reject) {
+    return withOwnConstructor(new OriginalPromise<unknown>(function (resolve, reject) {
       const refusal = refuseCall(toolName, args)
       if (typeof refusal !== 'string') {
         void rejectSoon(reject, refusal)
@@ -80,7 +101,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
         delete pending[callId]
         void rejectSoon(reject, new ToolCallError(toolName, 'the host did not accept the call'))
       }
-    })
+    }))
   }
 
   /** The arguments' JSON when the call may be made, otherwise the error to reject it with. */
@@ -106,13 +127,8 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   for (let index = 0; index < REMOVED_GLOBALS.length; index++) {
     delete (globalObject as unknown as Record<string, unknown>)[REMOVED_GLOBALS[index]!]
   }
-  ObjectDefineProperty(globalObject, 'ToolCallError', { value: ToolCallError, enumerable: false, writable: true, configurable: true })
-  ObjectDefineProperty(globalObject, 'console', {
-    value: createConsole(hostLog, logBudget),
-    enumerable: false,
-    writable: true,
-    configurable: true,
-  })
+  defineData(globalObject, 'ToolCallError', ToolCallError, WRITABLE | CONFIGURABLE)
+  defineData(globalObject, 'console', createConsole(hostLog, logBudget), WRITABLE | CONFIGURABLE)
 
   /** Sets the run's limits and installs `tools` with exactly its tool names. Only the first call counts. */
   function configure(configJson: string): void {
@@ -128,11 +144,11 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     for (let index = 0; index < names.length; index++) {
       const toolName = names[index]!
       const fn = FunctionPrototypeBind(callTool, undefined, toolName) as (args?: unknown) => Promise<unknown>
-      ObjectDefineProperty(fn, 'name', { value: toolName })
-      ObjectDefineProperty(tools, toolName, { value: fn, enumerable: true })
+      defineData(fn, 'name', toolName, 0)
+      defineData(tools, toolName, fn, ENUMERABLE)
     }
     ObjectFreeze(tools)
-    ObjectDefineProperty(globalObject, 'tools', { value: tools, enumerable: false, writable: false, configurable: false })
+    defineData(globalObject, 'tools', tools, 0)
   }
 
   function finish(kind: 'value' | 'undefined' | 'error', payload: string): void {
@@ -169,11 +185,12 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     finish('value', json)
   }
 
+
   async function awaitScript(promise: unknown): Promise<void> {
     try {
       let value: unknown
       try {
-        value = await promise
+        value = await withOwnConstructor(promise)
       } catch (thrown) {
         finishWithError(thrown)
         return
@@ -219,8 +236,8 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   const control = ObjectCreate(null) as RuntimeControl
-  ObjectDefineProperty(control, 'configure', { value: configure, enumerable: true })
-  ObjectDefineProperty(control, 'start', { value: start, enumerable: true })
-  ObjectDefineProperty(control, 'settle', { value: settle, enumerable: true })
+  defineData(control, 'configure', configure, ENUMERABLE)
+  defineData(control, 'start', start, ENUMERABLE)
+  defineData(control, 'settle', settle, ENUMERABLE)
   return ObjectFreeze(control)
 }

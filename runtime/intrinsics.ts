@@ -10,6 +10,9 @@
  * - no `.then`/`.catch` on promises (species and `then` lookups): `await` and captured
  *   constructors only;
  * - internal records are object literals or `Object.create(null)` maps, read by own keys only;
+ * - property descriptors are null-prototype objects ({@link defineData}): an inherited `get` or
+ *   `set` would otherwise turn a data descriptor into an invalid one and make the define throw;
+ * - a promise made by script code is never awaited as is (see `index.ts`, `awaitOwnPromise`);
  * - method calls go through {@link uncurryThis}, which binds the captured `Function.prototype.call`.
  */
 
@@ -74,3 +77,22 @@ export const LOSSY_PROTOTYPES: readonly (readonly [prototype: object, what: stri
 ]
 /** Boxed primitives: JSON unwraps them losslessly. */
 export const BOXED_PROTOTYPES: readonly object[] = [String.prototype, Number.prototype, Boolean.prototype]
+
+/** Attribute bits of {@link defineData}. */
+export const ENUMERABLE = 1
+export const WRITABLE = 2
+export const CONFIGURABLE = 4
+
+/**
+ * `Object.defineProperty(target, key, { value, …attributes })` with a null-prototype descriptor,
+ * so nothing a script puts on `Object.prototype` (a `get`, `set` or `value` accessor) is read as
+ * part of it. `attributes` is a sum of {@link ENUMERABLE}, {@link WRITABLE}, {@link CONFIGURABLE}.
+ */
+export function defineData(target: object, key: PropertyKey, value: unknown, attributes: number): void {
+  const descriptor = ObjectCreate(null) as PropertyDescriptor
+  descriptor.value = value
+  descriptor.enumerable = (attributes & ENUMERABLE) !== 0
+  descriptor.writable = (attributes & WRITABLE) !== 0
+  descriptor.configurable = (attributes & CONFIGURABLE) !== 0
+  ObjectDefineProperty(target, key, descriptor)
+}
