@@ -3,7 +3,7 @@
  * serves a normal run (`expectHealthy`).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { IsolatePool } from '../../src/ptc/isolate-pool.ts'
+import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
 import { expectHealthy, run } from './harness.ts'
 
 const pool = new IsolatePool({ size: 2 })
@@ -65,15 +65,16 @@ describe('resource exhaustion', () => {
     await expectHealthy(pool)
   })
 
-  it('survives a burst of 100,000 parallel calls: 1,000 dispatched, the rest rejected quickly and clearly', async () => {
-    // "Quickly" is asserted as an outcome, not a duration (which a loaded machine stretches): the
-    // quadratic cost this guards against grows without bound, about 2 s of isolate CPU on an idle
-    // machine became over 10 s at 100,000 calls and ends the run at this CPU limit (status timeout).
+  // Outcome only, so machine load cannot fail it: "quickly" is the run's own CPU-time budget
+  // (the default `cpuTimeMs`, 10 s of isolate CPU, which load does not consume), while the wall clock gets
+  // room for a loaded machine. A per-call cost like a dispatched call's, or a quadratic one, runs
+  // out of CPU time and ends the run as a timeout.
+  it('survives a burst of 100,000 parallel calls: 1,000 dispatched, the rest rejected quickly and clearly', { timeout: 120_000 }, async () => {
     const { result, calls } = await run(
       `const settled = await Promise.allSettled(Array.from({ length: 100000 }, () => tools.noop({})))
        const rejected = settled.filter((s) => s.status === 'rejected')
        return { fulfilled: settled.length - rejected.length, rejected: rejected.length, first: rejected[0].reason.message, name: rejected[0].reason.name }`,
-      { limits: { cpuTimeMs: 30_000, wallClockMs: 90_000 } },
+      { limits: { wallClockMs: 100_000 } },
       pool,
     )
     expect(result.status).toBe('ok')
@@ -85,7 +86,7 @@ describe('resource exhaustion', () => {
     })
     expect(calls).toHaveLength(1000)
     await expectHealthy(pool)
-  }, 120_000)
+  })
 
   it('treats an unhandled rejection as a warning, not a crash', async () => {
     const { result } = await run('Promise.reject(new Error("ignored")); tools.fail({}); await tools.slow({}); return "still running"', {}, pool)
