@@ -3,7 +3,7 @@
  * send instead, in return values and tool arguments alike; nothing is silently turned into `{}`.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { IsolatePool } from '../../src/ptc/isolate-pool.ts'
+import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
 import { run } from './harness.ts'
 
 const pool = new IsolatePool({ size: 1 })

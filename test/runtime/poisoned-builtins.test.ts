@@ -10,8 +10,8 @@
  * result a thenable the script awaits); that is the script's semantics, not the runtime's.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import type { IsolateToolCall, IsolateToolOutcome } from '../../src/ptc/isolate-runner.ts'
-import { IsolatePool } from '../../src/ptc/isolate-pool.ts'
+import type { IsolateToolCall, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
+import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
 import { run } from './harness.ts'
 
 const pool = new IsolatePool({ size: 2 })
