@@ -41,24 +41,6 @@ interface PendingCall {
   reject: (reason: unknown) => void
 }
 
-/**
- * `promise` with an own, read-only `constructor` data property holding the original `Promise`.
- * `await p` reads `p.constructor`; when a script has replaced `Promise.prototype.constructor`
- * (and `then`), an await would call the script's `then` instead of settling. With the own
- * property, awaiting the promises the runtime hands out (tool calls) and the one it awaits (the
- * script's wrapper) stays on V8's direct path.
- */
-function withOwnConstructor<T>(promise: T): T {
-  if (typeof promise === 'object' && promise !== null) {
-    try {
-      defineData(promise, 'constructor', OriginalPromise, 0)
-    } catch {
-      // Not extensible (a frozen thenable the script returned): it is then awaited as the script made it.
-    }
-  }
-  return promise
-}
-
 export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish): RuntimeControl {
   // Set by `configure`; until then no call can be made (and no script has started).
   let maxToolCalls = 0
@@ -86,7 +68,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   function callTool(toolName: string, args: unknown): Promise<unknown> {
-    return withOwnConstructor(new OriginalPromise<unknown>(function (resolve, reject) {
+    return new OriginalPromise<unknown>(function (resolve, reject) {
       const refusal = refuseCall(toolName, args)
       if (typeof refusal !== 'string') {
         void rejectSoon(reject, refusal)
@@ -101,7 +83,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
         delete pending[callId]
         void rejectSoon(reject, new ToolCallError(toolName, 'the host did not accept the call'))
       }
-    }))
+    })
   }
 
   /** The arguments' JSON when the call may be made, otherwise the error to reject it with. */
@@ -127,6 +109,11 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   for (let index = 0; index < REMOVED_GLOBALS.length; index++) {
     delete (globalObject as unknown as Record<string, unknown>)[REMOVED_GLOBALS[index]!]
   }
+  // `await p` reads `p.constructor` and takes V8's direct path only when it is the original
+  // Promise; a script that replaced `Promise.prototype.constructor` (and `then`) could otherwise
+  // divert the await of every tool call and of the script's own result. Locked before any script
+  // runs (an assignment then fails; nothing legitimate reassigns it). `then` stays replaceable.
+  defineData(OriginalPromise.prototype, 'constructor', OriginalPromise, 0)
   defineData(globalObject, 'ToolCallError', ToolCallError, WRITABLE | CONFIGURABLE)
   defineData(globalObject, 'console', createConsole(hostLog, logBudget), WRITABLE | CONFIGURABLE)
 
@@ -190,7 +177,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     try {
       let value: unknown
       try {
-        value = await withOwnConstructor(promise)
+        value = await promise
       } catch (thrown) {
         finishWithError(thrown)
         return

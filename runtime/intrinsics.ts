@@ -12,7 +12,7 @@
  * - internal records are object literals or `Object.create(null)` maps, read by own keys only;
  * - property descriptors are null-prototype objects ({@link defineData}): an inherited `get` or
  *   `set` would otherwise turn a data descriptor into an invalid one and make the define throw;
- * - a promise made by script code is never awaited as is (see `index.ts`, `awaitOwnPromise`);
+ * - `Promise.prototype.constructor` is locked at install, so `await` never looks up `then`;
  * - method calls go through {@link uncurryThis}, which binds the captured `Function.prototype.call`.
  */
 

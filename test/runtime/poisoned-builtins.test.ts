@@ -52,7 +52,8 @@ const POISONS: [label: string, code: string][] = [
   ['Array.prototype[Symbol.iterator]', replace('Array.prototype', 'Symbol.iterator')],
   ['Promise.prototype.then', replace('Promise.prototype', "'then'")],
   ['Promise.prototype.catch and finally', `${replace('Promise.prototype', "'catch'")}; ${replace('Promise.prototype', "'finally'")}`],
-  ['Promise.prototype.constructor', `Promise.prototype.constructor = function Fake() {}`],
+  // Locked by the runtime (so `await` keeps its direct path): the attempt fails, the run goes on.
+  ['Promise.prototype.constructor', `try { Promise.prototype.constructor = function Fake() {} } catch {}; try { __define(Promise.prototype, 'constructor', { __proto__: null, value: function Fake() {} }) } catch {}`],
   ['Promise[Symbol.species]', accessor('Promise', 'Symbol.species')],
   ['Promise.resolve, reject and all', `${replace('Promise', "'resolve'")}; ${replace('Promise', "'reject'")}; ${replace('Promise', "'all'")}`],
   ['Error.prototype name, message and toString', `${accessor('Error.prototype', "'name'")}; ${accessor('Error.prototype', "'message'")}; ${replace('Error.prototype', "'toString'")}`],
