@@ -41,6 +41,25 @@ interface PendingCall {
   reject: (reason: unknown) => void
 }
 
+/**
+ * `promise` (the script wrapper's, which the script never holds) with an own `constructor` data
+ * property holding the original `Promise`. `await p` reads `p.constructor` and takes V8's direct
+ * path only when it is the original; a script that replaced `Promise.prototype.constructor` and
+ * `then` would otherwise divert the runtime's await of its result. Only this one promise: an own
+ * property on every tool-call promise costs memory in a burst, and locking
+ * `Promise.prototype.constructor` turns off V8's promise fast paths for the whole run.
+ */
+function ownConstructor(promise: unknown): unknown {
+  if (typeof promise === 'object' && promise !== null) {
+    try {
+      defineData(promise, 'constructor', OriginalPromise, 0)
+    } catch {
+      // Not extensible: then it is not the wrapper's native promise, and is awaited as it is.
+    }
+  }
+  return promise
+}
+
 export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish): RuntimeControl {
   // Set by `configure`; until then no call can be made (and no script has started).
   let maxToolCalls = 0
@@ -109,11 +128,6 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   for (let index = 0; index < REMOVED_GLOBALS.length; index++) {
     delete (globalObject as unknown as Record<string, unknown>)[REMOVED_GLOBALS[index]!]
   }
-  // `await p` reads `p.constructor` and takes V8's direct path only when it is the original
-  // Promise; a script that replaced `Promise.prototype.constructor` (and `then`) could otherwise
-  // divert the await of every tool call and of the script's own result. Locked before any script
-  // runs (an assignment then fails; nothing legitimate reassigns it). `then` stays replaceable.
-  defineData(OriginalPromise.prototype, 'constructor', OriginalPromise, 0)
   defineData(globalObject, 'ToolCallError', ToolCallError, WRITABLE | CONFIGURABLE)
   defineData(globalObject, 'console', createConsole(hostLog, logBudget), WRITABLE | CONFIGURABLE)
 
@@ -177,7 +191,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     try {
       let value: unknown
       try {
-        value = await promise
+        value = await ownConstructor(promise)
       } catch (thrown) {
         finishWithError(thrown)
         return

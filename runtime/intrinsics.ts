@@ -12,7 +12,7 @@
  * - internal records are object literals or `Object.create(null)` maps, read by own keys only;
  * - property descriptors are null-prototype objects ({@link defineData}): an inherited `get` or
  *   `set` would otherwise turn a data descriptor into an invalid one and make the define throw;
- * - `Promise.prototype.constructor` is locked at install, so `await` never looks up `then`;
+ * - the runtime's own `await` of the script's result cannot be diverted (`ownConstructor`);
  * - method calls go through {@link uncurryThis}, which binds the captured `Function.prototype.call`.
  */
 
@@ -78,6 +78,9 @@ export const LOSSY_PROTOTYPES: readonly (readonly [prototype: object, what: stri
 /** Boxed primitives: JSON unwraps them losslessly. */
 export const BOXED_PROTOTYPES: readonly object[] = [String.prototype, Number.prototype, Boolean.prototype]
 
+const sharedDescriptor: PropertyDescriptor = { value: undefined, enumerable: false, writable: false, configurable: false }
+Object.setPrototypeOf(sharedDescriptor, null)
+
 /** Attribute bits of {@link defineData}. */
 export const ENUMERABLE = 1
 export const WRITABLE = 2
@@ -89,10 +92,16 @@ export const CONFIGURABLE = 4
  * part of it. `attributes` is a sum of {@link ENUMERABLE}, {@link WRITABLE}, {@link CONFIGURABLE}.
  */
 export function defineData(target: object, key: PropertyKey, value: unknown, attributes: number): void {
-  const descriptor = ObjectCreate(null) as PropertyDescriptor
+  // One descriptor reused for every define (defines are synchronous): no garbage per define,
+  // which matters for the ToolCallErrors of a burst of refused calls.
+  const descriptor = sharedDescriptor
   descriptor.value = value
   descriptor.enumerable = (attributes & ENUMERABLE) !== 0
   descriptor.writable = (attributes & WRITABLE) !== 0
   descriptor.configurable = (attributes & CONFIGURABLE) !== 0
-  ObjectDefineProperty(target, key, descriptor)
+  try {
+    ObjectDefineProperty(target, key, descriptor)
+  } finally {
+    descriptor.value = undefined
+  }
 }

@@ -5,6 +5,9 @@
  * value, an uncaught error, the run's deadline) and checks each still settles with its usual
  * outcome.
  *
+ * Not combined, on purpose: a replaced `Promise.prototype.constructor` together with a replaced
+ * `then` diverts every `await` the script itself writes (the runtime's own await is protected).
+ *
  * Not poisoned, on purpose: `then` and `toJSON` on Object.prototype. They change what the
  * script's own `await` and `JSON` do with every plain object (an inherited `then` makes each
  * result a thenable the script awaits); that is the script's semantics, not the runtime's.
@@ -52,8 +55,7 @@ const POISONS: [label: string, code: string][] = [
   ['Array.prototype[Symbol.iterator]', replace('Array.prototype', 'Symbol.iterator')],
   ['Promise.prototype.then', replace('Promise.prototype', "'then'")],
   ['Promise.prototype.catch and finally', `${replace('Promise.prototype', "'catch'")}; ${replace('Promise.prototype', "'finally'")}`],
-  // Locked by the runtime (so `await` keeps its direct path): the attempt fails, the run goes on.
-  ['Promise.prototype.constructor', `try { Promise.prototype.constructor = function Fake() {} } catch {}; try { __define(Promise.prototype, 'constructor', { __proto__: null, value: function Fake() {} }) } catch {}`],
+  ['Promise.prototype.constructor', `Promise.prototype.constructor = function Fake() {}`],
   ['Promise[Symbol.species]', accessor('Promise', 'Symbol.species')],
   ['Promise.resolve, reject and all', `${replace('Promise', "'resolve'")}; ${replace('Promise', "'reject'")}; ${replace('Promise', "'all'")}`],
   ['Error.prototype name, message and toString', `${accessor('Error.prototype', "'name'")}; ${accessor('Error.prototype', "'message'")}; ${replace('Error.prototype', "'toString'")}`],
@@ -108,7 +110,12 @@ describe('S9.1–S9.3 poisoned built-ins cannot stop a tool call from settling',
     expect(result.error).toMatchObject({ name: 'TypeError', message: "Cannot read properties of null (reading 'x')" })
   })
 
-  const ALL = PRELUDE + POISONS.map(([, code]) => code).join('\n')
+  const ALL = PRELUDE + POISONS.filter(([label]) => label !== 'Promise.prototype.constructor').map(([, code]) => code).join('\n')
+
+  it('S9.3 with Promise.prototype.constructor and then replaced, an uncaught error still ends the run as status error', async () => {
+    const { result } = await run(`${PRELUDE}Promise.prototype.constructor = function Fake() {}\n${replace('Promise.prototype', "'then'")}\nnull.x`, { toolNames: TOOLS, dispatch }, pool)
+    expect(result).toMatchObject({ status: 'error', error: { name: 'TypeError', message: "Cannot read properties of null (reading 'x')" } })
+  })
 
   it('S9.3 with every poison at once, an uncaught error still ends the run as status error with its message', async () => {
     const { result } = await run(`${ALL}\nawait tools.echo({})\nnull.x`, { toolNames: TOOLS, dispatch }, pool)
