@@ -134,7 +134,11 @@ function distributeRequiredArms(node: JsonSchemaObject): JsonSchemaObject {
   const baseRequired = Array.isArray(base.required) ? (base.required as unknown[]) : []
   return {
     ...(description !== undefined && { description }),
-    anyOf: arms.map((arm) => ({ ...base, required: [...new Set([...baseRequired, ...(arm.required as string[])])] })),
+    anyOf: arms.map((arm) => ({
+      ...base,
+      required: [...new Set([...baseRequired, ...(arm.required as string[])])],
+      ...(arm.description !== undefined && { description: arm.description }),
+    })),
   }
 }
 

@@ -72,6 +72,8 @@ export function renderType(node: TypeNode, style: RenderStyle, indent: string, s
     }
     case 'union':
       return node.arms.map((arm) => renderType(arm, style, indent)).join(' | ')
+    case 'documented':
+      return `/** ${escapeCommentText(node.doc)} */ ${renderType(node.type, style, indent)}`
     case 'intersection':
       return node.parts.map((part) => (part.kind === 'union' && !aliases.types.has(nodeKey(part)) ? `(${renderType(part, style, indent)})` : renderType(part, style, indent))).join(' & ')
     case 'object': {
@@ -83,7 +85,7 @@ export function renderType(node: TypeNode, style: RenderStyle, indent: string, s
 
 /** Array element text, in parentheses when it is a union or intersection not printed as an alias. */
 function wrap(node: TypeNode, text: string, aliases: AliasNames): string {
-  const compound = (node.kind === 'union' || node.kind === 'intersection') && !aliases.types.has(nodeKey(node))
+  const compound = (node.kind === 'union' || node.kind === 'intersection' || node.kind === 'documented') && !aliases.types.has(nodeKey(node))
   return compound ? `(${text})` : text
 }
 

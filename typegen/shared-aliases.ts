@@ -142,6 +142,8 @@ function countUses(roots: readonly AliasRoot[], declarations: readonly AliasDecl
       case 'union':
         for (const arm of node.arms) visit(arm, hint, items, false)
         return
+      case 'documented':
+        return visit(node.type, hint, items, false)
       case 'intersection':
         for (const part of node.parts) visit(part, hint, items, false)
         return

@@ -20,6 +20,8 @@ export type TypeNode =
   | { kind: 'tuple'; items: TypeNode[]; rest: TypeNode | undefined }
   | { kind: 'union'; arms: TypeNode[] }
   | { kind: 'intersection'; parts: TypeNode[] }
+  /** A union arm with its own description, printed `/** doc *\/ type` inside the union. */
+  | { kind: 'documented'; doc: string; type: TypeNode }
   /** `noKeys`: no properties and `additionalProperties: false` (an exact empty object). */
   | { kind: 'object'; properties: PropertyNode[]; index: TypeNode | undefined; noKeys: boolean }
 
@@ -132,7 +134,7 @@ function combinators(schema: JsonSchemaObject): TypeNode | undefined {
     const arms = schema[keyword]
     if (arms === undefined) continue
     if (!Array.isArray(arms)) throw new SchemaShapeError(`${keyword} must be an array`)
-    const types = arms.map((arm) => (isObject(arm) ? schemaToNode(arm) : UNKNOWN))
+    const types = arms.map((arm) => (isObject(arm) ? documented(arm, schemaToNode(arm)) : UNKNOWN))
     // An unconstrained arm makes the whole union `unknown`: it adds nothing to the node's own type.
     if (!types.some(isUnknown)) parts.push(union(types))
   }
@@ -142,6 +144,12 @@ function combinators(schema: JsonSchemaObject): TypeNode | undefined {
     parts.push(...all.map((part) => (isObject(part) ? schemaToNode(part) : UNKNOWN)))
   }
   return parts.length === 0 ? undefined : intersection(parts)
+}
+
+/** An arm keeps its description (`merged?: boolean | /** Commit reference… *\/ string`). */
+function documented(arm: JsonSchemaObject, type: TypeNode): TypeNode {
+  const doc = typeof arm.description === 'string' ? arm.description.replace(/\s+/g, ' ').trim() : ''
+  return doc === '' || isUnknown(type) ? type : { kind: 'documented', doc, type }
 }
 
 /**

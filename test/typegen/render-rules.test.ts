@@ -82,6 +82,25 @@ describe('declaration rendering rules (S9.1)', () => {
 `)
   })
 
+  it('S9.1 a union arm keeps its own description, as a comment before the arm', async () => {
+    const commit = { type: 'string', description: 'Commit reference: full/short hash, or a relative ref (HEAD~1).' }
+    const schema = {
+      type: 'object',
+      properties: {
+        merged: { description: 'Only branches merged into HEAD (true) or into this commit.', anyOf: [{ type: 'boolean' }, commit] },
+        target: { anyOf: [{ type: 'string', description: 'Branch name.' }, commit] },
+      },
+    }
+    expect(await embedded([mcpTool('branch', schema)])).toBe(`declare const tools: {
+  /** The branch tool. */
+  branch(args: {
+    merged?: boolean | /** Commit reference: full/short hash, or a relative ref (HEAD~1). */ string // Only branches merged into HEAD (true) or into this commit.
+    target?: /** Branch name. */ string | /** Commit reference: full/short hash, or a relative ref (HEAD~1). */ string
+  }): Promise<string>
+}
+`)
+  })
+
   it('S9.1 array item descriptions and deprecation stay in the property doc', async () => {
     const schema = {
       type: 'object',
@@ -170,7 +189,7 @@ describe('exact object types (S9.1, issue 10)', () => {
     }
     expect(await embedded([mcpTool('clone', schema)])).toBe(`declare const tools: {
   /** The clone tool. */
-  clone(args: { path: string; url?: string; depth: number } | { path?: string; url: string; depth: number }): Promise<string>
+  clone(args: { path: string; url?: string; depth: number } | /** A remote. */ { path?: string; url: string; depth: number }): Promise<string>
 }
 `)
   })

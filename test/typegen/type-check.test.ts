@@ -9,6 +9,7 @@ import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { RESERVED_NAMES } from '../../typegen/alias-names.ts'
+import { check, TOOL_CALL_ERROR } from './check-script.ts'
 import { generateDeclarations, type TypegenTool } from '../../typegen/index.ts'
 
 const Tree: z.ZodType<unknown> = z.lazy(() => z.object({ name: z.string(), children: z.array(Tree) }))
@@ -29,38 +30,6 @@ const TOOLS: TypegenTool[] = [
   { name: 'my-tool', description: 'Namespaced.', parameters: z.object({}), output: z.null(), deferLoading: true },
   { name: 'tree', description: 'A recursive tree.', parameters: z.object({ root: Tree }), output: z.string() },
 ]
-
-const TOOL_CALL_ERROR = "declare class ToolCallError extends Error { readonly name: 'ToolCallError'; readonly toolName: string }\n"
-
-/** Type-checks `script` against `declarations`; returns the diagnostics as readable lines. */
-function check(declarations: string, script: string): string[] {
-  const options: ts.CompilerOptions = {
-    target: ts.ScriptTarget.ES2024,
-    lib: ['lib.es2024.d.ts'],
-    strict: true,
-    noEmit: true,
-    types: [],
-  }
-  const files = new Map([
-    ['/virtual/tools.d.ts', declarations],
-    ['/virtual/script.ts', script],
-  ])
-  const host = ts.createCompilerHost(options)
-  const { getSourceFile, fileExists, readFile } = host
-  host.getSourceFile = (fileName, languageVersion, ...rest) => {
-    const text = files.get(fileName)
-    return text === undefined
-      ? getSourceFile.call(host, fileName, languageVersion, ...rest)
-      : ts.createSourceFile(fileName, text, languageVersion, true)
-  }
-  host.fileExists = (fileName) => files.has(fileName) || fileExists.call(host, fileName)
-  host.readFile = (fileName) => files.get(fileName) ?? readFile.call(host, fileName)
-  const program = ts.createProgram([...files.keys()], options, host)
-  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const where = diagnostic.file ? `${diagnostic.file.fileName}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}` : ''
-    return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`
-  })
-}
 
 // Each test builds a fresh program and parses the lib files: seconds on a loaded machine.
 describe('generated declarations under the TypeScript compiler', { timeout: 30_000 }, () => {
