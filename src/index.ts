@@ -3,9 +3,9 @@
  * README shows how the pieces fit.
  */
 export type * from './tools/types.ts'
-export type * from './present/cards.ts'
+export type * from './tools/cards.ts'
 export { defineTool, isTool, type Tool, type ToolSpec, type ArgsOf } from './tools/define-tool.ts'
-export { ToolRegistry } from './tools/tool-registry.ts'
+export { ToolRegistry } from './pipeline/tool-registry.ts'
 export { materializeJson, deepFreeze } from './pipeline/materialize.ts'
 export { scheduleCalls, type ScheduleOptions, type SchedulerTarget } from './scheduler/schedule-calls.ts'
 export { ExecutionGate } from './scheduler/execution-gate.ts'
