@@ -2,7 +2,9 @@
  * The session journal plugin: every `tool/call` and every frozen `tools/result` (exactly the
  * snapshot live observers saw, S6.4) is appended as one JSON line, in order, so a session can be
  * audited and its cards replayed later (S11.3). Appends go through safe-fs (S8: no symlink followed,
- * only a regular file written). A write failure is reported on stderr and through
+ * only a regular file written). The answer of every approval request (`tool/approval`, between a
+ * call and its result) is appended too, by an outermost `approval/request` listener that passes
+ * the request on and records what came back. A write failure is reported on stderr and through
  * `journal/error`, never silently dropped.
  */
 import { mkdirSync, realpathSync } from 'node:fs'
@@ -10,7 +12,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { appendFileSafeSync } from '../builtin/safe-fs.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Context } from 'cordis'
-import type { ToolCallRecord, ToolResult } from '../tools/types.ts'
+import type { ApprovalOutcome, ToolCallRecord, ToolResult } from '../tools/types.ts'
 
 declare module 'cordis' {
   interface Events {
@@ -19,9 +21,22 @@ declare module 'cordis' {
   }
 }
 
+/**
+ * What the approval step answered for a call whose policy said `ask` (S5.1, S8.1): journaled so
+ * an audit (and `ptc view`) shows that the call asked and what came back.
+ */
+export interface ApprovalRecord {
+  readonly callId: string
+  readonly name: string
+  readonly agent: string | undefined
+  readonly reason?: string
+  readonly outcome: ApprovalOutcome
+}
+
 /** One line of the journal. `seq` counts from 1 within the file. */
 export type JournalRecord =
   | ({ type: 'tool/call'; seq: number } & ToolCallRecord)
+  | ({ type: 'tool/approval'; seq: number } & ApprovalRecord)
   | ({ type: 'tool/result'; seq: number } & ToolResult)
 
 export const name = 'journal'
@@ -104,4 +119,15 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.on('tools/result', (result) => {
     if (mine(result.agent)) append({ type: 'tool/result', ...result })
   })
+  // Outermost (prepend), so it hears the answer of whichever responder gives it.
+  ctx.on(
+    'approval/request',
+    async (request, next) => {
+      const outcome = await next()
+      const { callId, name, agent } = request.execution
+      if (mine(agent)) append({ type: 'tool/approval', callId, name, agent, ...(typeof request.reason === 'string' && { reason: request.reason }), outcome })
+      return outcome
+    },
+    { prepend: true },
+  )
 }
