@@ -6,7 +6,7 @@
  * Parts are redrawn in place when a record arrives, so nested calls and open folds stay.
  */
 import * as dom from './dom.ts'
-import { renderRun } from './run-view.ts'
+import { renderRunOutcome, renderScript } from './run-view.ts'
 import { componentsFor } from './slots.ts'
 import { approvalOf, argumentsOf, jobOf, outcomeOf, type CallNode } from './timeline.ts'
 
@@ -34,6 +34,7 @@ export class CallView {
   readonly element: HTMLElement
   readonly children: HTMLElement
   private readonly parts: HTMLElement
+  private readonly tail: HTMLElement
   private readonly context: CallContext
 
   constructor(node: CallNode, context: CallContext) {
@@ -41,18 +42,24 @@ export class CallView {
     this.context = context
     this.parts = dom.el('div', { class: 'call-parts' })
     this.children = dom.el('div', { class: 'call-children' })
-    this.element = dom.el('article', { class: 'call', 'data-call-id': node.callId, 'data-tool': node.name }, this.parts, this.children)
+    this.tail = dom.el('div', { class: 'call-tail' })
+    this.element = dom.el('article', { class: 'call', 'data-call-id': node.callId, 'data-tool': node.name }, this.parts, this.children, this.tail)
     this.update()
   }
 
-  /** Redraw header, body and details (not the nested calls). */
+  /**
+   * Redraw header, body and details (not the nested calls). A run reads top to bottom: script,
+   * the calls it made, then its result and logs.
+   */
   update(): void {
     const node = this.node
     const outcome = outcomeOf(node)
-    this.element.className = `call outcome-${outcome}${node.name === 'run_code' ? ' run' : ''}`
+    const run = node.name === 'run_code'
+    this.element.className = `call outcome-${outcome}${run ? ' run' : ''}`
     this.element.setAttribute('data-outcome', outcome)
-    const parts = [this.header(outcome), node.name === 'run_code' ? renderRun(node) : this.card(), this.raw()]
+    const parts = [this.header(outcome), run ? renderScript(node) : this.card()]
     this.parts.replaceChildren(...parts.filter((part): part is HTMLElement => part !== null))
+    this.tail.replaceChildren(...(run ? [renderRunOutcome(node)] : []), this.raw())
   }
 
   private header(outcome: keyof typeof OUTCOME_LABEL): HTMLElement {

@@ -1,19 +1,24 @@
 /**
- * The body of a `run_code` run: its script, syntax-highlighted with line numbers, then (once it
- * ends) status, tool call count and duration, the result, the logs, the error and the type
- * diagnostics, all as text.
+ * The parts of a `run_code` run: its script, syntax-highlighted with line numbers, and (once it
+ * ends, drawn below the calls it made) status, tool call count and duration, the result, the
+ * logs, the error and the type diagnostics, all as text.
  */
 import * as dom from './dom.ts'
 import { highlight } from './highlight.ts'
 import type { CallNode } from './timeline.ts'
 
-/** Draw the run's script and outcome. */
-export function renderRun(node: CallNode): HTMLElement {
+/** Draw the run's script, folded open. */
+export function renderScript(node: CallNode): HTMLElement {
   const code = (node.call?.arguments ?? node.result?.arguments) as { code?: unknown } | undefined
+  return dom.el('div', { class: 'call-body' }, dom.details('script', true, typeof code?.code === 'string' ? script(code.code) : dom.jsonBlock(code ?? null)))
+}
+
+/** Draw what the run ended with; empty while it runs. */
+export function renderRunOutcome(node: CallNode): HTMLElement {
   const value = node.result?.value as
     | { status?: unknown; value?: unknown; error?: { name?: unknown; message?: unknown }; logs?: unknown; toolCalls?: unknown; durationMs?: unknown; diagnostics?: unknown }
     | undefined
-  const parts: dom.Child[] = [dom.details('script', true, typeof code?.code === 'string' ? script(code.code) : dom.jsonBlock(code ?? null))]
+  const parts: dom.Child[] = []
   if (value) {
     parts.push(
       dom.el(
@@ -40,7 +45,7 @@ export function renderRun(node: CallNode): HTMLElement {
   } else if (node.result?.isError === true) {
     parts.push(dom.el('pre', { class: 'card-error' }, String((node.result.error as { message?: unknown } | undefined)?.message ?? 'failed')))
   }
-  return dom.el('div', { class: 'call-body run-body' }, ...parts)
+  return dom.el('div', { class: 'run-outcome' }, ...parts)
 }
 
 /** The script as numbered, highlighted lines. */

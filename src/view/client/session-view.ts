@@ -25,18 +25,20 @@ export class SessionView {
   private readonly state = dom.el('span', { class: 'session-state', 'data-role': 'state' }, 'loading…')
   private readonly notes = dom.el('ul', { class: 'notes' })
   private readonly empty = dom.el('p', { class: 'empty' }, 'No calls in this session yet.')
+  private readonly title: HTMLElement
   private readonly stop = new AbortController()
   private readonly info: SessionInfo
 
   constructor(info: SessionInfo) {
     this.info = info
+    this.title = dom.el('h2', null, info.agent ?? 'session')
     this.element = dom.el(
       'section',
       { class: 'session', 'data-session': info.id },
       dom.el(
         'header',
         { class: 'session-head' },
-        dom.el('h2', null, info.agent ?? 'session'),
+        this.title,
         info.mcpSession ? dom.el('span', { class: 'session-mcp' }, `MCP session ${info.mcpSession}`) : null,
         dom.el('span', { class: 'session-file' }, info.id),
         this.stats,
@@ -75,6 +77,8 @@ export class SessionView {
     for (const record of page.records) {
       const node = this.timeline.add(record)
       if (node) this.show(node)
+      const agent = (record as { agent?: unknown } | null)?.agent
+      if (this.info.agent === undefined && typeof agent === 'string') this.title.textContent = this.info.agent = agent
     }
     this.notes.replaceChildren(...this.timeline.notes.map((note) => dom.el('li', null, note)))
     this.empty.hidden = this.timeline.roots.length > 0
