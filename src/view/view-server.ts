@@ -28,12 +28,10 @@ import { followJournal } from './follow-journal.ts'
 import { JournalFolder } from './journal-folder.ts'
 import { readRecords } from './read-records.ts'
 import { SessionSummaries } from './session-summaries.ts'
+import { DEFAULT_VIEW_HOST, DEFAULT_VIEW_PORT } from './view-defaults.ts'
 import { ViewError } from './view-error.ts'
 
-/** Default bind address. */
-export const DEFAULT_VIEW_HOST = '127.0.0.1'
-/** Default port. */
-export const DEFAULT_VIEW_PORT = 8766
+export { DEFAULT_VIEW_HOST, DEFAULT_VIEW_PORT }
 
 /** Options of {@link startViewer}. */
 export interface ViewerOptions {
