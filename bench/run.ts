@@ -7,8 +7,9 @@ import { runSection, type Section } from './harness.ts'
 import { pipeline } from './pipeline.bench.ts'
 import { ptc } from './ptc.bench.ts'
 import { isolation } from './isolate.bench.ts'
+import { cli } from './cli.bench.ts'
 
-const sections: Section[] = [pipeline, ptc, isolation]
+const sections: Section[] = [pipeline, ptc, isolation, cli]
 
 const filter = process.argv[2]
 console.log(`ptc-runner bench — node ${process.version}, ${process.platform}/${process.arch}\n`)

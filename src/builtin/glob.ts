@@ -1,6 +1,6 @@
 /**
  * `glob` (SPEC S8, S9.6, S11.1–S11.2): workspace paths matching a glob pattern, via Node's own
- * `fs.promises.glob`, sorted and bounded, with a `search` card (flat path list).
+ * `fs.promises.glob`, sorted and bounded (the walk stops at the cap), with a `search` card (flat path list).
  */
 import fs from 'node:fs/promises'
 import path from 'node:path'
@@ -25,7 +25,9 @@ export const globParameters = z.strictObject({
 /**
  * Canonical value (S9.6): `root` the absolute directory the pattern was matched from (the first
  * workspace root); `paths` sorted, relative to `root` with `/` separators (usable as `path`
- * arguments of the other tools); `truncated` when more than the cap matched.
+ * arguments of the other tools); `truncated` when more than the cap (1000) matched: the walk then
+ * stopped at the cap, so `paths` holds the first 1000 found in walk order (sorted), not the first
+ * 1000 of every match sorted.
  */
 export const globValue = z.object({
   root: z.string(),
@@ -81,10 +83,18 @@ async function glob(ctx: Context, exec: Readonly<ToolExecution>, pattern: string
   const root = resolveForCall(ctx, exec, '.', 'read')
   const paths: string[] = []
   const roots = ctx.sandboxPolicy.workspaceRoots
+  let truncated = false
   for await (const match of walkGlob(pattern, root, exec.signal)) {
     // Other sessions' journals and spills are not listed (S8), not even by name.
-    if (!stateFolderRefusal(roots, path.join(root, match), exec.agent)) paths.push(match)
+    if (stateFolderRefusal(roots, path.join(root, match), exec.agent)) continue
+    if (paths.length === MAX_GLOB_RESULTS) {
+      // One match past the cap is enough to know there are more: stop walking (leaving the loop
+      // closes the walk), however large the tree.
+      truncated = true
+      break
+    }
+    paths.push(match)
   }
   paths.sort()
-  return { root, paths: paths.slice(0, MAX_GLOB_RESULTS), truncated: paths.length > MAX_GLOB_RESULTS }
+  return { root, paths, truncated }
 }

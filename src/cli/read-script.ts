@@ -2,11 +2,7 @@
  * Reading a script argument: a file path, or `-` for standard input.
  */
 import { readFileSync } from 'node:fs'
-
-/** A usage problem: the CLI prints the message and exits with code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError'
-}
+import { UsageError } from './usage-error.ts'
 
 /**
  * @throws UsageError when no path is given or the file cannot be read.

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import ivm from 'isolated-vm'
 import type { LogLevel, RuntimeConfig, Settlement } from '../../runtime/bridge-types.ts'
 import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate } from './isolate-pool.ts'
+import { cancelledError } from './run-endings.ts'
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 
 export type { RunLimits } from './run-limits.ts'
@@ -425,10 +426,6 @@ function utf8BytesOver(text: string, max: number): number | undefined {
   if (text.length * 3 <= max) return undefined
   const bytes = Buffer.byteLength(text)
   return bytes > max ? bytes : undefined
-}
-
-function cancelledError(): { name: string; message: string } {
-  return { name: 'CancelledError', message: 'The run was cancelled by the caller before the script finished; no further tool calls were made.' }
 }
 
 function wallClockEnding(wallClockMs: number): Ending {

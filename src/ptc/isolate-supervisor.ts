@@ -16,6 +16,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { IsolateRunRequest, IsolateRunResult, IsolateToolOutcome } from './isolate-runner.ts'
 import type { ChildMessage, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage, WorkerDispatchMessage } from './isolate-worker-protocol.ts'
+import { cancelledError } from './run-endings.ts'
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 
 /** Options of an {@link IsolateSupervisor}. Durations in ms. */
@@ -504,8 +505,4 @@ function deadlineEnding(wallClockMs: number): Ending {
       message: `The script did not finish within the wall-clock limit of ${wallClockMs} ms (wallClockMs), and the isolate worker process did not answer in time, so it was restarted. Make fewer or smaller calls, or run the work in parts.`,
     },
   }
-}
-
-function cancelledError(): { name: string; message: string } {
-  return { name: 'CancelledError', message: 'The run was cancelled by the caller before the script finished; no further tool calls were made.' }
 }

@@ -1,8 +1,10 @@
 /**
  * `ctx.ptc`, the PTC service (SPEC S9): turns a model's TypeScript into a run. It holds the
- * per-process state (a warm type checker, a pool of pre-created isolates, a declarations cache)
- * and runs one script: generate declarations for the visible tools → type-check → compile →
- * run in a fresh isolate with every `tools.x()` bridged back through the registry pipeline.
+ * per-process state (warm checker workers, a pool of pre-created isolates, a declarations cache)
+ * and runs one script: generate declarations for the visible tools → type-check and compile in a
+ * checker worker → run in a fresh isolate with every `tools.x()` bridged back through the
+ * registry pipeline. The host's event loop only routes: nothing whose length a script decides
+ * runs on it (issue 16).
  */
 import { type Context, Service } from 'cordis'
 import { generateDeclarations, type TypegenTool } from '../../typegen/index.ts'
@@ -10,13 +12,13 @@ import { materializeJson } from '../pipeline/materialize.ts'
 import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import { createBridge } from './bridge.ts'
-import { CompileError, compileScript } from './compile.ts'
+import { CheckerPool } from './check/checker-pool.ts'
 import { IsolatePool } from './isolate-pool.ts'
 import { DEFAULT_RUN_LIMITS, runInIsolate, type IsolateRunRequest, type IsolateRunResult, type RunLimits } from './isolate-runner.ts'
 import { IsolateSupervisor } from './isolate-supervisor.ts'
 import type { RunCodeValue } from './run-code-value.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
-import type { TypeChecker } from './type-checker.ts'
+import { cancelledError } from './run-endings.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -32,6 +34,11 @@ export interface PtcConfig {
   maxWallClockMs?: number
   /** Type-check scripts before running (default true). */
   typecheck?: boolean
+  /**
+   * Scripts checked and compiled at once, each in its own checker worker (a child process, or a
+   * worker thread with `isolation: 'inline'`; about 100 MB each once warm). Default 2.
+   */
+  checkers?: number
   /** Isolates created ahead of time (default 2). */
   poolSize?: number
   /**
@@ -74,7 +81,7 @@ export const DEFAULT_MAX_SCRIPT_BYTES = 512 * 1024
 export class Ptc extends Service {
   static inject = ['tools']
   readonly _config: PtcConfig
-  _checker: TypeChecker | undefined
+  _checkers: CheckerPool | undefined
   _pool: IsolatePool | undefined
   _supervisor: IsolateSupervisor | undefined
 
@@ -84,8 +91,8 @@ export class Ptc extends Service {
     ctx.effect(() => () => {
       this._pool?.dispose()
       this._supervisor?.dispose()
-      this._checker?.dispose()
-      this._pool = this._checker = this._supervisor = undefined
+      this._checkers?.dispose()
+      this._pool = this._checkers = this._supervisor = undefined
     }, 'ptc resources')
   }
 
@@ -100,50 +107,76 @@ export class Ptc extends Service {
     return generateDeclarations(this.visibleTools().map(typegenTool), options)
   }
 
-  /** Type-check `code` against the visible tools' declarations; `[]` when it is fine. */
+  /**
+   * Type-check `code` against the visible tools' declarations in a checker worker; `[]` when it
+   * is fine. A check that does not finish within the default wall-clock limit (`limits.wallClockMs`)
+   * is stopped and reported as one error diagnostic at 1:1.
+   */
   async check(code: string): Promise<Diagnostic[]> {
-    const declarations = await this.declarations()
-    return (await this.checker()).check(code, declarations)
+    const timeoutMs = this._config.limits?.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs
+    const { outcome } = await this.checkers().prepare({ code, typecheck: true, compile: false }, { declarations: await this.declarations(), timeoutMs })
+    if (outcome.kind === 'prepared') return outcome.prepared.diagnostics
+    const why = outcome.kind === 'timeout' ? `did not finish within ${timeoutMs} ms (wallClockMs) and was stopped` : outcome.kind === 'cancelled' ? 'was cancelled' : `failed: ${outcome.message}`
+    return [{ line: 1, column: 1, category: 'error', message: `Type-checking the script ${why}. Simplify its types (deeply recursive or very large types).` }]
+  }
+
+  /**
+   * Starts the checker workers and (with `isolation: 'process'`) the isolate worker now, so the
+   * first runs find them warm; `ptc serve` calls it at start-up. Resolves when they are ready.
+   * @throws Error when a worker cannot start (infrastructure).
+   */
+  async prewarm(): Promise<void> {
+    await Promise.all([this.checkers().prewarm(), this._config.isolation === 'inline' ? undefined : this.supervisor().prewarm()])
   }
 
   /**
    * Run one script. Never rejects for anything the script does: failures are statuses
    * (`type-error`, `error`, `timeout`, `memory`, `cancelled`) with a readable `error`.
+   *
+   * The deadline (`timeoutMs`, default `limits.wallClockMs`) covers checking, compiling and
+   * running, and starts when a ready checker takes the script: waiting for a checker or the
+   * isolate worker to start (a cold start, a restart) is not charged, and neither is waiting for
+   * a checker busy with another script. `durationMs` is the charged time.
+   * @throws Error only for infrastructure failures (a worker cannot start).
    */
   async run(code: string, options: RunOptions = {}): Promise<RunCodeValue> {
-    const started = performance.now()
-    const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000
     const maxScriptBytes = this._config.maxScriptBytes ?? DEFAULT_MAX_SCRIPT_BYTES
     const scriptBytes = Buffer.byteLength(code, 'utf8')
     if (scriptBytes > maxScriptBytes) {
-      // Checked before anything else: type-checking a huge script would block the host.
-      return { status: 'error', error: { name: 'LimitError', message: `The script is ${scriptBytes} bytes, over the ${maxScriptBytes}-byte limit (maxScriptBytes); no tool was called. Send a shorter script.` }, logs: [], toolCalls: 0, durationMs: elapsed() }
+      // Checked before anything else: even sending a huge script to a checker costs the host.
+      return { status: 'error', error: { name: 'LimitError', message: `The script is ${scriptBytes} bytes, over the ${maxScriptBytes}-byte limit (maxScriptBytes); no tool was called. Send a shorter script.` }, logs: [], toolCalls: 0, durationMs: 0 }
     }
     const tools = this.visibleTools()
-    // Start the worker while the script is checked and compiled; a failure surfaces in the run.
-    if (this._config.isolation !== 'inline') this.supervisor().prewarm().catch(() => {})
-    if (options.typecheck ?? this._config.typecheck ?? true) {
-      const diagnostics = (await this.check(code)).filter((d) => d.category === 'error')
-      if (diagnostics.length > 0) {
-        return { status: 'type-error', error: { name: 'TypeCheckError', message: `The script has ${diagnostics.length} type error${diagnostics.length === 1 ? '' : 's'}; no tool was called. Fix them and run again.` }, diagnostics, logs: [], toolCalls: 0, durationMs: elapsed() }
-      }
-    }
-    let js: string
-    try {
-      js = (await compileScript(code)).js
-    } catch (error) {
-      if (!CompileError.isInstance(error)) throw error
-      return { status: 'type-error', error: { name: 'SyntaxError', message: error.message }, diagnostics: [...error.diagnostics], logs: [], toolCalls: 0, durationMs: elapsed() }
-    }
     const limits: Partial<RunLimits> = { ...this._config.limits }
     if (options.timeoutMs !== undefined) limits.wallClockMs = Math.min(options.timeoutMs, this._config.maxWallClockMs ?? 300_000)
     if (options.memoryMb !== undefined) limits.memoryMb = options.memoryMb
-    // The wall-clock deadline covers the whole run: checking and compiling spend from it too.
     const deadlineMs = limits.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs
-    const remainingMs = Math.floor(deadlineMs - (performance.now() - started))
-    if (remainingMs <= 0) {
-      return { status: 'timeout', error: { name: 'TimeoutError', message: `Type-checking and compiling the script used up the run's ${deadlineMs} ms wall-clock deadline (wallClockMs); no tool was called. Send a smaller script or raise timeoutMs.` }, logs: [], toolCalls: 0, durationMs: elapsed() }
+    const typecheck = options.typecheck ?? this._config.typecheck ?? true
+    // The isolate worker starts while the script is checked; a failure surfaces in the run.
+    const isolationReady = this._config.isolation === 'inline' ? Promise.resolve() : this.supervisor().prewarm().catch(() => {})
+    const declarations = typecheck ? await this.declarations() : ''
+    const { outcome, startedAt, checkMs } = await this.checkers().prepare({ code, typecheck, compile: true }, { declarations, timeoutMs: deadlineMs, ...(options.signal && { signal: options.signal }) })
+    const stopped = (status: RunCodeValue['status'], error: { name: string; message: string }): RunCodeValue => ({ status, error, logs: [], toolCalls: 0, durationMs: checkMs })
+    const step = typecheck ? 'Type-checking' : 'Compiling'
+    if (outcome.kind === 'timeout' || (outcome.kind === 'prepared' && outcome.prepared.kind === 'compiled' && checkMs >= deadlineMs)) {
+      return stopped('timeout', { name: 'TimeoutError', message: `${step} the script used up the run's ${deadlineMs} ms deadline (timeoutMs); the checker was stopped and no code ran. ${typecheck ? "Simplify the script's types (deeply recursive or very large types), or raise timeoutMs." : 'Send a smaller script or raise timeoutMs.'}` })
     }
+    if (outcome.kind === 'cancelled') return stopped('cancelled', cancelledError())
+    if (outcome.kind === 'crashed') {
+      return stopped('error', { name: 'CheckerCrashError', message: `${step} the script stopped the checker (${outcome.message}), typically from types too large to check; no code ran. Simplify the script's types or run it with typecheck: false.` })
+    }
+    const prepared = outcome.prepared
+    if (prepared.kind === 'type-error') {
+      const diagnostics = prepared.diagnostics.filter((d) => d.category === 'error')
+      return { ...stopped('type-error', { name: 'TypeCheckError', message: `The script has ${diagnostics.length} type error${diagnostics.length === 1 ? '' : 's'}; no tool was called. Fix them and run again.` }), diagnostics }
+    }
+    if (prepared.kind === 'syntax-error') return { ...stopped('type-error', { name: 'SyntaxError', message: prepared.message }), diagnostics: prepared.diagnostics }
+    if (prepared.kind !== 'compiled') throw new Error(`the checker answered ${prepared.kind} to a compile request`)
+    // Waiting for the isolate worker to start is not charged either.
+    const waitedFrom = performance.now()
+    await isolationReady
+    const waitedMs = performance.now() - waitedFrom
+    const remainingMs = Math.floor(deadlineMs - checkMs)
     limits.wallClockMs = remainingMs
     const parentToken = options.parentToken ?? Symbol('run_code')
     const dispatch = createBridge({
@@ -155,33 +188,29 @@ export class Ptc extends Service {
       agent: options.agent,
       gate: new ExecutionGate(this._config.concurrency),
     })
-    const result = await this.runInIsolation({ js, toolNames: tools.map((tool) => tool.name), limits, ...(options.signal && { signal: options.signal }), dispatch })
+    const result = await this.runInIsolation({ js: prepared.compiled.js, toolNames: tools.map((tool) => tool.name), limits, ...(options.signal && { signal: options.signal }), dispatch })
     if (result.status === 'timeout' && result.error && remainingMs < deadlineMs) {
       // The runner knows only the time left after checking; say the deadline the caller set.
       result.error = {
         ...result.error,
-        message: result.error.message.replace(`limit of ${remainingMs} ms (wallClockMs)`, `limit of ${deadlineMs} ms (wallClockMs; type-checking and compiling used ${deadlineMs - remainingMs} ms of it)`),
+        message: result.error.message.replace(`limit of ${remainingMs} ms (wallClockMs)`, `limit of ${deadlineMs} ms (wallClockMs; type-checking and compiling used ${Math.round(checkMs)} ms of it)`),
       }
     }
+    const durationMs = Math.round((performance.now() - startedAt - waitedMs) * 1000) / 1000
     if (result.value !== undefined) {
       try {
         // S6.1: the result must be lossless JSON the pipeline can validate without overflowing.
         materializeJson(result.value)
       } catch (error) {
-        return { ...(result as RunCodeValue), status: 'error', value: undefined, error: { name: 'TypeError', message: `The script's return value cannot be the result: ${(error as Error).message}. Return a flatter JSON value.` }, durationMs: elapsed() }
+        return { ...(result as RunCodeValue), status: 'error', value: undefined, error: { name: 'TypeError', message: `The script's return value cannot be the result: ${(error as Error).message}. Return a flatter JSON value.` }, durationMs }
       }
     }
-    return { ...(result as RunCodeValue), durationMs: elapsed() }
+    return { ...(result as RunCodeValue), durationMs }
   }
 
-  /** The TypeScript compiler (~0.8 s to load) is imported on the first check only, so runs
-   * without type-checking, `ptc replay` and server start-up never pay for it. */
-  private async checker(): Promise<TypeChecker> {
-    if (!this._checker) {
-      const { TypeChecker } = await import('./type-checker.ts')
-      this._checker ??= new TypeChecker()
-    }
-    return this._checker
+  /** Checker workers: threads with `isolation: 'inline'`, processes otherwise (see `CheckerPool`). */
+  private checkers(): CheckerPool {
+    return (this._checkers ??= new CheckerPool({ kind: this._config.isolation === 'inline' ? 'thread' : 'process', size: this._config.checkers ?? 2, warmup: () => this.declarations() }))
   }
 
   private runInIsolation(request: IsolateRunRequest): Promise<IsolateRunResult> {

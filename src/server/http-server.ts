@@ -21,18 +21,13 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { Context } from 'cordis'
 import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader, isLoopbackOrigin } from './bearer-auth.ts'
 import { openSession, type McpSession, type SessionOptions } from './mcp-session.ts'
+import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './serve-defaults.ts'
 import { ServeError } from './serve-errors.ts'
 
-/** Default bind address. */
-export const DEFAULT_HTTP_HOST = '127.0.0.1'
-/** Default port. */
-export const DEFAULT_HTTP_PORT = 8765
+export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS }
+
 /** Largest accepted request body, in bytes (4 MiB). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024
-/** Default time a session may go without a request in flight before it is closed, in ms (30 min). */
-export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000
-/** Default number of sessions that may be open at once. */
-export const DEFAULT_MAX_SESSIONS = 100
 
 /** Where and how to listen. `port: 0` picks a free port (see `url` of the handle). */
 export interface HttpServeOptions extends SessionOptions {

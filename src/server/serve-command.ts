@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { createHost, type HostOptions } from '../host/create-host.ts'
 import { McpConfigError } from '../mcp/mcp-config.ts'
 import { McpConnectionError } from '../mcp/mcp-connection.ts'
-import { checkExposure, DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './http-server.ts'
-import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS_PER_SESSION } from './run-limiter.ts'
+import { checkExposure } from './http-server.ts'
+import { DEFAULT_HTTP_HOST, DEFAULT_MAX_CONCURRENT_RUNS } from './serve-defaults.ts'
 import { serve, type ServeOptions } from './serve.ts'
 import { ServeError } from './serve-errors.ts'
 
@@ -21,18 +21,12 @@ export interface ServeFlags {
   token?: string
   'expose-tools'?: boolean
   'max-concurrent-runs'?: string
+  'max-running-per-session'?: string
   'max-queued-runs'?: string
   'max-runs-per-session'?: string
   'session-idle-ms'?: string
   'max-sessions'?: string
 }
-
-/** The usage text of `serve`, for the CLI's help. */
-export const SERVE_USAGE = `  ptc serve --stdio | --http [--host 127.0.0.1] [--port ${DEFAULT_HTTP_PORT}] [--token T]
-                 [--session-idle-ms ${DEFAULT_SESSION_IDLE_MS}] [--max-sessions ${DEFAULT_MAX_SESSIONS}]
-                 [--expose-tools] [--max-concurrent-runs ${DEFAULT_MAX_CONCURRENT_RUNS}] [--max-queued-runs ${DEFAULT_MAX_QUEUED_RUNS}]
-                 [--max-runs-per-session ${DEFAULT_MAX_RUNS_PER_SESSION}] [--workspace DIR] [--tools MODULE]...
-                 [--mcp-config FILE]`
 
 /**
  * Turn flags into serve options. The token comes from `--token`, else `PTC_SERVE_TOKEN`.
@@ -52,6 +46,10 @@ export function serveOptionsFrom(flags: ServeFlags, workspace: string, env: Node
   const token = flags.token ?? env.PTC_SERVE_TOKEN
   const port = whole(flags.port, 'port', 0)
   const maxConcurrentRuns = whole(flags['max-concurrent-runs'], 'max-concurrent-runs', 1)
+  const maxRunningPerSession = whole(flags['max-running-per-session'], 'max-running-per-session', 1)
+  if (maxRunningPerSession !== undefined && maxRunningPerSession > (maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS)) {
+    throw new ServeError(`--max-running-per-session (${maxRunningPerSession}) cannot exceed --max-concurrent-runs (${maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS}).`)
+  }
   const maxQueuedRuns = whole(flags['max-queued-runs'], 'max-queued-runs', 1)
   const maxRunsPerSession = whole(flags['max-runs-per-session'], 'max-runs-per-session', 1)
   const sessionIdleMs = whole(flags['session-idle-ms'], 'session-idle-ms', 1)
@@ -64,6 +62,7 @@ export function serveOptionsFrom(flags: ServeFlags, workspace: string, env: Node
     ...(port !== undefined && { port }),
     ...(flags.http && token !== undefined && token !== '' && { token }),
     ...(maxConcurrentRuns !== undefined && { maxConcurrentRuns }),
+    ...(maxRunningPerSession !== undefined && { maxRunningPerSession }),
     ...(maxQueuedRuns !== undefined && { maxQueuedRuns }),
     ...(maxRunsPerSession !== undefined && { maxRunsPerSession }),
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),

@@ -6,7 +6,7 @@
 import type { Context } from 'cordis'
 import { serveHttp, type HttpServeOptions } from './http-server.ts'
 import type { SessionOptions } from './mcp-session.ts'
-import { createRunLimiter } from './run-limiter.ts'
+import { createRunLimiter, DEFAULT_MAX_CONCURRENT_RUNS } from './run-limiter.ts'
 import { serveStdio } from './stdio-server.ts'
 
 /** Options of {@link serve}. */
@@ -14,9 +14,15 @@ export interface ServeOptions extends Omit<SessionOptions, 'limiter'>, Pick<Http
   transport: 'stdio' | 'http'
   /** `run_code` executions that may run at once across sessions; more wait (default 4). */
   maxConcurrentRuns?: number
+  /**
+   * `run_code` executions one session may have running at once; its further calls wait while
+   * other sessions' calls are admitted round-robin. Default: half of `maxConcurrentRuns` (at least
+   * 1) over HTTP, so no session holds every slot; all of them over stdio (one session).
+   */
+  maxRunningPerSession?: number
   /** `run_code` calls that may wait for a slot across sessions; more are refused at once (default 64). */
   maxQueuedRuns?: number
-  /** `run_code` calls one session may have running or waiting; more are refused at once (default 4). */
+  /** `run_code` calls one session may have running or waiting; more are refused at once (default: `maxConcurrentRuns`, at least 4). */
   maxRunsPerSession?: number
 }
 
@@ -32,16 +38,23 @@ export interface ServeHandle {
 /**
  * Start serving on `ctx` (any host context that has the `tools`, `ptc` and `approval` services).
  * @throws ServeError (before listening) when the HTTP exposure rules refuse the bind; RangeError
- *   when `maxConcurrentRuns`, `maxQueuedRuns` or `maxRunsPerSession` is not a positive whole number.
+ *   when `maxConcurrentRuns`, `maxRunningPerSession`, `maxQueuedRuns` or `maxRunsPerSession` is not a
+ *   positive whole number, or `maxRunningPerSession` exceeds `maxConcurrentRuns`.
  */
 export async function serve(ctx: Context, options: ServeOptions): Promise<ServeHandle> {
-  const { transport, maxConcurrentRuns, maxQueuedRuns, maxRunsPerSession, host, port, token, sessionIdleMs, maxSessions, ...session } = options
+  const { transport, maxConcurrentRuns, maxRunningPerSession, maxQueuedRuns, maxRunsPerSession, host, port, token, sessionIdleMs, maxSessions, ...session } = options
+  // Over stdio there is one session, with no other to starve: it may use every slot.
+  const runningShare = maxRunningPerSession ?? (transport === 'stdio' ? (maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS) : undefined)
   const limiter = createRunLimiter({
     ...(maxConcurrentRuns !== undefined && { maxConcurrent: maxConcurrentRuns }),
+    ...(runningShare !== undefined && { maxRunningPerSession: runningShare }),
     ...(maxQueuedRuns !== undefined && { maxQueued: maxQueuedRuns }),
     ...(maxRunsPerSession !== undefined && { maxPerSession: maxRunsPerSession }),
   })
   const sessionOptions: SessionOptions = { ...session, limiter }
+  // Checkers and the isolate worker start now, so the first sessions' runs find them warm; a
+  // failure to start surfaces in the first run instead.
+  ctx.ptc.prewarm().catch(() => {})
   let started: ServeHandle | undefined
   const fiber = ctx.plugin({
     name: `mcp-server:${transport}`,

@@ -1,13 +1,14 @@
 /**
  * The CLI's answers to a newcomer's mistakes: one clear `ptc:` line and exit code 2, never a
- * stack trace; help on request.
+ * stack trace; help on request. Each command accepts only its own flags (issue 14).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runPtc } from './ptc-cli.ts'
+import { PTC_BIN, runPtc } from './ptc-cli.ts'
 
 let dir: string
 
@@ -23,7 +24,63 @@ describe('ptc usage errors', { timeout: 90_000 }, () => {
   it('an unknown flag is one line with a pointer to --help', async () => {
     const { code, stderr } = await ptc('run', 'ok.ts', '--bogus')
     expect(code).toBe(2)
-    expect(stderr).toBe("ptc: Unknown option '--bogus'. Run ptc --help for the commands and their flags.\n")
+    expect(stderr).toBe("ptc: Unknown option '--bogus'. Run ptc run --help for its flags.\n")
+  })
+
+  it('a flag of another command is a usage error, not silently ignored', async () => {
+    const run = await ptc('run', 'ok.ts', '--port', '5', '--expose-tools', '--compact')
+    expect(run).toMatchObject({ code: 2, stdout: '', stderr: "ptc: Unknown option '--port'. Run ptc run --help for its flags.\n" })
+    const check = await ptc('check', '--json', 'ok.ts')
+    expect(check).toMatchObject({ code: 2, stderr: "ptc: Unknown option '--json'. Run ptc check --help for its flags.\n" })
+    const serve = await ptc('serve', '--stdio', '--journal', 'j.jsonl')
+    expect(serve).toMatchObject({ code: 2, stderr: "ptc: Unknown option '--journal'. Run ptc serve --help for its flags.\n" })
+  })
+
+  it('a --workspace that is not an existing directory is one line, exit 2, and nothing is created', async () => {
+    const missing = join(dir, 'no-such-folder')
+    const { code, stdout, stderr } = await ptc('run', 'ok.ts', '--workspace', missing)
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' })
+    expect(stderr).toBe(`ptc: --workspace ${missing} is not an existing directory. Name a folder that exists.\n`)
+    expect(existsSync(missing)).toBe(false)
+    const file = await ptc('check', 'ok.ts', '--workspace', join(dir, 'ok.ts'))
+    expect(file.code).toBe(2)
+    expect(file.stderr).toMatch(/^ptc: --workspace .*ok\.ts is not an existing directory\./)
+  })
+
+  it('an unknown command, or a flag before the command, names the commands', async () => {
+    const unknown = await ptc('runn', 'ok.ts')
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/^ptc: Unknown command "runn"\. Commands: .*\brun\b.*\n$/)
+    const flagFirst = await ptc('--workspace', dir, 'run', 'ok.ts')
+    expect(flagFirst.code).toBe(2)
+    expect(flagFirst.stderr).toMatch(/^ptc: Name the command first: ptc COMMAND \[flags\]\. Commands: /)
+  })
+
+  it('ptc help COMMAND and ptc COMMAND --help print that command\'s own flags', async () => {
+    const help = await ptc('help', 'serve')
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(/^Usage:\n  ptc serve --stdio \| --http/)
+    expect(help.stdout).toContain('--max-sessions')
+    expect(help.stdout).not.toContain('--journal')
+    const flag = await ptc('run', '--help')
+    expect(flag.code).toBe(0)
+    expect(flag.stdout).toMatch(/^Usage:\n  ptc run FILE/)
+    expect(flag.stdout).toContain('--journal FILE')
+  })
+
+  it('ptc help and a usage error load no host module and no dependency', async () => {
+    for (const args of [['help'], ['run', 'ok.ts', '--port', '5'], ['run', 'ok.ts', '--workspace', join(dir, 'none')]]) {
+      const record = join(dir, 'loads.txt')
+      const fixture = join(import.meta.dirname, '../fixtures/record-module-loads.mjs')
+      await new Promise<void>((done) => {
+        execFile(process.execPath, ['--import', fixture, PTC_BIN, ...args], { cwd: dir, env: { ...process.env, PTC_RECORD_LOADS: record } }, () => done())
+      })
+      const loaded = readFileSync(record, 'utf8').split('\n').filter((url) => url.startsWith('file:'))
+      expect(loaded.some((url) => url.includes('/src/cli/main.'))).toBe(true)
+      // serve-defaults.ts is the server's constants only, kept import-free for the help text.
+      const heavy = (url: string) => url.includes('/node_modules/') || (/\/src\/(host|ptc|server|policy|tools|pipeline)\//.test(url) && !url.includes('/serve-defaults.'))
+      expect(loaded.filter(heavy)).toEqual([])
+    }
   })
 
   it('an extra file argument is refused instead of silently ignored', async () => {

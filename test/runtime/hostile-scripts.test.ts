@@ -65,16 +65,18 @@ describe('resource exhaustion', () => {
     await expectHealthy(pool)
   })
 
-  it('survives a burst of 100,000 parallel calls: 1,000 dispatched, the rest rejected quickly and clearly', async () => {
-    const started = performance.now()
+  // Outcome only, so machine load cannot fail it: "quickly" is the run's own CPU-time budget
+  // (the default `cpuTimeMs`, 10 s of isolate CPU, which load does not consume), while the wall clock gets
+  // room for a loaded machine. A per-call cost like a dispatched call's, or a quadratic one, runs
+  // out of CPU time and ends the run as a timeout.
+  it('survives a burst of 100,000 parallel calls: 1,000 dispatched, the rest rejected quickly and clearly', { timeout: 120_000 }, async () => {
     const { result, calls } = await run(
       `const settled = await Promise.allSettled(Array.from({ length: 100000 }, () => tools.noop({})))
        const rejected = settled.filter((s) => s.status === 'rejected')
        return { fulfilled: settled.length - rejected.length, rejected: rejected.length, first: rejected[0].reason.message, name: rejected[0].reason.name }`,
-      {},
+      { limits: { wallClockMs: 100_000 } },
       pool,
     )
-    const elapsed = performance.now() - started
     expect(result.status).toBe('ok')
     expect(result.value).toEqual({
       fulfilled: 1000,
@@ -83,7 +85,6 @@ describe('resource exhaustion', () => {
       name: 'ToolCallError',
     })
     expect(calls).toHaveLength(1000)
-    expect(elapsed).toBeLessThan(5_000)
     await expectHealthy(pool)
   })
 

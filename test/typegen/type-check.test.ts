@@ -57,7 +57,8 @@ function check(declarations: string, script: string): string[] {
   })
 }
 
-describe('generated declarations under the TypeScript compiler', () => {
+// Each test builds a fresh program and parses the lib files: seconds on a loaded machine.
+describe('generated declarations under the TypeScript compiler', { timeout: 30_000 }, () => {
   for (const compact of [false, true]) {
     it(`S9.1 S9.3 a correct script type-checks with zero diagnostics (compact: ${compact})`, async () => {
       const declarations = await generateDeclarations(TOOLS, { compact })

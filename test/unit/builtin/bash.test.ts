@@ -103,12 +103,13 @@ describe('bash', () => {
   it('S1.3 aborting exec.signal kills the process group and the call is cancelled', async () => {
     const stop = new AbortController()
     const pending = ws.call('bash', { command: 'sleep 63 & echo $! > child.pid; wait' }, { agent: 'agent-1', signal: stop.signal })
-    for (let i = 0; i < 100 && !fs.existsSync(ws.file('child.pid')); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    // Abort once the child runs, however long a loaded machine takes to start it (the test's timeout bounds the wait).
+    while (!fs.existsSync(ws.file('child.pid'))) await new Promise((resolve) => setTimeout(resolve, 20))
     stop.abort()
     const result = await pending
     expect(result.error?.kind).toBe('cancelled')
     expect(await leftovers('63', ws.workspace)).toEqual([])
-  }, 15_000)
+  }, 60_000)
 
   describe('network', () => {
     let server: net.Server

@@ -24,6 +24,12 @@ describe('ptc serve flags', () => {
     expect(serveOptionsFrom({ http: true, 'session-idle-ms': '60000', 'max-sessions': '5' }, '/w', {})).toMatchObject({ sessionIdleMs: 60_000, maxSessions: 5 })
     expect(() => serveOptionsFrom({ stdio: true, 'max-sessions': '5' }, '/w', {})).toThrow(/apply to --http only/)
   })
+
+  it('S9.4 --max-running-per-session is a whole number no larger than --max-concurrent-runs', () => {
+    expect(serveOptionsFrom({ http: true, 'max-concurrent-runs': '8', 'max-running-per-session': '3' }, '/w', {})).toMatchObject({ maxConcurrentRuns: 8, maxRunningPerSession: 3 })
+    expect(() => serveOptionsFrom({ http: true, 'max-running-per-session': '5' }, '/w', {})).toThrow(/--max-running-per-session \(5\) cannot exceed --max-concurrent-runs \(4\)/)
+    expect(() => serveOptionsFrom({ http: true, 'max-running-per-session': '0' }, '/w', {})).toThrow(/--max-running-per-session takes a whole number/)
+  })
 })
 
 describe('run limiter', () => {

@@ -1,0 +1,41 @@
+/**
+ * `ptc replay JOURNAL.jsonl` (S11.3, S11.5): the cards of every call in the journal, on stdout,
+ * through the same presenters and formatter as the live run. The host only supplies the tool
+ * definitions: nothing runs, no journal is written, MCP servers are not started (their tools have
+ * generic cards, which replay gives unknown tools too). Exit 0; 2 when the file cannot be read.
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { defineCommand } from '../command.ts'
+import { checkHostFlags, TOOLS_FLAG, WORKSPACE_FLAG, workspaceFrom } from '../host-flags.ts'
+import { UsageError } from '../usage-error.ts'
+
+export default defineCommand({
+  order: 40,
+  summary: 'print the cards of every call in a journal, as the live run printed them',
+  usage: 'ptc replay JOURNAL.jsonl [--tools MODULE]... [--workspace DIR]',
+  details: `Prints the cards of every call in a journal (ptc run --journal FILE) exactly as the live run
+printed them; damaged lines become notes. Pass the run's --tools for their cards.`,
+  options: { ...TOOLS_FLAG, ...WORKSPACE_FLAG },
+  positionals: { max: 1, missing: 'replay needs a journal file: ptc replay JOURNAL.jsonl' },
+  needsIsolate: true,
+  precheck: checkHostFlags,
+  async run(values, [file]) {
+    const workspace = workspaceFrom(values.workspace)
+    let text: string
+    try {
+      text = readFileSync(resolve(file!), 'utf8')
+    } catch (error) {
+      throw new UsageError(`cannot read the journal ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    }
+    const { createHost } = await import('../../host/create-host.ts')
+    const { replayJournal } = await import('../../present/replay.ts')
+    const host = await createHost({ workspace, toolModules: values.tools ?? [], journal: false })
+    try {
+      process.stdout.write(replayJournal(text, (name) => host.ctx.tools.get(name)))
+      return 0
+    } finally {
+      await host.dispose()
+    }
+  },
+})

@@ -1,0 +1,49 @@
+/**
+ * `ptc run FILE|-`: type-check a script against the tools' declarations, run it in an isolate
+ * (S7), print a card per tool call on stderr (S11.1) and the result on stdout. Exit 0 only for
+ * status `ok`.
+ */
+import { defineCommand } from '../command.ts'
+import { checkHostFlags, HOST_FLAGS, HOST_FLAGS_HELP, hostOptionsFrom, positiveInt } from '../host-flags.ts'
+import { readScript } from '../read-script.ts'
+
+export default defineCommand({
+  order: 10,
+  summary: 'type-check a script, run it in an isolate, print the result',
+  usage: `ptc run FILE|- [--json] [--no-typecheck] [--timeout-ms N] [--memory-mb N] [--journal FILE]
+               [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]`,
+  details: `Type-checks FILE (- reads standard input) against the tools' generated types, runs it in an
+isolate and prints a card per tool call on stderr and the result on stdout. Exit code 0 only for
+status ok, 1 otherwise.
+
+--json             print exactly the run_code canonical value on stdout, and no cards.
+--no-typecheck     skip the type check.
+--timeout-ms N     the script's deadline.
+--memory-mb N      the isolate's heap limit.
+--journal FILE     where the session journal goes (default .ptc/journal/<time>-<pid>.jsonl in the
+                   workspace); replay it with ptc replay.
+${HOST_FLAGS_HELP}`,
+  options: {
+    json: { type: 'boolean' },
+    'no-typecheck': { type: 'boolean' },
+    'timeout-ms': { type: 'string' },
+    'memory-mb': { type: 'string' },
+    journal: { type: 'string' },
+    ...HOST_FLAGS,
+  },
+  positionals: { max: 1 },
+  needsIsolate: true,
+  precheck: checkHostFlags,
+  async run(values, [file]) {
+    const code = await readScript(file)
+    const timeoutMs = positiveInt(values['timeout-ms'], 'timeout-ms')
+    const memoryMb = positiveInt(values['memory-mb'], 'memory-mb')
+    const options = await hostOptionsFrom(values)
+    const { runScript } = await import('../run-script.ts')
+    return runScript(code, {
+      ...options,
+      ...(values.journal !== undefined && { journal: values.journal }),
+      ptc: { ...(memoryMb !== undefined && { limits: { memoryMb } }) },
+    }, { json: values.json === true, typecheck: values['no-typecheck'] !== true, ...(timeoutMs !== undefined && { timeoutMs }) })
+  },
+})

@@ -1,0 +1,61 @@
+/**
+ * `ptc typegen`: print (or write atomically with `-o`) the declarations scripts are checked
+ * against (S7.1).
+ */
+import { renameSync, rmSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { defineCommand } from '../command.ts'
+import { checkHostFlags, HOST_FLAGS, HOST_FLAGS_HELP, hostOptionsFrom } from '../host-flags.ts'
+import { UsageError } from '../usage-error.ts'
+
+export default defineCommand({
+  order: 30,
+  summary: 'print (or write with -o) the declarations scripts are checked against',
+  usage: 'ptc typegen [-o FILE] [--compact] [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]',
+  details: `-o, --output FILE  write the declarations to FILE (atomically) instead of stdout.
+--compact          keep only the first sentence of each description.
+${HOST_FLAGS_HELP}`,
+  options: {
+    output: { type: 'string', short: 'o' },
+    compact: { type: 'boolean' },
+    ...HOST_FLAGS,
+  },
+  positionals: { max: 0 },
+  needsIsolate: true,
+  precheck: checkHostFlags,
+  async run(values) {
+    const options = await hostOptionsFrom(values)
+    const { createHost } = await import('../../host/create-host.ts')
+    const host = await createHost({ ...options, journal: false })
+    try {
+      const text = await host.ctx.ptc.declarations({ compact: values.compact ?? false })
+      if (values.output === undefined) {
+        process.stdout.write(text)
+        return 0
+      }
+      process.stderr.write(`wrote ${writeOutput(values.output, text)}\n`)
+      return 0
+    } finally {
+      await host.dispose()
+    }
+  },
+})
+
+/**
+ * Write `text` to `file` atomically (a temp file renamed over it): a reader never sees half a
+ * declaration file. The user names this path, so it is not confined to the workspace. Returns the
+ * absolute path.
+ * @throws UsageError when the folder is missing or not writable (no temp file is left).
+ */
+function writeOutput(file: string, text: string): string {
+  const target = resolve(file)
+  const temp = `${target}.${process.pid}.tmp`
+  try {
+    writeFileSync(temp, text)
+    renameSync(temp, target)
+  } catch (error) {
+    rmSync(temp, { force: true })
+    throw new UsageError(`Cannot write ${target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}. Check that its folder exists and is writable.`)
+  }
+  return target
+}

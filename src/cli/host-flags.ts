@@ -1,0 +1,92 @@
+/**
+ * The flags every host-starting command shares (`--workspace`, `--tools`, `--mcp-config`,
+ * `--preset`), their help text, and their translation into {@link HostOptions}. Light on
+ * purpose: only the permission presets are loaded, and only when `--preset` is given.
+ */
+import { statSync } from 'node:fs'
+import type { HostOptions } from '../host/create-host.ts'
+import { UsageError } from './usage-error.ts'
+
+/** `--workspace DIR`: the root every file tool and `bash` is confined to (an existing directory). */
+export const WORKSPACE_FLAG = { workspace: { type: 'string' } } as const
+/** `--tools MODULE`, repeatable: tool plugin modules. */
+export const TOOLS_FLAG = { tools: { type: 'string', multiple: true } } as const
+/** `--mcp-config FILE`: MCP servers whose tools are imported. */
+export const MCP_CONFIG_FLAG = { 'mcp-config': { type: 'string' } } as const
+/** `--preset NAME`: sandbox mode and approval policy. */
+export const PRESET_FLAG = { preset: { type: 'string' } } as const
+
+/** All four, for commands that start a full host. */
+export const HOST_FLAGS = { ...WORKSPACE_FLAG, ...TOOLS_FLAG, ...MCP_CONFIG_FLAG, ...PRESET_FLAG } as const
+
+/** Help text for {@link HOST_FLAGS}, appended to each command's details. */
+export const HOST_FLAGS_HELP = `--workspace DIR    the root every file tool and bash is confined to (default: the current
+                   directory); it must be an existing directory.
+--tools MODULE     load a tool plugin module (repeatable).
+--mcp-config FILE  import the tools of the MCP servers in FILE,
+                   {"mcpServers": {name: {command, args?, env?, cwd?, parallel?, timeoutMs?}}}, as name__tool.
+--preset NAME      read-only | workspace-write (default) | danger-full-access: the sandbox mode and
+                   when to ask. Approval prompts appear when stdin is a terminal; otherwise every ask
+                   is denied.`
+
+/** The values {@link hostOptionsFrom} reads. */
+export interface HostFlagValues {
+  workspace?: string
+  tools?: string[]
+  'mcp-config'?: string
+  preset?: string
+}
+
+/**
+ * The workspace folder named by `--workspace` (default `.`).
+ * @throws UsageError when it does not exist or is not a directory (nothing is created there).
+ */
+export function workspaceFrom(value: string | undefined): string {
+  const dir = value ?? '.'
+  let isDirectory = false
+  try {
+    isDirectory = statSync(dir).isDirectory()
+  } catch {
+    // missing or unreadable: reported below
+  }
+  if (!isDirectory) throw new UsageError(`--workspace ${dir} is not an existing directory. Name a folder that exists.`)
+  return dir
+}
+
+/**
+ * The {@link Command.precheck} of host-starting commands: the workspace exists.
+ * @throws UsageError
+ */
+export function checkHostFlags(values: { workspace?: string }): void {
+  workspaceFrom(values.workspace)
+}
+
+/**
+ * A whole number ≥ 1 from a flag, or undefined when the flag is absent.
+ * @throws UsageError when the text is not one.
+ */
+export function positiveInt(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined
+  const value = Number(text)
+  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--${flag} takes a positive whole number, got "${text}".`)
+  return value
+}
+
+/**
+ * Host options from the shared flags. The journal is left to the command (`run` keeps one).
+ * @throws UsageError for a missing workspace or an unknown preset.
+ */
+export async function hostOptionsFrom(values: HostFlagValues): Promise<HostOptions> {
+  const workspace = workspaceFrom(values.workspace)
+  const preset = values.preset
+  if (preset !== undefined) {
+    const { isPermissionPresetName, PERMISSION_PRESET_NAMES } = await import('../policy/permission-presets.ts')
+    if (!isPermissionPresetName(preset)) throw new UsageError(`--preset takes one of ${PERMISSION_PRESET_NAMES.join(', ')}, got "${preset}".`)
+  }
+  return {
+    workspace,
+    ...(preset !== undefined && { preset: preset as NonNullable<HostOptions['preset']> }),
+    toolModules: values.tools ?? [],
+    ...(values['mcp-config'] !== undefined && { mcpConfig: values['mcp-config'] }),
+  }
+}

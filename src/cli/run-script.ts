@@ -1,0 +1,75 @@
+/**
+ * The heavy half of `ptc run`, loaded only when a script runs: start the host, print cards while
+ * the script runs, print the result.
+ */
+import { createHost, type HostOptions } from '../host/create-host.ts'
+import * as ttyApproval from '../policy/tty-approval.ts'
+import { callCardText, resultCardText } from '../present/replay.ts'
+import { terminalSafe } from '../present/terminal-safe.ts'
+import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
+import type { RunCodeValue } from '../ptc/run-code-value.ts'
+
+/** How `ptc run` prints and limits one script. */
+export interface RunScriptOptions {
+  /** Print exactly the run_code canonical value on stdout (no cards). */
+  json: boolean
+  /** Type-check before running (default of run_code). */
+  typecheck: boolean
+  /** The script's deadline in ms. */
+  timeoutMs?: number
+}
+
+/**
+ * Run `code` through the `run_code` tool of a fresh host, as the agent `cli`. Ctrl-C cancels it.
+ * Resolves to the exit code: 0 for status `ok`, 1 otherwise (or when run_code itself failed).
+ * @throws whatever {@link createHost} throws (the dispatcher reports start-up errors, exit 2).
+ */
+export async function runScript(code: string, hostOptions: HostOptions, options: RunScriptOptions): Promise<number> {
+  const host = await createHost({
+    ...hostOptions,
+    // S8.2: a person can answer approval prompts only at a terminal; headless, asks are denied.
+    ...(process.stdin.isTTY && {
+      setup: async (ctx) => {
+        await ctx.plugin(ttyApproval)
+      },
+    }),
+  })
+  const stop = new AbortController()
+  const onSignal = () => stop.abort()
+  process.once('SIGINT', onSignal)
+  try {
+    if (!options.json) {
+      // S11.1, S11.3: a card per tool call, pending then completed, as plain text on stderr,
+      // through the very functions `ptc replay` uses, so a replay reproduces this output.
+      const lookup = (name: string) => host.ctx.tools.get(name)
+      host.ctx.on('tool/call', (call) => process.stderr.write(callCardText(lookup, call)))
+      host.ctx.on('tools/result', (result) => process.stderr.write(resultCardText(lookup, result)))
+    }
+    const result = await host.ctx.tools.execute(
+      { name: 'run_code', arguments: { code, ...(!options.typecheck && { typecheck: false }), ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) } },
+      { agent: 'cli', signal: stop.signal },
+    )
+    if (result.isError) {
+      // run_code itself was refused (policy) or failed: not a script status.
+      process.stderr.write(`ptc: run_code failed: ${terminalSafe(result.error?.message ?? '')}\n`)
+      return 1
+    }
+    const value = result.value as RunCodeValue
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(value)}\n`)
+    } else {
+      // Script-controlled text is made terminal-safe: a script cannot drive the operator's terminal.
+      for (const entry of value.logs) process.stderr.write(`${entry.level === 'log' ? '' : `[${entry.level}] `}${terminalSafe(entry.text)}\n`)
+      if (value.diagnostics?.length) process.stderr.write(`${formatDiagnostics(value.diagnostics)}\n`)
+      if (value.status === 'ok') {
+        if (value.value !== undefined) process.stdout.write(`${terminalSafe(JSON.stringify(value.value, null, 2))}\n`)
+      } else {
+        process.stderr.write(terminalSafe(`status: ${value.status}${value.error ? ` — ${value.error.name}: ${value.error.message}` : ''}`) + '\n')
+      }
+    }
+    return value.status === 'ok' ? 0 : 1
+  } finally {
+    process.off('SIGINT', onSignal)
+    await host.dispose()
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * One supervised worker, a child process or a worker thread, behind one small interface, so the
+ * code that supervises it (`check/checker-pool.ts`) is written once for both isolation modes. The
+ * host can always stop it: SIGKILL for a process, `terminate()` for a thread (V8 stops running
+ * JavaScript at its next interrupt check, even inside a synchronous loop).
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { Worker } from 'node:worker_threads'
+
+/** Where a worker runs: its own process (SIGKILLed to stop) or a thread of this one (terminated). */
+export type WorkerKind = 'process' | 'thread'
+
+/** Options of {@link startWorker}. */
+export interface StartWorkerOptions<Message> {
+  kind: WorkerKind
+  /** Absolute path of the worker's main module. */
+  entry: string
+  /** Old-generation heap limit of the worker in MB (`--max-old-space-size` / `resourceLimits`). */
+  memoryMb: number
+  /** Every message the worker sends, in order. */
+  onMessage: (message: Message) => void
+  /** Called once when the worker has ended, however; `description` says how ("signal SIGKILL"). */
+  onExit: (description: string) => void
+}
+
+/** A started worker. */
+export interface WorkerChannel<Message> {
+  /** Sends `message` (structured clone); false when the worker is gone or it cannot be cloned. */
+  send(message: Message): boolean
+  /** Stops the worker now, whatever it is doing; `onExit` follows. Idempotent. */
+  kill(): void
+  /** Whether the worker keeps this process's event loop alive. */
+  setRef(ref: boolean): void
+  /** The child's pid (process) or the thread id (thread); for tests and diagnostics. */
+  readonly id: number | undefined
+}
+
+/** Every live child process, SIGKILLed when the host process exits. */
+const liveChildren = new Set<ChildProcess>()
+let exitHookInstalled = false
+
+/**
+ * Starts one worker. Never throws for a worker that fails to start: `onExit` reports it.
+ * @throws Error only when the entry cannot even be handed to Node (a thread's bad path).
+ */
+export function startWorker<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorker>): WorkerChannel<ToWorker> {
+  return options.kind === 'process' ? startProcess(options) : startThread(options)
+}
+
+function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorker>): WorkerChannel<ToWorker> {
+  const child = fork(options.entry, [], {
+    execPath: process.execPath,
+    execArgv: [`--max-old-space-size=${options.memoryMb}`],
+    // Structured clone: messages carry script text and diagnostics, not JSON to escape twice.
+    serialization: 'advanced',
+    // The same compile cache as the isolate worker: a warm start skips recompiling TypeScript.
+    env: { NODE_COMPILE_CACHE: path.join(tmpdir(), 'node-compile-cache'), ...process.env },
+    // Its stdout goes to our stderr: `ptc run --json` owns stdout.
+    stdio: ['ignore', 2, 'inherit', 'ipc'],
+  })
+  liveChildren.add(child)
+  if (!exitHookInstalled) {
+    exitHookInstalled = true
+    process.on('exit', () => {
+      for (const live of liveChildren) live.kill('SIGKILL')
+    })
+  }
+  let exited = false
+  const exit = (description: string): void => {
+    if (exited) return
+    exited = true
+    liveChildren.delete(child)
+    options.onExit(description)
+  }
+  child.on('message', (message: FromWorker) => options.onMessage(message))
+  child.on('error', (error) => {
+    // Spawn failures leave no pid (and may never emit 'exit'); send failures are seen by send().
+    if (child.pid === undefined) exit(`it could not be started: ${error.message}`)
+  })
+  child.on('exit', (code, signal) => exit(signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`))
+  return {
+    id: child.pid,
+    send(message) {
+      if (exited || !child.connected) return false
+      try {
+        child.send(message as object)
+        return true
+      } catch {
+        return false
+      }
+    },
+    kill: () => void child.kill('SIGKILL'),
+    setRef(ref) {
+      if (exited) return
+      if (ref) {
+        child.ref()
+        child.channel?.ref()
+      } else {
+        child.unref()
+        child.channel?.unref()
+      }
+    },
+  }
+}
+
+function startThread<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorker>): WorkerChannel<ToWorker> {
+  const worker = new Worker(options.entry, {
+    // Process-wide flags (`--no-node-snapshot`) are refused in a thread; it needs none.
+    execArgv: [],
+    resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
+  })
+  let exited = false
+  let failure: string | undefined
+  worker.on('message', (message: FromWorker) => options.onMessage(message))
+  worker.on('error', (error) => {
+    // An uncaught error or ERR_WORKER_OUT_OF_MEMORY; 'exit' follows.
+    failure ??= `${error.name}: ${error.message}`
+  })
+  worker.on('exit', (code) => {
+    if (exited) return
+    exited = true
+    options.onExit(failure ?? `exit code ${code}`)
+  })
+  return {
+    id: worker.threadId,
+    send(message) {
+      if (exited) return false
+      try {
+        worker.postMessage(message)
+        return true
+      } catch {
+        return false
+      }
+    },
+    kill: () => void worker.terminate().catch(() => {}),
+    setRef(ref) {
+      if (exited) return
+      if (ref) worker.ref()
+      else worker.unref()
+    },
+  }
+}

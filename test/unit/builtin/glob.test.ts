@@ -1,0 +1,41 @@
+import fs from 'node:fs'
+import fsPromises from 'node:fs/promises'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { MAX_GLOB_RESULTS } from '../../../src/builtin/glob.ts'
+import { type WorkspaceFixture, workspaceFixture } from './workspace-fixture.ts'
+
+let ws: WorkspaceFixture
+beforeEach(async () => {
+  ws = await workspaceFixture()
+})
+afterEach(() => {
+  vi.restoreAllMocks()
+  ws.cleanup()
+})
+
+describe('glob is bounded (S8, S9.6)', () => {
+  it('S9.6 glob stops walking at its cap in a tree larger than the cap, with truncated set', async () => {
+    const directories = 30
+    const perDirectory = 50 // 1,500 files, more than the cap of 1,000
+    expect(directories * perDirectory).toBeGreaterThan(MAX_GLOB_RESULTS)
+    for (let d = 0; d < directories; d++) {
+      fs.mkdirSync(ws.file(`d${d}`))
+      for (let f = 0; f < perDirectory; f++) fs.writeFileSync(ws.file(`d${d}/f${f}.txt`), '')
+    }
+    const reads = vi.spyOn(fsPromises, 'readdir')
+    const result = await ws.call('glob', { pattern: '**/*.txt' })
+    const value = result.value as { paths: string[]; truncated: boolean }
+    expect(value.truncated).toBe(true)
+    expect(value.paths).toHaveLength(MAX_GLOB_RESULTS)
+    expect(value.paths).toEqual([...value.paths].sort())
+    // The walk read fewer directories than the tree has: it stopped instead of collecting every match.
+    expect(reads.mock.calls.length).toBeGreaterThan(0)
+    expect(reads.mock.calls.length).toBeLessThan(directories + 1)
+  })
+
+  it('S9.6 glob at exactly its cap is not truncated', async () => {
+    fs.mkdirSync(ws.file('d'))
+    for (let f = 0; f < MAX_GLOB_RESULTS; f++) fs.writeFileSync(ws.file(`d/f${f}.txt`), '')
+    expect((await ws.call('glob', { pattern: 'd/*.txt' })).value).toMatchObject({ truncated: false })
+  })
+})

@@ -1,0 +1,41 @@
+/**
+ * One session cannot stall another (SPEC S9.1, S9.7; issue 16: "the host only routes"): a
+ * script's type-check and its run are bounded by the run's deadline, enforced from the host, in
+ * both isolation modes. Order and outcome only, never durations.
+ */
+import type { Context } from 'cordis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Ptc } from '../../../src/ptc/ptc-service.ts'
+import { recursiveTypesScript, SPIN_SCRIPT } from '../../fixtures/attack-scripts.ts'
+import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
+
+describe.each(['process', 'inline'] as const)('Ptc with isolation %s', (isolation) => {
+  let root: Context
+  let dispose: () => unknown
+  beforeAll(async () => {
+    root = await createRoot()
+    const fiber = root.plugin(Ptc, { isolation, poolSize: 1, checkers: 2 })
+    await fiber
+    dispose = () => fiber.dispose()
+    await usePlugin(root, (ctx) => void ctx.tools.register(echoTool()))
+    await root.ptc.prewarm()
+  }, 60_000)
+  afterAll(() => dispose())
+
+  it("S9.1 another session is answered while a pathological type-check runs, and the check is stopped at the run's deadline", async () => {
+    const order: string[] = []
+    const attack = root.ptc.run(recursiveTypesScript(), { timeoutMs: 3_000, agent: 'attacker' }).finally(() => order.push('attack ended'))
+    const other = await root.ptc.run('const r = await tools.echo({ text: "hi" }); return r.text', { agent: 'other' })
+    order.push('other answered')
+    const attacked = await attack
+    expect(other).toMatchObject({ status: 'ok', value: 'hi', toolCalls: 1 })
+    expect(attacked).toMatchObject({ status: 'timeout', toolCalls: 0, error: { name: 'TimeoutError' } })
+    expect(attacked.error?.message).toContain("Type-checking the script used up the run's 3000 ms deadline")
+    expect(order).toEqual(['other answered', 'attack ended'])
+  }, 60_000)
+
+  it('S9.7 while (true) ends with status timeout', async () => {
+    const result = await root.ptc.run(SPIN_SCRIPT, { timeoutMs: 1_000 })
+    expect(result).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError' } })
+  }, 60_000)
+})
