@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startViewer, type ViewerHandle } from '../../src/view/view-server.ts'
+import { runPtc } from './ptc-cli.ts'
 import { httpServer, SERVE_TOOLS, type HttpChild } from './serve-helpers.ts'
 import { ARTIFACTS, launchChromium } from './view-browser.ts'
 
@@ -68,6 +69,22 @@ describe('ptc view follows ptc serve live in Chromium (S11.6)', { timeout: 90_00
       await page.screenshot({ path: join(ARTIFACTS, 'view-live-failure.png'), fullPage: true })
       throw error
     }
+  })
+
+  it('S11.6 a ptc run in the same workspace appears as a new session, opened by itself, with its calls nested', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await page.goto(viewer.url)
+    await page.locator('.session [data-role="state"]', { hasText: 'live' }).waitFor()
+    const before = await page.locator('.session-row').count()
+    writeFileSync(join(workspace, 'script.ts'), "const [a, b] = await Promise.all([tools.read_file({ path: 'README.txt' }), tools.glob({ pattern: '*.txt' })])\nreturn { text: a.text, paths: b.paths }\n")
+    const run = await runPtc(['run', 'script.ts', '--workspace', workspace, '--json'], workspace)
+    expect(run.code).toBe(0)
+    await expect.poll(() => page.locator('.session-row').count(), POLL).toBe(before + 1)
+    await page.locator('.session h2', { hasText: 'cli' }).waitFor(POLL)
+    const children = page.locator('article.run[data-outcome="ok"] > .call-children > article')
+    await expect.poll(() => children.evaluateAll((nodes) => nodes.map((node) => `${node.getAttribute('data-tool')}:${node.getAttribute('data-outcome')}`).sort()), POLL).toEqual(['glob:ok', 'read_file:ok'])
+    expect(await page.locator('article[data-tool="read_file"] .card-read').innerText()).toContain('a workspace')
+    await page.close()
   })
 
   async function steps(page: Page, errors: string[]): Promise<void> {
