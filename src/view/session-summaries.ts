@@ -17,7 +17,7 @@ export interface SessionSummary {
   updated: string
   /** The agent of the first call (`cli`, `mcp-<uuid>`), when known. */
   agent?: string
-  /** The MCP session id the records carry, when they do. */
+  /** The MCP session id the records carry (`session`, written by `ptc serve`), when they do. */
   mcpSession?: string
   /** `run_code` calls. */
   runs: number
@@ -122,8 +122,7 @@ function count(tally: Tally, value: unknown): void {
   const record = value as Record<string, unknown>
   const summary = tally.summary
   if (summary.agent === undefined && typeof record.agent === 'string') summary.agent = record.agent
-  const mcpSession = record.mcpSessionId ?? record.mcpSession
-  if (summary.mcpSession === undefined && typeof mcpSession === 'string') summary.mcpSession = mcpSession
+  if (summary.mcpSession === undefined && typeof record.session === 'string') summary.mcpSession = record.session
   const callId = typeof record.callId === 'string' ? record.callId : undefined
   if (record.type === 'tool/call') {
     summary.calls++

@@ -13,13 +13,13 @@ export const CHROMIUM = process.env.PTC_CHROMIUM || '/usr/bin/chromium'
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url))
 
 /**
- * Launch headless Chromium.
+ * Launch headless Chromium (`executable`, default {@link CHROMIUM}).
  * @throws Error naming the set-up script when Chromium is not installed (never skipped silently).
  */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}, and the ptc view tests need a real browser: run scripts/setup.sh (it installs Debian's chromium package), or set PTC_CHROMIUM to a Chromium binary.`)
+export async function launchChromium(executable: string = CHROMIUM): Promise<Browser> {
+  if (!existsSync(executable)) {
+    throw new Error(`Chromium is not installed at ${executable}, and the ptc view tests need a real browser: run scripts/setup.sh (it installs Debian's chromium package), or set PTC_CHROMIUM to a Chromium binary.`)
   }
   mkdirSync(ARTIFACTS, { recursive: true })
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  return chromium.launch({ executablePath: executable, args: ['--no-sandbox'] })
 }

@@ -142,6 +142,10 @@ describe('ptc view page in Chromium (S11.6)', { timeout: 60_000 }, () => {
     expect(problems).toEqual([])
   })
 
+  it('without Chromium the browser tests fail saying to run the set-up script, never skip', async () => {
+    await expect(launchChromium('/nonexistent/chromium')).rejects.toThrow(/not installed at \/nonexistent\/chromium.*run scripts\/setup\.sh/)
+  })
+
   it('S11.6 a viewer started with a token asks for it, and the #token= fragment opens it', async () => {
     const records = [call('c', 'echo', { text: 'hi' }), done('c', 'echo', { content: [{ type: 'text', text: 'hi' }] })]
     const asked = await open(records, { token: 's3cret' })

@@ -26,12 +26,14 @@ export class SessionView {
   private readonly notes = dom.el('ul', { class: 'notes' })
   private readonly empty = dom.el('p', { class: 'empty' }, 'No calls in this session yet.')
   private readonly title: HTMLElement
+  private readonly mcp: HTMLElement
   private readonly stop = new AbortController()
   private readonly info: SessionInfo
 
   constructor(info: SessionInfo) {
     this.info = info
     this.title = dom.el('h2', null, info.agent ?? 'session')
+    this.mcp = dom.el('span', { class: 'session-mcp' }, info.mcpSession ? `MCP session ${info.mcpSession}` : '')
     this.element = dom.el(
       'section',
       { class: 'session', 'data-session': info.id },
@@ -39,7 +41,7 @@ export class SessionView {
         'header',
         { class: 'session-head' },
         this.title,
-        info.mcpSession ? dom.el('span', { class: 'session-mcp' }, `MCP session ${info.mcpSession}`) : null,
+        this.mcp,
         dom.el('span', { class: 'session-file' }, info.id),
         this.stats,
         this.state,
@@ -77,8 +79,9 @@ export class SessionView {
     for (const record of page.records) {
       const node = this.timeline.add(record)
       if (node) this.show(node)
-      const agent = (record as { agent?: unknown } | null)?.agent
+      const { agent, session } = (record ?? {}) as { agent?: unknown; session?: unknown }
       if (this.info.agent === undefined && typeof agent === 'string') this.title.textContent = this.info.agent = agent
+      if (this.info.mcpSession === undefined && typeof session === 'string') this.mcp.textContent = `MCP session ${(this.info.mcpSession = session)}`
     }
     this.notes.replaceChildren(...this.timeline.notes.map((note) => dom.el('li', null, note)))
     this.empty.hidden = this.timeline.roots.length > 0

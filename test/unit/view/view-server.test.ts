@@ -34,7 +34,7 @@ describe('ptc view server (S11.6)', () => {
     writeFileSync(join(journal, '2026-12-01T08-00-00-000Z-1.jsonl'), line({ type: 'tool/call', callId: 'r', name: 'run_code', arguments: { code: '1' }, agent: 'cli', fromCode: false, seq: 1 }) + line({ type: 'tool/result', callId: 'r', name: 'run_code', arguments: {}, agent: 'cli', isError: false, content: [], value: { status: 'error' }, durationMs: 1, seq: 2 }))
     writeFileSync(
       join(journal, '2026-12-01T09-00-00-000Z-mcp-x.jsonl'),
-      line({ type: 'tool/call', callId: 'r', name: 'run_code', arguments: { code: '1' }, agent: 'mcp-x', mcpSessionId: 'sess-1', fromCode: false, seq: 1 }) +
+      line({ type: 'tool/call', callId: 'r', name: 'run_code', arguments: { code: '1' }, agent: 'mcp-x', session: 'sess-1', fromCode: false, seq: 1 }) +
         line({ type: 'tool/call', callId: 'r/a:1', name: 'echo', arguments: {}, agent: 'mcp-x', fromCode: true, seq: 2 }) +
         line({ type: 'tool/result', callId: 'r/a:1', name: 'echo', arguments: {}, agent: 'mcp-x', isError: true, content: [], error: { kind: 'denied', message: 'no' }, durationMs: 1, seq: 3 }) +
         'not json\n' +
