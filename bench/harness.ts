@@ -38,6 +38,8 @@ export interface Section {
   cases: () => BenchCase[] | Promise<BenchCase[]>
   options: SectionOptions
   teardown?: () => unknown
+  /** A section that measures sizes, not time: its lines are printed and no case is timed. */
+  report?: () => Promise<string[]>
 }
 
 /** Declare a section; `run.ts` imports sections and runs them in order. */
@@ -89,6 +91,12 @@ const median = (values: number[]) => {
 
 /** Run one section and return its statistics (also printed). */
 export async function runSection(entry: Section): Promise<CaseStats[]> {
+  if (entry.report) {
+    console.log(`## ${entry.name}`)
+    for (const line of await entry.report()) console.log(line)
+    console.log()
+    return []
+  }
   const { samples = 7, iterations = 20_000, warmup = 20_000, summary } = entry.options
   const cases = await entry.cases()
   const baseline = cases.find((c) => c.baseline) ?? cases[0]

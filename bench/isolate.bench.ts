@@ -10,9 +10,10 @@
  * The registry pipeline a real `run_code` adds per call is the same in both (see the run_code
  * section), so it is left out here.
  */
-import { IsolatePool } from '../src/ptc/isolate-pool.ts'
-import { runInIsolate, type IsolateRunRequest, type IsolateRunResult } from '../src/ptc/isolate-runner.ts'
-import { IsolateSupervisor } from '../src/ptc/isolate-supervisor.ts'
+import type { IsolateRunRequest, IsolateRunResult } from '../src/ptc/isolate/isolate-contract.ts'
+import { IsolatePool } from '../src/ptc/isolate/isolate-pool.ts'
+import { runInIsolate } from '../src/ptc/isolate/isolate-run.ts'
+import { IsolateSupervisor } from '../src/ptc/isolate/isolate-supervisor.ts'
 import { section } from './harness.ts'
 
 const CALLS = 2_000

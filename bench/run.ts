@@ -8,8 +8,9 @@ import { pipeline } from './pipeline.bench.ts'
 import { ptc } from './ptc.bench.ts'
 import { isolation } from './isolate.bench.ts'
 import { cli } from './cli.bench.ts'
+import { declarations } from './declarations.bench.ts'
 
-const sections: Section[] = [pipeline, ptc, isolation, cli]
+const sections: Section[] = [pipeline, ptc, isolation, cli, declarations]
 
 const filter = process.argv[2]
 console.log(`ptc-runner bench — node ${process.version}, ${process.platform}/${process.arch}\n`)

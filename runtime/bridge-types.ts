@@ -1,5 +1,5 @@
 /**
- * The contract between the host runner (`src/ptc/isolate-runner.ts`) and the code that runs
+ * The contract between the host runner (`src/ptc/isolate/isolate-run.ts`) and the code that runs
  * inside the isolate (`runtime/index.ts`). Types only: both sides import it with `import type`,
  * so nothing here exists at run time (SPEC S9.4: only JSON strings cross the boundary).
  *

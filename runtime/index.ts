@@ -1,6 +1,6 @@
 /**
  * The code evaluated inside every isolate before the script (SPEC S9.1–S9.3). It is bundled
- * once into an IIFE string by `src/ptc/isolate-runtime-source.ts` and must stay self-contained:
+ * once into an IIFE string by `src/ptc/isolate/isolate-runtime-source.ts` and must stay self-contained:
  * it imports nothing from `src/` at run time (type imports only; `test/runtime/` enforces it),
  * never throws across the boundary, and keeps every host callback in closure variables so no
  * isolated-vm object is reachable from script code.

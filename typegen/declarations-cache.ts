@@ -1,6 +1,6 @@
 /**
  * Cache of generated declaration files (S9.1): the `run_code` path asks for the declarations on
- * every run, and json-schema-to-typescript costs milliseconds per schema. Keyed by a hash of
+ * every run, and a large tool set costs milliseconds to generate. Keyed by a hash of
  * everything the output depends on, so a hit is always byte-identical to a fresh generation.
  */
 import { createHash } from 'node:crypto'
@@ -8,13 +8,13 @@ import { jsonSchemaOf } from './json-schema-of.ts'
 import type { TypegenOptions, TypegenTool } from './types.ts'
 
 /** Bump when the output format changes, so keys computed by an older version never match. */
-const FORMAT_VERSION = 1
+const FORMAT_VERSION = 2
 /** Declaration files kept; the least recently used one is evicted past this. */
 export const DECLARATIONS_CACHE_SIZE = 32
 
 /**
  * A stable key (hex SHA-256) of what `generateDeclarations(tools, options)` depends on: the format
- * version, `compact`, and per tool (sorted by name) its name, description, `deferLoading` and both
+ * version, `compact`, `embedded`, and per tool (sorted by name) its name, description, `deferLoading` and both
  * JSON Schemas. Registration order does not change it. Throws only what `JSON.stringify` throws
  * on a non-JSON `parametersJsonSchema`/`outputJsonSchema` (a cycle, a bigint).
  */
@@ -23,7 +23,7 @@ export function declarationsCacheKey(tools: readonly TypegenTool[], options: Typ
     .sort((a, b) => compareNames(a.name, b.name))
     .map((tool) => [tool.name, tool.description, tool.deferLoading === true, jsonSchemaOf(tool, 'args'), jsonSchemaOf(tool, 'output')])
   return createHash('sha256')
-    .update(JSON.stringify([FORMAT_VERSION, options.compact === true, parts]))
+    .update(JSON.stringify([FORMAT_VERSION, options.compact === true, options.embedded === true, parts]))
     .digest('hex')
 }
 

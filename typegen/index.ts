@@ -6,8 +6,9 @@ import { DeclarationsCache, compareNames, declarationsCacheKey } from './declara
 import { firstSentence } from './doc-comment.ts'
 import { jsonSchemaOf } from './json-schema-of.ts'
 import { normalizeSchema } from './normalize-schema.ts'
-import { MEMBER_INDENT, renderDeclarations, type ToolDeclarationEntry } from './render-declarations.ts'
-import { schemaToType } from './schema-to-type.ts'
+import { renderDeclarations, type ToolDeclarationEntry, type ToolSideType } from './render-declarations.ts'
+import { schemaToNode, SchemaShapeError } from './type-node.ts'
+import type { JsonSchemaObject } from './normalize-schema.ts'
 import type { TypegenOptions, TypegenTool } from './types.ts'
 
 export type { TypegenOptions, TypegenTool } from './types.ts'
@@ -28,24 +29,35 @@ const cache = new DeclarationsCache()
  *   read_file: {
  *     /** Path relative to the workspace. *\/
  *     path: string
+ *     /** @default 100 *\/
  *     limit?: number
  *   };
+ *   /** List a directory. *\/
+ *   list_dir: { dir: string };
  * }
  * ```
  *
  * - Only the tools passed in appear: visibility filtering (S9.1 "every visible tool") is the
  *   caller's job.
- * - Deterministic: tools are sorted by name (code-unit order) and every type is inlined, so the
- *   same tools give a byte-identical file whatever their order or zod's internal `$defs` ids.
- * - Descriptions become doc comments (`*\/` escaped); field `.describe()`s become field comments.
+ * - Deterministic: tools are sorted by name (code-unit order) and shared aliases are chosen from
+ *   the types' content, so the same tools give a byte-identical file whatever their order or
+ *   zod's internal `$defs` ids.
+ * - Every description is kept whole: tool descriptions become doc comments (`*\/` escaped), field
+ *   `.describe()`s field comments, with array items' descriptions (`Items: …`), `@deprecated`,
+ *   and the JSON Schema `default` as `@default` on optional keys.
+ * - Small objects without comments print on one line; parentheses only where TypeScript needs
+ *   them; a type or a documented property repeated across tools is declared once as an alias
+ *   (`shared-aliases.ts`). Objects are exact: `additionalProperties: false` without properties is
+ *   `Record<string, never>`; `anyOf` arms that only list required keys become a union.
  * - `deferLoading` tools are still callable from code, so they are in both maps, but their doc
  *   comments are cut to the first sentence: deferring exists to keep the definition out of the
  *   model's context, and the declarations must not bring it back in full.
- * - `options.compact`: every doc comment cut to its first sentence and a one-line header, for
- *   embedding in the `run_code` tool description.
+ * - `options.embedded`: the form for the `run_code` description (see `renderDeclarations`): one
+ *   `declare const tools` with a method a tool and one-line docs at the end of their line.
+ *   `options.compact`: the embedded form with every doc comment cut to its first sentence.
  * - Recursive schemas type as `unknown` where they recur; unresolved or external `$ref`s type as
- *   `unknown`; a schema json-schema-to-typescript rejects makes that side of that tool `unknown`,
- *   with a comment saying so. Nothing is ever fetched.
+ *   `unknown`; a malformed schema (`enum: 'x'`) makes that side of that tool `unknown`, with a
+ *   comment saying so. Nothing is ever fetched.
  * - Results are cached by `declarationsCacheKey(tools, options)`; a hit returns identical text.
  *
  * @throws TypeError when two tools share a name (the registry forbids it, S1.4); whatever
@@ -56,22 +68,31 @@ export async function generateDeclarations(tools: readonly TypegenTool[], option
   assertUniqueNames(tools)
   const sorted = [...tools].sort((a, b) => compareNames(a.name, b.name))
   const compact = options.compact === true
-  return cache.getOrCreate(declarationsCacheKey(sorted, options), async () => {
-    const entries = await Promise.all(sorted.map((tool) => declarationEntry(tool, compact)))
-    return renderDeclarations(entries, compact)
-  })
+  return cache.getOrCreate(declarationsCacheKey(sorted, options), async () =>
+    renderDeclarations(sorted.map((tool) => declarationEntry(tool, compact)), compact || options.embedded === true),
+  )
 }
 
-async function declarationEntry(tool: TypegenTool, compactFile: boolean): Promise<ToolDeclarationEntry> {
+function declarationEntry(tool: TypegenTool, compactFile: boolean): ToolDeclarationEntry {
   const compact = compactFile || tool.deferLoading === true
   const args = normalizeSchema(jsonSchemaOf(tool, 'args'), { compact })
   const output = normalizeSchema(jsonSchemaOf(tool, 'output'), { compact })
   return {
     name: tool.name,
     description: compact ? firstSentence(tool.description) : tool.description.trim(),
-    args: await schemaToType(args.schema, MEMBER_INDENT),
-    output: await schemaToType(output.schema, MEMBER_INDENT),
+    args: sideType(args.schema),
+    output: sideType(output.schema),
     outputDescription: output.description,
+  }
+}
+
+/** The type of one side, or `undefined` (printed `unknown`, with a note) for a malformed schema. */
+function sideType(schema: JsonSchemaObject): ToolSideType {
+  try {
+    return schemaToNode(schema)
+  } catch (error) {
+    if (error instanceof SchemaShapeError) return undefined
+    throw error
   }
 }
 

@@ -1,19 +1,21 @@
 /**
- * The pre-pass over a JSON Schema before json-schema-to-typescript sees it (S9.1). It produces a
- * self-contained, ref-free schema that keeps only the keywords that shape a TypeScript type:
+ * The pre-pass over a JSON Schema before `type-node.ts` reads it (S9.1). It produces a
+ * self-contained, ref-free schema that keeps only the keywords that shape a TypeScript type or
+ * its doc comment (`description`, `default`, `deprecated`):
  *
  * - local `$ref`s (`#`, `#/$defs/…`, `#/definitions/…`) are inlined; a ref back into one that is
  *   being expanded (a cycle, e.g. `z.lazy`), an unresolvable or non-local ref, or anything past
  *   the depth or node budget becomes `{}`, which the generator types as `unknown`;
- * - naming keywords (`title`, `$id`, `$defs`…) and code-injecting extensions (`tsType`) are
- *   dropped, so json-schema-to-typescript never emits a named declaration: every type is inlined
- *   and two tools' types cannot collide, whatever ids zod picked for its `$defs`;
+ * - naming keywords (`title`, `$id`, `$defs`…) and extensions (`tsType`) are dropped: every type
+ *   is inlined (shared aliases are chosen later, from the content, never from zod's `$defs` ids);
+ * - `anyOf`/`oneOf` arms that only list `required` keys are distributed over the object (one arm
+ *   per choice, each the whole object with those keys required), so the type stays exact;
  * - 2020-12 `prefixItems` becomes draft-07 tuple `items`, `patternProperties` become the index
  *   signature, `false` schemas become `never`;
  * - descriptions are escaped for comments and, in compact form, cut to their first sentence.
  *
  * Validation is not its job: malformed keyword values pass through, and the caller falls back to
- * `unknown` when json-schema-to-typescript rejects them.
+ * `unknown` when `schemaToNode` rejects them.
  */
 import { escapeCommentText, firstSentence } from './doc-comment.ts'
 
@@ -39,7 +41,7 @@ export interface NormalizedSchema {
 }
 
 /** Keywords copied verbatim (values, not subschemas). Everything not listed here or below is dropped. */
-const VALUE_KEYWORDS = ['type', 'enum', 'const', 'required', 'nullable', 'deprecated', 'minItems', 'maxItems'] as const
+const VALUE_KEYWORDS = ['type', 'enum', 'const', 'required', 'nullable', 'deprecated', 'default'] as const
 
 /** The explicit state of one walk: the document refs resolve against, where we are, what is open. */
 interface WalkContext {
@@ -52,7 +54,7 @@ interface WalkContext {
   readonly budget: { nodes: number }
 }
 
-/** `{}`: json-schema-to-typescript types it as `unknown` (with `unknownAny`). */
+/** `{}`: typed as `unknown`. */
 const UNKNOWN = (): JsonSchemaObject => ({})
 
 /**
@@ -91,12 +93,6 @@ function walk(node: unknown, context: WalkContext): JsonSchemaObject {
   for (const keyword of VALUE_KEYWORDS) {
     if (keyword in node) out[keyword] = node[keyword]
   }
-  // Bounds only become `@minItems` notes; malformed ones or a deprecated flag that is not a boolean
-  // would fail the compiler's validator, which also prints to the console, so they are dropped here.
-  if (context.compact || !isValidBounds(out.minItems, out.maxItems)) {
-    delete out.minItems
-    delete out.maxItems
-  }
   if ('deprecated' in out && typeof out.deprecated !== 'boolean') delete out.deprecated
   if (isObject(node.properties)) {
     out.properties = mapValues(node.properties, (value) => walk(value, inner))
@@ -118,12 +114,44 @@ function walk(node: unknown, context: WalkContext): JsonSchemaObject {
     const branches = node[keyword]
     if (Array.isArray(branches)) out[keyword] = branches.map((branch) => walk(branch, inner))
   }
-  return out
+  return distributeRequiredArms(out)
+}
+
+/**
+ * `{properties, anyOf: [{required: [a]}, {required: [b]}]}` (one of these keys is required) →
+ * `{anyOf: [{properties, required: [a]}, {properties, required: [b]}]}`: a union of the object with
+ * each arm's keys required. Left as it is, each arm would be an open object and the type would
+ * accept any key, so a misspelt one would pass the type-check. Same for `oneOf`.
+ */
+function distributeRequiredArms(node: JsonSchemaObject): JsonSchemaObject {
+  const keywords = (['anyOf', 'oneOf', 'allOf'] as const).filter((keyword) => keyword in node)
+  if (keywords.length !== 1 || keywords[0] === 'allOf') return node
+  const keyword = keywords[0]!
+  const arms = node[keyword] as JsonSchemaObject[]
+  const isObjectNode = node.type === 'object' || (node.type === undefined && isObject(node.properties))
+  if (!isObjectNode || arms.length === 0 || !arms.every(isRequiredOnly)) return node
+  const { [keyword]: _arms, description, ...base } = node
+  const baseRequired = Array.isArray(base.required) ? (base.required as unknown[]) : []
+  return {
+    ...(description !== undefined && { description }),
+    anyOf: arms.map((arm) => ({
+      ...base,
+      required: [...new Set([...baseRequired, ...(arm.required as string[])])],
+      ...(arm.description !== undefined && { description: arm.description }),
+    })),
+  }
+}
+
+/** An arm that only lists required keys (and perhaps says it is an object, or why). */
+function isRequiredOnly(arm: JsonSchemaObject): boolean {
+  const required = arm.required
+  if (!Array.isArray(required) || required.length === 0 || !required.every((key) => typeof key === 'string')) return false
+  return Object.keys(arm).every((key) => key === 'required' || key === 'description' || (key === 'type' && arm.type === 'object'))
 }
 
 /**
  * `additionalProperties`, with `patternProperties` folded in: TypeScript cannot express key
- * patterns, and json-schema-to-typescript would otherwise add a verbose comment per pattern.
+ * patterns, so their value schemas become the index signature.
  */
 function additionalPropertiesOf(node: JsonSchemaObject): unknown {
   const patterns = isObject(node.patternProperties) ? Object.values(node.patternProperties) : []
@@ -131,11 +159,6 @@ function additionalPropertiesOf(node: JsonSchemaObject): unknown {
   if (patterns.length === 0 || explicit === false) return explicit
   const candidates = isObject(explicit) ? [...patterns, explicit] : patterns
   return candidates.length === 1 ? candidates[0] : { anyOf: candidates }
-}
-
-function isValidBounds(min: unknown, max: unknown): boolean {
-  const valid = (bound: unknown) => bound === undefined || (Number.isSafeInteger(bound) && (bound as number) >= 0)
-  return valid(min) && valid(max) && !(typeof min === 'number' && typeof max === 'number' && min > max)
 }
 
 /** Expands a `$ref` node, or `{}` when it is non-local, unresolvable, or already being expanded. */

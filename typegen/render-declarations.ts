@@ -1,24 +1,12 @@
 /**
- * Assembles the declaration file (S9.1, S9.3) from per-tool type texts: the header, `ToolArgsMap`,
- * `ToolOutputMap`, the `tools` object and `ToolCallError`. A global script (no `export`), so
+ * Assembles the declaration file (S9.1, S9.3) from per-tool types: the header, the shared aliases,
+ * `ToolArgsMap`, `ToolOutputMap`, the `tools` object and `ToolCallError`. A global script (no `export`), so
  * TypeScript takes it as an ambient `.d.ts` next to a user script.
  */
 import { renderDocComment } from './doc-comment.ts'
-import type { SchemaTypeResult } from './schema-to-type.ts'
-
-/** One tool, ready to print. Texts are final: already cut to a first sentence where required. */
-export interface ToolDeclarationEntry {
-  name: string
-  /** Doc comment of the `ToolArgsMap` entry; may be `''`. */
-  description: string
-  args: SchemaTypeResult
-  output: SchemaTypeResult
-  /** The output schema's root description: doc comment of the `ToolOutputMap` entry. */
-  outputDescription: string | undefined
-}
-
-/** Indent of a map member; `schemaToType` must be called with the same one. */
-export const MEMBER_INDENT = '  '
+import { INDENT, propertyName, renderType, withDoc, type RenderStyle } from './render-type.ts'
+import { planAliases } from './shared-aliases.ts'
+import type { TypeNode } from './type-node.ts'
 
 const FULL_HEADER = [
   '/**',
@@ -30,7 +18,6 @@ const FULL_HEADER = [
   ' * and rejects with a `ToolCallError` when the call fails or is denied.',
   ' */',
 ]
-const COMPACT_HEADER = ['/** Generated tool declarations: `await tools.name(args)`; failures reject with ToolCallError. */']
 
 const FULL_FOOTER = [
   '/** Every tool, by name: takes its `ToolArgsMap` entry, resolves to its `ToolOutputMap` entry. */',
@@ -42,45 +29,100 @@ const FULL_FOOTER = [
   '  readonly toolName: string;',
   '}',
 ]
-const COMPACT_FOOTER = [
-  'declare const tools: { readonly [K in keyof ToolArgsMap & keyof ToolOutputMap]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]> };',
-  "declare class ToolCallError extends Error { readonly name: 'ToolCallError'; readonly toolName: string }",
-]
+
+
+/** One side of a tool: its type, or `undefined` when its schema could not be converted. */
+export type ToolSideType = TypeNode | undefined
+
+/** One tool, ready to print. Texts are final: already cut to a first sentence where required. */
+export interface ToolDeclarationEntry {
+  name: string
+  /** Doc comment of the `ToolArgsMap` entry; may be `''`. */
+  description: string
+  args: ToolSideType
+  output: ToolSideType
+  /** The output schema's root description: doc comment of the `ToolOutputMap` entry. */
+  outputDescription: string | undefined
+}
 
 /**
  * The declaration file text for `entries`, in the given order (the caller sorts), ending in a
- * newline. Names that are not identifiers (`my-tool`, `fs.read`) are emitted as quoted keys.
+ * newline. Types repeated across tools are declared once, first (see `shared-aliases.ts`); names
+ * that are not identifiers (`my-tool`, `fs.read`) are quoted.
+ *
+ * - The file form (`embedded: false`), for the checker and `ptc typegen`: a header, the
+ *   `ToolArgsMap` and `ToolOutputMap` interfaces, `tools` mapped from them, and `ToolCallError`.
+ * - The embedded form, for the `run_code` description a model reads: the same types as one
+ *   `declare const tools` with a method a tool (`name(args: A): Promise<O>`), one-line property
+ *   docs at the end of their line, and no header or `ToolCallError` (the description says it).
  */
-export function renderDeclarations(entries: readonly ToolDeclarationEntry[], compact: boolean): string {
-  const lines = [...(compact ? COMPACT_HEADER : FULL_HEADER)]
-  if (!compact) lines.push('/** Arguments of each tool, by tool name. */')
-  lines.push(...renderMap('ToolArgsMap', entries, compact, (entry) => ({ type: entry.args, doc: entry.description, what: 'Argument' })))
-  if (!compact) lines.push('/** Canonical value each tool resolves to, by tool name. */')
-  lines.push(...renderMap('ToolOutputMap', entries, compact, (entry) => ({ type: entry.output, doc: entry.outputDescription ?? '', what: 'Output' })))
-  lines.push(...(compact ? COMPACT_FOOTER : FULL_FOOTER))
+export function renderDeclarations(entries: readonly ToolDeclarationEntry[], embedded: boolean): string {
+  const plan = planAliases(
+    entries.flatMap((entry) => [
+      ...(entry.args ? [{ node: entry.args, hint: rootHint(entry.args, entry.name, 'Args') }] : []),
+      ...(entry.output ? [{ node: entry.output, hint: rootHint(entry.output, entry.name, 'Result') }] : []),
+    ]),
+  )
+  const style: RenderStyle = { aliases: plan.names, trailingDocs: embedded }
+  const lines = embedded ? [] : [...FULL_HEADER]
+  if (!embedded && plan.declarations.length > 0) lines.push('/** Types used by more than one tool below. */')
+  for (const declaration of plan.declarations) {
+    lines.push(...withDoc(`type ${declaration.name} = ${renderType(declaration.node, style, '', declaration.node)}`, declaration.doc, '', style))
+  }
+  if (embedded) {
+    lines.push(...renderMethods(entries, style))
+    return `${lines.join('\n')}\n`
+  }
+  lines.push('/** Arguments of each tool, by tool name. */')
+  lines.push(...renderMap('ToolArgsMap', entries, style, (entry) => ({ type: entry.args, doc: entry.description, what: 'Argument' })))
+  lines.push('/** Canonical value each tool resolves to, by tool name. */')
+  lines.push(...renderMap('ToolOutputMap', entries, style, (entry) => ({ type: entry.output, doc: entry.outputDescription ?? '', what: 'Output' })))
+  lines.push(...FULL_FOOTER)
   return `${lines.join('\n')}\n`
 }
 
 function renderMap(
   interfaceName: string,
   entries: readonly ToolDeclarationEntry[],
-  compact: boolean,
-  pick: (entry: ToolDeclarationEntry) => { type: SchemaTypeResult; doc: string; what: string },
+  style: RenderStyle,
+  pick: (entry: ToolDeclarationEntry) => { type: ToolSideType; doc: string; what: string },
 ): string[] {
   if (entries.length === 0) return [`interface ${interfaceName} {}`]
   const lines = [`interface ${interfaceName} {`]
   for (const entry of entries) {
     const { type, doc, what } = pick(entry)
-    const fallbackNote = type.kind === 'fallback' ? `(${what} type unavailable: its schema could not be converted.)` : ''
-    const text = [doc, fallbackNote].filter((part) => part !== '').join(compact ? ' ' : '\n\n')
-    lines.push(...renderDocComment(text, MEMBER_INDENT))
-    lines.push(`${MEMBER_INDENT}${propertyKey(entry.name)}: ${type.text};`)
+    const text = [doc, type === undefined ? fallbackNote(what) : ''].filter((part) => part !== '').join('\n\n')
+    lines.push(...renderDocComment(text, INDENT))
+    lines.push(`${INDENT}${propertyName(entry.name)}: ${type === undefined ? 'unknown' : renderType(type, style, INDENT)};`)
   }
   lines.push('}')
   return lines
 }
 
-/** `read_file` stays bare; `my-tool` becomes `"my-tool"`. */
-export function propertyKey(name: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)
+/** `declare const tools: { /** doc *\/ name(args: A): Promise<O> … }`; the output doc follows `Returns:`. */
+function renderMethods(entries: readonly ToolDeclarationEntry[], style: RenderStyle): string[] {
+  if (entries.length === 0) return ['declare const tools: {}']
+  const lines = ['declare const tools: {']
+  for (const entry of entries) {
+    const notes = [
+      entry.args === undefined ? fallbackNote('Argument') : '',
+      entry.outputDescription ? `Returns: ${entry.outputDescription}` : '',
+      entry.output === undefined ? fallbackNote('Output') : '',
+    ]
+    lines.push(...renderDocComment([entry.description, ...notes].filter((part) => part !== '').join(' '), INDENT))
+    const args = entry.args === undefined ? 'unknown' : renderType(entry.args, style, INDENT)
+    const output = entry.output === undefined ? 'unknown' : renderType(entry.output, style, INDENT)
+    lines.push(`${INDENT}${propertyName(entry.name)}(args: ${args}): Promise<${output}>`)
+  }
+  lines.push('}')
+  return lines
+}
+
+/** Alias name hint of a tool's whole argument or output type: `ContentResult` after its only key, else `ReadFileArgs`. */
+function rootHint(node: TypeNode, tool: string, side: 'Args' | 'Result'): string {
+  return `${node.kind === 'object' && node.properties.length === 1 ? node.properties[0]!.key : tool}_${side}`
+}
+
+function fallbackNote(what: string): string {
+  return `(${what} type unavailable: its schema could not be converted.)`
 }

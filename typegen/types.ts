@@ -28,8 +28,11 @@ export interface TypegenTool {
 /** Options of `generateDeclarations`. */
 export interface TypegenOptions {
   /**
-   * Emit one-line doc comments only (the first sentence of each description) and a one-line
-   * header: the form embedded in the `run_code` tool description, where every byte is context.
+   * The form `ptc serve` puts in the `run_code` description, for a model to read: the same types
+   * as one `declare const tools` with a method a tool, one-line docs at the end of their line, no
+   * header and no `ToolCallError` (the description says it). Every description stays whole.
    */
+  embedded?: boolean
+  /** The embedded form with every doc comment cut to its first sentence (explicit opt-in only). */
   compact?: boolean
 }

@@ -7,18 +7,20 @@
  * runs on it (issue 16).
  */
 import { type Context, Service } from 'cordis'
-import { generateDeclarations, type TypegenTool } from '../../typegen/index.ts'
+import { generateDeclarations, type TypegenOptions, type TypegenTool } from '../../typegen/index.ts'
 import { materializeJson } from '../pipeline/materialize.ts'
 import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import { createBridge } from './bridge.ts'
 import { CheckerPool } from './check/checker-pool.ts'
-import { IsolatePool } from './isolate-pool.ts'
-import { DEFAULT_RUN_LIMITS, runInIsolate, type IsolateRunRequest, type IsolateRunResult, type RunLimits } from './isolate-runner.ts'
-import { IsolateSupervisor } from './isolate-supervisor.ts'
-import type { RunCodeValue } from './run-code-value.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
-import { cancelledError } from './run-endings.ts'
+import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-contract.ts'
+import { IsolatePool } from './isolate/isolate-pool.ts'
+import { runInIsolate } from './isolate/isolate-run.ts'
+import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
+import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolate/run-endings.ts'
+import { DEFAULT_RUN_LIMITS, type RunLimits } from './isolate/run-limits.ts'
+import type { RunCodeValue } from './run-code-value.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -102,8 +104,11 @@ export class Ptc extends Service {
     return this.ctx.tools.list().filter((tool) => tool.name !== RUN_CODE && visible(tool))
   }
 
-  /** The declaration file scripts are checked against (`ToolArgsMap`, `ToolOutputMap`, `tools`). */
-  declarations(options: { compact?: boolean } = {}): Promise<string> {
+  /**
+   * The declaration file scripts are checked against (`ToolArgsMap`, `ToolOutputMap`, `tools`);
+   * `options` pick the form (`embedded` for the `run_code` description, `compact` to cut docs).
+   */
+  declarations(options: TypegenOptions = {}): Promise<string> {
     return generateDeclarations(this.visibleTools().map(typegenTool), options)
   }
 
@@ -157,13 +162,14 @@ export class Ptc extends Service {
     const declarations = typecheck ? await this.declarations() : ''
     const { outcome, startedAt, checkMs } = await this.checkers().prepare({ code, typecheck, compile: true }, { declarations, timeoutMs: deadlineMs, ...(options.signal && { signal: options.signal }) })
     const stopped = (status: RunCodeValue['status'], error: { name: string; message: string }): RunCodeValue => ({ status, error, logs: [], toolCalls: 0, durationMs: checkMs })
-    const step = typecheck ? 'Type-checking' : 'Compiling'
-    if (outcome.kind === 'timeout' || (outcome.kind === 'prepared' && outcome.prepared.kind === 'compiled' && checkMs >= deadlineMs)) {
-      return stopped('timeout', { name: 'TimeoutError', message: `${step} the script used up the run's ${deadlineMs} ms deadline (timeoutMs); the checker was stopped and no code ran. ${typecheck ? "Simplify the script's types (deeply recursive or very large types), or raise timeoutMs." : 'Send a smaller script or raise timeoutMs.'}` })
+    if (outcome.kind === 'timeout' || (outcome.kind === 'prepared' && outcome.prepared.kind === 'compiled' && Math.ceil(checkMs) >= deadlineMs)) {
+      const { status, error } = checkTimeoutEnding(deadlineMs, typecheck)
+      return stopped(status, error)
     }
     if (outcome.kind === 'cancelled') return stopped('cancelled', cancelledError())
     if (outcome.kind === 'crashed') {
-      return stopped('error', { name: 'CheckerCrashError', message: `${step} the script stopped the checker (${outcome.message}), typically from types too large to check; no code ran. Simplify the script's types or run it with typecheck: false.` })
+      const { status, error } = checkerCrashEnding(outcome.message, typecheck)
+      return stopped(status, error)
     }
     const prepared = outcome.prepared
     if (prepared.kind === 'type-error') {
@@ -176,8 +182,9 @@ export class Ptc extends Service {
     const waitedFrom = performance.now()
     await isolationReady
     const waitedMs = performance.now() - waitedFrom
-    const remainingMs = Math.floor(deadlineMs - checkMs)
-    limits.wallClockMs = remainingMs
+    // Whole ms on both sides, so the runner's message adds them back up to the caller's deadline.
+    const chargedMs = Math.ceil(checkMs)
+    limits.wallClockMs = Math.max(1, deadlineMs - chargedMs)
     const parentToken = options.parentToken ?? Symbol('run_code')
     const dispatch = createBridge({
       ctx: this.ctx,
@@ -188,14 +195,8 @@ export class Ptc extends Service {
       agent: options.agent,
       gate: new ExecutionGate(this._config.concurrency),
     })
-    const result = await this.runInIsolation({ js: prepared.compiled.js, toolNames: tools.map((tool) => tool.name), limits, ...(options.signal && { signal: options.signal }), dispatch })
-    if (result.status === 'timeout' && result.error && remainingMs < deadlineMs) {
-      // The runner knows only the time left after checking; say the deadline the caller set.
-      result.error = {
-        ...result.error,
-        message: result.error.message.replace(`limit of ${remainingMs} ms (wallClockMs)`, `limit of ${deadlineMs} ms (wallClockMs; type-checking and compiling used ${Math.round(checkMs)} ms of it)`),
-      }
-    }
+    // The runner gets the time left; `checkMs` lets its timeout message account for the rest.
+    const result = await this.runInIsolation({ js: prepared.compiled.js, toolNames: tools.map((tool) => tool.name), limits, checkMs: chargedMs, ...(options.signal && { signal: options.signal }), dispatch })
     const durationMs = Math.round((performance.now() - startedAt - waitedMs) * 1000) / 1000
     if (result.value !== undefined) {
       try {

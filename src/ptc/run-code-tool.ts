@@ -29,7 +29,7 @@ export const runCodeParameters = z.strictObject({
 })
 
 const DESCRIPTION =
-  'Run a TypeScript script that calls tools as `await tools.name(args)` (typed by ToolArgsMap/ToolOutputMap) and returns a small JSON result. ' +
+  'Run a TypeScript script that calls tools as `await tools.name(args)` and returns a small JSON result. ' +
   'Each call goes through the same policy as a direct call; a failed or denied call rejects with ToolCallError {name, toolName, message}. ' +
   'Use it to fan out many calls in parallel (Promise.all), filter and aggregate in code, and return only what matters.'
 

@@ -1,6 +1,7 @@
 /**
  * One supervised worker, a child process or a worker thread, behind one small interface, so the
- * code that supervises it (`check/checker-pool.ts`) is written once for both isolation modes. The
+ * code that supervises it (`check/checker-pool.ts`, `isolate/isolate-supervisor.ts`) stays the
+ * same whichever it is. The
  * host can always stop it: SIGKILL for a process, `terminate()` for a thread (V8 stops running
  * JavaScript at its next interrupt check, even inside a synchronous loop).
  */
@@ -17,8 +18,12 @@ export interface StartWorkerOptions<Message> {
   kind: WorkerKind
   /** Absolute path of the worker's main module. */
   entry: string
-  /** Old-generation heap limit of the worker in MB (`--max-old-space-size` / `resourceLimits`). */
-  memoryMb: number
+  /** Old-generation heap limit of the worker in MB (`--max-old-space-size` / `resourceLimits`); default Node's. */
+  memoryMb?: number
+  /** Arguments after the entry (`process.argv[2]`…; processes only). */
+  args?: string[]
+  /** Node flags of a worker process (the heap limit is added). */
+  execArgv?: string[]
   /** Every message the worker sends, in order. */
   onMessage: (message: Message) => void
   /** Called once when the worker has ended, however; `description` says how ("signal SIGKILL"). */
@@ -50,12 +55,14 @@ export function startWorker<ToWorker, FromWorker>(options: StartWorkerOptions<Fr
 }
 
 function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorker>): WorkerChannel<ToWorker> {
-  const child = fork(options.entry, [], {
+  const child = fork(options.entry, options.args ?? [], {
     execPath: process.execPath,
-    execArgv: [`--max-old-space-size=${options.memoryMb}`],
+    execArgv: [...(options.execArgv ?? []), ...(options.memoryMb === undefined ? [] : [`--max-old-space-size=${options.memoryMb}`])],
     // Structured clone: messages carry script text and diagnostics, not JSON to escape twice.
     serialization: 'advanced',
-    // The same compile cache as the isolate worker: a warm start skips recompiling TypeScript.
+    // Node's compile cache also caches type-stripped TypeScript: a warm start skips loading the
+    // stripper and recompiling the modules (about 0.3 s of a worker's start-up). Same default
+    // folder as `module.enableCompileCache()`; an explicit setting wins.
     env: { NODE_COMPILE_CACHE: path.join(tmpdir(), 'node-compile-cache'), ...process.env },
     // Its stdout goes to our stderr: `ptc run --json` owns stdout.
     stdio: ['ignore', 2, 'inherit', 'ipc'],
@@ -107,9 +114,9 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
 
 function startThread<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorker>): WorkerChannel<ToWorker> {
   const worker = new Worker(options.entry, {
-    // Process-wide flags (`--no-node-snapshot`) are refused in a thread; it needs none.
+    // Process-wide flags (`--no-node-snapshot`) are refused in a thread.
     execArgv: [],
-    resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
+    ...(options.memoryMb !== undefined && { resourceLimits: { maxOldGenerationSizeMb: options.memoryMb } }),
   })
   let exited = false
   let failure: string | undefined

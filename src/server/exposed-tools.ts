@@ -2,7 +2,7 @@
  * What an MCP client sees of the registry (SPEC S2.1, S9.4, S10.6): the exposed tool list and the
  * mapping of a frozen `ToolResult` to an MCP `CallToolResult`.
  *
- * Exposed: `run_code` (its description carries the compact generated declarations, so the model
+ * Exposed: `run_code` (its description carries the generated declarations, so the model
  * knows every callable tool's types), the job tools when registered, and with `exposeTools` every
  * registered tool. Results: `structuredContent` is the canonical value when the tool's output
  * schema is an object (then `outputSchema` is declared); otherwise, since MCP requires an object,
@@ -39,7 +39,7 @@ export function objectOutputSchema(tool: Tool): Record<string, unknown> | undefi
 
 /**
  * The MCP tool list entry for each exposed tool, from the registry's allow-listed schemas (S2.1).
- * `declarations` (the compact typegen output) is appended to `run_code`'s description.
+ * `declarations` (typegen's `embedded` form) is appended to `run_code`'s description.
  */
 export function mcpToolList(tools: ToolRegistry, exposed: readonly Tool[], declarations: string): McpTool[] {
   const schemas = new Map(tools.schemas().map((schema) => [schema.name, schema]))

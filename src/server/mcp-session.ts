@@ -86,7 +86,7 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const exposed = exposedTools(session.tools, options)
-    const declarations = exposed.some((tool) => tool.name === RUN_CODE) ? await session.ptc.declarations({ compact: true }) : ''
+    const declarations = exposed.some((tool) => tool.name === RUN_CODE) ? await session.ptc.declarations({ embedded: true }) : ''
     return { tools: mcpToolList(session.tools, exposed, declarations) }
   })
 

@@ -1,13 +1,55 @@
 /**
- * `bin/ptc.js` as MCP clients and shells start it: `node bin/ptc.js …` without
- * `--no-node-snapshot` re-runs itself with the flag for commands that load isolates (issue 14).
+ * `bin/ptc.js` as MCP clients and shells start it (issue 14): `node bin/ptc.js …` without
+ * `--no-node-snapshot` re-runs itself with the flag for commands that load isolates; started by a
+ * Node older than 24 it re-runs itself with the checkout's bootstrapped Node (`.node24/`), or
+ * says in one line that it needs Node 24.
  */
-import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFile, execFileSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PTC_BIN } from './ptc-cli.ts'
+
+const REPO = resolve(import.meta.dirname, '../..')
+
+/** A Node older than 24 on this machine (Debian's /usr/bin/node is 20 here), or undefined. */
+function oldNode(): string | undefined {
+  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node', '/bin/node']) {
+    try {
+      const major = Number(execFileSync(candidate, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim())
+      if (major < 24) return candidate
+    } catch {
+      // not there
+    }
+  }
+  return undefined
+}
+const OLD_NODE = oldNode()
+
+/**
+ * A checkout-shaped folder: a copy of bin/ptc.js, the sources and dependencies linked from this
+ * repository, and (when `bootstrapped`) `.node24/` holding this Node 24, as scripts/setup.sh
+ * leaves it. Returns the path of its bin/ptc.js.
+ */
+function checkout(bootstrapped: boolean): string {
+  const root = mkdtempSync(join(tmpdir(), 'ptc-checkout-'))
+  dirs.push(root)
+  mkdirSync(join(root, 'bin'))
+  copyFileSync(join(REPO, 'bin', 'ptc.js'), join(root, 'bin', 'ptc.js'))
+  for (const entry of ['src', 'runtime', 'typegen', 'node_modules', 'package.json']) symlinkSync(join(REPO, entry), join(root, entry))
+  if (bootstrapped) {
+    const bin = join(root, '.node24', 'node_modules', `node-linux-${process.arch}`, 'bin')
+    mkdirSync(bin, { recursive: true })
+    symlinkSync(process.execPath, join(bin, 'node'))
+  }
+  return join(root, 'bin', 'ptc.js')
+}
+
+const dirs: string[] = []
+afterAll(() => dirs.forEach((entry) => rmSync(entry, { recursive: true, force: true })))
 
 let dir: string
 
@@ -16,6 +58,14 @@ beforeAll(() => {
   writeFileSync(join(dir, 'ok.ts'), 'return 6 * 7\n')
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** The README's MCP client configuration, with its placeholder paths filled in. */
+function readmeMcpConfig(bin: string, project: string): { command: string; args: string[] } {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8')
+  const block = /Add it to an MCP client[^]*?```json\n([^]*?)```/.exec(readme)![1]!
+  const filled = block.replaceAll('/path/to/ptc-runner/bin/ptc.js', bin).replaceAll('/path/to/project', project)
+  return (JSON.parse(filled) as { mcpServers: { ptc: { command: string; args: string[] } } }).mcpServers.ptc
+}
 
 function node(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
@@ -32,4 +82,34 @@ describe('bin/ptc.js', { timeout: 90_000 }, () => {
     expect(code).toBe(0)
     expect(JSON.parse(stdout)).toMatchObject({ status: 'ok', value: 42 })
   })
+
+  it.skipIf(!OLD_NODE)('on an older Node with no bootstrapped Node 24, says so in one line and exits 2', async () => {
+    const { code, stdout, stderr } = await node20([checkout(false), 'help'])
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' })
+    expect(stderr).toMatch(/^ptc: needs Node\.js >= 24 \(this is v\d+\.[\d.]+\); install Node 24 \(https:\/\/nodejs\.org\), or run bash scripts\/setup\.sh in the ptc-runner checkout\.\n$/)
+  })
+
+  it.skipIf(!OLD_NODE)("the README's MCP client config works from a PATH whose node is older than 24", async () => {
+    const { command, args } = readmeMcpConfig(checkout(true), dir)
+    expect(command).toBe('node')
+    const client = new Client({ name: 'e2e-node20', version: '1' })
+    // The client resolves "node" on this PATH: the old Node first, as on a machine whose default node is 20.
+    await client.connect(new StdioClientTransport({ command, args, env: { PATH: `${dirname(OLD_NODE!)}:/bin`, HOME: dir }, stderr: 'ignore' }))
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toContain('run_code')
+      const ok = await client.callTool({ name: 'run_code', arguments: { code: 'return 6 * 7' } })
+      expect(ok.structuredContent).toMatchObject({ status: 'ok', value: 42 })
+    } finally {
+      await client.close()
+    }
+  })
 })
+
+function node20(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(OLD_NODE!, args, { cwd: dir, env: { PATH: '/usr/bin:/bin' } }, (error, stdout, stderr) => {
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
+    })
+  })
+}

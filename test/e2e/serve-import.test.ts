@@ -36,7 +36,7 @@ describe('ptc serve --mcp-config: imported MCP tools in run_code (S9.1–S9.3)',
   it('the imported tools are declared for scripts as server__tool', async () => {
     const { tools } = await client.listTools()
     const description = tools.find((tool) => tool.name === 'run_code')!.description!
-    for (const name of ['fs__list_directory', 'fs__read_text_file', 'fs__search_files', 'crashy__crash', 'slow__hang']) expect(description).toContain(`${name}: {`)
+    for (const name of ['fs__list_directory', 'fs__read_text_file', 'fs__search_files', 'crashy__crash', 'slow__hang']) expect(description).toContain(`${name}(args: `)
   })
 
   it('a script lists, reads and searches through the filesystem server, next to the built-in tools', async () => {

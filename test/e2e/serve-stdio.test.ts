@@ -17,8 +17,8 @@ describe('ptc serve --stdio with the SDK client (S9.1–S9.4)', { timeout: 30_00
   it('lists run_code, whose description carries the generated declarations', async () => {
     const { tools } = await client.listTools()
     const runCode = tools.find((tool) => tool.name === 'run_code')
-    expect(runCode?.description).toContain('interface ToolArgsMap')
-    expect(runCode?.description).toContain('echo: {')
+    expect(runCode?.description).toContain('declare const tools: {')
+    expect(runCode?.description).toContain('echo(args: ')
     expect(tools.map((tool) => tool.name)).not.toContain('echo')
   })
 

@@ -58,7 +58,7 @@ describe('workspace tools end to end (S8, S9)', () => {
   })
   afterEach(() => fs.rmSync(workspace, { recursive: true, force: true }))
 
-  // `node` is the Node 24 on PATH (scripts/node24.sh), as a user would run it.
+  // `node` is the Node 24 on PATH (scripts/setup.sh), as a user would run it.
   const ptc = (...args: string[]) =>
     run('node', ['--no-node-snapshot', path.join(root, 'bin', 'ptc.js'), 'run', '--json', '--workspace', workspace, '--journal', path.join(workspace, '.ptc', 'journal.jsonl'), ...args, path.join(workspace, 'script.ts')], {
       cwd: workspace,

@@ -3,8 +3,9 @@
  * dispatch, and a health check that proves the host still serves runs after a hostile one.
  */
 import { expect } from 'vitest'
-import { runInIsolate, type IsolateRunRequest, type IsolateRunResult, type IsolateToolCall, type IsolateToolOutcome } from '../../src/ptc/isolate-runner.ts'
-import type { IsolatePool } from '../../src/ptc/isolate-pool.ts'
+import type { IsolateRunRequest, IsolateRunResult, IsolateToolCall, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
+import type { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
+import { runInIsolate } from '../../src/ptc/isolate/isolate-run.ts'
 
 export const TOOL_NAMES = ['echo', 'fail', 'noop', 'slow', 'hang', 'big'] as const
 

@@ -3,7 +3,7 @@
  * serves a normal run (`expectHealthy`).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { IsolatePool } from '../../src/ptc/isolate-pool.ts'
+import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
 import { expectHealthy, run } from './harness.ts'
 
 const pool = new IsolatePool({ size: 2 })

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { IsolatePool } from '../../src/ptc/isolate-pool.ts'
+import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
 import { expectHealthy } from './harness.ts'
 
-const RUNNER = fileURLToPath(new URL('../../src/ptc/isolate-runner.ts', import.meta.url))
-const POOL = fileURLToPath(new URL('../../src/ptc/isolate-pool.ts', import.meta.url))
+const RUNNER = fileURLToPath(new URL('../../src/ptc/isolate/isolate-run.ts', import.meta.url))
+const POOL = fileURLToPath(new URL('../../src/ptc/isolate/isolate-pool.ts', import.meta.url))
 
 function runNode(source: string, timeoutMs = 20_000): { status: number | null; stdout: string; stderr: string; signal: NodeJS.Signals | null } {
   const child = spawnSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', source], { encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL' })

@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { IsolateRunRequest, IsolateRunResult, IsolateToolCall } from '../../src/ptc/isolate-runner.ts'
-import { IsolateSupervisor } from '../../src/ptc/isolate-supervisor.ts'
+import type { IsolateRunRequest, IsolateRunResult, IsolateToolCall } from '../../src/ptc/isolate/isolate-contract.ts'
+import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
 import { defaultDispatch, TOOL_NAMES } from './harness.ts'
 
 const CATASTROPHE_FIXTURE = fileURLToPath(new URL('../fixtures/isolate-supervisor-catastrophe.ts', import.meta.url))
@@ -132,10 +132,11 @@ describe('IsolateSupervisor: the runner contract through a worker process (S9.1â
 })
 
 describe('IsolateSupervisor: the worker process fails, the host does not', () => {
-  it('resolves a run whose worker is SIGKILLed with status error, aborts its call, and the next run works', async () => {
+  it('resolves a run whose worker is SIGKILLed with status error and the host-counted toolCalls, aborts its call, and the next run works', async () => {
     const signals: AbortSignal[] = []
-    const pending = run('await tools.hang({})', {
+    const pending = run('for (let i = 0; i < 5; i++) await tools.noop({}); await tools.hang({})', {
       dispatch: (call) => {
+        if (call.name === 'noop') return Promise.resolve({ ok: true, valueJson: 'null' })
         signals.push(call.signal)
         return new Promise(() => {})
       },
@@ -147,6 +148,8 @@ describe('IsolateSupervisor: the worker process fails, the host does not', () =>
     expect(result).toMatchObject({
       status: 'error',
       error: { name: 'WorkerCrashError', message: 'the isolate worker process crashed (signal SIGKILL); the run was stopped; the next run uses a fresh worker' },
+      // Counted on the host (issue 16): five noop calls and the hanging one, though the worker is gone.
+      toolCalls: 6,
     })
     expect(signals[0]!.aborted).toBe(true)
     await expectHealthy()

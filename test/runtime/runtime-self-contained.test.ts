@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { RUNTIME_DIR, loadIsolateRuntimeSource } from '../../src/ptc/isolate-runtime-source.ts'
+import { RUNTIME_DIR, loadIsolateRuntimeSource } from '../../src/ptc/isolate/isolate-runtime-source.ts'
 
 // STYLE "runtime/ … imports nothing at runtime from src/ (types only)": checked twice, on the
 // source text and on what esbuild actually bundled.

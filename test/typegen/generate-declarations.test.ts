@@ -1,7 +1,9 @@
 /**
  * Exact-output tests of `generateDeclarations` (S9.1, S9.3, S9.6). They compare the whole file,
  * so they double as the documentation of the format: the full header and footer are spelled out
- * once below and every other test wraps its two maps in them.
+ * once below and every other test wraps its two maps in them. The rendering rules themselves
+ * (one-line objects, `@default`, shared aliases, exact objects, the embedded form) are pinned in
+ * `render-rules.test.ts`.
  */
 import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
@@ -78,15 +80,13 @@ interface ToolArgsMap {
     path: string
     /** First line to return. */
     offset?: number
-    encoding?: ("utf8" | "latin1")
+    /** @default "utf8" */
+    encoding?: "utf8" | "latin1"
   };
 }
 /** Canonical value each tool resolves to, by tool name. */
 interface ToolOutputMap {
-  read_file: {
-    text: string
-    totalLines: number
-  };
+  read_file: { text: string; totalLines: number };
 }
 /** Every tool, by name: takes its \`ToolArgsMap\` entry, resolves to its \`ToolOutputMap\` entry. */
 declare const tools: { readonly [K in keyof ToolArgsMap & keyof ToolOutputMap]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]> };
@@ -99,7 +99,7 @@ declare class ToolCallError extends Error {
 `)
   })
 
-  it('S9.1 nested objects and arrays in the output are inlined, titled subschemas included', async () => {
+  it('S9.1 nested objects and arrays in the output are inlined (titled subschemas included), small ones on one line', async () => {
     const listDir: TypegenTool = {
       name: 'list_dir',
       description: 'List a directory.',
@@ -122,21 +122,14 @@ declare class ToolCallError extends Error {
     expect(await generateDeclarations([listDir])).toBe(
       file(
         `  /** List a directory. */
-  list_dir: {
-    dir: string
-  };`,
+  list_dir: { dir: string };`,
         `  /** One page of entries. */
   list_dir: {
     entries: {
       name: string
-      size: (number | null)
+      size: number | null
       /** Stat data. */
-      meta: {
-        mode: number
-        tags: {
-          [k: string]: string
-        }
-      }
+      meta: { mode: number; tags: Record<string, string> }
     }[]
     truncated: boolean
   };`,
@@ -155,9 +148,7 @@ declare class ToolCallError extends Error {
         `  /** Clear the screen. */
   clear: {};
   /** Echo text. */
-  echo: {
-    text: string
-  };
+  echo: { text: string };
   /** All ids. */
   ids: {};`,
         `  clear: null;
@@ -182,24 +173,13 @@ declare class ToolCallError extends Error {
     expect(await generateDeclarations([edit])).toBe(
       file(
         `  /** Edit a file. */
-  edit: {
-    change: ({
-      kind: "replace"
-      from: string
-      to: string
-    } | {
-      kind: "append"
-      text: string
-    })
-  };`,
-        `  edit: ({
-    status: ("applied" | "unchanged")
-  } | string);`,
+  edit: { change: { kind: "replace"; from: string; to: string } | { kind: "append"; text: string } };`,
+        `  edit: { status: "applied" | "unchanged" } | string;`,
       ),
     )
   })
 
-  it('S9.1 array bounds (.min(1).max(50)) stay T[] instead of exploding into tuple unions', async () => {
+  it('S9.1 array bounds (.min(1).max(50)) stay T[] instead of exploding into tuple unions, and are not printed', async () => {
     const tag: TypegenTool = {
       name: 'tag',
       description: 'Tag files.',
@@ -209,13 +189,7 @@ declare class ToolCallError extends Error {
     expect(await generateDeclarations([tag])).toBe(
       file(
         `  /** Tag files. */
-  tag: {
-    /**
-     * @minItems 1
-     * @maxItems 50
-     */
-    paths: string[]
-  };`,
+  tag: { paths: string[] };`,
         `  tag: string[];`,
       ),
     )
@@ -278,58 +252,34 @@ declare class ToolCallError extends Error {
     query: string
   };`,
         `  /** Hits. */
-  search: {
-    url: string
-    title: string
-  }[];`,
+  search: { url: string; title: string }[];`,
       ),
     )
   })
 
-  it('S9.1 compact mode: a one-line header and one-line doc comments', async () => {
+  it('S9.1 compact mode (explicit): the embedded form with every doc comment cut to its first sentence', async () => {
     const compact = await generateDeclarations(
       [readFile, { ...readFile, name: 'tail', description: 'Tail a file. Follows appends.', output: z.array(z.string()).min(1) }],
       { compact: true },
     )
-    expect(compact).toBe(`/** Generated tool declarations: \`await tools.name(args)\`; failures reject with ToolCallError. */
-interface ToolArgsMap {
+    expect(compact).toBe(`type ReadFileArgs = {
+  path: string // Path relative to the workspace root.
+  offset?: number // First line to return.
+  encoding?: "utf8" | "latin1" // @default "utf8"
+}
+declare const tools: {
   /** Read a text file from the workspace. */
-  read_file: {
-    /** Path relative to the workspace root. */
-    path: string
-    /** First line to return. */
-    offset?: number
-    encoding?: ("utf8" | "latin1")
-  };
+  read_file(args: ReadFileArgs): Promise<{ text: string; totalLines: number }>
   /** Tail a file. */
-  tail: {
-    /** Path relative to the workspace root. */
-    path: string
-    /** First line to return. */
-    offset?: number
-    encoding?: ("utf8" | "latin1")
-  };
+  tail(args: ReadFileArgs): Promise<string[]>
 }
-interface ToolOutputMap {
-  read_file: {
-    text: string
-    totalLines: number
-  };
-  tail: string[];
-}
-declare const tools: { readonly [K in keyof ToolArgsMap & keyof ToolOutputMap]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]> };
-declare class ToolCallError extends Error { readonly name: 'ToolCallError'; readonly toolName: string }
 `)
     expect(compact.length).toBeLessThan((await generateDeclarations([readFile, { ...readFile, name: 'tail' }])).length)
   })
 
-  it('S9.1 an empty tool set gives empty maps', async () => {
-    expect(await generateDeclarations([], { compact: true })).toBe(`/** Generated tool declarations: \`await tools.name(args)\`; failures reject with ToolCallError. */
-interface ToolArgsMap {}
-interface ToolOutputMap {}
-declare const tools: { readonly [K in keyof ToolArgsMap & keyof ToolOutputMap]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]> };
-declare class ToolCallError extends Error { readonly name: 'ToolCallError'; readonly toolName: string }
-`)
+  it('S9.1 an empty tool set gives empty maps (an empty tools object when embedded)', async () => {
+    expect(await generateDeclarations([])).toBe(file('', '').replace('{\n\n}', '{}').replace('{\n\n}', '{}'))
+    expect(await generateDeclarations([], { embedded: true })).toBe('declare const tools: {}\n')
   })
 })
 
@@ -347,19 +297,9 @@ describe('generateDeclarations: schemas it cannot fully type', () => {
     expect(await generateDeclarations([categories])).toBe(
       file(
         `  /** The category tree. */
-  categories: {
-    under?: {
-      name: string
-      children: unknown[]
-      parent?: unknown
-    }
-  };`,
-        `  categories: {
-    name: string
-    children: unknown[]
-    parent?: unknown
-  };`,
-      ),
+  categories: { under?: Under };`,
+        `  categories: Under;`,
+      ).replace('/** Arguments', '/** Types used by more than one tool below. */\ntype Under = { name: string; children: unknown[]; parent?: unknown }\n/** Arguments'),
     )
   })
 
@@ -397,17 +337,14 @@ describe('generateDeclarations: schemas it cannot fully type', () => {
     remote?: unknown
     anchor?: unknown
     /** Which rows. */
-    filter: {
-      field: string
-      and?: unknown[]
-    }
+    filter: { field: string; and?: unknown[] }
   };`,
         `  mcp__query: [number, string];`,
       ),
     )
   })
 
-  it('S9.1 a schema json-schema-to-typescript rejects makes that side unknown, with a comment', async () => {
+  it('S9.1 a malformed schema makes that side unknown, with a comment', async () => {
     const broken: TypegenTool = {
       name: 'broken',
       description: 'Has a malformed schema.',
@@ -423,14 +360,12 @@ describe('generateDeclarations: schemas it cannot fully type', () => {
    * (Argument type unavailable: its schema could not be converted.)
    */
   broken: unknown;`,
-        `  broken: {
-    ok: boolean
-  };`,
+        `  broken: { ok: boolean };`,
       ),
     )
   })
 
-  it('S9.1 json-schema-to-typescript extensions cannot inject code (tsType is dropped)', async () => {
+  it('S9.1 schema extensions cannot inject code (tsType is dropped)', async () => {
     const sneaky: TypegenTool = {
       name: 'sneaky',
       description: 'Tries tsType.',
@@ -441,9 +376,7 @@ describe('generateDeclarations: schemas it cannot fully type', () => {
     expect(await generateDeclarations([sneaky])).toBe(
       file(
         `  /** Tries tsType. */
-  sneaky: {
-    a?: string
-  };`,
+  sneaky: { a?: string };`,
         `  sneaky: null;`,
       ),
     )

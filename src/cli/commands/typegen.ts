@@ -11,13 +11,15 @@ import { UsageError } from '../usage-error.ts'
 export default defineCommand({
   order: 30,
   summary: 'print (or write with -o) the declarations scripts are checked against',
-  usage: 'ptc typegen [-o FILE] [--compact] [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]',
+  usage: 'ptc typegen [-o FILE] [--embedded | --compact] [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]',
   details: `-o, --output FILE  write the declarations to FILE (atomically) instead of stdout.
---compact          keep only the first sentence of each description.
+--embedded         the form ptc serve puts in run_code's description (one method a tool).
+--compact          that form with only the first sentence of each description.
 ${HOST_FLAGS_HELP}`,
   options: {
     output: { type: 'string', short: 'o' },
     compact: { type: 'boolean' },
+    embedded: { type: 'boolean' },
     ...HOST_FLAGS,
   },
   positionals: { max: 0 },
@@ -28,7 +30,7 @@ ${HOST_FLAGS_HELP}`,
     const { createHost } = await import('../../host/create-host.ts')
     const host = await createHost({ ...options, journal: false })
     try {
-      const text = await host.ctx.ptc.declarations({ compact: values.compact ?? false })
+      const text = await host.ctx.ptc.declarations({ compact: values.compact ?? false, embedded: values.embedded ?? false })
       if (values.output === undefined) {
         process.stdout.write(text)
         return 0

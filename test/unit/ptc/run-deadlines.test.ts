@@ -34,8 +34,37 @@ describe.each(['process', 'inline'] as const)('Ptc with isolation %s', (isolatio
     expect(order).toEqual(['other answered', 'attack ended'])
   }, 60_000)
 
-  it('S9.7 while (true) ends with status timeout', async () => {
+  it('S9.7 while (true) ends with status timeout, and the message says the time went to the CPU', async () => {
     const result = await root.ptc.run(SPIN_SCRIPT, { timeoutMs: 1_000 })
     expect(result).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError' } })
+    expect(result.error?.message).toContain('within the wall-clock limit of 1000 ms (wallClockMs); most of it went to computing in the script (CPU)')
+  }, 60_000)
+})
+
+describe('Ptc with process isolation: the worker dies mid-run', () => {
+  let root: Context
+  let dispose: () => unknown
+  const dispatched: string[] = []
+  beforeAll(async () => {
+    root = await createRoot()
+    const fiber = root.plugin(Ptc, { poolSize: 1, checkers: 1 })
+    await fiber
+    dispose = () => fiber.dispose()
+    await usePlugin(root, (ctx) => {
+      ctx.tools.register(echoTool())
+      ctx.on('tool/ptc-dispatch', (dispatch) => void dispatched.push(dispatch.name))
+    })
+    await root.ptc.prewarm()
+  }, 60_000)
+  afterAll(() => dispose())
+
+  it('S9.1 toolCalls is right after a kill -9 of the isolate worker mid-run', async () => {
+    const pending = root.ptc.run('for (;;) await tools.echo({ text: "again" })', { timeoutMs: 60_000 })
+    while (dispatched.length < 20) await new Promise((resolve) => setTimeout(resolve, 5))
+    process.kill(root.ptc._supervisor!.workerPid!, 'SIGKILL')
+    const result = await pending
+    expect(result).toMatchObject({ status: 'error', error: { name: 'WorkerCrashError' } })
+    // Every call the bridge dispatched, counted on the host: none lost with the worker.
+    expect(result.toolCalls).toBe(dispatched.length)
   }, 60_000)
 })

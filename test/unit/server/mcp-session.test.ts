@@ -64,7 +64,7 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 30_000 }, () => {
     await session.close()
   })
 
-  it('lists run_code (with the compact declarations) and the job tools, not the other tools', async () => {
+  it('lists run_code (with the embedded declarations) and the job tools, not the other tools', async () => {
     const { client } = await connect()
     const { tools } = await client.listTools()
     const names = tools.map((tool) => tool.name)
@@ -72,8 +72,8 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 30_000 }, () => {
     expect(names).not.toContain('echo')
     for (const job of ['job_list', 'job_read', 'job_kill']) if (host.ctx.tools.get(job)) expect(names).toContain(job)
     const runCode = tools.find((tool) => tool.name === 'run_code')!
-    expect(runCode.description).toContain('interface ToolArgsMap')
-    expect(runCode.description).toContain('echo: {')
+    expect(runCode.description).toContain('declare const tools: {')
+    expect(runCode.description).toContain('echo(args: ')
     expect(runCode.outputSchema?.type).toBe('object')
   })
 

@@ -3,18 +3,19 @@
  * {@link IsolateSupervisor} forks so that whatever a script does to isolated-vm (a catastrophic
  * out-of-memory, an isolate thread that never terminates) can only take down this process, never
  * the host. It owns an {@link IsolatePool} and runs {@link runInIsolate} for every `run` message;
- * each tool call goes to the parent as a `dispatch` message and comes back as an `answer`. The
- * protocol is in `isolate-worker-protocol.ts`.
+ * each tool call goes to the host as a `dispatch` message and comes back as an `answer`. The
+ * messages are in `isolate-contract.ts`.
  *
  * Started as `node --no-node-snapshot isolate-worker-entry.ts '<IsolateWorkerOptions JSON>'` with
- * an IPC channel (`serialization: 'advanced'`). Exports nothing. When the parent goes away the child
- * SIGKILLs itself: after a catastrophe `process.exit` may hang forever.
+ * an IPC channel (`serialization: 'advanced'`). Exports nothing. When the host goes away the
+ * worker SIGKILLs itself: after a catastrophe `process.exit` may hang forever.
  */
+import type { ChildMessage, IsolateToolCall, IsolateToolOutcome, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './isolate-contract.ts'
 import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { IsolatePool } from './isolate-pool.ts'
-import { runInIsolate, type IsolateToolCall, type IsolateToolOutcome } from './isolate-runner.ts'
+import { runInIsolate } from './isolate-run.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
-import type { ChildMessage, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './isolate-worker-protocol.ts'
+import { TurnBatcher } from './turn-batcher.ts'
 
 interface PendingCall {
   resolve: (outcome: IsolateToolOutcome) => void
@@ -31,41 +32,24 @@ const runs = new Map<string, AbortController>()
 /** Keyed by `${runId}\n${pairingId}`. */
 const calls = new Map<string, PendingCall>()
 
-/** Calls and aborts waiting for the end of this event-loop turn (see `WorkerCallBatchMessage`). */
-let outbox: (WorkerDispatchMessage | WorkerAbortCallMessage)[] = []
-let flushScheduled = false
+/** Calls and call aborts go to the host once per event-loop turn (one IPC write for a burst). */
+const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((messages) => sendNow(messages.length === 1 ? messages[0]! : { type: 'batch', messages }))
 
-/**
- * Sends `message`. Calls and call aborts go out together once per event-loop turn, so a burst of
- * parallel calls costs one IPC write; anything else flushes them first and goes at once, so the
- * parent sees every message in the order it was sent.
- */
+/** Sends `message`; anything but a call goes at once, after the calls queued before it. */
 function send(message: ChildMessage): void {
   if (message.type === 'dispatch' || message.type === 'abort-call') {
     outbox.push(message)
-    if (!flushScheduled) {
-      flushScheduled = true
-      setImmediate(flush)
-    }
     return
   }
-  flush()
+  outbox.flush()
   sendNow(message)
-}
-
-function flush(): void {
-  flushScheduled = false
-  if (outbox.length === 0) return
-  const messages = outbox
-  outbox = []
-  sendNow(messages.length === 1 ? messages[0]! : { type: 'batch', messages })
 }
 
 function sendNow(message: ChildMessage): void {
   try {
     process.send!(message)
   } catch {
-    // The channel is closed: the parent is gone and 'disconnect' ends this process.
+    // The channel is closed: the host is gone and 'disconnect' ends this process.
   }
 }
 
@@ -122,7 +106,7 @@ function startRun(message: WorkerRunMessage): void {
       )
       send({ type: 'dispatch', runId, pairingId: call.pairingId, name: call.name, argsJson: call.argsJson })
     })
-  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, signal: controller.signal, dispatch }, pool).then(
+  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, checkMs: message.checkMs, signal: controller.signal, dispatch }, pool).then(
     (result) => {
       runs.delete(runId)
       send({ type: 'result', runId, result })

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { IsolatePool } from '../../src/ptc/isolate-pool.ts'
+import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
 import { expectHealthy, run } from './harness.ts'
 
 const pool = new IsolatePool({ size: 2 })
@@ -183,6 +183,27 @@ describe('limits', () => {
     expect(result.error?.message).toContain('wall-clock limit of 300 ms (wallClockMs)')
     expect(result.durationMs).toBeLessThan(2_000)
     await expectHealthy(pool)
+  })
+
+  it('S9.7 a wall-clock timeout names what used the time: computing (CPU)', async () => {
+    const { result } = await run('while (true) {}', { limits: { wallClockMs: 300, cpuTimeMs: 60_000 }, checkMs: 40 }, pool)
+    expect(result.status).toBe('timeout')
+    // The whole deadline the caller set: the time left (300) plus what checking used (40).
+    expect(result.error?.message).toMatch(/^The script did not finish within the wall-clock limit of 340 ms \(wallClockMs\); most of it went to computing in the script \(CPU\) \(type-checking and compiling 40 ms, CPU \d+ ms, waiting on tool calls 0 ms, waiting on nothing \d+ ms\)\. Look for an endless loop/)
+  })
+
+  it('S9.7 a wall-clock timeout names what used the time: waiting on tool calls, and which are still running', async () => {
+    const { result } = await run('await tools.noop({}); await Promise.all([tools.hang({}), tools.hang({}), tools.slow({})])', {
+      limits: { wallClockMs: 300 },
+      dispatch: (call) => (call.name === 'noop' ? Promise.resolve({ ok: true, valueJson: 'null' }) : new Promise(() => {})),
+    }, pool)
+    expect(result).toMatchObject({ status: 'timeout', toolCalls: 4 })
+    expect(result.error?.message).toMatch(/most of it went to waiting on tool calls \(3 calls: hang ×2, slow still running\) .*Make fewer or smaller calls/)
+  })
+
+  it('S9.7 a wall-clock timeout names what used the time: waiting on nothing', async () => {
+    const { result } = await run('await new Promise(() => {})', { limits: { wallClockMs: 300 } }, pool)
+    expect(result.error?.message).toMatch(/most of it went to waiting on nothing: no code ran and no tool call was pending .*a promise that never settles/)
   })
 
   it('aborts in-flight dispatch signals when the wall clock expires', async () => {

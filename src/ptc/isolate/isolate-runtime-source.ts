@@ -16,7 +16,7 @@ export interface IsolateRuntimeSource {
 }
 
 /** Absolute path of the `runtime/` folder. */
-export const RUNTIME_DIR = fileURLToPath(new URL('../../runtime/', import.meta.url))
+export const RUNTIME_DIR = fileURLToPath(new URL('../../../runtime/', import.meta.url))
 
 const GLOBAL_NAME = '__ptcRuntime'
 let cached: Promise<IsolateRuntimeSource> | undefined

@@ -7,7 +7,7 @@
  * is disposed afterwards.
  */
 import ivm from 'isolated-vm'
-import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeControl, Settlement } from '../../runtime/bridge-types.ts'
+import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeControl, Settlement } from '../../../runtime/bridge-types.ts'
 import { reportIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 

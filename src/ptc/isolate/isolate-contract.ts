@@ -1,0 +1,210 @@
+/**
+ * The contract of running one compiled `run_code` script in an isolate (SPEC S9.1–S9.3, S9.7):
+ * what a run is asked ({@link IsolateRunRequest}), what it answers ({@link IsolateRunResult}),
+ * and the messages between the host's `IsolateSupervisor` and the isolate worker process
+ * (`isolate-worker-entry.ts`). Types only: every side imports it with `import type`.
+ *
+ * Messages travel over Node's IPC channel with `serialization: 'advanced'` (structured clone:
+ * strings are copied, not JSON-escaped a second time); they hold only strings, numbers, booleans
+ * and plain JSON data, and tool arguments and results stay JSON text inside them (SPEC S9.4).
+ * One worker serves many concurrent runs (each isolate has its own thread); `runId` (chosen by
+ * the host) tells them apart, `pairingId` (chosen by the isolate runner) tells a run's calls apart.
+ */
+import type { LogLevel } from '../../../runtime/bridge-types.ts'
+import type { RunLimits } from './run-limits.ts'
+
+/** One tool call from the script, as handed to {@link IsolateRunRequest.dispatch}. */
+export interface IsolateToolCall {
+  /** Unique id of this call: `<run id>:<sequence>`. */
+  pairingId: string
+  /** A name from `toolNames`. */
+  name: string
+  /** The arguments as JSON text, produced inside the isolate (at most `maxCrossingBytes`). */
+  argsJson: string
+  /** Aborted when the run ends for any reason (finish, timeout, memory, cancel). */
+  signal: AbortSignal
+}
+
+/** What `dispatch` resolves to: the canonical value's JSON, or a model-readable failure. */
+export type IsolateToolOutcome = { ok: true; valueJson: string } | { ok: false; message: string }
+
+/** One script run. */
+export interface IsolateRunRequest {
+  /**
+   * JavaScript (already compiled) that is the BODY of an async function: it may use top-level
+   * `await` and a top-level `return`. It is wrapped as `(async () => { <js> })`.
+   */
+  js: string
+  /** The visible tools: exactly these become functions on `tools`. */
+  toolNames: readonly string[]
+  /** Overrides of `DEFAULT_RUN_LIMITS`; `wallClockMs` is the time left for this step. */
+  limits?: Partial<RunLimits>
+  /**
+   * Time in ms the run's deadline already spent before the isolate (type-checking and
+   * compiling). Only for messages: a timeout says the whole deadline (`wallClockMs` + this) and
+   * what used it. Default 0.
+   */
+  checkMs?: number
+  /** Aborting it ends the run with status `cancelled`. */
+  signal?: AbortSignal
+  /**
+   * Called for every accepted `tools.x(args)`. `{ok:false, message}` or a rejection becomes a
+   * `ToolCallError` in the script. Never called after the run has ended: calls that arrive
+   * later are refused; outcomes that arrive later are discarded.
+   */
+  dispatch: (call: IsolateToolCall) => Promise<IsolateToolOutcome>
+}
+
+/** How a run ended. */
+export type RunStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'cancelled'
+
+/** One captured console line. */
+export interface IsolateLogEntry {
+  level: LogLevel
+  text: string
+}
+
+/** The outcome of a run (`runInIsolate`, `IsolateSupervisor.run`). */
+export interface IsolateRunResult {
+  status: RunStatus
+  /** The parsed JSON of the script's return value (absent when it returned `undefined`). */
+  value?: unknown
+  /**
+   * For `error`: the uncaught error's name and message (or why the return value could not be
+   * carried). For `timeout`/`memory`/`cancelled`: which limit, its value, what used it and what
+   * to do (see `run-endings.ts`).
+   */
+  error?: { name: string; message: string }
+  logs: IsolateLogEntry[]
+  /** Calls handed to `dispatch`. Counted where `dispatch` runs, so true after a worker crash. */
+  toolCalls: number
+  /** Wall-clock duration of the run in ms. */
+  durationMs: number
+}
+
+/** Options of an `IsolateSupervisor`. Durations in ms. */
+export interface IsolateSupervisorOptions {
+  /** Isolates the worker keeps prepared (default 2; see `IsolatePoolOptions.size`). */
+  poolSize?: number
+  /** Heap limit in MB of the worker's pooled isolates (default 128). Other limits bypass the pool. */
+  memoryMb?: number
+  /**
+   * Slack in ms the worker gets past a run's `wallClockMs` before the supervisor gives up on it
+   * (status `timeout`, worker recycled), and the time a `cancel` may take to be confirmed before
+   * the run resolves `cancelled` anyway (worker recycled). Default 1 000.
+   */
+  graceMs?: number
+  /**
+   * How long in ms a retired worker (after a catastrophe, a `memory` run, an unanswered deadline
+   * or cancel) may keep finishing its other runs before it is SIGKILLed; those runs then resolve
+   * `error`. Default 30 000.
+   */
+  drainGraceMs?: number
+  /** How long in ms a new worker may take to report `ready` before it is killed. Default 20 000. */
+  startTimeoutMs?: number
+  /** The worker's main module (default `isolate-worker-entry.ts` next to this file). */
+  entry?: string
+}
+
+/** argv[2] of the worker: JSON of these options for its `IsolatePool`. */
+export interface IsolateWorkerOptions {
+  /** Isolates the worker keeps prepared (see `IsolatePoolOptions.size`). */
+  poolSize: number
+  /** Heap limit in MB of the pooled isolates; runs with another `memoryMb` bypass the pool. */
+  memoryMb: number
+}
+
+/** Host → worker: start a run. `limits` are already resolved (and validated) by the host. */
+export interface WorkerRunMessage {
+  type: 'run'
+  runId: string
+  js: string
+  toolNames: string[]
+  limits: RunLimits
+  checkMs: number
+}
+
+/** Host → worker: the caller aborted `request.signal`; the worker ends the run as `cancelled`. */
+export interface WorkerCancelMessage {
+  type: 'cancel'
+  runId: string
+}
+
+/**
+ * Host → worker: how the host's `dispatch` settled for one call. `outcome` when it resolved,
+ * `rejection` (the error's message) when it rejected; the worker's runner turns either into the
+ * script's value or `ToolCallError` exactly as it does in-process.
+ */
+export interface WorkerAnswerMessage {
+  type: 'answer'
+  runId: string
+  pairingId: string
+  outcome?: IsolateToolOutcome
+  rejection?: string
+}
+
+/** Host → worker: the answers of one event-loop turn in one message, handled in order. */
+export interface WorkerAnswerBatchMessage {
+  type: 'batch'
+  messages: WorkerAnswerMessage[]
+}
+
+/** Every message the host sends. */
+export type ParentMessage = WorkerRunMessage | WorkerCancelMessage | WorkerAnswerMessage | WorkerAnswerBatchMessage
+
+/** Worker → host: the worker has loaded isolated-vm and built the runtime; it serves runs. */
+export interface WorkerReadyMessage {
+  type: 'ready'
+}
+
+/** Worker → host: the script called `tools[name](args)`; the host runs its `dispatch`. */
+export interface WorkerDispatchMessage {
+  type: 'dispatch'
+  runId: string
+  pairingId: string
+  name: string
+  /** The arguments as JSON text, already bounded by `maxCrossingBytes` inside the worker. */
+  argsJson: string
+}
+
+/** Worker → host: the run ended while this call was in flight; abort its host-side signal. */
+export interface WorkerAbortCallMessage {
+  type: 'abort-call'
+  runId: string
+  pairingId: string
+}
+
+/** Worker → host: the run's result (the value `runInIsolate` resolved to). */
+export interface WorkerResultMessage {
+  type: 'result'
+  runId: string
+  result: IsolateRunResult
+}
+
+/** Worker → host: `runInIsolate` threw (infrastructure: no isolate could be created). */
+export interface WorkerFailureMessage {
+  type: 'failure'
+  runId: string
+  error: { name: string; message: string }
+}
+
+/**
+ * Worker → host: isolated-vm reported a catastrophic error (`onIsolateCatastrophe`). The worker
+ * may no longer be able to exit: the host stops sending it runs and SIGKILLs it once drained.
+ */
+export interface WorkerCatastropheMessage {
+  type: 'catastrophe'
+  message: string
+}
+
+/**
+ * Worker → host: the calls and call aborts of one event-loop turn in one message, handled in
+ * order. Every other message is sent at once, after the batch pending before it.
+ */
+export interface WorkerCallBatchMessage {
+  type: 'batch'
+  messages: (WorkerDispatchMessage | WorkerAbortCallMessage)[]
+}
+
+/** Every message the worker sends. */
+export type ChildMessage = WorkerReadyMessage | WorkerDispatchMessage | WorkerAbortCallMessage | WorkerResultMessage | WorkerFailureMessage | WorkerCatastropheMessage | WorkerCallBatchMessage

@@ -1,0 +1,257 @@
+/**
+ * Runs one compiled `run_code` script in a fresh isolated-vm isolate (SPEC S9.1–S9.3, S9.7): the
+ * in-isolate runner, used in the isolate worker process (and in the host with `isolation:
+ * 'inline'`). Every `await tools.name(args)` goes to the host's `dispatch` through a
+ * {@link ToolCallQueue}; only JSON strings cross the boundary. The wall clock, CPU time, memory,
+ * tool-call count, concurrency and crossing sizes of `RunLimits` are enforced here; whatever the
+ * script does, the result is a value, never a thrown exception.
+ */
+import { randomUUID } from 'node:crypto'
+import ivm from 'isolated-vm'
+import type { RuntimeConfig, Settlement } from '../../../runtime/bridge-types.ts'
+import type { IsolateRunRequest, IsolateRunResult } from './isolate-contract.ts'
+import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate } from './isolate-pool.ts'
+import { cancelledError, catastropheEnding, cpuEnding, deadlineEnding, memoryEnding, type RunEnding } from './run-endings.ts'
+import { resolveRunLimits, type RunLimits } from './run-limits.ts'
+import { LOG_ENTRY_OVERHEAD, RunLogs } from './run-logs.ts'
+import { ToolCallQueue } from './tool-call-queue.ts'
+import { TurnBatcher } from './turn-batcher.ts'
+
+const CPU_POLL_MS = 20
+const SCRIPT_ORIGIN = 'file:///ptc/script.js'
+const TIMED_OUT = 'Script execution timed out.'
+
+/** A run's ending before logs, counts and duration: a limit's, or the script's own outcome. */
+type Ending = RunEnding | Pick<IsolateRunResult, 'status' | 'value' | 'error'>
+
+/**
+ * Runs `request.js` in a fresh isolate (from `pool` when its `memoryMb` matches the run's limit)
+ * and disposes the isolate afterwards, whatever happened: no state survives between runs.
+ *
+ * Never throws for anything the script does; throws only for infrastructure failures (the
+ * isolate or runtime cannot be created) and invalid `limits` (RangeError).
+ */
+export async function runInIsolate(request: IsolateRunRequest, pool?: IsolatePool): Promise<IsolateRunResult> {
+  const startedAt = performance.now()
+  const limits = resolveRunLimits(request.limits)
+  if (request.signal?.aborted) {
+    return { status: 'cancelled', error: cancelledError(), logs: [], toolCalls: 0, durationMs: performance.now() - startedAt }
+  }
+  const prepared = pool !== undefined && pool.memoryMb === limits.memoryMb ? await pool.take() : await prepareIsolate({ memoryMb: limits.memoryMb })
+  return new IsolateRun(prepared, request, limits, startedAt).execute()
+}
+
+/** The state of one run; see {@link runInIsolate}. */
+class IsolateRun {
+  private readonly isolate: ivm.Isolate
+  private readonly logs: RunLogs
+  private readonly calls: ToolCallQueue
+  /** Settlements of tool calls cross into the isolate once per event-loop turn. */
+  private readonly settlements = new TurnBatcher<Settlement>((batch) => this.flush(batch))
+  private settleRef: ivm.Reference<(batch: Settlement[]) => void> | undefined
+  private cpuBaselineNs = 0n
+  private ended = false
+  private readonly timers: NodeJS.Timeout[] = []
+  private readonly onAbort = (): void => this.end({ status: 'cancelled', error: cancelledError() })
+  private resolveDone!: (result: IsolateRunResult) => void
+  private readonly done = new Promise<IsolateRunResult>((resolve) => (this.resolveDone = resolve))
+
+  private readonly prepared: PreparedIsolate
+  private readonly request: IsolateRunRequest
+  private readonly limits: RunLimits
+  private readonly startedAt: number
+
+  constructor(prepared: PreparedIsolate, request: IsolateRunRequest, limits: RunLimits, startedAt: number) {
+    this.prepared = prepared
+    this.request = request
+    this.limits = limits
+    this.startedAt = startedAt
+    this.isolate = prepared.isolate
+    this.logs = new RunLogs(limits.maxLogBytes)
+    this.calls = new ToolCallQueue({
+      runId: randomUUID().slice(0, 8),
+      toolNames: request.toolNames,
+      limits,
+      dispatch: request.dispatch,
+      settle: (callId, ok, text) => {
+        if (!this.ended) this.settlements.push([callId, ok, text])
+      },
+    })
+  }
+
+  async execute(): Promise<IsolateRunResult> {
+    this.prepared.onCatastrophe = (message) => this.end(catastropheEnding(message, this.limits.memoryMb, false))
+    this.cpuBaselineNs = this.isolate.cpuTime
+    this.request.signal?.addEventListener('abort', this.onAbort, { once: true })
+    this.timers.push(setTimeout(() => this.end(this.deadlineEnding()), Math.max(0, this.limits.wallClockMs - (performance.now() - this.startedAt))))
+    this.timers.push(setInterval(() => this.checkCpu(), CPU_POLL_MS))
+    try {
+      await this.boot()
+    } catch (error) {
+      this.onIsolateFailure(error)
+    }
+    return this.done
+  }
+
+  /** Configures the prepared runtime for this run, compiles the script and starts it. */
+  private async boot(): Promise<void> {
+    const config: RuntimeConfig = {
+      toolNames: [...this.request.toolNames],
+      maxToolCalls: this.limits.maxToolCalls,
+      maxCrossingBytes: this.limits.maxCrossingBytes,
+      maxLogBytes: this.limits.maxLogBytes,
+      logEntryOverhead: LOG_ENTRY_OVERHEAD,
+    }
+    // Host callbacks never throw into isolated-vm; the run's own limits catch real faults.
+    this.prepared.handlers = {
+      call: (callId, name, argsJson) => quietly(() => this.calls.accept(callId, name, argsJson)),
+      log: (level, text) => quietly(() => !this.ended && this.logs.add(level, text)),
+      finish: (kind, payload) => quietly(() => this.onFinish(kind, payload)),
+    }
+    // The isolate is idle and only our runtime runs until `start`, so these entries are
+    // synchronous: each async entry costs two thread hops (about 0.1–0.3 ms each under load).
+    const { configure, start, settle } = this.prepared.control
+    configure.applySync(undefined, [JSON.stringify(config)], { timeout: this.entryTimeoutMs() })
+    if (this.ended) return
+    this.settleRef = settle
+    let script: ivm.Script
+    try {
+      // Compiling runs no script code; it costs what parsing the script costs.
+      script = this.isolate.compileScriptSync(`(async () => {\n${this.request.js}\n})`, { filename: SCRIPT_ORIGIN, lineOffset: -1 })
+    } catch (error) {
+      if (this.ended || this.isolate.isDisposed) throw error
+      this.end({ status: 'error', error: { name: 'SyntaxError', message: errorMessage(error) } })
+      return
+    }
+    if (this.ended) return
+    const scriptFunction = (await script.run(this.prepared.context, { reference: true, timeout: this.entryTimeoutMs() })) as ivm.Reference<unknown>
+    if (this.ended) return
+    this.enter(start.apply(undefined, [scriptFunction.derefInto()], { timeout: this.entryTimeoutMs() }))
+  }
+
+  /** Tracks one entry into the isolate: its failure is classified, never thrown. */
+  private enter(entry: Promise<unknown>): void {
+    entry.then(undefined, (error: unknown) => this.onIsolateFailure(error))
+  }
+
+  /**
+   * An entry into the isolate failed. After our own disposal that is expected; a disposed
+   * isolate we did not dispose hit its memory limit; a timeout is the wall clock when it has
+   * passed (entries time out at the smaller budget left), else the CPU limit. Anything else is an
+   * unhandled promise rejection in the script, which isolated-vm reports as the failure of the
+   * entry it happened in: the run goes on and the rejection is logged as a warning.
+   */
+  private onIsolateFailure(error: unknown): void {
+    if (this.ended) return
+    const message = errorMessage(error)
+    if (this.isolate.isDisposed) {
+      // We did not dispose it (the run has not ended): isolated-vm did, at the memory limit.
+      this.end(memoryEnding(this.limits.memoryMb))
+    } else if (message === TIMED_OUT) {
+      this.end(this.wallLeftMs() <= 1 ? this.deadlineEnding() : cpuEnding(this.limits.cpuTimeMs))
+    } else {
+      this.logs.add('warn', `Unhandled promise rejection: ${describeHostError(error)}`)
+    }
+  }
+
+  private deadlineEnding(): RunEnding {
+    const checkMs = this.request.checkMs ?? 0
+    return deadlineEnding(this.limits.wallClockMs + Math.round(checkMs), {
+      checkMs,
+      cpuMs: this.cpuUsedMs(),
+      toolWaitMs: this.calls.busyMs,
+      wallMs: performance.now() - this.startedAt,
+      toolsRunning: this.calls.running,
+    })
+  }
+
+  private checkCpu(): void {
+    if (this.ended) return
+    if (this.isolate.isDisposed) this.end(memoryEnding(this.limits.memoryMb))
+    else if (this.cpuUsedMs() > this.limits.cpuTimeMs) this.end(cpuEnding(this.limits.cpuTimeMs))
+  }
+
+  private cpuUsedMs(): number {
+    try {
+      return Number(this.isolate.cpuTime - this.cpuBaselineNs) / 1e6
+    } catch {
+      return 0
+    }
+  }
+
+  private wallLeftMs(): number {
+    return this.limits.wallClockMs - (performance.now() - this.startedAt)
+  }
+
+  /** Timeout for the next entry into the isolate: the smaller of the CPU and wall budgets left. */
+  private entryTimeoutMs(): number {
+    return Math.max(1, Math.ceil(Math.min(this.limits.cpuTimeMs - this.cpuUsedMs(), this.wallLeftMs())))
+  }
+
+  private flush(batch: Settlement[]): void {
+    if (this.ended || this.settleRef === undefined) return
+    this.enter(this.settleRef.apply(undefined, [batch], { arguments: { copy: true }, timeout: this.entryTimeoutMs() }))
+  }
+
+  private onFinish(kind: unknown, payload: unknown): void {
+    if (this.ended || typeof payload !== 'string') return
+    if (kind === 'undefined') {
+      this.end({ status: 'ok' }, true)
+    } else if (kind === 'value') {
+      const bytes = Buffer.byteLength(payload)
+      if (bytes > this.limits.maxCrossingBytes) {
+        this.end({ status: 'error', error: { name: 'RangeError', message: `the script's return value is too large: ${bytes} bytes of JSON, the limit is ${this.limits.maxCrossingBytes} bytes (maxCrossingBytes). Return less, e.g. a summary or handles.` } }, true)
+        return
+      }
+      // JSON.parse on the host creates own properties only: a "__proto__" key stays plain data.
+      this.end({ status: 'ok', value: JSON.parse(payload) }, true)
+    } else if (kind === 'error') {
+      const parsed = JSON.parse(payload) as { name?: unknown; message?: unknown }
+      this.end({ status: 'error', error: { name: typeof parsed.name === 'string' ? parsed.name : 'Error', message: typeof parsed.message === 'string' ? parsed.message : 'the script failed' } }, true)
+    }
+  }
+
+  /** Ends the run once: stops timers, aborts in-flight calls, disposes the isolate, resolves. */
+  private end(ending: Ending, finishedByScript = false): void {
+    if (this.ended) return
+    this.ended = true
+    for (const timer of this.timers) clearTimeout(timer)
+    this.request.signal?.removeEventListener('abort', this.onAbort)
+    this.calls.close(new Error(`run ended (${ending.status})`))
+    this.settlements.clear()
+    this.prepared.onCatastrophe = undefined
+    this.prepared.handlers = undefined
+    const released = this.prepared.onReleased
+    this.prepared.onReleased = undefined
+    if (!finishedByScript) disposeQuietly(this.isolate)
+    this.resolveDone({ ...ending, logs: this.logs.entries, toolCalls: this.calls.dispatched, durationMs: performance.now() - this.startedAt })
+    // After the caller has the result: disposing takes about a millisecond, and the pool's
+    // replacement isolate is prepared only now. A script that finished by itself is not running,
+    // and every callback is already refused (`ended`); any other ending (limits, cancel) must stop
+    // the isolate at once.
+    if (finishedByScript || released !== undefined) {
+      setImmediate(() => {
+        if (finishedByScript) disposeQuietly(this.isolate)
+        released?.()
+      })
+    }
+  }
+}
+
+function quietly(fn: () => unknown): void {
+  try {
+    fn()
+  } catch {
+    // See the handlers in boot().
+  }
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message
+  return typeof error === 'string' ? error : 'unknown error'
+}
+
+function describeHostError(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'string' ? error : 'a non-Error value'
+  return text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text
+}

@@ -1,0 +1,131 @@
+/**
+ * How a `run_code` run ends when the script did not end it itself, written in one place (SPEC S9;
+ * issue 16): the status and the readable `error` a model gets. Each message says what ended the
+ * run, the limit and its value, what used the time or memory, and what to do next.
+ */
+import type { RunStatus } from './isolate-contract.ts'
+
+/** A run's `error`: a name a program can switch on and a message for the model. */
+export interface RunError {
+  name: string
+  message: string
+}
+
+/** A status with its error, before logs, counts and duration are added. */
+export interface RunEnding {
+  status: RunStatus
+  error: RunError
+}
+
+/**
+ * Where the time of a run went, in ms, for a deadline message. `cpuMs` is the isolate's CPU
+ * time; `toolWaitMs` the time with at least one tool call running or queued; what is left of
+ * `wallMs` is time spent waiting on nothing (a promise that never settles).
+ */
+export interface TimeSpent {
+  checkMs: number
+  cpuMs: number
+  toolWaitMs: number
+  wallMs: number
+  /** Names of the tool calls still running at the deadline. */
+  toolsRunning: readonly string[]
+}
+
+/** The caller aborted the run's signal (status `cancelled`). */
+export function cancelledError(): RunError {
+  return { name: 'CancelledError', message: 'The run was cancelled by the caller before the script finished; no further tool calls were made.' }
+}
+
+/**
+ * The wall-clock deadline passed (status `timeout`). `limitMs` is the whole deadline the caller
+ * set (checking included); the message names the largest use of it and the advice for that.
+ */
+export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
+  const idleMs = Math.max(0, spent.wallMs - spent.cpuMs - spent.toolWaitMs)
+  const running = spent.toolsRunning.length === 0 ? '' : ` (${describeNames(spent.toolsRunning)} still running)`
+  const uses = [
+    { ms: spent.checkMs, what: 'type-checking and compiling', advice: "Simplify the script's types or raise timeoutMs." },
+    { ms: spent.cpuMs, what: 'computing in the script (CPU)', advice: 'Look for an endless loop or do less computation in the script.' },
+    { ms: spent.toolWaitMs, what: `waiting on tool calls${running}`, advice: 'Make fewer or smaller calls, or run the work in parts.' },
+    { ms: idleMs, what: 'waiting on nothing: no code ran and no tool call was pending', advice: 'The script awaited a promise that never settles; make sure everything it awaits settles.' },
+  ]
+  const most = uses.reduce((best, use) => (use.ms > best.ms ? use : best))
+  const account = `type-checking and compiling ${ms(spent.checkMs)}, CPU ${ms(spent.cpuMs)}, waiting on tool calls ${ms(spent.toolWaitMs)}, waiting on nothing ${ms(idleMs)}`
+  return {
+    status: 'timeout',
+    error: { name: 'TimeoutError', message: `The script did not finish within the wall-clock limit of ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}` },
+  }
+}
+
+/** The isolate's CPU time passed `cpuTimeMs` (status `timeout`). */
+export function cpuEnding(cpuTimeMs: number): RunEnding {
+  return { status: 'timeout', error: { name: 'TimeoutError', message: `The script used more than its CPU time limit of ${cpuTimeMs} ms (cpuTimeMs). Look for an endless loop or do less computation in the script.` } }
+}
+
+/** The isolate's heap passed `memoryMb` and isolated-vm disposed it (status `memory`). */
+export function memoryEnding(memoryMb: number): RunEnding {
+  return { status: 'memory', error: { name: 'MemoryError', message: `The script exceeded the isolate memory limit of ${memoryMb} MB (memoryMb). Process data in smaller pieces and keep less of it in memory.` } }
+}
+
+/**
+ * isolated-vm reported a catastrophic error (status `memory`), typically one allocation too big
+ * for the heap. `restarted`: the isolate worker process was replaced (process isolation).
+ */
+export function catastropheEnding(catastrophe: string, memoryMb: number, restarted: boolean): RunEnding {
+  const after = restarted ? '; the isolate worker process was restarted and the next run uses a fresh worker' : ''
+  return {
+    status: 'memory',
+    error: { name: 'MemoryError', message: `The isolate failed catastrophically (${catastrophe}), typically from exhausting its ${memoryMb} MB memory limit (memoryMb) with one huge allocation${after}. Process data in smaller pieces.` },
+  }
+}
+
+/** The isolate worker process died under the run, or was stopped (status `error`). */
+export function workerCrashEnding(what: string): RunEnding {
+  return { status: 'error', error: { name: 'WorkerCrashError', message: `the isolate worker process ${what}; the run was stopped; the next run uses a fresh worker` } }
+}
+
+/** The isolate supervisor was disposed (the host is shutting down) while the run was pending (status `error`). */
+export function disposedEnding(): RunEnding {
+  return { status: 'error', error: { name: 'WorkerCrashError', message: 'the isolate supervisor was disposed; the run was stopped' } }
+}
+
+/**
+ * The host's watchdog fired: the worker did not answer by the deadline plus its grace, so it was
+ * replaced (status `timeout`). `toolsRunning`: calls the host was still running for the run.
+ */
+export function unansweredDeadlineEnding(limitMs: number, toolsRunning: readonly string[]): RunEnding {
+  const running = toolsRunning.length === 0 ? '' : ` ${describeNames(toolsRunning)} were still running.`
+  return {
+    status: 'timeout',
+    error: { name: 'TimeoutError', message: `The script did not finish within the wall-clock limit of ${limitMs} ms (wallClockMs), and the isolate worker process did not answer in time, so it was restarted.${running} Make fewer or smaller calls, or run the work in parts.` },
+  }
+}
+
+/** Checking (`typecheck`) or compiling used the whole deadline; the checker was killed (status `timeout`). */
+export function checkTimeoutEnding(deadlineMs: number, typecheck: boolean): RunEnding {
+  const advice = typecheck ? "Simplify the script's types (deeply recursive or very large types), or raise timeoutMs." : 'Send a smaller script or raise timeoutMs.'
+  return {
+    status: 'timeout',
+    error: { name: 'TimeoutError', message: `${typecheck ? 'Type-checking' : 'Compiling'} the script used up the run's ${deadlineMs} ms deadline (timeoutMs); the checker was stopped and no code ran. ${advice}` },
+  }
+}
+
+/** The checker died while on this script (status `error`): out of memory, or killed from outside. */
+export function checkerCrashEnding(what: string, typecheck: boolean): RunEnding {
+  return {
+    status: 'error',
+    error: { name: 'CheckerCrashError', message: `${typecheck ? 'Type-checking' : 'Compiling'} the script stopped the checker (${what}), typically from types too large to check; no code ran. Simplify the script's types or run it with typecheck: false.` },
+  }
+}
+
+function ms(value: number): string {
+  return `${Math.round(value)} ms`
+}
+
+/** `read_file ×3, list_dir`: names in first-seen order with counts, at most five kinds. */
+function describeNames(names: readonly string[]): string {
+  const counts = new Map<string, number>()
+  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1)
+  const shown = [...counts].slice(0, 5).map(([name, count]) => (count === 1 ? name : `${name} ×${count}`))
+  return `${names.length} call${names.length === 1 ? '' : 's'}: ${shown.join(', ')}${counts.size > 5 ? ', …' : ''}`
+}

@@ -1,0 +1,157 @@
+/**
+ * The host's side of one run in the isolate worker process (SPEC S9.1–S9.3; issue 16): runs the
+ * host's `dispatch` for each call the worker forwards and counts them here, so `toolCalls` stays
+ * true after a worker crash or a timeout; and keeps the watchdog that ends the run when the
+ * worker does not answer by the deadline (plus grace) or does not confirm a cancel, without ever
+ * waiting for the worker. What happens to the worker then is the supervisor's business.
+ */
+import type { IsolateRunRequest, IsolateRunResult, IsolateToolOutcome, ParentMessage, WorkerAnswerMessage, WorkerDispatchMessage } from './isolate-contract.ts'
+import { cancelledError, unansweredDeadlineEnding, type RunEnding } from './run-endings.ts'
+import type { RunLimits } from './run-limits.ts'
+
+/** What a {@link SupervisedRun} needs from its supervisor. */
+export interface SupervisedRunHooks {
+  /** Sends one message to the run's worker at once; false when it cannot. */
+  send(message: ParentMessage): boolean
+  /** Queues one answer for the worker's end-of-turn batch. */
+  answer(message: WorkerAnswerMessage): void
+  /** The worker missed a deadline or a cancel: it must get no new runs and be replaced. */
+  retire(reason: string): void
+  /** The run has ended (after its result settled). */
+  ended(run: SupervisedRun): void
+}
+
+/** Options of a {@link SupervisedRun}. Durations in ms. */
+export interface SupervisedRunOptions {
+  runId: string
+  request: IsolateRunRequest
+  limits: RunLimits
+  /** `performance.now()` when the caller asked for the run (the result's `durationMs` counts from it). */
+  startedAt: number
+  /** Slack past the deadline, and for a cancel to be confirmed, before the watchdog acts. */
+  graceMs: number
+  hooks: SupervisedRunHooks
+}
+
+/** One run in a worker, from `start()` until its result settles; see the file comment. */
+export class SupervisedRun {
+  readonly runId: string
+  readonly limits: RunLimits
+  /** Tool calls handed to the host's `dispatch` for this run. */
+  toolCalls = 0
+  ended = false
+  /** Settles once with the run's result; rejects only for an infrastructure failure in the worker. */
+  readonly result: Promise<IsolateRunResult>
+  readonly #options: SupervisedRunOptions
+  /** Host-side signals and names of the tool calls in flight, by pairing id. */
+  readonly #calls = new Map<string, { controller: AbortController; name: string }>()
+  readonly #timers: NodeJS.Timeout[] = []
+  #onAbort: (() => void) | undefined
+  #resolve!: (result: IsolateRunResult) => void
+  #reject!: (error: Error) => void
+
+  constructor(options: SupervisedRunOptions) {
+    this.#options = options
+    this.runId = options.runId
+    this.limits = options.limits
+    this.result = new Promise<IsolateRunResult>((resolve, reject) => {
+      this.#resolve = resolve
+      this.#reject = reject
+    })
+  }
+
+  /** Sends the run to the worker and starts its watchdog (counted from now: the worker's own clock starts when it gets the run). */
+  start(): void {
+    const { request, limits, graceMs, hooks } = this.#options
+    this.#timers.push(
+      setTimeout(() => {
+        this.end(unansweredDeadlineEnding(limits.wallClockMs + Math.round(request.checkMs ?? 0), [...this.#calls.values()].map((call) => call.name)))
+        hooks.retire(`a run's deadline passed without an answer`)
+      }, limits.wallClockMs + graceMs),
+    )
+    if (request.signal !== undefined) {
+      this.#onAbort = () => {
+        hooks.send({ type: 'cancel', runId: this.runId })
+        this.#timers.push(
+          setTimeout(() => {
+            this.end({ status: 'cancelled', error: cancelledError() })
+            hooks.retire('a cancel was not confirmed in time')
+          }, graceMs),
+        )
+      }
+      request.signal.addEventListener('abort', this.#onAbort, { once: true })
+    }
+    const sent = hooks.send({ type: 'run', runId: this.runId, js: request.js, toolNames: [...request.toolNames], limits, checkMs: request.checkMs ?? 0 })
+    if (!sent) this.end({ status: 'error', error: { name: 'WorkerCrashError', message: 'the isolate worker process could not be reached; the run was stopped; the next run uses a fresh worker' } })
+  }
+
+  /** Runs the host's `dispatch` for one call from the worker and queues its answer. */
+  onDispatch(message: WorkerDispatchMessage): void {
+    const { runId, pairingId } = message
+    const { hooks, request } = this.#options
+    if (this.ended) {
+      hooks.answer({ type: 'answer', runId, pairingId, outcome: { ok: false, message: 'the run ended' } })
+      return
+    }
+    const controller = new AbortController()
+    this.#calls.set(pairingId, { controller, name: message.name })
+    this.toolCalls++
+    let outcome: Promise<IsolateToolOutcome>
+    try {
+      outcome = Promise.resolve(request.dispatch({ pairingId, name: message.name, argsJson: message.argsJson, signal: controller.signal }))
+    } catch (error) {
+      outcome = Promise.reject(error)
+    }
+    const answer = (fields: { outcome: IsolateToolOutcome } | { rejection: string }): void => {
+      if (this.ended || this.#calls.get(pairingId)?.controller !== controller) return // Discarded: the run or the call is over.
+      this.#calls.delete(pairingId)
+      hooks.answer({ type: 'answer', runId, pairingId, ...fields })
+    }
+    outcome.then(
+      (result) => answer({ outcome: plainOutcome(result) }),
+      (error: unknown) => answer({ rejection: error instanceof Error ? error.message : typeof error === 'string' ? error : 'unknown error' }),
+    )
+  }
+
+  /** The worker ended this call (its run is over): abort the host-side signal. */
+  onAbortCall(pairingId: string): void {
+    const call = this.#calls.get(pairingId)
+    this.#calls.delete(pairingId)
+    call?.controller.abort(new Error('run ended'))
+  }
+
+  /**
+   * Ends the run once with the worker's result or an ending of our own; aborts its calls.
+   * `toolCalls` is always the host's count.
+   */
+  end(ending: RunEnding | IsolateRunResult): void {
+    if (!this.#finish(new Error(`run ended (${ending.status})`))) return
+    const logs = 'logs' in ending ? ending.logs : []
+    this.#resolve({ ...ending, logs, toolCalls: this.toolCalls, durationMs: performance.now() - this.#options.startedAt })
+    this.#options.hooks.ended(this)
+  }
+
+  /** Rejects the run once (the worker could not create an isolate: infrastructure). */
+  fail(error: Error): void {
+    if (!this.#finish(error)) return
+    this.#reject(error)
+    this.#options.hooks.ended(this)
+  }
+
+  #finish(reason: Error): boolean {
+    if (this.ended) return false
+    this.ended = true
+    for (const timer of this.#timers) clearTimeout(timer)
+    if (this.#onAbort !== undefined) this.#options.request.signal?.removeEventListener('abort', this.#onAbort)
+    for (const call of this.#calls.values()) call.controller.abort(reason)
+    this.#calls.clear()
+    return true
+  }
+}
+
+/** A plain copy of what `dispatch` resolved to; the worker's runner judges its shape. */
+function plainOutcome(outcome: IsolateToolOutcome): IsolateToolOutcome {
+  if (outcome === null || typeof outcome !== 'object') return { ok: false, message: 'the tool returned a malformed outcome' }
+  const { ok, valueJson, message } = outcome as { ok?: unknown; valueJson?: unknown; message?: unknown }
+  return { ok, valueJson, message } as IsolateToolOutcome
+}

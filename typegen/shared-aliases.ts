@@ -1,0 +1,167 @@
+/**
+ * Which parts of a declaration file to declare once (SPEC S9.1): repeated sub-objects (and unions,
+ * tuples) become `type Name = …`, and a property whose doc comment and type repeat becomes
+ * `/** doc *\/ type Name = T`, used as `key?: Name`. Every description stays whole; only copies go.
+ *
+ * Greedy and deterministic: the candidate that saves the most tokens (`estimateTokens`) is taken
+ * first, then uses are counted again (a sub-object inside an aliased one now appears once, in the
+ * alias), until nothing saves at least `MIN_SAVING_TOKENS`. Properties are decided after types, on
+ * what is left. Names come from the key a type is first seen under (`Commit` for the items of
+ * `commits`), else from the root's hint.
+ */
+import { AliasNamer } from './alias-names.ts'
+import { nodeKey, propertyKey, renderType, type AliasNames, type RenderStyle } from './render-type.ts'
+import type { PropertyNode, TypeNode } from './type-node.ts'
+
+/** An alias below this saving (estimated tokens) is not worth the indirection. */
+export const MIN_SAVING_TOKENS = 10
+/** Tokens of `type  = ` and a line break: the fixed cost of one declaration. */
+const DECLARATION_TOKENS = 3
+/** Tokens of a doc comment beyond its words: `//` or `/** *\/`, indent, line break. */
+const DOC_OVERHEAD_TOKENS = 3
+
+/**
+ * A rough count of the BPE tokens (o200k-like) of `text`: one per word part (`camelCase` is two),
+ * number and punctuation mark; spaces ride on the next token. Only compares alias choices.
+ */
+export function estimateTokens(text: string): number {
+  return text.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\s\w]/g)?.length ?? 0
+}
+
+/** A type to name: the node and where it first appears, for its alias name. */
+export interface AliasRoot {
+  node: TypeNode
+  /** A name for the root itself, e.g. `ReadFileArgs`. */
+  hint: string
+}
+
+/** One alias to print: `/** doc *\/ type name = node`. */
+export interface AliasDeclaration {
+  name: string
+  doc: string
+  node: TypeNode
+}
+
+/** The chosen aliases: names for printing, and the declarations, sorted by name. */
+export interface AliasPlan {
+  names: AliasNames
+  declarations: AliasDeclaration[]
+}
+
+interface Seen<T> {
+  item: T
+  uses: number
+  hint: string
+  items: boolean
+  /** The hint is a root's: a key seen later names it better. */
+  fromRoot: boolean
+}
+
+/** Plans the shared aliases of the types under `roots`. Pure; deterministic for the same roots. */
+export function planAliases(roots: readonly AliasRoot[]): AliasPlan {
+  const namer = new AliasNamer()
+  const types = new Map<string, string>()
+  const properties = new Map<string, string>()
+  const names: AliasNames = { types, properties }
+  const style: RenderStyle = { aliases: names, trailingDocs: false }
+  const declarations: AliasDeclaration[] = []
+
+  for (;;) {
+    const { nodes } = countUses(roots, declarations, names)
+    let best: { seen: Seen<TypeNode>; saving: number } | undefined
+    for (const seen of nodes.values()) {
+      if (seen.uses < 2 || !isCandidate(seen.item)) continue
+      const size = estimateTokens(renderType(seen.item, style, ''))
+      const name = estimateTokens(seen.hint)
+      const saving = (seen.uses - 1) * size - seen.uses * name - DECLARATION_TOKENS - name
+      if (saving >= MIN_SAVING_TOKENS && (best === undefined || saving > best.saving)) best = { seen, saving }
+    }
+    if (!best) break
+    const name = namer.name(best.seen.hint, { items: best.seen.items })
+    types.set(nodeKey(best.seen.item), name)
+    declarations.push({ name, doc: '', node: best.seen.item })
+  }
+
+  const { nodes, props } = countUses(roots, declarations, names)
+  for (const seen of props.values()) {
+    const { item: property, uses } = seen
+    if (uses < 2 || property.doc === '') continue
+    const type = estimateTokens(renderType(property.type, style, ''))
+    const doc = estimateTokens(property.doc) + DOC_OVERHEAD_TOKENS
+    const name = estimateTokens(seen.hint)
+    const saving = (uses - 1) * doc - uses * Math.max(0, name - type) - DECLARATION_TOKENS - name - type
+    if (saving < MIN_SAVING_TOKENS) continue
+    const typeAlias = types.get(nodeKey(property.type))
+    const aliased = typeAlias === undefined ? undefined : declarations.find((declaration) => declaration.name === typeAlias)
+    if (aliased && aliased.doc === '' && nodes.get(nodeKey(property.type))?.uses === uses) {
+      // The type alias is only ever used by this property: give it the doc instead of a second alias.
+      aliased.doc = property.doc
+      properties.set(propertyKey(property), aliased.name)
+      continue
+    }
+    const aliasName = namer.name(seen.hint)
+    properties.set(propertyKey(property), aliasName)
+    declarations.push({ name: aliasName, doc: property.doc, node: property.type })
+  }
+  declarations.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return { names, declarations }
+}
+
+function isCandidate(node: TypeNode): boolean {
+  if (node.kind === 'object') return node.properties.length > 0 || node.index !== undefined
+  return node.kind === 'union' || node.kind === 'intersection' || node.kind === 'tuple'
+}
+
+/**
+ * Uses of every type node and every documented property, walking the roots and the alias bodies
+ * and stopping at a node or property already aliased (it counts as a use there, not its insides).
+ * Insertion order is the walk order, which makes ties deterministic.
+ */
+function countUses(roots: readonly AliasRoot[], declarations: readonly AliasDeclaration[], names: AliasNames) {
+  const nodes = new Map<string, Seen<TypeNode>>()
+  const props = new Map<string, Seen<PropertyNode>>()
+  const visit = (node: TypeNode, hint: string, items: boolean, self: boolean, fromRoot = false): void => {
+    const key = nodeKey(node)
+    if (!self) {
+      // an alias body is the declaration, not a use
+      const seen = nodes.get(key)
+      if (!seen) nodes.set(key, { item: node, uses: 1, hint, items, fromRoot })
+      else {
+        seen.uses++
+        if (seen.fromRoot && !fromRoot) Object.assign(seen, { hint, items, fromRoot })
+      }
+      if (names.types.has(key)) return
+    }
+    switch (node.kind) {
+      case 'array':
+        return visit(node.items, hint, true, false)
+      case 'tuple':
+        for (const item of node.items) visit(item, hint, true, false)
+        if (node.rest) visit(node.rest, hint, true, false)
+        return
+      case 'union':
+        for (const arm of node.arms) visit(arm, hint, items, false)
+        return
+      case 'documented':
+        return visit(node.type, hint, items, false)
+      case 'intersection':
+        for (const part of node.parts) visit(part, hint, items, false)
+        return
+      case 'object':
+        for (const property of node.properties) {
+          const propKey = propertyKey(property)
+          const prop = props.get(propKey)
+          if (prop) prop.uses++
+          else props.set(propKey, { item: property, uses: 1, hint: property.key, items: false, fromRoot: false })
+          if (!names.properties.has(propKey)) visit(property.type, property.key, false, false)
+        }
+        if (node.index) visit(node.index, hint, true, false)
+        return
+      default:
+        return
+    }
+  }
+  for (const root of roots) visit(root.node, root.hint, false, false, true)
+  for (const declaration of declarations) visit(declaration.node, declaration.name, false, true)
+  return { nodes, props }
+}
