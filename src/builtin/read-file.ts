@@ -4,10 +4,12 @@
  */
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import type { ReadCard } from '../present/cards.ts'
+import type { ReadCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
-import { areaForCall, looksBinary, readSnapshot, resolveForCall, WorkspaceToolError } from './workspace-files.ts'
+import { looksBinary, readSnapshot } from './file-snapshot.ts'
+import { areaForCall, resolveForCall } from './resolve-for-call.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Default number of lines returned. */
 export const DEFAULT_READ_LIMIT = 2000
@@ -70,6 +72,8 @@ export function languageOf(file: string): string | undefined {
 export function readFileTool(ctx: Context): Tool {
   return defineTool({
     name: 'read_file',
+    title: 'Read a file',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description:
       'Read a text file in the workspace. Returns its lines (numbered in the display) starting at `offset` (1-based, default 1), ' +
       `at most \`limit\` lines (default ${DEFAULT_READ_LIMIT}). Read a file before editing or overwriting it.`,

@@ -7,11 +7,14 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Context, Plugin } from 'cordis'
+import { PtcError } from '../errors/ptc-error.ts'
 import { isTool, type Tool } from '../tools/define-tool.ts'
 
 /** A module could not be used as a tool module; the message says what it should export. */
-export class ToolModuleError extends Error {
-  override name = 'ToolModuleError'
+export class ToolModuleError extends PtcError {
+  constructor(message: string) {
+    super('tool-module', message)
+  }
 }
 
 /**

@@ -9,7 +9,8 @@
  */
 import { mkdirSync, realpathSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { appendFileSafeSync } from '../builtin/safe-fs.ts'
+import { appendFileSafeSync } from '../workspace/safe-fs.ts'
+import { journalFolder } from '../workspace/state-folder.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Context } from 'cordis'
 import type { ApprovalOutcome, ToolCallRecord, ToolResult } from '../tools/types.ts'
@@ -35,9 +36,9 @@ export interface ApprovalRecord {
 
 /** One line of the journal. `seq` counts from 1 within the file. */
 export type JournalRecord =
-  | ({ type: 'tool/call'; seq: number } & ToolCallRecord)
-  | ({ type: 'tool/approval'; seq: number } & ApprovalRecord)
-  | ({ type: 'tool/result'; seq: number } & ToolResult)
+  | ({ type: 'tool/call'; seq: number; session?: string } & ToolCallRecord)
+  | ({ type: 'tool/approval'; seq: number; session?: string } & ApprovalRecord)
+  | ({ type: 'tool/result'; seq: number; session?: string } & ToolResult)
 
 export const name = 'journal'
 
@@ -75,18 +76,21 @@ export function capRecord(record: Record<string, unknown>): string {
  * `file`: where to append (created with its folders). Default:
  * `<workspace>/.ptc/journal/<ISO time>-<pid>.jsonl`, with `workspace` defaulting to the cwd.
  * `agent`: record only calls made by this agent (one journal per session); default all.
+ * `session`: the MCP session id the journal belongs to (`ptc serve`); written into every record
+ * as `session`, so a record can be matched to the client's `Mcp-Session-Id`.
  */
 export interface Config {
   file?: string
   workspace?: string
   agent?: string
+  session?: string
 }
 
 /** The path the journal plugin writes to for `config`. */
 export function journalPath(config: Config = {}): string {
   if (config.file) return resolve(config.file)
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-  return join(resolve(config.workspace ?? '.'), '.ptc', 'journal', `${stamp}-${process.pid}.jsonl`)
+  return join(journalFolder(resolve(config.workspace ?? '.')), `${stamp}-${process.pid}.jsonl`)
 }
 
 export function apply(ctx: Context, config: Config = {}) {
@@ -103,8 +107,9 @@ export function apply(ctx: Context, config: Config = {}) {
   } catch (error) {
     throw new PtcError('journal-unwritable', `Cannot write the journal ${file}: ${(error as Error).message}. Name a writable file with --journal.`, { details: { file } })
   }
+  const session = config.session === undefined ? {} : { session: config.session }
   const append = (record: Record<string, unknown>) => {
-    const line = `${capRecord({ ...record, seq: ++seq })}\n`
+    const line = `${capRecord({ ...record, ...session, seq: ++seq })}\n`
     try {
       appendFileSafeSync(join(folder, basename(file)), { roots: [folder] }, line)
     } catch (error) {

@@ -8,6 +8,7 @@
  */
 import type { Context } from 'cordis'
 import { z } from 'zod'
+import { describeThrown } from '../errors/describe-thrown.ts'
 import { ToolDeniedError, ToolTimeoutError } from '../errors/ptc-error.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import type {
@@ -26,7 +27,7 @@ import { type EventHooks, listenersOf, waterfall } from './hooks.ts'
 import { deepFreeze, materializeJson } from './materialize.ts'
 import { notify } from './notify.ts'
 import { requestApproval } from './request-approval.ts'
-import { CANCELLED_MESSAGE, describeThrown, errorContent, normalizeContent, type ResultError } from './results.ts'
+import { CANCELLED_MESSAGE, errorContent, normalizeContent, type ResultError } from './results.ts'
 
 /** What the pipeline needs from the registry. */
 export interface PipelineHost {

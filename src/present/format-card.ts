@@ -4,7 +4,7 @@
  * card always gives the same bytes, so a journal replayed through it can be compared byte for
  * byte. Never throws: a malformed card is printed as its JSON.
  */
-import type { Card, DiffCard, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard } from './cards.ts'
+import type { Card, DiffCard, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard } from '../tools/cards.ts'
 import { terminalSafe } from './terminal-safe.ts'
 
 /** Formatting options. */

@@ -5,7 +5,7 @@
  */
 import { softly, type Tool } from '../tools/define-tool.ts'
 import type { ToolResult } from '../tools/types.ts'
-import type { Card, CardLocation, GenericCard } from './cards.ts'
+import type { Card, CardLocation, GenericCard } from '../tools/cards.ts'
 
 /** Longest body of a generic card, in characters. */
 export const MAX_GENERIC_BODY_CHARS = 2000

@@ -11,7 +11,7 @@
 import { notify } from '../pipeline/notify.ts'
 import type { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Context } from 'cordis'
-import type { ToolRegistry } from '../tools/tool-registry.ts'
+import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { JsonValue, PtcDispatch } from '../tools/types.ts'
 
 /** One call from code, as the isolate runner hands it over. */

@@ -12,6 +12,7 @@
  *   refused at once.
  * A refusal is a {@link RunRefused} whose message says why and to try again later.
  */
+import { PtcError } from '../errors/ptc-error.ts'
 import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS_PER_SESSION } from './serve-defaults.ts'
 
 export { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS_PER_SESSION }
@@ -61,8 +62,10 @@ function checkWhole(label: string, value: number): void {
 }
 
 /** A call the limiter refused to queue (the queue or the session's share is full). */
-export class RunRefused extends Error {
-  override name = 'RunRefused'
+export class RunRefused extends PtcError {
+  constructor(message: string) {
+    super('run-refused', message)
+  }
 }
 
 /** A shared limiter; `run` queues when no slot is free for the caller's session. */

@@ -6,8 +6,10 @@
  * with `O_NOFOLLOW`, so a symbolic link anywhere on the way is refused, as are FIFOs and devices.
  */
 import { closeSync, fstatSync, lstatSync, readdirSync, realpathSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { openDirectorySync, openFileSync, type SafeArea } from '../builtin/safe-fs.ts'
+import { resolve } from 'node:path'
+import { join } from 'node:path'
+import { openDirectorySync, openFileSync, type SafeArea } from '../workspace/safe-fs.ts'
+import { journalFolder } from '../workspace/state-folder.ts'
 import { ViewError } from './view-error.ts'
 
 /** What a session (journal file) name must look like: a bare `.jsonl` name, at most 255 bytes. */
@@ -46,7 +48,7 @@ export class JournalFolder {
     } catch (error) {
       throw new ViewError('view-not-found', `The workspace ${workspace} is not a directory (${(error as Error).message}); pass --workspace DIR.`, { workspace })
     }
-    this.dir = join(this.workspace, '.ptc', 'journal')
+    this.dir = journalFolder(this.workspace)
     this.area = { roots: [this.workspace] }
   }
 

@@ -6,11 +6,11 @@
 import { type Context, Service, symbols } from 'cordis'
 import { z } from 'zod'
 import { ToolDefinitionError } from '../errors/ptc-error.ts'
-import { eventHooks } from '../pipeline/hooks.ts'
-import { materializeJson } from '../pipeline/materialize.ts'
-import { runToolCall } from '../pipeline/run-tool-call.ts'
-import { isTool, type Tool } from './define-tool.ts'
-import type { ExecuteOptions, ToolCall, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from './types.ts'
+import { isTool, type Tool } from '../tools/define-tool.ts'
+import type { ExecuteOptions, ToolCall, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from '../tools/types.ts'
+import { eventHooks } from './hooks.ts'
+import { materializeJson } from './materialize.ts'
+import { runToolCall } from './run-tool-call.ts'
 
 declare module 'cordis' {
   interface Context {
