@@ -8,7 +8,7 @@ import { ToolDeniedError, ToolTimeoutError } from '../errors/ptc-error.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import type { JsonValue, ToolExecution } from '../tools/types.ts'
 import { CANCELLED, Execution, raceCallerStop } from './execution.ts'
-import { type EventHooks, listenersOf } from './hooks.ts'
+import { type EventHooks, listenersOf } from './cordis-adapter.ts'
 import type { ResultError } from './results.ts'
 
 /** What the body returned (not yet checked against `output.schema`), or how dispatch failed. */

@@ -5,7 +5,7 @@
  */
 import type { Tool } from '../tools/define-tool.ts'
 import type { ContentBlock, JsonValue, PendingResult, ToolResult } from '../tools/types.ts'
-import type { EventHooks } from './hooks.ts'
+import type { EventHooks } from './cordis-adapter.ts'
 import { notify } from './notify.ts'
 import { CANCELLED_MESSAGE, errorContent, normalizeContent, type ResultError } from './results.ts'
 

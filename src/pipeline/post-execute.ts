@@ -9,7 +9,7 @@ import type { Tool } from '../tools/define-tool.ts'
 import type { ContentBlock, JsonValue, PendingResult, PostToolDecision } from '../tools/types.ts'
 import { CANCELLED, type Execution, untilCallerStop } from './execution.ts'
 import { cancellation, failure, type Outcome } from './finish.ts'
-import { type EventHooks, waterfall } from './hooks.ts'
+import { type EventHooks, waterfall } from './cordis-adapter.ts'
 import { materializeJson } from './materialize.ts'
 import { normalizeContent } from './results.ts'
 

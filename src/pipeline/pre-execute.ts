@@ -8,7 +8,7 @@ import { describeThrown } from '../errors/describe-thrown.ts'
 import type { JsonValue, PreToolDecision, ToolGuard } from '../tools/types.ts'
 import { CANCELLED, type Execution, untilCallerStop } from './execution.ts'
 import { runGuards } from './guards.ts'
-import { type EventHooks, waterfall } from './hooks.ts'
+import { type EventHooks, waterfall } from './cordis-adapter.ts'
 import { materializeJson } from './materialize.ts'
 import { requestApproval } from './request-approval.ts'
 

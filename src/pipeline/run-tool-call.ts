@@ -18,7 +18,7 @@ import type { ExecuteOptions, ToolCall, ToolGuard, ToolResult } from '../tools/t
 import { dispatch } from './dispatch.ts'
 import { Execution } from './execution.ts'
 import { cancellation, denial, failure, finish } from './finish.ts'
-import type { EventHooks } from './hooks.ts'
+import type { EventHooks } from './cordis-adapter.ts'
 import { newCallRecord, openCall } from './open-call.ts'
 import { postExecute } from './post-execute.ts'
 import { preExecute } from './pre-execute.ts'
