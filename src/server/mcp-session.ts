@@ -22,10 +22,10 @@ import { elicitApproval } from './elicit-approval.ts'
 import { exposedTools, mcpToolList, objectOutputSchema, toCallToolResult } from './exposed-tools.ts'
 import { RunRefused, type RunLimiter } from './run-limiter.ts'
 
-/** Server-wide options every session shares. */
 /** How many cancellations of not-yet-seen requests a session remembers. */
 const MAX_EARLY_CANCELS = 1024
 
+/** Server-wide options every session shares. */
 export interface SessionOptions {
   /** Expose every registered tool, not just run_code and the job tools. */
   exposeTools: boolean

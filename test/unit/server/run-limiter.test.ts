@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createRunLimiter, resolveRunLimits, RunRefused } from '../../../src/server/run-limiter.ts'
+import { createRunLimiter, resolveRunLimiterLimits, RunRefused } from '../../../src/server/run-limiter.ts'
 
 /** A task that settles only when told to. */
 function held() {
@@ -82,11 +82,11 @@ describe('the run limiter is fair across sessions (S9.4)', () => {
   })
 
   it('S9.4 --max-concurrent-runs derives the per-session defaults; a share above the total is refused', () => {
-    expect(resolveRunLimits()).toEqual({ maxConcurrent: 4, maxRunningPerSession: 2, maxQueued: 64, maxPerSession: 4 })
-    expect(resolveRunLimits(16)).toEqual({ maxConcurrent: 16, maxRunningPerSession: 8, maxQueued: 64, maxPerSession: 16 })
-    expect(resolveRunLimits(1)).toMatchObject({ maxRunningPerSession: 1, maxPerSession: 4 })
-    expect(resolveRunLimits(3)).toMatchObject({ maxRunningPerSession: 1 })
-    expect(() => resolveRunLimits({ maxConcurrent: 2, maxRunningPerSession: 3 })).toThrow(/cannot exceed the run limit/)
-    expect(() => resolveRunLimits({ maxQueued: 0 })).toThrow(/queue limit must be a positive whole number/)
+    expect(resolveRunLimiterLimits()).toEqual({ maxConcurrent: 4, maxRunningPerSession: 2, maxQueued: 64, maxPerSession: 4 })
+    expect(resolveRunLimiterLimits(16)).toEqual({ maxConcurrent: 16, maxRunningPerSession: 8, maxQueued: 64, maxPerSession: 16 })
+    expect(resolveRunLimiterLimits(1)).toMatchObject({ maxRunningPerSession: 1, maxPerSession: 4 })
+    expect(resolveRunLimiterLimits(3)).toMatchObject({ maxRunningPerSession: 1 })
+    expect(() => resolveRunLimiterLimits({ maxConcurrent: 2, maxRunningPerSession: 3 })).toThrow(/cannot exceed the run limit/)
+    expect(() => resolveRunLimiterLimits({ maxQueued: 0 })).toThrow(/queue limit must be a positive whole number/)
   })
 })
