@@ -56,6 +56,8 @@ export const bashOutput = z.union([bashValue, backgroundJobSchema])
 export function bashTool(ctx: Context): Tool {
   return defineTool({
     name: 'bash',
+    title: 'Run a shell command',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     description:
       'Run a bash command in the workspace, sandboxed: by default it can write only inside the workspace and has no network. ' +
       'Returns exit code, signal, stdout and stderr; a non-zero exit is a normal result. Commands are killed at their deadline.',

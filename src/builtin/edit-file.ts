@@ -36,6 +36,8 @@ function asLines(text: string): string {
 export function editFileTool(ctx: Context): Tool {
   return defineTool({
     name: 'edit_file',
+    title: 'Edit a file',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     description:
       'Replace exact text in an existing file: `old` must match the file exactly (whitespace included) and occur once, ' +
       'unless `replaceAll` is true. Read the file (read_file) first; it must be unchanged since.',

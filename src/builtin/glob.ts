@@ -65,6 +65,8 @@ export async function* walkGlob(pattern: string, cwd: string, signal: AbortSigna
 export function globTool(ctx: Context): Tool {
   return defineTool({
     name: 'glob',
+    title: 'Find files by pattern',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description: `Find workspace files and directories whose path matches a glob pattern ("**/*.ts", "src/*/index.*"). Returns sorted paths relative to the workspace root, at most ${MAX_GLOB_RESULTS}.`,
     parameters: globParameters,
     output: {

@@ -39,6 +39,8 @@ export type ListDirValue = z.output<typeof listDirValue>
 export function listDirTool(ctx: Context): Tool {
   return defineTool({
     name: 'list_dir',
+    title: 'List a directory',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description: `List the entries of a workspace directory (name, type, size), sorted by name, at most ${MAX_DIR_ENTRIES}.`,
     parameters: listDirParameters,
     output: {

@@ -72,6 +72,8 @@ export function languageOf(file: string): string | undefined {
 export function readFileTool(ctx: Context): Tool {
   return defineTool({
     name: 'read_file',
+    title: 'Read a file',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description:
       'Read a text file in the workspace. Returns its lines (numbered in the display) starting at `offset` (1-based, default 1), ' +
       `at most \`limit\` lines (default ${DEFAULT_READ_LIMIT}). Read a file before editing or overwriting it.`,

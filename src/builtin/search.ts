@@ -52,6 +52,8 @@ export type SearchValue = z.output<typeof searchValue>
 export function searchTool(ctx: Context): Tool {
   return defineTool({
     name: 'search',
+    title: 'Search file contents',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description:
       `Search workspace text files for lines matching a regular expression, grouped by file (at most ${MAX_SEARCH_MATCHES} lines). ` +
       'Narrow with `path` (a file or directory) and `glob` (e.g. "**/*.ts"). node_modules and .git are skipped.',

@@ -48,6 +48,8 @@ export function apply(ctx: Context) {
   ctx.tools.register(
     defineTool({
       name: 'job_list',
+      title: 'List background jobs',
+      annotations: { readOnlyHint: true, openWorldHint: false },
       description: JOB_LIST,
       parameters: z.strictObject({}),
       output: { schema: z.array(jobInfoSchema), render: (_args, jobs) => [text(renderList(jobs))] },
@@ -63,6 +65,8 @@ export function apply(ctx: Context) {
   ctx.tools.register(
     defineTool({
       name: 'job_read',
+      title: 'Read a background job',
+      annotations: { readOnlyHint: true, openWorldHint: false },
       description: JOB_READ,
       parameters: jobReadParameters,
       output: { schema: jobReadSchema, render: (_args, read) => [text(renderRead(read))] },
@@ -96,6 +100,8 @@ export function apply(ctx: Context) {
   ctx.tools.register(
     defineTool({
       name: 'job_kill',
+      title: 'Stop a background job',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       description: JOB_KILL,
       parameters: z.strictObject({ jobId: jobIdParameter }),
       output: {

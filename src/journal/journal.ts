@@ -22,8 +22,8 @@ declare module 'cordis' {
 
 /** One line of the journal. `seq` counts from 1 within the file. */
 export type JournalRecord =
-  | ({ type: 'tool/call'; seq: number } & ToolCallRecord)
-  | ({ type: 'tool/result'; seq: number } & ToolResult)
+  | ({ type: 'tool/call'; seq: number; session?: string } & ToolCallRecord)
+  | ({ type: 'tool/result'; seq: number; session?: string } & ToolResult)
 
 export const name = 'journal'
 
@@ -61,11 +61,14 @@ export function capRecord(record: Record<string, unknown>): string {
  * `file`: where to append (created with its folders). Default:
  * `<workspace>/.ptc/journal/<ISO time>-<pid>.jsonl`, with `workspace` defaulting to the cwd.
  * `agent`: record only calls made by this agent (one journal per session); default all.
+ * `session`: the MCP session id the journal belongs to (`ptc serve`); written into every record
+ * as `session`, so a record can be matched to the client's `Mcp-Session-Id`.
  */
 export interface Config {
   file?: string
   workspace?: string
   agent?: string
+  session?: string
 }
 
 /** The path the journal plugin writes to for `config`. */
@@ -89,8 +92,9 @@ export function apply(ctx: Context, config: Config = {}) {
   } catch (error) {
     throw new PtcError('journal-unwritable', `Cannot write the journal ${file}: ${(error as Error).message}. Name a writable file with --journal.`, { details: { file } })
   }
+  const session = config.session === undefined ? {} : { session: config.session }
   const append = (record: Record<string, unknown>) => {
-    const line = `${capRecord({ ...record, seq: ++seq })}\n`
+    const line = `${capRecord({ ...record, ...session, seq: ++seq })}\n`
     try {
       appendFileSafeSync(join(folder, basename(file)), { roots: [folder] }, line)
     } catch (error) {

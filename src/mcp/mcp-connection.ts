@@ -9,6 +9,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import { describeThrown } from '../errors/describe-thrown.ts'
 import { PtcError } from '../errors/ptc-error.ts'
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from './mcp-config.ts'
 
 const STDERR_TAIL_CHARS = 2_000
@@ -38,7 +39,7 @@ export class McpConnection {
   private constructor(server: string, config: McpServerConfig) {
     this.server = server
     this.config = config
-    this._client = new Client({ name: 'ptc-runner', version: '0.1.0' })
+    this._client = new Client({ name: PACKAGE_NAME, version: PACKAGE_VERSION })
     this._transport = new StdioClientTransport({
       command: config.command,
       args: config.args,

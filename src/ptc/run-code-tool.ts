@@ -39,6 +39,8 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.tools.register(
     defineTool({
       name: RUN_CODE,
+      // Its annotations are derived from the callable tools when served (server/exposed-tools.ts).
+      title: 'Run TypeScript that calls tools',
       description: DESCRIPTION,
       parameters: runCodeParameters,
       output: {

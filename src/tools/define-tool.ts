@@ -75,6 +75,8 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
   if (!spec.output || !isZod(spec.output.schema)) fail('output.schema must be a zod schema of the canonical value.')
   if (typeof spec.output.render !== 'function') fail('output.render must be a function (args, value) => content blocks.')
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) fail('timeoutMs must be a positive number of milliseconds.')
+  if (spec.title !== undefined && (typeof spec.title !== 'string' || spec.title.trim() === '')) fail('title must be a non-empty string when given.')
+  if (spec.annotations !== undefined && !isAnnotations(spec.annotations)) fail(`annotations must be an object whose fields (${ANNOTATION_HINTS.join(', ')}) are booleans.`)
   if (spec.jsonSchemas !== undefined && !isSchemaObjects(spec.jsonSchemas)) fail('jsonSchemas must be {parameters?, output?} with JSON Schema objects.')
   const parameters = isZod(spec.parameters)
     ? (spec.parameters as z.ZodType)
@@ -98,6 +100,13 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
 /** True when `value` is a tool made by {@link defineTool}. */
 export function isTool(value: unknown): value is Tool {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[toolBrand] === true
+}
+
+const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
+
+function isAnnotations(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  return Object.entries(value).every(([key, hint]) => (ANNOTATION_HINTS as readonly string[]).includes(key) && typeof hint === 'boolean')
 }
 
 function isSchemaObjects(value: unknown): boolean {
