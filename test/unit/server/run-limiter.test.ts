@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createRunLimiter, resolveRunLimiterLimits, RunRefused } from '../../../src/server/run-limiter.ts'
+import { serveRunLimits } from '../../../src/server/serve.ts'
 
 /** A task that settles only when told to. */
 function held() {
@@ -88,5 +89,12 @@ describe('the run limiter is fair across sessions (S9.4)', () => {
     expect(resolveRunLimiterLimits(3)).toMatchObject({ maxRunningPerSession: 1 })
     expect(() => resolveRunLimiterLimits({ maxConcurrent: 2, maxRunningPerSession: 3 })).toThrow(/cannot exceed the run limit/)
     expect(() => resolveRunLimiterLimits({ maxQueued: 0 })).toThrow(/queue limit must be a positive whole number/)
+  })
+
+  it('S9.4 over HTTP a session gets half the slots by default; over stdio, its only session gets all of them', () => {
+    expect(resolveRunLimiterLimits(serveRunLimits({ transport: 'http', maxConcurrentRuns: 6 }))).toMatchObject({ maxConcurrent: 6, maxRunningPerSession: 3 })
+    expect(resolveRunLimiterLimits(serveRunLimits({ transport: 'stdio', maxConcurrentRuns: 6 }))).toMatchObject({ maxConcurrent: 6, maxRunningPerSession: 6 })
+    expect(resolveRunLimiterLimits(serveRunLimits({ transport: 'stdio' }))).toMatchObject({ maxConcurrent: 4, maxRunningPerSession: 4 })
+    expect(resolveRunLimiterLimits(serveRunLimits({ transport: 'stdio', maxRunningPerSession: 1 }))).toMatchObject({ maxRunningPerSession: 1 })
   })
 })
