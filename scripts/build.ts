@@ -9,15 +9,19 @@
  * 3. The in-isolate runtime bundled once, with its self-containment check, into
  *    `dist/runtime/isolate-runtime.bundle.txt` (read instead of bundling at run time).
  * 4. `bin/ptc.js` → `dist/bin/ptc.js`, executable.
+ * 5. Folders shipped as sources ({@link SOURCE_ASSET_DIRS}: the viewer's browser app, which
+ *    esbuild bundles when `ptc view` starts) copied as they are.
  * Exits non-zero with the reason on any failure.
  */
 import { execFileSync } from 'node:child_process'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { buildIsolateRuntimeSource, PREBUILT_RUNTIME_FILE } from '../src/ptc/isolate/isolate-runtime-source.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
+/** Folders tsc does not compile (see tsconfig.build.json's exclude) that the package ships as written. */
+const SOURCE_ASSET_DIRS = ['src/view/client']
 const DIST = path.join(ROOT, 'dist')
 /** A quoted relative path ending in `.ts` (not `.d.ts`), e.g. `'../host/create-host.ts'`. */
 const RELATIVE_TS = /(['"])(\.\.?\/[^'"\n]*?)(?<!\.d)\.ts\1/g
@@ -45,6 +49,7 @@ rmSync(DIST, { recursive: true, force: true })
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
 execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit', cwd: ROOT })
 
+for (const dir of SOURCE_ASSET_DIRS) cpSync(path.join(ROOT, dir), path.join(DIST, dir), { recursive: true })
 mkdirSync(path.join(DIST, 'bin'))
 copyFileSync(path.join(ROOT, 'bin', 'ptc.js'), path.join(DIST, 'bin', 'ptc.js'))
 chmodSync(path.join(DIST, 'bin', 'ptc.js'), 0o755)
