@@ -6,7 +6,7 @@
 import type { Context } from 'cordis'
 import { serveHttp, type HttpServeOptions } from './http-server.ts'
 import type { SessionOptions } from './mcp-session.ts'
-import { createRunLimiter, DEFAULT_MAX_CONCURRENT_RUNS, type RunLimits } from './run-limiter.ts'
+import { createRunLimiter, DEFAULT_MAX_CONCURRENT_RUNS, type RunLimiterLimits } from './run-limiter.ts'
 import { serveStdio } from './stdio-server.ts'
 
 /** Options of {@link serve}. */
@@ -39,7 +39,7 @@ export interface ServeHandle {
  * The run limits of a server (S9.4): the options' own, and over stdio, where one session is all
  * there is and none can be starved, a running share of every slot unless one is given.
  */
-export function serveRunLimits(options: Pick<ServeOptions, 'transport' | 'maxConcurrentRuns' | 'maxRunningPerSession' | 'maxQueuedRuns' | 'maxRunsPerSession'>): RunLimits {
+export function serveRunLimits(options: Pick<ServeOptions, 'transport' | 'maxConcurrentRuns' | 'maxRunningPerSession' | 'maxQueuedRuns' | 'maxRunsPerSession'>): RunLimiterLimits {
   const { transport, maxConcurrentRuns, maxRunningPerSession, maxQueuedRuns, maxRunsPerSession } = options
   const runningShare = maxRunningPerSession ?? (transport === 'stdio' ? (maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS) : undefined)
   return {
