@@ -26,7 +26,7 @@ import { Ptc } from '../src/ptc/ptc-service.ts'
 import * as runCodeTool from '../src/ptc/run-code-tool.ts'
 import { openSession } from '../src/server/mcp-session.ts'
 import { createRunLimiter } from '../src/server/run-limiter.ts'
-import { ToolRegistry } from '../src/tools/tool-registry.ts'
+import { ToolRegistry } from '../src/pipeline/tool-registry.ts'
 import type { Section } from './harness.ts'
 
 const resolvePackage = createRequire(import.meta.url).resolve

@@ -8,7 +8,7 @@
 import { Context } from 'cordis'
 import { z } from 'zod'
 import { defineTool } from '../src/tools/define-tool.ts'
-import { ToolRegistry } from '../src/tools/tool-registry.ts'
+import { ToolRegistry } from '../src/pipeline/tool-registry.ts'
 import { section } from './harness.ts'
 
 const body = async (args: { path: string; limit?: number }) => ({ ok: true, path: args.path })

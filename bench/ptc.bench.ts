@@ -18,7 +18,7 @@ import { z } from 'zod'
 import { Ptc } from '../src/ptc/ptc-service.ts'
 import * as runCodeTool from '../src/ptc/run-code-tool.ts'
 import { defineTool } from '../src/tools/define-tool.ts'
-import { ToolRegistry } from '../src/tools/tool-registry.ts'
+import { ToolRegistry } from '../src/pipeline/tool-registry.ts'
 import { section } from './harness.ts'
 
 const CALLS = 2_000

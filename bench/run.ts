@@ -9,8 +9,9 @@ import { ptc } from './ptc.bench.ts'
 import { isolation } from './isolate.bench.ts'
 import { cli } from './cli.bench.ts'
 import { declarations } from './declarations.bench.ts'
+import { searchAttack } from './search-attack.bench.ts'
 
-const sections: Section[] = [pipeline, ptc, isolation, cli, declarations]
+const sections: Section[] = [pipeline, ptc, isolation, cli, declarations, searchAttack]
 
 const filter = process.argv[2]
 console.log(`ptc-runner bench — node ${process.version}, ${process.platform}/${process.arch}\n`)

@@ -4,9 +4,9 @@
 # It
 #   1. installs Node.js 24 from the npm registry (package node-linux-<arch>@24) into the
 #      repository's .node24/ when the machine's node is older or missing, and puts it first on PATH;
-#   2. installs the Debian packages the tests need when missing: bubblewrap (the bash sandbox) and
-#      chromium (the web viewer's browser tests), with apt-get when root, otherwise it prints the
-#      one command to run;
+#   2. installs the Debian packages the tests need when missing: bubblewrap (the bash sandbox),
+#      ripgrep (the search tool's engine) and chromium (the web viewer's browser tests), with
+#      apt-get when root, otherwise it prints the one command to run;
 #   3. runs npm ci.
 # It writes nothing outside the repository except through npm and apt-get. Safe to repeat.
 
@@ -65,10 +65,11 @@ _ptc_setup() {
   # 2. Debian packages.
   local missing=()
   command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+  command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   if [ "${#missing[@]}" -gt 0 ]; then
     if ! command -v apt-get >/dev/null 2>&1; then
-      echo "setup.sh: missing ${missing[*]} and no apt-get here: install them with your package manager (the bash sandbox needs bwrap; the viewer's browser tests need chromium)." >&2
+      echo "setup.sh: missing ${missing[*]} and no apt-get here: install them with your package manager (the bash sandbox needs bwrap, search needs rg; the viewer's browser tests need chromium)." >&2
     elif [ "$(id -u)" = 0 ]; then
       echo "setup.sh: installing ${missing[*]} with apt-get" >&2
       { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } || {

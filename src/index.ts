@@ -3,9 +3,9 @@
  * README shows how the pieces fit.
  */
 export type * from './tools/types.ts'
-export type * from './present/cards.ts'
+export type * from './tools/cards.ts'
 export { defineTool, isTool, type Tool, type ToolSpec, type ArgsOf } from './tools/define-tool.ts'
-export { ToolRegistry } from './tools/tool-registry.ts'
+export { ToolRegistry } from './pipeline/tool-registry.ts'
 export { materializeJson, deepFreeze } from './pipeline/materialize.ts'
 export { scheduleCalls, type ScheduleOptions, type SchedulerTarget } from './scheduler/schedule-calls.ts'
 export { ExecutionGate } from './scheduler/execution-gate.ts'
@@ -24,3 +24,7 @@ export { formatCard } from './present/format-card.ts'
 export { replayJournal } from './present/replay.ts'
 export { createHost, type Host, type HostOptions } from './host/create-host.ts'
 export { PtcError, NotJsonError, ToolTimeoutError, ToolDefinitionError, ToolDeniedError } from './errors/ptc-error.ts'
+/** cordis' `Context` (the `ctx` of plugins and hooks), for typing a tool plugin's `apply(ctx)`. */
+export type { Context } from 'cordis'
+/** zod, the very copy ptc-runner validates with: a tool module outside this package writes `import { defineTool, z } from 'ptc-runner'`. */
+export { z } from 'zod'

@@ -6,11 +6,11 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { type BackgroundJob, backgroundJobSchema } from '../jobs/job-schemas.ts'
-import type { GenericCard, TerminalCard } from '../present/cards.ts'
+import type { GenericCard, TerminalCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
 import { runProcess } from './process-runner.ts'
-import { resolveForCall } from './workspace-files.ts'
+import { resolveForCall } from './resolve-for-call.ts'
 
 /** Default deadline of a command, in ms (2 minutes). */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000
@@ -56,6 +56,8 @@ export const bashOutput = z.union([bashValue, backgroundJobSchema])
 export function bashTool(ctx: Context): Tool {
   return defineTool({
     name: 'bash',
+    title: 'Run a shell command',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     description:
       'Run a bash command in the workspace, sandboxed: by default it can write only inside the workspace and has no network. ' +
       'Returns exit code, signal, stdout and stderr; a non-zero exit is a normal result. Commands are killed at their deadline.',

@@ -6,7 +6,8 @@ import type { Context } from 'cordis'
 import { z } from 'zod'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import { commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
-import { describeChange, WorkspaceToolError } from './workspace-files.ts'
+import { describeChange } from './describe-change.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Arguments: `old` must occur exactly once unless `replaceAll`; `new` replaces it. */
 export const editFileParameters = z.strictObject({
@@ -35,6 +36,8 @@ function asLines(text: string): string {
 export function editFileTool(ctx: Context): Tool {
   return defineTool({
     name: 'edit_file',
+    title: 'Edit a file',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     description:
       'Replace exact text in an existing file: `old` must match the file exactly (whitespace included) and occur once, ' +
       'unless `replaceAll` is true. Read the file (read_file) first; it must be unchanged since.',

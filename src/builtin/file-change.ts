@@ -9,10 +9,12 @@ import type { Context } from 'cordis'
 import { formatPatch } from 'diff'
 import { z } from 'zod'
 import { ToolDeniedError } from '../errors/ptc-error.ts'
-import type { DiffCard } from '../present/cards.ts'
+import type { DiffCard } from '../tools/cards.ts'
 import type { ToolExecution, ToolResult } from '../tools/types.ts'
-import { writeFd } from './safe-fs.ts'
-import { areaForCall, describeChange, type FileSnapshot, hunkSchema, type Hunk, openForTool, passWriteGate, readSnapshot, resolveForCall, sha256 } from './workspace-files.ts'
+import { writeFd } from '../workspace/safe-fs.ts'
+import { describeChange, hunkSchema, type Hunk } from './describe-change.ts'
+import { type FileSnapshot, readSnapshot, sha256 } from './file-snapshot.ts'
+import { areaForCall, openForTool, passWriteGate, resolveForCall } from './resolve-for-call.ts'
 
 const ftruncate = promisify(fs.ftruncate)
 

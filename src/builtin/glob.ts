@@ -6,10 +6,13 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import type { SearchCard } from '../present/cards.ts'
+import type { SearchCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
-import { resolveForCall, stateFolderRefusal, workspaceRelative, WorkspaceToolError } from './workspace-files.ts'
+import { workspaceRelative } from '../workspace/is-inside.ts'
+import { stateFolderRefusal } from '../workspace/state-folder.ts'
+import { resolveForCall } from './resolve-for-call.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Most paths returned by glob. */
 export const MAX_GLOB_RESULTS = 1000
@@ -62,6 +65,8 @@ export async function* walkGlob(pattern: string, cwd: string, signal: AbortSigna
 export function globTool(ctx: Context): Tool {
   return defineTool({
     name: 'glob',
+    title: 'Find files by pattern',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description: `Find workspace files and directories whose path matches a glob pattern ("**/*.ts", "src/*/index.*"). Returns sorted paths relative to the workspace root, at most ${MAX_GLOB_RESULTS}.`,
     parameters: globParameters,
     output: {

@@ -6,10 +6,11 @@ import fs from 'node:fs'
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { ToolDeniedError } from '../errors/ptc-error.ts'
-import type { SearchCard } from '../present/cards.ts'
+import type { SearchCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
-import { openDirectorySync, UnsafePathError } from './safe-fs.ts'
-import { areaForCall, resolveForCall, WorkspaceToolError } from './workspace-files.ts'
+import { openDirectorySync, UnsafePathError } from '../workspace/safe-fs.ts'
+import { areaForCall, resolveForCall } from './resolve-for-call.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Most entries returned; the rest are counted in `totalEntries`. */
 export const MAX_DIR_ENTRIES = 1000
@@ -38,6 +39,8 @@ export type ListDirValue = z.output<typeof listDirValue>
 export function listDirTool(ctx: Context): Tool {
   return defineTool({
     name: 'list_dir',
+    title: 'List a directory',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description: `List the entries of a workspace directory (name, type, size), sorted by name, at most ${MAX_DIR_ENTRIES}.`,
     parameters: listDirParameters,
     output: {

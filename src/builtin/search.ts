@@ -1,18 +1,22 @@
 /**
  * `search` (SPEC S8, S9.6, S11.1–S11.2): a regular-expression search over workspace text files,
- * grouped by file, bounded, with a `search` card when done.
+ * grouped by file, bounded, with a `search` card when done. The matching is ripgrep's
+ * (ripgrep.ts): linear-time, in its own sandboxed process killed at the call's deadline, so no
+ * pattern can stall the host. Paths are checked by the sandbox policy first, exactly as for the
+ * other fs tools, and other sessions' state under `.ptc` is never entered nor returned.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import type { SearchCard } from '../present/cards.ts'
+import type { SearchCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
-import { walkGlob } from './glob.ts'
-import { splitLines } from './read-file.ts'
-import { openFileSync, readFd, type SafeArea } from './safe-fs.ts'
-import { areaForCall, looksBinary, resolveForCall, workspaceRelative, WorkspaceToolError } from './workspace-files.ts'
+import { isInside, workspaceRelative } from '../workspace/is-inside.ts'
+import { STATE_FOLDER, stateFolderRefusal } from '../workspace/state-folder.ts'
+import { resolveForCall } from './resolve-for-call.ts'
+import { findRipgrep, ripgrepArgs, searchWithRipgrep, unsupportedSyntax } from './ripgrep.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Most matching lines returned; `truncated` says when more exist. */
 export const MAX_SEARCH_MATCHES = 200
@@ -20,10 +24,19 @@ export const MAX_SEARCH_MATCHES = 200
 export const MAX_MATCH_CHARS = 300
 /** Files larger than this (bytes) are skipped. */
 export const MAX_SEARCH_FILE_BYTES = 2 * 1024 * 1024
+/** The deadline of one search, in ms, unless the caller's (a run's deadline, a cancel) comes first. */
+export const SEARCH_TIMEOUT_MS = 60_000
 
 /** Arguments. */
 export const searchParameters = z.strictObject({
-  pattern: z.string().min(1).describe('JavaScript regular expression, matched against each line, e.g. "function \\w+\\(".'),
+  pattern: z
+    .string()
+    .min(1)
+    .superRefine((pattern, check) => {
+      const unsupported = unsupportedSyntax(pattern)
+      if (unsupported) check.addIssue({ code: 'custom', message: unsupported })
+    })
+    .describe('Regular expression in ripgrep\'s (Rust) syntax, like JavaScript\'s but linear-time: no look-around and no backreferences. Matched against each line, e.g. "function \\w+\\(".'),
   path: z.string().optional().describe('File or directory to search, relative to the workspace root (default: the root).'),
   glob: z.string().optional().describe('Only search files whose path (relative to `path`) matches this glob, e.g. "**/*.ts".'),
 })
@@ -32,7 +45,8 @@ export const searchParameters = z.strictObject({
  * Canonical value (S9.6): `files` with matches, in path order, each `{path, matches: [{line, text}]}`
  * (`path` relative to the first workspace root with `/` separators, `line` 1-based, `text` the line,
  * cut at 300 characters); `matchCount` returned; `filesSearched`; `truncated` when more than 200
- * lines matched (the rest are not returned).
+ * lines matched: the search stopped there, so the rest are not returned and `filesSearched` counts
+ * only the files with a match up to the stop.
  */
 export const searchValue = z.object({
   pattern: z.string(),
@@ -49,14 +63,18 @@ export type SearchValue = z.output<typeof searchValue>
 export function searchTool(ctx: Context): Tool {
   return defineTool({
     name: 'search',
+    title: 'Search file contents',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description:
       `Search workspace text files for lines matching a regular expression, grouped by file (at most ${MAX_SEARCH_MATCHES} lines). ` +
-      'Narrow with `path` (a file or directory) and `glob` (e.g. "**/*.ts"). node_modules and .git are skipped.',
+      'Narrow with `path` (a file or directory) and `glob` (e.g. "**/*.ts"). Files ignored by .gitignore, hidden files, node_modules and .git are skipped ' +
+      '(a glob naming node_modules searches it). Patterns use ripgrep\'s linear-time syntax: no look-around, no backreferences.',
     parameters: searchParameters,
     output: {
       schema: searchValue,
       render: (_args, value) => [{ type: 'text', text: renderSearch(value) }],
     },
+    timeoutMs: SEARCH_TIMEOUT_MS,
     isConcurrencySafe: () => true,
     execute: (args, exec) => search(ctx, exec, args),
     presentCall: (args) => ({ card: 'generic', phase: 'pending', title: `Search /${args.pattern}/${args.path ? ` in ${args.path}` : ''}`, kind: 'search' }),
@@ -69,77 +87,37 @@ export function searchTool(ctx: Context): Tool {
 }
 
 async function search(ctx: Context, exec: Readonly<ToolExecution>, args: z.output<typeof searchParameters>): Promise<SearchValue> {
-  let regex: RegExp
-  try {
-    regex = new RegExp(args.pattern)
-  } catch (error) {
-    throw new WorkspaceToolError('invalid-request', `pattern is not a valid regular expression: ${(error as Error).message}`, { pattern: args.pattern })
-  }
-  const workspaceRoot = ctx.sandboxPolicy.workspaceRoots[0]!
+  const ripgrep = findRipgrep()
+  const roots = ctx.sandboxPolicy.workspaceRoots
   const target = resolveForCall(ctx, exec, args.path ?? '.', 'read')
   const stat = await fs.promises.stat(target).catch(() => undefined)
   if (!stat) throw new WorkspaceToolError('invalid-request', `${args.path} does not exist (resolved to ${target}).`, { path: target })
-  let candidates: string[]
-  if (stat.isFile()) {
-    candidates = [target]
-  } else {
-    candidates = []
-    for await (const match of walkGlob(args.glob ?? '**/*', target, exec.signal, true)) candidates.push(path.join(target, match))
-    candidates.sort()
-  }
-  const area = areaForCall(ctx, exec)
+  const cwd = stat.isDirectory() ? target : path.dirname(target)
+  // resolveForCall lets through only the caller's own spill folder under a state folder.
+  const ownSpill = roots.some((root) => isInside(path.join(root, STATE_FOLDER), target))
+  const named = (dir: string) => args.glob?.includes(dir) === true
+  const exclude = [...(named('node_modules') ? [] : ['node_modules/']), ...(named('.git') ? [] : ['.git/']), ...(ownSpill ? [] : [`${STATE_FOLDER}/`])]
+  const argv = [ripgrep, ...ripgrepArgs({ pattern: args.pattern, ...(args.glob !== undefined && { glob: args.glob }), maxFileBytes: MAX_SEARCH_FILE_BYTES, exclude }, stat.isDirectory() ? '.' : path.basename(target))]
+  const escalation = ctx.bail('permission/escalation', exec)
+  // The sandbox shows `.ptc` as an empty folder, so the caller's own spill files (written only by
+  // ptc-runner, never by a command) are searched by ripgrep as it is; everything else as `bash` runs.
+  const command = ownSpill
+    ? { argv, cwd, env: { HOME: process.env.HOME ?? '/' } }
+    : await ctx.sandbox.wrap({ argv, cwd, ...(escalation && { policy: escalation }) })
+  const outcome = await searchWithRipgrep(command, args.pattern, MAX_SEARCH_MATCHES, exec.signal)
   const files: SearchValue['files'] = []
   let matchCount = 0
-  let filesSearched = 0
-  let truncated = false
-  for (const candidate of candidates) {
-    if (exec.signal.aborted) throw exec.signal.reason
-    let file: string
-    try {
-      file = resolveForCall(ctx, exec, candidate, 'read') // A symlink leading out is skipped, never read.
-    } catch {
-      continue
-    }
-    const bytes = await readSmallFile(file, area)
-    if (!bytes || looksBinary(bytes)) continue
-    filesSearched++
-    const matches: { line: number; text: string }[] = []
-    const lines = splitLines(bytes.toString('utf8'))
-    for (let index = 0; index < lines.length; index++) {
-      if (!regex.test(lines[index]!)) continue
-      if (matchCount === MAX_SEARCH_MATCHES) {
-        truncated = true
-        break
-      }
-      matchCount++
-      matches.push({ line: index + 1, text: lines[index]!.slice(0, MAX_MATCH_CHARS) })
-    }
-    if (matches.length) files.push({ path: workspaceRelative(workspaceRoot, file), matches })
-    if (truncated) break
+  for (const match of outcome.matches) {
+    // Defence in depth (S8): whatever ripgrep saw, other sessions' state is never returned.
+    if (stateFolderRefusal(roots, match.file, exec.agent)) continue
+    const relative = workspaceRelative(roots[0]!, match.file)
+    let group = files.at(-1)
+    if (group?.path !== relative) files.push((group = { path: relative, matches: [] }))
+    group.matches.push({ line: match.line, text: match.text.slice(0, MAX_MATCH_CHARS) })
+    matchCount++
   }
-  return { pattern: args.pattern, files, matchCount, filesSearched, truncated }
-}
-
-/**
- * The bytes of a regular file of at most `MAX_SEARCH_FILE_BYTES`, read through a safe open (S8: no
- * symlink followed, a FIFO or device never opened for blocking I/O); `undefined` to skip it.
- */
-async function readSmallFile(file: string, area: SafeArea): Promise<Buffer | undefined> {
-  let opened
-  try {
-    opened = openFileSync(file, area, 'read')
-  } catch {
-    return undefined
-  }
-  try {
-    if (!opened.stat.isFile() || opened.stat.size > MAX_SEARCH_FILE_BYTES) return undefined
-    const bytes = await readFd(opened.fd, MAX_SEARCH_FILE_BYTES)
-    return bytes.length > MAX_SEARCH_FILE_BYTES ? undefined : bytes
-  } catch {
-    return undefined
-  } finally {
-    fs.closeSync(opened.fd)
-  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  return { pattern: args.pattern, files, matchCount, filesSearched: outcome.filesSearched, truncated: outcome.truncated }
 }
 
 function renderSearch(value: SearchValue): string {

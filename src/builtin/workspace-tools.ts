@@ -12,7 +12,7 @@ import { globTool } from './glob.ts'
 import { listDirTool } from './list-dir.ts'
 import { readFileTool } from './read-file.ts'
 import { searchTool } from './search.ts'
-import type { AccessRequest } from './workspace-events.ts'
+import type { AccessRequest } from '../workspace/workspace-events.ts'
 import { writeFileTool } from './write-file.ts'
 
 /** Plugin name. */

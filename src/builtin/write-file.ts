@@ -6,7 +6,7 @@ import type { Context } from 'cordis'
 import { z } from 'zod'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import { commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
-import { describeChange } from './workspace-files.ts'
+import { describeChange } from './describe-change.ts'
 
 /** Arguments: `content` is the whole new file text. */
 export const writeFileParameters = z.strictObject({
@@ -18,6 +18,8 @@ export const writeFileParameters = z.strictObject({
 export function writeFileTool(ctx: Context): Tool {
   return defineTool({
     name: 'write_file',
+    title: 'Write a file',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     description:
       'Create a file, or replace the whole content of an existing one. An existing file must have been read (read_file) first and be unchanged since. ' +
       'For a small change to an existing file prefer edit_file.',

@@ -17,7 +17,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await dispatch(argv)
   } catch (error) {
-    if (UsageError.isInstance(error) || (await reportableStartupError(error))) {
+    if (UsageError.isInstance(error) || reportableStartupError(error)) {
       process.stderr.write(`ptc: ${(error as Error).message}\n`)
       return 2
     }

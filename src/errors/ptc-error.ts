@@ -7,12 +7,52 @@
  */
 const marker = Symbol.for('ptc-runner.error')
 
+/**
+ * Every `code` an error the product throws on purpose can carry: a closed union, so a `switch`
+ * over it is exhaustive and a typo is a type error. Grouped by the part that throws it.
+ */
+export type PtcErrorCode =
+  // pipeline and tools (S1.4, S6.1, S5.1, S8)
+  | 'not-json'
+  | 'timeout'
+  | 'tool-definition'
+  | 'denied'
+  // workspace (S8): safe opens and workspace tool refusals
+  | 'path-outside-area'
+  | 'path-protected'
+  | 'path-swapped'
+  | 'path-not-regular'
+  | 'invalid-request'
+  // sandbox (S8)
+  | 'sandbox-unavailable'
+  | 'sandbox-policy-invalid'
+  | 'sandbox-request-invalid'
+  // ptc (S9): a script that cannot compile
+  | 'compile_error'
+  // jobs (S10)
+  | 'job-not-found'
+  | 'job-start-refused'
+  // host, journal, cli, server, mcp
+  | 'tool-module'
+  | 'journal-unwritable'
+  | 'usage'
+  | 'serve'
+  | 'run-refused'
+  | 'mcp-connection'
+  | 'mcp-config'
+  // view (ptc view, S11.6)
+  | 'view-exposure'
+  | 'view-not-found'
+  | 'view-bad-request'
+  | 'view-refused'
+  | 'view-client-build'
+
 export class PtcError extends Error {
-  readonly code: string
+  readonly code: PtcErrorCode
   readonly details: Record<string, unknown> | undefined
   readonly [marker] = true
 
-  constructor(code: string, message: string, options?: { details?: Record<string, unknown>; cause?: unknown }) {
+  constructor(code: PtcErrorCode, message: string, options?: { details?: Record<string, unknown>; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause })
     this.name = new.target.name
     this.code = code
@@ -33,7 +73,7 @@ export class PtcError extends Error {
    * True when `value` is a PtcError with this exact `code`, even from another copy of this module.
    * Never throws, even for a hostile or revoked Proxy.
    */
-  static hasCode(value: unknown, code: string): value is PtcError {
+  static hasCode(value: unknown, code: PtcErrorCode): value is PtcError {
     try {
       return PtcError.isInstance(value) && value.code === code
     } catch {

@@ -17,11 +17,12 @@ import * as fsObservationPolicy from '../policy/fs-observation-policy.ts'
 import { type PermissionPresetName, PermissionPresets } from '../policy/permission-presets.ts'
 import { Sandbox } from '../policy/sandbox.ts'
 import { SandboxError } from '../policy/sandbox-errors.ts'
-import { SandboxPolicy, STATE_FOLDER } from '../policy/sandbox-policy.ts'
+import { SandboxPolicy } from '../policy/sandbox-policy.ts'
+import { journalFolder, spillFolder, STATE_FOLDER } from '../workspace/state-folder.ts'
 import * as timeoutPolicy from '../policy/timeout-policy.ts'
 import { Ptc, type PtcConfig } from '../ptc/ptc-service.ts'
 import * as runCodeTool from '../ptc/run-code-tool.ts'
-import { ToolRegistry } from '../tools/tool-registry.ts'
+import { ToolRegistry } from '../pipeline/tool-registry.ts'
 import { loadToolModules } from './load-tool-modules.ts'
 
 /** Options of {@link createHost}. */
@@ -90,7 +91,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await ctx.plugin(workspaceTools)
     await ctx.plugin(jobTools)
     await ctx.plugin(Ptc, options.ptc ?? {})
-    await ctx.plugin(runCodeTool, { spillDir: state?.spill ?? resolve(workspace, STATE_FOLDER, 'spill') })
+    await ctx.plugin(runCodeTool, { spillDir: state?.spill ?? spillFolder(resolve(workspace)) })
     await loadToolModules(ctx, options.toolModules ?? [])
     if (options.mcpConfig !== undefined) {
       await ctx.plugin(mcpImport, typeof options.mcpConfig === 'string' ? loadMcpConfig(options.mcpConfig) : options.mcpConfig)
@@ -120,7 +121,7 @@ function prepareStateFolder(workspace: string): { workspace: string; spill: stri
     return undefined
   }
   const folder = join(real, STATE_FOLDER)
-  for (const dir of [folder, join(folder, 'spill'), join(folder, 'journal')]) {
+  for (const dir of [folder, spillFolder(real), journalFolder(real)]) {
     let stat
     try {
       stat = lstatSync(dir)
@@ -144,5 +145,5 @@ function prepareStateFolder(workspace: string): { workspace: string; spill: stri
       )
     }
   }
-  return { workspace: real, spill: join(folder, 'spill') }
+  return { workspace: real, spill: spillFolder(real) }
 }

@@ -7,11 +7,15 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Context, Plugin } from 'cordis'
+import { describeThrown } from '../errors/describe-thrown.ts'
+import { PtcError } from '../errors/ptc-error.ts'
 import { isTool, type Tool } from '../tools/define-tool.ts'
 
 /** A module could not be used as a tool module; the message says what it should export. */
-export class ToolModuleError extends Error {
-  override name = 'ToolModuleError'
+export class ToolModuleError extends PtcError {
+  constructor(message: string) {
+    super('tool-module', message)
+  }
 }
 
 /**
@@ -46,7 +50,7 @@ export async function loadToolModules(ctx: Context, modules: readonly string[]):
     try {
       await ctx.plugin(plugin as Plugin)
     } catch (error) {
-      throw new ToolModuleError(`Tool module ${specifier} failed to start: ${(error as Error)?.message ?? String(error)}`)
+      throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}`)
     }
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import type { Card } from '../present/cards.ts'
+import type { Card } from '../tools/cards.ts'
 import { defineTool } from '../tools/define-tool.ts'
 import type { ContentBlock, ToolResult } from '../tools/types.ts'
 import { jobInfoSchema, jobKillSchema, jobReadSchema } from './job-schemas.ts'
@@ -48,6 +48,8 @@ export function apply(ctx: Context) {
   ctx.tools.register(
     defineTool({
       name: 'job_list',
+      title: 'List background jobs',
+      annotations: { readOnlyHint: true, openWorldHint: false },
       description: JOB_LIST,
       parameters: z.strictObject({}),
       output: { schema: z.array(jobInfoSchema), render: (_args, jobs) => [text(renderList(jobs))] },
@@ -63,14 +65,16 @@ export function apply(ctx: Context) {
   ctx.tools.register(
     defineTool({
       name: 'job_read',
+      title: 'Read a background job',
+      annotations: { readOnlyHint: true, openWorldHint: false },
       description: JOB_READ,
       parameters: jobReadParameters,
       output: { schema: jobReadSchema, render: (_args, read) => [text(renderRead(read))] },
       execute: async (args, exec) => {
         const since = args.sinceOffset ?? 0
         // S10.4: the waiting is this call's and stops with exec.signal; the job itself is untouched (S10.3).
-        if (args.waitMs) await ctx.jobs.waitForOutput(args.jobId, exec.agent, since, args.waitMs, exec.signal)
-        return ctx.jobs.read(args.jobId, exec.agent, since, args.maxBytes ?? JOB_READ_DEFAULT_BYTES)
+        if (args.waitMs) await ctx.jobs.waitForOutput(args.jobId, exec.agent, { sinceOffset: since, waitMs: args.waitMs, signal: exec.signal })
+        return ctx.jobs.read(args.jobId, exec.agent, { sinceOffset: since, maxBytes: args.maxBytes ?? JOB_READ_DEFAULT_BYTES })
       },
       isConcurrencySafe: () => true,
       presentCall: (args) => ({ card: 'generic', phase: 'pending', title: `Read job ${args.jobId}`, kind: 'jobs' }),
@@ -96,6 +100,8 @@ export function apply(ctx: Context) {
   ctx.tools.register(
     defineTool({
       name: 'job_kill',
+      title: 'Stop a background job',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       description: JOB_KILL,
       parameters: z.strictObject({ jobId: jobIdParameter }),
       output: {

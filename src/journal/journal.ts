@@ -2,15 +2,18 @@
  * The session journal plugin: every `tool/call` and every frozen `tools/result` (exactly the
  * snapshot live observers saw, S6.4) is appended as one JSON line, in order, so a session can be
  * audited and its cards replayed later (S11.3). Appends go through safe-fs (S8: no symlink followed,
- * only a regular file written). A write failure is reported on stderr and through
+ * only a regular file written). The answer of every approval request (`tool/approval`, between a
+ * call and its result) is appended too, by an outermost `approval/request` listener that passes
+ * the request on and records what came back. A write failure is reported on stderr and through
  * `journal/error`, never silently dropped.
  */
 import { mkdirSync, realpathSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { appendFileSafeSync } from '../builtin/safe-fs.ts'
+import { appendFileSafeSync } from '../workspace/safe-fs.ts'
+import { journalFolder } from '../workspace/state-folder.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Context } from 'cordis'
-import type { ToolCallRecord, ToolResult } from '../tools/types.ts'
+import type { ApprovalOutcome, ToolCallRecord, ToolResult } from '../tools/types.ts'
 
 declare module 'cordis' {
   interface Events {
@@ -19,10 +22,23 @@ declare module 'cordis' {
   }
 }
 
+/**
+ * What the approval step answered for a call whose policy said `ask` (S5.1, S8.1): journaled so
+ * an audit (and `ptc view`) shows that the call asked and what came back.
+ */
+export interface ApprovalRecord {
+  readonly callId: string
+  readonly name: string
+  readonly agent: string | undefined
+  readonly reason?: string
+  readonly outcome: ApprovalOutcome
+}
+
 /** One line of the journal. `seq` counts from 1 within the file. */
 export type JournalRecord =
-  | ({ type: 'tool/call'; seq: number } & ToolCallRecord)
-  | ({ type: 'tool/result'; seq: number } & ToolResult)
+  | ({ type: 'tool/call'; seq: number; session?: string } & ToolCallRecord)
+  | ({ type: 'tool/approval'; seq: number; session?: string } & ApprovalRecord)
+  | ({ type: 'tool/result'; seq: number; session?: string } & ToolResult)
 
 export const name = 'journal'
 
@@ -60,18 +76,21 @@ export function capRecord(record: Record<string, unknown>): string {
  * `file`: where to append (created with its folders). Default:
  * `<workspace>/.ptc/journal/<ISO time>-<pid>.jsonl`, with `workspace` defaulting to the cwd.
  * `agent`: record only calls made by this agent (one journal per session); default all.
+ * `session`: the MCP session id the journal belongs to (`ptc serve`); written into every record
+ * as `session`, so a record can be matched to the client's `Mcp-Session-Id`.
  */
 export interface Config {
   file?: string
   workspace?: string
   agent?: string
+  session?: string
 }
 
 /** The path the journal plugin writes to for `config`. */
 export function journalPath(config: Config = {}): string {
   if (config.file) return resolve(config.file)
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-  return join(resolve(config.workspace ?? '.'), '.ptc', 'journal', `${stamp}-${process.pid}.jsonl`)
+  return join(journalFolder(resolve(config.workspace ?? '.')), `${stamp}-${process.pid}.jsonl`)
 }
 
 export function apply(ctx: Context, config: Config = {}) {
@@ -88,8 +107,9 @@ export function apply(ctx: Context, config: Config = {}) {
   } catch (error) {
     throw new PtcError('journal-unwritable', `Cannot write the journal ${file}: ${(error as Error).message}. Name a writable file with --journal.`, { details: { file } })
   }
+  const session = config.session === undefined ? {} : { session: config.session }
   const append = (record: Record<string, unknown>) => {
-    const line = `${capRecord({ ...record, seq: ++seq })}\n`
+    const line = `${capRecord({ ...record, ...session, seq: ++seq })}\n`
     try {
       appendFileSafeSync(join(folder, basename(file)), { roots: [folder] }, line)
     } catch (error) {
@@ -104,4 +124,15 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.on('tools/result', (result) => {
     if (mine(result.agent)) append({ type: 'tool/result', ...result })
   })
+  // Outermost (prepend), so it hears the answer of whichever responder gives it.
+  ctx.on(
+    'approval/request',
+    async (request, next) => {
+      const outcome = await next()
+      const { callId, name, agent } = request.execution
+      if (mine(agent)) append({ type: 'tool/approval', callId, name, agent, ...(typeof request.reason === 'string' && { reason: request.reason }), outcome })
+      return outcome
+    },
+    { prepend: true },
+  )
 }

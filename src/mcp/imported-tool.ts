@@ -12,7 +12,7 @@
 import { z } from 'zod'
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
-import type { ContentBlock, JsonValue } from '../tools/types.ts'
+import type { ContentBlock, JsonValue, ToolAnnotations } from '../tools/types.ts'
 import { jsonSchemaCheck } from './json-schema-check.ts'
 import type { McpConnection } from './mcp-connection.ts'
 import { mcpToolName } from './mcp-tool-name.ts'
@@ -31,8 +31,12 @@ export function importedTool(connection: McpConnection, mcpTool: McpTool, option
   const label = `${connection.server}/${mcpTool.name}`
   // The server's own content for a call, kept from execute to projectContent (keyed by exec.token).
   const contentOf = new Map<symbol, ContentBlock[]>()
+  const title = mcpTool.title ?? mcpTool.annotations?.title
+  const annotations = hintsOf(mcpTool)
   return defineTool({
     name,
+    ...(typeof title === 'string' && title.trim() !== '' && { title }),
+    ...(annotations && { annotations }),
     description: mcpTool.description?.trim() || `Tool "${mcpTool.name}" of the MCP server "${connection.server}".`,
     parameters: jsonSchemaCheck(inputSchema, { label: `${label} input`, ...(options.warn && { onUncompilable: options.warn }) }),
     jsonSchemas: { parameters: inputSchema, output: outputSchema ?? {} },
@@ -55,6 +59,15 @@ export function importedTool(connection: McpConnection, mcpTool: McpTool, option
       return own && own.length > 0 ? own : [...content]
     },
   })
+}
+
+/** The server's four behaviour hints, those that are booleans; `undefined` when there are none. */
+function hintsOf(mcpTool: McpTool): ToolAnnotations | undefined {
+  const given = (mcpTool.annotations ?? {}) as Record<string, unknown>
+  const hints = Object.fromEntries(
+    (['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const).filter((key) => typeof given[key] === 'boolean').map((key) => [key, given[key]]),
+  ) as ToolAnnotations
+  return Object.keys(hints).length > 0 ? hints : undefined
 }
 
 function textOf(result: CallToolResult): string {

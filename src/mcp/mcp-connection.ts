@@ -7,7 +7,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+import { describeThrown } from '../errors/describe-thrown.ts'
 import { PtcError } from '../errors/ptc-error.ts'
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from './mcp-config.ts'
 
 const STDERR_TAIL_CHARS = 2_000
@@ -37,7 +39,7 @@ export class McpConnection {
   private constructor(server: string, config: McpServerConfig) {
     this.server = server
     this.config = config
-    this._client = new Client({ name: 'ptc-runner', version: '0.1.0' })
+    this._client = new Client({ name: PACKAGE_NAME, version: PACKAGE_VERSION })
     this._transport = new StdioClientTransport({
       command: config.command,
       args: config.args,
@@ -79,7 +81,7 @@ export class McpConnection {
       await connection._client.connect(connection._transport, { timeout: budget })
     } catch (error) {
       await connection.close()
-      throw new McpConnectionError(`MCP server "${server}" (${[config.command, ...config.args].join(' ')}) could not start: ${describe(error)}${connection.stderrNote()}`, server, { cause: error })
+      throw new McpConnectionError(`MCP server "${server}" (${[config.command, ...config.args].join(' ')}) could not start: ${describeThrown(error)}${connection.stderrNote()}`, server, { cause: error })
     }
     return connection
   }
@@ -109,7 +111,7 @@ export class McpConnection {
           ? `answered the handshake but did not list its tools within ${Number.isFinite(deadline) ? 'the start-up time' : `${this.timeoutMs} ms`}`
           : this._closed
             ? 'exited while listing its tools'
-            : `could not list its tools: ${describe(error)}`
+            : `could not list its tools: ${describeThrown(error)}`
       throw new McpConnectionError(`MCP server "${this.server}" (${command}) ${what}.${this.stderrNote()}`, this.server, { cause: error })
     }
     return tools
@@ -157,8 +159,4 @@ export class McpConnection {
     const tail = this._stderr.trim()
     return tail ? ` Last stderr: ${tail.split('\n').slice(-5).join(' | ')}` : ''
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

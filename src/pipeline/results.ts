@@ -14,18 +14,6 @@ export interface ResultError {
   info?: JsonValue
 }
 
-/** Readable text for anything thrown, including non-Error values and hostile objects. */
-export function describeThrown(thrown: unknown): string {
-  try {
-    if (thrown instanceof Error) return thrown.message || thrown.name
-    if (typeof thrown === 'string') return thrown
-    const text = JSON.stringify(thrown)
-    return text === undefined ? String(thrown) : text
-  } catch {
-    return 'an unprintable value was thrown'
-  }
-}
-
 /**
  * Check that `blocks` is an array of well-formed content blocks and copy them into a fresh frozen
  * array of fresh frozen objects (so a render function cannot keep a handle that mutates the result

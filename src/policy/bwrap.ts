@@ -5,8 +5,10 @@
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { isInside, STATE_FOLDER } from './sandbox-policy.ts'
-import type { SandboxOptions, SandboxReport } from './sandbox-types.ts'
+import { isInside } from '../workspace/is-inside.ts'
+import { STATE_FOLDER } from '../workspace/state-folder.ts'
+import type { SandboxOptions } from '../workspace/workspace-options.ts'
+import type { SandboxReport } from './sandbox-types.ts'
 
 /** Where the private tmpfs is mounted inside the sandbox. */
 export const PRIVATE_TMP = '/tmp'

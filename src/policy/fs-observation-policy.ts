@@ -7,7 +7,7 @@
  * to read the file again. The check lives on the gate, not in the tool bodies (S3.1).
  */
 import type { Context } from 'cordis'
-import type { FsObservation, FsWriteGate } from '../builtin/workspace-events.ts'
+import type { FsObservation, FsWriteGate } from '../workspace/workspace-events.ts'
 
 /** Plugin name (S8 table). */
 export const name = 'fs-observation-policy'

@@ -10,10 +10,10 @@
  * answered on `permission/escalation` to the tool at the moment of use.
  */
 import { type Context, Service } from 'cordis'
-import type { AccessRequest } from '../builtin/workspace-events.ts'
 import type { PreToolDecision, ToolExecution } from '../tools/types.ts'
-import { resolvePathAgainst } from './sandbox-policy.ts'
-import type { SandboxMode, SandboxOptions } from './sandbox-types.ts'
+import { resolvePathAgainst } from '../workspace/resolve-path.ts'
+import type { AccessRequest } from '../workspace/workspace-events.ts'
+import type { SandboxMode, SandboxOptions } from '../workspace/workspace-options.ts'
 
 declare module 'cordis' {
   interface Context {

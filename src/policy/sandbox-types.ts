@@ -1,39 +1,9 @@
 /**
  * Contracts of the command sandbox (SPEC S8), in one types-only module that the sandbox services,
- * the bash tool, the fs tools and the permission presets plugin all import.
+ * the bash tool, the fs tools and the permission presets plugin all import. The mode and roots
+ * themselves are the workspace contract (`src/workspace/workspace-options.ts`).
  */
-
-/**
- * How much a sandboxed command may touch (S8):
- * - `read-only`: the whole filesystem is read-only; only a private `/tmp` is writable.
- * - `workspace-write`: read-only, except the workspace roots and the extra writable roots.
- * - `danger-full-access`: no sandbox at all; the command runs with the host's full rights.
- */
-export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access'
-
-/**
- * A snapshot of the deployment's sandbox policy (S8): what `ctx.sandboxPolicy` holds and what the
- * `sandbox/options` event carries. Paths are absolute and realpath'd.
- */
-export interface SandboxOptions {
-  readonly mode: SandboxMode
-  /** May sandboxed commands reach the network? Default `false`. */
-  readonly network: boolean
-  /** The workspace: relative paths resolve against the first one. Never empty. */
-  readonly workspaceRoots: readonly string[]
-  /** Extra roots that are writable in `workspace-write` (e.g. a shared tmp dir) and readable always. */
-  readonly writableRoots: readonly string[]
-}
-
-/** What a path is about to be used for; `write` is refused outright in `read-only` (S8). */
-export type PathIntent = 'read' | 'write'
-
-/**
- * The outcome of `ctx.sandboxPolicy.resolveWorkspacePath` (S8). On success `path` is the absolute,
- * symlink-free path the caller must use (not its own input). On failure `reason` is model-facing:
- * it names the rule and what is allowed instead.
- */
-export type PathResolution = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string }
+import type { SandboxMode, SandboxOptions } from '../workspace/workspace-options.ts'
 
 /** One command about to be spawned, as a consumer hands it to `ctx.sandbox.wrap` (S8). */
 export interface WrapRequest {

@@ -10,7 +10,8 @@ import { buildBwrapArgs, cwdVisibleInSandbox, HIDDEN_DIRS, PRIVATE_TMP, probeBwr
 import type { BwrapProbe } from './bwrap.ts'
 import { SandboxError, SandboxUnavailableError } from './sandbox-errors.ts'
 import { normalizeOptions } from './sandbox-policy.ts'
-import type { SandboxedCommand, SandboxOptions, WrapRequest } from './sandbox-types.ts'
+import type { SandboxOptions } from '../workspace/workspace-options.ts'
+import type { SandboxedCommand, WrapRequest } from './sandbox-types.ts'
 
 declare module 'cordis' {
   interface Context {

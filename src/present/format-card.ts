@@ -4,12 +4,12 @@
  * card always gives the same bytes, so a journal replayed through it can be compared byte for
  * byte. Never throws: a malformed card is printed as its JSON.
  */
-import type { Card, DiffCard, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard } from './cards.ts'
+import type { Card, DiffCard, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard } from '../tools/cards.ts'
 import { terminalSafe } from './terminal-safe.ts'
 
 /** Formatting options. */
 export interface FormatCardOptions {
-  /** Most body lines printed per card; the rest are summarized in one line. Default 40. */
+  /** Most body lines printed per card; the rest are summarized in one line. Default {@link DEFAULT_MAX_CARD_LINES} (12). */
   maxLines?: number
 }
 

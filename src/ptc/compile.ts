@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { transform, type Message, type TransformFailure } from 'esbuild'
+import { PtcError } from '../errors/ptc-error.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
 import { formatDiagnostics } from './compile-diagnostics.ts'
 import {
@@ -30,27 +31,23 @@ export interface CompiledScript {
   readonly js: string
 }
 
-const COMPILE_ERROR_MARKER = Symbol.for('ptc-runner.CompileError')
-
 /**
  * Thrown by {@link compileScript} when the script cannot run: syntax errors, or a runtime
  * `import` / `import()` / `require()` (`NO_IMPORTS_MESSAGE`). `diagnostics` are in the user's
  * coordinates (1-based line and column); `message` is their {@link formatDiagnostics} rendering.
  * Use {@link CompileError.isInstance} across realms, where `instanceof` fails.
  */
-export class CompileError extends Error {
-  readonly code = 'compile_error'
+export class CompileError extends PtcError {
+  declare readonly code: 'compile_error'
   readonly diagnostics: readonly Diagnostic[]
-  readonly [COMPILE_ERROR_MARKER] = true
 
   constructor(diagnostics: readonly Diagnostic[]) {
-    super(formatDiagnostics(diagnostics))
-    this.name = new.target.name
+    super('compile_error', formatDiagnostics(diagnostics))
     this.diagnostics = diagnostics
   }
 
-  static isInstance(value: unknown): value is CompileError {
-    return typeof value === 'object' && value !== null && COMPILE_ERROR_MARKER in value
+  static override isInstance(value: unknown): value is CompileError {
+    return PtcError.hasCode(value, 'compile_error')
   }
 }
 

@@ -7,7 +7,7 @@
 import { join, resolve } from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { agentFolderName } from '../policy/sandbox-policy.ts'
+import { agentFolderName, spillFolder } from '../workspace/state-folder.ts'
 import { defineTool } from '../tools/define-tool.ts'
 import { RUN_CODE } from './ptc-service.ts'
 import { DEFAULT_CAPS, type OutputCaps, renderRunCode, runCodeTexts, runCodeValueSchema } from './run-code-value.ts'
@@ -35,10 +35,12 @@ const DESCRIPTION =
 
 export function apply(ctx: Context, config: Config = {}) {
   const caps: OutputCaps = { ...DEFAULT_CAPS, ...config }
-  const spillRoot = resolve(config.spillDir ?? join('.ptc', 'spill'))
+  const spillRoot = resolve(config.spillDir ?? spillFolder('.'))
   ctx.tools.register(
     defineTool({
       name: RUN_CODE,
+      // Its annotations are derived from the callable tools when served (server/exposed-tools.ts).
+      title: 'Run TypeScript that calls tools',
       description: DESCRIPTION,
       parameters: runCodeParameters,
       output: {

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, realpathSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
-import { writeFileAtomicSync } from '../builtin/safe-fs.ts'
+import { writeFileAtomicSync } from '../workspace/safe-fs.ts'
 
 /** Keep the first `maxChars` characters of `text`, with a note of how many were cut. Pure. */
 export function capText(text: string, maxChars: number): { text: string; cut: number } {

@@ -7,14 +7,22 @@
  * registered tool. Results: `structuredContent` is the canonical value when the tool's output
  * schema is an object (then `outputSchema` is declared); otherwise, since MCP requires an object,
  * it is wrapped as `{value: <canonical value>}` and no `outputSchema` is declared. `content` is the
- * rendered model content; `isError` marks a failed call (its `structuredContent` is omitted).
+ * rendered model content; `isError` marks a failed call: a pipeline failure (no value, so no
+ * `structuredContent`), or a `run_code` run whose `status` is not `ok` (the script threw, failed
+ * type-checking, timed out, …), which keeps its full canonical value as `structuredContent` so a
+ * client reads the diagnostics while one that looks only at `isError` sees a failure.
+ *
+ * Each entry carries the tool's `title` and `annotations` (MCP behaviour hints). `run_code`'s hints
+ * are derived from the tools a script can call: read-only only when every one of them is, and
+ * destructive or open-world when any of them may be (a tool without hints counts as MCP's
+ * defaults: not read-only, destructive, open-world).
  */
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { RUN_CODE } from '../ptc/ptc-service.ts'
 import type { Tool } from '../tools/define-tool.ts'
-import type { ToolRegistry } from '../tools/tool-registry.ts'
-import type { ToolResult } from '../tools/types.ts'
+import type { ToolRegistry } from '../pipeline/tool-registry.ts'
+import type { ToolAnnotations, ToolResult } from '../tools/types.ts'
 
 /** The background job tools (S10.6), exposed whenever they are registered. */
 export const JOB_TOOLS: readonly string[] = ['job_list', 'job_read', 'job_kill']
@@ -51,15 +59,40 @@ export function mcpToolList(tools: ToolRegistry, exposed: readonly Tool[], decla
       tool.name === RUN_CODE
         ? `${schema.description}\n\nThe tools a script can call, as TypeScript declarations:\n\n${declarations.trimEnd()}\n`
         : schema.description
+    const annotations = tool.name === RUN_CODE ? runCodeAnnotations(tools) : tool.annotations
     return [
       {
         name: tool.name,
+        ...(tool.title !== undefined && { title: tool.title }),
         description,
         inputSchema: { ...schema.parameters, type: 'object' },
         ...(outputSchema && { outputSchema: { ...outputSchema, type: 'object' } }),
+        ...(annotations !== undefined && { annotations: { ...annotations } }),
       },
     ]
   })
+}
+
+/**
+ * `run_code`'s behaviour hints: what the tools a script can call (every registered tool but
+ * `run_code`) may do together. Never idempotent (a script is arbitrary code).
+ */
+export function runCodeAnnotations(tools: ToolRegistry): ToolAnnotations {
+  const callable = tools.list().filter((tool) => tool.name !== RUN_CODE)
+  const readOnly = callable.every((tool) => tool.annotations?.readOnlyHint === true)
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: callable.some((tool) => tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false),
+    idempotentHint: false,
+    openWorldHint: callable.some((tool) => tool.annotations?.openWorldHint !== false),
+  }
+}
+
+/** True for a `run_code` result whose run did not end `ok` (S9: the script failed in some way). */
+export function isFailedRun(result: ToolResult): boolean {
+  if (result.name !== RUN_CODE || result.isError) return false
+  const status = (result.value as { status?: unknown } | null | undefined)?.status
+  return status !== 'ok'
 }
 
 /** Map a final result to an MCP tool result (see the module comment for the wrapping rule). */
@@ -71,5 +104,5 @@ export function toCallToolResult(result: ToolResult, options: { objectOutput: bo
   const value = result.value ?? null
   const isObject = typeof value === 'object' && value !== null && !Array.isArray(value)
   const structuredContent = options.objectOutput && isObject ? (value as Record<string, unknown>) : { value }
-  return { content, structuredContent, isError: false }
+  return { content, structuredContent, isError: isFailedRun(result) }
 }

@@ -157,7 +157,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
           opening--
           let session: McpSession
           try {
-            session = await openSession(ctx, sessionOptions)
+            session = await openSession(ctx, sessionOptions, id)
           } catch (error) {
             void transport.close().catch(() => {})
             throw error

@@ -9,7 +9,8 @@
  * agent and the request's `AbortSignal` (an MCP `notifications/cancelled` aborts it: the isolate is
  * disposed and in-flight tool calls are aborted). `run_code` executions wait for a slot of the
  * server-wide {@link RunLimiter}; when its queue or this session's share is full the call is an
- * immediate `isError` result.
+ * immediate `isError` result. A request that carries a `progressToken` gets `notifications/progress`
+ * while it runs (see `run-progress.ts`).
  */
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
@@ -17,23 +18,27 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Context, Fiber } from 'cordis'
 import * as journal from '../journal/journal.ts'
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { RUN_CODE } from '../ptc/ptc-service.ts'
 import { elicitApproval } from './elicit-approval.ts'
 import { exposedTools, mcpToolList, objectOutputSchema, toCallToolResult } from './exposed-tools.ts'
 import { RunRefused, type RunLimiter } from './run-limiter.ts'
+import { reportProgress } from './run-progress.ts'
 
-/** Server-wide options every session shares. */
 /** How many cancellations of not-yet-seen requests a session remembers. */
 const MAX_EARLY_CANCELS = 1024
 
+/** Server-wide options every session shares. */
 export interface SessionOptions {
   /** Expose every registered tool, not just run_code and the job tools. */
   exposeTools: boolean
   limiter: RunLimiter
-  /** Folder of the per-session journals (`<stamp>-<agent>.jsonl`); `false` for none. */
+  /** Folder of the per-session journals (`<stamp>-mcp-<session id>.jsonl`); `false` for none. */
   journalDir: string | false
   /** Time a person has to answer an approval prompt, in ms. */
   approvalTimeoutMs?: number
+  /** Progress heartbeat of a call that asked for progress, in ms (default 5000, see `run-progress.ts`). */
+  progressHeartbeatMs?: number
 }
 
 const INSTRUCTIONS =
@@ -42,6 +47,9 @@ const INSTRUCTIONS =
 
 /** An open session: connect `server` to a transport, `close()` when the connection ends. */
 export interface McpSession {
+  /** The MCP session id (made up for stdio). */
+  readonly sessionId: string
+  /** `mcp-<session id>`: the agent of every call this session makes. */
   readonly agent: string
   readonly server: Server
   /**
@@ -52,12 +60,14 @@ export interface McpSession {
 }
 
 /**
- * Open a session on `ctx` (a context that injects `tools`, `ptc` and `approval`).
+ * Open a session on `ctx` (a context that injects `tools`, `ptc` and `approval`). `sessionId` is
+ * the MCP session id (Streamable HTTP's `Mcp-Session-Id`); stdio has none, so one is made up. The
+ * agent is `mcp-<session id>`, and the journal file and every record carry the id.
  * @returns the session; nothing is connected yet.
  */
-export async function openSession(ctx: Context, options: SessionOptions): Promise<McpSession> {
-  const agent = `mcp-${randomUUID()}`
-  const server = new Server({ name: 'ptc-runner', version: '0.1.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+export async function openSession(ctx: Context, options: SessionOptions, sessionId: string = randomUUID()): Promise<McpSession> {
+  const agent = `mcp-${sessionId}`
+  const server = new Server({ name: PACKAGE_NAME, title: 'ptc-runner', version: PACKAGE_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
   const stop = new AbortController()
   // The MCP request each top-level call belongs to, by call id (child ids are `${callId}/…`).
   const requests = new Map<string, RequestId>()
@@ -69,7 +79,7 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
     apply: (session: Context) => {
       if (options.journalDir !== false) {
         const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-        session.plugin(journal, { file: join(options.journalDir, `${stamp}-${agent}.jsonl`), agent })
+        session.plugin(journal, { file: join(options.journalDir, `${stamp}-${agent}.jsonl`), agent, session: sessionId })
       }
       session.approval.respond(
         elicitApproval({
@@ -121,6 +131,19 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
     callControllers.set(extra.requestId, cancel)
     const signal = AbortSignal.any([extra.signal, stop.signal, cancel.signal])
     requests.set(callId, extra.requestId)
+    // A request with a progressToken gets notifications/progress while it runs (start, its calls
+    // from code, heartbeats), so a client that resets its timeout on progress keeps it alive.
+    const progressToken = request.params._meta?.progressToken
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : reportProgress({
+            ctx: session,
+            callId,
+            tool: name,
+            send: (update) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }),
+            ...(options.progressHeartbeatMs !== undefined && { heartbeatMs: options.progressHeartbeatMs }),
+          })
     try {
       const execute = () => session.tools.execute({ callId, name, arguments: args ?? {} }, { agent, signal })
       let result
@@ -135,6 +158,7 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
       }
       return toCallToolResult(result, { objectOutput: objectOutputSchema(tool) !== undefined })
     } finally {
+      progress?.stop()
       if (callControllers.get(extra.requestId) === cancel) callControllers.delete(extra.requestId)
       requests.delete(callId)
     }
@@ -142,6 +166,7 @@ export async function openSession(ctx: Context, options: SessionOptions): Promis
 
   let closing: Promise<void> | undefined
   return {
+    sessionId,
     agent,
     server,
     close: () =>

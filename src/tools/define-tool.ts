@@ -7,7 +7,7 @@
  */
 import { z } from 'zod'
 import { ToolDefinitionError } from '../errors/ptc-error.ts'
-import type { Card } from '../present/cards.ts'
+import type { Card } from './cards.ts'
 import { compactToZod, type InferCompact } from './compact-parameters.ts'
 import type { CompactParameters, ToolDefinition, ToolOutput, ToolResult } from './types.ts'
 
@@ -75,6 +75,8 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
   if (!spec.output || !isZod(spec.output.schema)) fail('output.schema must be a zod schema of the canonical value.')
   if (typeof spec.output.render !== 'function') fail('output.render must be a function (args, value) => content blocks.')
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) fail('timeoutMs must be a positive number of milliseconds.')
+  if (spec.title !== undefined && (typeof spec.title !== 'string' || spec.title.trim() === '')) fail('title must be a non-empty string when given.')
+  if (spec.annotations !== undefined && !isAnnotations(spec.annotations)) fail(`annotations must be an object whose fields (${ANNOTATION_HINTS.join(', ')}) are booleans.`)
   if (spec.jsonSchemas !== undefined && !isSchemaObjects(spec.jsonSchemas)) fail('jsonSchemas must be {parameters?, output?} with JSON Schema objects.')
   const parameters = isZod(spec.parameters)
     ? (spec.parameters as z.ZodType)
@@ -87,9 +89,9 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
     ...spec,
     parameters,
     presentCall: (args: unknown): Card | undefined =>
-      presentCall ? softly(() => presentCall(parsedOrThrow(parameters, args) as never)) : undefined,
+      presentCall ? cardOrFallback(() => presentCall(parsedOrThrow(parameters, args) as never)) : undefined,
     presentResult: (args: unknown, result: ToolResult): Card | undefined =>
-      presentResult ? softly(() => presentResult(parsedOrThrow(parameters, args) as never, result)) : undefined,
+      presentResult ? cardOrFallback(() => presentResult(parsedOrThrow(parameters, args) as never, result)) : undefined,
     [toolBrand]: true as const,
   }
   return Object.freeze(tool) as unknown as Tool<ArgsOf<P>, z.output<S>>
@@ -98,6 +100,13 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
 /** True when `value` is a tool made by {@link defineTool}. */
 export function isTool(value: unknown): value is Tool {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[toolBrand] === true
+}
+
+const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
+
+function isAnnotations(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  return Object.entries(value).every(([key, hint]) => (ANNOTATION_HINTS as readonly string[]).includes(key) && typeof hint === 'boolean')
 }
 
 function isSchemaObjects(value: unknown): boolean {
@@ -117,10 +126,10 @@ function parsedOrThrow(schema: z.ZodType, args: unknown): unknown {
 }
 
 /**
- * S11.5: run a presenter; its failure, or a result that is not a card, gives `undefined` so the
- * caller falls back to the generic card. Never throws.
+ * S11.5: run a presenter and return its card, or `undefined` (so the caller falls back to the
+ * generic card) when it throws or returns something that is not a card. Never throws.
  */
-export function softly(present: () => Card | undefined): Card | undefined {
+export function cardOrFallback(present: () => Card | undefined): Card | undefined {
   try {
     const card = present()
     return typeof card === 'object' && card !== null && typeof card.card === 'string' ? card : undefined

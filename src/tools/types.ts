@@ -3,7 +3,7 @@
  * that tools, policy plugins, the PTC bridge and the server all import.
  */
 import type { z } from 'zod'
-import type { Card } from '../present/cards.ts'
+import type { Card } from './cards.ts'
 
 /** A value JSON can carry losslessly: what arguments and canonical values are made of (S6.1). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
@@ -128,14 +128,34 @@ export interface ToolOutput<Args, Value> {
 }
 
 /**
+ * The four MCP behaviour hints of a tool (MCP `ToolAnnotations`), for clients deciding what to
+ * confirm or show. They are hints, never enforcement (policy is S3's job). Unset means the MCP
+ * defaults: not read-only, destructive, not idempotent, open-world.
+ */
+export interface ToolAnnotations {
+  /** The tool does not change its environment. */
+  readOnlyHint?: boolean
+  /** When not read-only: it may destroy or overwrite data (not only add). */
+  destructiveHint?: boolean
+  /** When not read-only: calling it again with the same arguments has no further effect. */
+  idempotentHint?: boolean
+  /** It reaches beyond a closed world (the network, any process or file outside the workspace). */
+  openWorldHint?: boolean
+}
+
+/**
  * A tool as its author writes it (S1, S2). `parameters` is a zod object or the compact form; the
  * `args` of `execute` are inferred from it. Every optional field of the S2 table is here.
  */
 export interface ToolDefinition<Args = any, Value = any> {
   name: string
+  /** A short human-readable name for UIs (MCP `title`); `name` stays the id. */
+  title?: string
   description: string
   parameters: z.ZodType<Args> | CompactParameters
   deferLoading?: boolean
+  /** Behaviour hints for MCP clients (exposed by `ptc serve`); see {@link ToolAnnotations}. */
+  annotations?: ToolAnnotations
   output: ToolOutput<Args, Value>
   execute: (args: Args, exec: ToolExecution<Args>) => Value | Promise<Value>
   /** Loads execution-prepared content before post-execute policy (S2). */

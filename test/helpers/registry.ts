@@ -5,7 +5,7 @@
 import { Context } from 'cordis'
 import { z } from 'zod'
 import { defineTool } from '../../src/tools/define-tool.ts'
-import { ToolRegistry } from '../../src/tools/tool-registry.ts'
+import { ToolRegistry } from '../../src/pipeline/tool-registry.ts'
 
 export async function createRoot(): Promise<Context> {
   const root = new Context()

@@ -13,7 +13,7 @@ import * as fsObservationPolicy from '../../../src/policy/fs-observation-policy.
 import { type PermissionPresetName, PermissionPresets } from '../../../src/policy/permission-presets.ts'
 import { Sandbox } from '../../../src/policy/sandbox.ts'
 import { SandboxPolicy } from '../../../src/policy/sandbox-policy.ts'
-import { ToolRegistry } from '../../../src/tools/tool-registry.ts'
+import { ToolRegistry } from '../../../src/pipeline/tool-registry.ts'
 import type { ExecuteOptions } from '../../../src/tools/types.ts'
 
 const OUTSIDE_PARENT = fs.existsSync('/var/tmp') ? '/var/tmp' : os.homedir()

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { decideAccess, PERMISSION_PRESETS, type ApprovalOptions } from '../../../src/policy/permission-presets.ts'
-import type { SandboxOptions } from '../../../src/policy/sandbox-types.ts'
+import type { SandboxOptions } from '../../../src/workspace/workspace-options.ts'
 import type { ApprovalRequest } from '../../../src/tools/types.ts'
 import { type WorkspaceFixture, workspaceFixture } from '../builtin/workspace-fixture.ts'
 

@@ -1,7 +1,7 @@
 import type fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { buildBwrapArgs } from '../../../src/policy/bwrap.ts'
-import type { SandboxOptions } from '../../../src/policy/sandbox-types.ts'
+import type { SandboxOptions } from '../../../src/workspace/workspace-options.ts'
 
 const namespaces = ['ipc', 'pid', 'net', 'uts', 'user', 'cgroup'] as const
 

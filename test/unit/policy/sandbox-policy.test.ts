@@ -6,7 +6,7 @@ import { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SandboxError } from '../../../src/policy/sandbox-errors.ts'
 import { SandboxPolicy } from '../../../src/policy/sandbox-policy.ts'
-import type { SandboxOptions } from '../../../src/policy/sandbox-types.ts'
+import type { SandboxOptions } from '../../../src/workspace/workspace-options.ts'
 
 describe('SandboxPolicy', () => {
   let workspace: string

@@ -10,7 +10,7 @@ import { SandboxUnavailableError } from '../../../src/policy/sandbox-errors.ts'
 import { SandboxPolicy } from '../../../src/policy/sandbox-policy.ts'
 import type { SandboxPolicyConfig } from '../../../src/policy/sandbox-policy.ts'
 import type { SandboxConfig } from '../../../src/policy/sandbox.ts'
-import type { SandboxOptions } from '../../../src/policy/sandbox-types.ts'
+import type { SandboxOptions } from '../../../src/workspace/workspace-options.ts'
 
 // The outside dir lives in /var/tmp, not /tmp: the sandbox's private /tmp would hide a host /tmp
 // dir anyway, and these tests must show the read-only root mount itself refusing the write.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Card } from '../../../src/present/cards.ts'
+import type { Card } from '../../../src/tools/cards.ts'
 import { formatCard } from '../../../src/present/format-card.ts'
 
 describe('formatCard', () => {

@@ -67,6 +67,16 @@ describe('defineTool (S1.1, S1.2, S2)', () => {
     expect(defineTool({ ...base, timeoutMs: 250 }).timeoutMs).toBe(250)
   })
 
+  it('S2 title and annotations are kept; a hint that is not a boolean, or an unknown hint, is a definition error', () => {
+    const base = { name: 't', description: 'd', parameters: {}, output, execute: () => 'x' }
+    const tool = defineTool({ ...base, title: 'A tool', annotations: { readOnlyHint: true, openWorldHint: false } })
+    expect(tool.title).toBe('A tool')
+    expect(tool.annotations).toEqual({ readOnlyHint: true, openWorldHint: false })
+    expect(() => defineTool({ ...base, annotations: { readOnlyHint: 'yes' as never } })).toThrow(/annotations .*booleans/)
+    expect(() => defineTool({ ...base, annotations: { readonly: true } as never })).toThrow(/readOnlyHint, destructiveHint, idempotentHint, openWorldHint/)
+    expect(() => defineTool({ ...base, title: '' })).toThrow(/title/)
+  })
+
   it('S1.4 the defined tool is frozen and branded, so a plain look-alike object is not a tool', () => {
     const tool = defineTool({ name: 't', description: 'd', parameters: {}, output, execute: () => 'x' })
     expect(Object.isFrozen(tool)).toBe(true)

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { appendFileSafeSync, openDirectorySync, openFileSync, readFd, type SafeArea, UnsafePathError, writeFileAtomicSync } from '../../../src/builtin/safe-fs.ts'
+import { appendFileSafeSync, openDirectorySync, openFileSync, readFd, type SafeArea, UnsafePathError, writeFileAtomicSync } from '../../../src/workspace/safe-fs.ts'
 
 let ws: string
 let outside: string

@@ -21,6 +21,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { PtcError } from '../errors/ptc-error.ts'
+import { isInside } from './is-inside.ts'
 
 const { O_RDONLY, O_WRONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY, O_CREAT, O_EXCL, O_APPEND } = fs.constants
 
@@ -56,6 +57,11 @@ export class UnsafePathError extends PtcError {
   constructor(code: UnsafePathCode, message: string, details: Record<string, unknown>, cause?: unknown) {
     super(code, message, { details, ...(cause !== undefined && { cause }) })
   }
+
+  /** True only for a safe-open refusal (a `path-*` code), even from another copy of this module. */
+  static override isInstance(value: unknown): value is UnsafePathError {
+    return PtcError.isInstance(value) && typeof value.code === 'string' && value.code.startsWith('path-')
+  }
 }
 
 /** The real location of an open fd, as the kernel reports it (`/proc/self/fd/<fd>`). */
@@ -63,17 +69,12 @@ export function fdPath(fd: number): string {
   return fs.readlinkSync(`/proc/self/fd/${fd}`)
 }
 
-/** `candidate` equal to `root` or below it (both absolute, normalized). */
-function inside(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate)
-  return relative === '' || (relative !== '..' && !relative.startsWith('..' + path.sep) && !path.isAbsolute(relative))
-}
 
 function checkLocation(real: string, area: SafeArea, write: boolean, asked: string): void {
-  if (!area.roots.some((root) => inside(root, real))) {
+  if (!area.roots.some((root) => isInside(root, real))) {
     throw new UnsafePathError('path-outside-area', `${asked} really lies at ${real}, outside [${area.roots.join(', ')}]; it changed during the call`, { path: asked, real })
   }
-  if (write && area.protectedDirs?.some((dir) => inside(dir, real))) {
+  if (write && area.protectedDirs?.some((dir) => isInside(dir, real))) {
     throw new UnsafePathError('path-protected', `${asked} is inside a protected folder (${real}) and cannot be written`, { path: asked, real })
   }
 }
@@ -106,7 +107,7 @@ function describeStat(stat: fs.Stats): string {
  * @throws the file system's error (e.g. `ENOENT` without `create`).
  */
 export function openDirectorySync(dir: string, area: SafeArea, options: { create?: boolean; write?: boolean } = {}): number {
-  const root = area.roots.filter((candidate) => inside(candidate, dir)).sort((a, b) => b.length - a.length)[0]
+  const root = area.roots.filter((candidate) => isInside(candidate, dir)).sort((a, b) => b.length - a.length)[0]
   if (root === undefined) throw new UnsafePathError('path-outside-area', `${dir} is outside [${area.roots.join(', ')}]`, { path: dir })
   let fd = fs.openSync(root, O_RDONLY | O_DIRECTORY)
   try {

@@ -4,8 +4,8 @@
  * `permission/*` access and escalation events the permission presets answer. Types only; both
  * sides import this module, neither imports the other.
  */
-import type { SandboxOptions } from '../policy/sandbox-types.ts'
 import type { ToolExecution } from '../tools/types.ts'
+import type { SandboxOptions } from './workspace-options.ts'
 
 /**
  * What an fs tool observed of one file (S8): `path` is the absolute, symlink-free path; `hash` the
