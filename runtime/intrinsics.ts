@@ -10,6 +10,9 @@
  * - no `.then`/`.catch` on promises (species and `then` lookups): `await` and captured
  *   constructors only;
  * - internal records are object literals or `Object.create(null)` maps, read by own keys only;
+ * - property descriptors are null-prototype objects ({@link defineData}): an inherited `get` or
+ *   `set` would otherwise turn a data descriptor into an invalid one and make the define throw;
+ * - the runtime's own `await` of the script's result cannot be diverted (`ownConstructor`);
  * - method calls go through {@link uncurryThis}, which binds the captured `Function.prototype.call`.
  */
 
@@ -38,4 +41,67 @@ export const NumberIsFinite = Number.isFinite
 export const StringCtor = String
 export const FunctionPrototypeBind = uncurryThis(capturedBind as (this: Function, thisArg: unknown, ...args: unknown[]) => Function)
 export const StringPrototypeSlice = uncurryThis(String.prototype.slice)
+export const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt)
 export const globalObject: typeof globalThis = globalThis
+export const ObjectGetPrototypeOf = Object.getPrototypeOf
+export const ObjectHasOwn = Object.hasOwn
+export const ObjectPrototype = Object.prototype
+export const ArrayPrototype = Array.prototype
+export const ArrayBufferIsView = ArrayBuffer.isView
+export const OriginalMap = Map
+export const MapPrototypeGet = uncurryThis(Map.prototype.get) as (map: Map<unknown, unknown>, key: unknown) => unknown
+export const MapPrototypeSet = uncurryThis(Map.prototype.set) as (map: Map<unknown, unknown>, key: unknown, value: unknown) => Map<unknown, unknown>
+export const MapPrototypeHas = uncurryThis(Map.prototype.has) as (map: Map<unknown, unknown>, key: unknown) => boolean
+/** `%TypedArray%.prototype`, the shared prototype of every typed array's own prototype. */
+export const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object
+/** The `Symbol.toStringTag` getter of typed arrays: their constructor name, `undefined` for anything else (never throws). */
+export const TypedArrayPrototypeGetToStringTag = uncurryThis(
+  Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag)!.get as (this: unknown) => string | undefined,
+)
+/**
+ * Prototypes of built-ins whose JSON is not what they hold, each with what the script should
+ * send instead (SPEC S6.1). Looked up by identity along a value's prototype chain, so subclasses
+ * are caught too and no method of the value is ever called.
+ */
+export const LOSSY_PROTOTYPES: readonly (readonly [prototype: object, what: string, advice: string])[] = [
+  [Map.prototype, 'a Map', 'convert it with Object.fromEntries(map), or Array.from(map) for non-string keys'],
+  [Set.prototype, 'a Set', 'convert it with Array.from(set)'],
+  [WeakMap.prototype, 'a WeakMap', 'it holds nothing JSON can carry'],
+  [WeakSet.prototype, 'a WeakSet', 'it holds nothing JSON can carry'],
+  [DataView.prototype, 'a DataView', 'convert its bytes with Array.from(new Uint8Array(view.buffer, view.byteOffset, view.byteLength))'],
+  [ArrayBuffer.prototype, 'an ArrayBuffer', 'convert it with Array.from(new Uint8Array(buffer))'],
+  [Promise.prototype, 'a Promise', 'await it first'],
+  [RegExp.prototype, 'a RegExp', 'send its source (regexp.source)'],
+  [Error.prototype, 'an Error', 'send { name: error.name, message: error.message }'],
+  [Function.prototype, 'a function', 'functions cannot be sent'],
+]
+/** Boxed primitives: JSON unwraps them losslessly. */
+export const BOXED_PROTOTYPES: readonly object[] = [String.prototype, Number.prototype, Boolean.prototype]
+
+const sharedDescriptor: PropertyDescriptor = { value: undefined, enumerable: false, writable: false, configurable: false }
+Object.setPrototypeOf(sharedDescriptor, null)
+
+/** Attribute bits of {@link defineData}. */
+export const ENUMERABLE = 1
+export const WRITABLE = 2
+export const CONFIGURABLE = 4
+
+/**
+ * `Object.defineProperty(target, key, { value, …attributes })` with a null-prototype descriptor,
+ * so nothing a script puts on `Object.prototype` (a `get`, `set` or `value` accessor) is read as
+ * part of it. `attributes` is a sum of {@link ENUMERABLE}, {@link WRITABLE}, {@link CONFIGURABLE}.
+ */
+export function defineData(target: object, key: PropertyKey, value: unknown, attributes: number): void {
+  // One descriptor reused for every define (defines are synchronous): no garbage per define,
+  // which matters for the ToolCallErrors of a burst of refused calls.
+  const descriptor = sharedDescriptor
+  descriptor.value = value
+  descriptor.enumerable = (attributes & ENUMERABLE) !== 0
+  descriptor.writable = (attributes & WRITABLE) !== 0
+  descriptor.configurable = (attributes & CONFIGURABLE) !== 0
+  try {
+    ObjectDefineProperty(target, key, descriptor)
+  } finally {
+    descriptor.value = undefined
+  }
+}

@@ -5,7 +5,7 @@
  * `instanceof ToolCallError` hold) and its three fields are read-only and enumerable, so
  * `JSON.stringify(error)` shows them.
  */
-import { ObjectDefineProperty, ObjectFreeze, OriginalError } from './intrinsics.ts'
+import { defineData, ENUMERABLE, ObjectFreeze, OriginalError } from './intrinsics.ts'
 
 export class ToolCallError extends OriginalError {
   declare readonly name: 'ToolCallError'
@@ -14,9 +14,9 @@ export class ToolCallError extends OriginalError {
   constructor(toolName: string, message: string) {
     // No message argument: the three fields are defined here, in this order, as own enumerable data.
     super()
-    ObjectDefineProperty(this, 'name', { value: 'ToolCallError', enumerable: true, writable: false, configurable: false })
-    ObjectDefineProperty(this, 'toolName', { value: toolName, enumerable: true, writable: false, configurable: false })
-    ObjectDefineProperty(this, 'message', { value: message, enumerable: true, writable: false, configurable: false })
+    defineData(this, 'name', 'ToolCallError', ENUMERABLE)
+    defineData(this, 'toolName', toolName, ENUMERABLE)
+    defineData(this, 'message', message, ENUMERABLE)
   }
 }
 

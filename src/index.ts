@@ -24,3 +24,7 @@ export { formatCard } from './present/format-card.ts'
 export { replayJournal } from './present/replay.ts'
 export { createHost, type Host, type HostOptions } from './host/create-host.ts'
 export { PtcError, NotJsonError, ToolTimeoutError, ToolDefinitionError, ToolDeniedError } from './errors/ptc-error.ts'
+/** cordis' `Context` (the `ctx` of plugins and hooks), for typing a tool plugin's `apply(ctx)`. */
+export type { Context } from 'cordis'
+/** zod, the very copy ptc-runner validates with: a tool module outside this package writes `import { defineTool, z } from 'ptc-runner'`. */
+export { z } from 'zod'

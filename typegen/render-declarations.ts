@@ -118,9 +118,13 @@ function renderMethods(entries: readonly ToolDeclarationEntry[], style: RenderSt
   return lines
 }
 
-/** Alias name hint of a tool's whole argument or output type: `ContentResult` after its only key, else `ReadFileArgs`. */
+/**
+ * Alias name hint of a tool's whole argument or output type: `ContentResult` after its only key,
+ * else after the tool without its server prefix (`fs__read_file` → `ReadFileArgs`).
+ */
 function rootHint(node: TypeNode, tool: string, side: 'Args' | 'Result'): string {
-  return `${node.kind === 'object' && node.properties.length === 1 ? node.properties[0]!.key : tool}_${side}`
+  const name = node.kind === 'object' && node.properties.length === 1 ? node.properties[0]!.key : tool.slice(tool.lastIndexOf('__') + 1)
+  return `${name}_${side}`
 }
 
 function fallbackNote(what: string): string {

@@ -18,9 +18,11 @@ export interface AliasNames {
   types: ReadonlyMap<string, string>
   /** `propertyKey(property)` → alias name carrying that property's doc comment and type. */
   properties: ReadonlyMap<string, string>
+  /** `nodeKey(object)` → the shared base it starts with and what it adds: `Base & { rest }`. */
+  bases: ReadonlyMap<string, { name: string; base: TypeNode; rest: TypeNode }>
 }
 
-export const NO_ALIASES: AliasNames = { types: new Map(), properties: new Map() }
+export const NO_ALIASES: AliasNames = { types: new Map(), properties: new Map(), bases: new Map() }
 
 /** How to print: the aliases in force, and where one-line property docs go. */
 export interface RenderStyle {
@@ -77,6 +79,8 @@ export function renderType(node: TypeNode, style: RenderStyle, indent: string, s
     case 'intersection':
       return node.parts.map((part) => (part.kind === 'union' && !aliases.types.has(nodeKey(part)) ? `(${renderType(part, style, indent)})` : renderType(part, style, indent))).join(' & ')
     case 'object': {
+      const based = aliases.bases.get(nodeKey(node))
+      if (based !== undefined && node !== self) return `${based.name} & ${renderType(based.rest, style, indent)}`
       const flat = flatObject(node, style)
       return flat !== undefined && flat.length <= FLAT_MAX_CHARS ? flat : blockObject(node, style, indent)
     }
@@ -85,7 +89,8 @@ export function renderType(node: TypeNode, style: RenderStyle, indent: string, s
 
 /** Array element text, in parentheses when it is a union or intersection not printed as an alias. */
 function wrap(node: TypeNode, text: string, aliases: AliasNames): string {
-  const compound = (node.kind === 'union' || node.kind === 'intersection' || node.kind === 'documented') && !aliases.types.has(nodeKey(node))
+  const key = nodeKey(node)
+  const compound = (node.kind === 'union' || node.kind === 'intersection' || node.kind === 'documented' || aliases.bases.has(key)) && !aliases.types.has(key)
   return compound ? `(${text})` : text
 }
 

@@ -10,6 +10,7 @@
  * `commits`), else from the root's hint.
  */
 import { AliasNamer } from './alias-names.ts'
+import { baseCandidates, type ObjectUse } from './shared-bases.ts'
 import { nodeKey, propertyKey, renderType, type AliasNames, type RenderStyle } from './render-type.ts'
 import type { PropertyNode, TypeNode } from './type-node.ts'
 
@@ -62,7 +63,8 @@ export function planAliases(roots: readonly AliasRoot[]): AliasPlan {
   const namer = new AliasNamer()
   const types = new Map<string, string>()
   const properties = new Map<string, string>()
-  const names: AliasNames = { types, properties }
+  const bases = new Map<string, { name: string; base: TypeNode; rest: TypeNode }>()
+  const names: AliasNames = { types, properties, bases }
   const style: RenderStyle = { aliases: names, trailingDocs: false }
   const declarations: AliasDeclaration[] = []
 
@@ -80,6 +82,33 @@ export function planAliases(roots: readonly AliasRoot[]): AliasPlan {
     const name = namer.name(best.seen.hint, { items: best.seen.items })
     types.set(nodeKey(best.seen.item), name)
     declarations.push({ name, doc: '', node: best.seen.item })
+  }
+
+  // Shared leading properties, on the objects left (greedy likewise).
+  for (;;) {
+    const objects: ObjectUse[] = []
+    for (const seen of countUses(roots, declarations, names).nodes.values()) {
+      const key = nodeKey(seen.item)
+      if (seen.item.kind === 'object' && !types.has(key) && !bases.has(key)) objects.push({ node: seen.item, uses: seen.uses, hint: seen.hint })
+    }
+    let best: { candidate: ReturnType<typeof baseCandidates>[number]; saving: number } | undefined
+    for (const candidate of baseCandidates(objects)) {
+      const uses = candidate.members.reduce((sum, member) => sum + member.uses, 0)
+      const size = estimateTokens(renderType(candidate.base, style, ''))
+      const name = estimateTokens(candidate.hint)
+      const saving = (uses - 1) * size - uses * (name + 1) - DECLARATION_TOKENS - name
+      if (saving >= MIN_SAVING_TOKENS && (best === undefined || saving > best.saving)) best = { candidate, saving }
+    }
+    if (!best) break
+    const { base, members, hint } = best.candidate
+    const name = namer.name(hint)
+    types.set(nodeKey(base), name)
+    declarations.push({ name, doc: '', node: base })
+    for (const { node } of members) {
+      if (nodeKey(node) === nodeKey(base)) continue // the member that is exactly the base prints as its name
+      const rest: TypeNode = { kind: 'object', properties: node.properties.slice(base.properties.length), index: node.index, noKeys: false }
+      bases.set(nodeKey(node), { name, base, rest })
+    }
   }
 
   const { nodes, props } = countUses(roots, declarations, names)
@@ -131,6 +160,11 @@ function countUses(roots: readonly AliasRoot[], declarations: readonly AliasDecl
         if (seen.fromRoot && !fromRoot) Object.assign(seen, { hint, items, fromRoot })
       }
       if (names.types.has(key)) return
+    }
+    const based = names.bases.get(key)
+    if (based !== undefined) {
+      visit(based.base, hint, false, false)
+      return visit(based.rest, hint, false, false)
     }
     switch (node.kind) {
       case 'array':

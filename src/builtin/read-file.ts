@@ -25,13 +25,15 @@ export const readFileParameters = z.strictObject({
 
 /**
  * Canonical value (S9.6): `path` the absolute, symlink-free path read; `text` the returned lines
- * joined with `\n` (no trailing newline, no line numbers); `startLine`/`endLine` 1-based and
+ * exactly as in the file, each with its own line ending (`\n` or `\r\n`, and the last one's only
+ * when the file has it), no line numbers: a whole-file read returns the file's text unchanged, so
+ * `write_file({ path, content: text })` leaves it byte for byte as it was; `startLine`/`endLine` 1-based and
  * inclusive (`endLine = startLine - 1` when the window is empty); `totalLines` in the file;
  * `truncated` when lines exist after `endLine`; `sizeBytes` of the whole file; `sha256` its hash.
  */
 export const readFileValue = z.object({
   path: z.string(),
-  text: z.string(),
+  text: z.string().describe('The lines exactly as in the file, line endings included: writing it back leaves the file unchanged.'),
   startLine: z.number().int(),
   endLine: z.number().int(),
   totalLines: z.number().int(),
@@ -49,6 +51,19 @@ export function splitLines(text: string): string[] {
   const lines = text.split(/\r?\n/)
   if (lines.at(-1) === '') lines.pop()
   return lines
+}
+
+/**
+ * The lines of `text` with their own endings kept (`"a\r\n"`, `"b"`): joined again they give
+ * `text` exactly. Counted like {@link splitLines}: a final newline does not add a line.
+ */
+export function splitLinesKeepingEnds(text: string): string[] {
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? []
+}
+
+/** A line from {@link splitLinesKeepingEnds} without its ending. */
+function withoutEnding(line: string): string {
+  return line.replace(/\r?\n$/, '')
 }
 
 /** Render lines like `cat -n`: right-aligned 1-based number, a tab, the line. */
@@ -95,7 +110,7 @@ export function readFileTool(ctx: Context): Tool {
         phase: 'completed',
         path: value.data.path,
         startLine: value.data.startLine,
-        lines: value.data.endLine < value.data.startLine ? [] : value.data.text.split('\n'),
+        lines: value.data.endLine < value.data.startLine ? [] : splitLines(value.data.text),
         ...(languageOf(value.data.path) && { language: languageOf(value.data.path)! }),
       }
     },
@@ -107,14 +122,14 @@ async function readFile(ctx: Context, exec: Readonly<ToolExecution>, args: z.out
   const snapshot = await readSnapshot(file, MAX_READ_BYTES, areaForCall(ctx, exec), exec.signal)
   if (!snapshot) throw new WorkspaceToolError('invalid-request', `${args.path} does not exist (resolved to ${file}); use glob or list_dir to find the right path.`, { path: file })
   if (looksBinary(snapshot.bytes)) throw new WorkspaceToolError('invalid-request', `${args.path} looks like a binary file (it contains NUL bytes); read_file reads text only.`, { path: file })
-  const lines = splitLines(snapshot.text)
+  const lines = splitLinesKeepingEnds(snapshot.text)
   const startLine = args.offset ?? 1
   const limit = args.limit ?? DEFAULT_READ_LIMIT
   const window = lines.slice(startLine - 1, startLine - 1 + limit)
   ctx.emit('fs/read', { agent: exec.agent, tool: 'read_file', path: file, hash: snapshot.hash, mtimeMs: snapshot.mtimeMs, size: snapshot.size })
   return {
     path: file,
-    text: window.join('\n'),
+    text: window.join(''),
     startLine,
     endLine: startLine + window.length - 1,
     totalLines: lines.length,
@@ -127,7 +142,7 @@ async function readFile(ctx: Context, exec: Readonly<ToolExecution>, args: z.out
 function renderRead(value: ReadFileValue): string {
   if (value.totalLines === 0) return `${value.path} is empty.`
   if (value.endLine < value.startLine) return `${value.path} has ${value.totalLines} lines; nothing at line ${value.startLine}.`
-  const body = numberLines(value.text.split('\n'), value.startLine)
+  const body = numberLines(splitLinesKeepingEnds(value.text).map(withoutEnding), value.startLine)
   const more = value.truncated ? `\n(lines ${value.startLine}-${value.endLine} of ${value.totalLines}; read on with offset ${value.endLine + 1})` : ''
   return body + more
 }

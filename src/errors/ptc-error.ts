@@ -40,6 +40,12 @@ export type PtcErrorCode =
   | 'run-refused'
   | 'mcp-connection'
   | 'mcp-config'
+  // view (ptc view, S11.6)
+  | 'view-exposure'
+  | 'view-not-found'
+  | 'view-bad-request'
+  | 'view-refused'
+  | 'view-client-build'
 
 export class PtcError extends Error {
   readonly code: PtcErrorCode

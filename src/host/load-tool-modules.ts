@@ -7,6 +7,7 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Context, Plugin } from 'cordis'
+import { describeThrown } from '../errors/describe-thrown.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import { isTool, type Tool } from '../tools/define-tool.ts'
 
@@ -49,7 +50,7 @@ export async function loadToolModules(ctx: Context, modules: readonly string[]):
     try {
       await ctx.plugin(plugin as Plugin)
     } catch (error) {
-      throw new ToolModuleError(`Tool module ${specifier} failed to start: ${(error as Error)?.message ?? String(error)}`)
+      throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}`)
     }
   }
 }

@@ -73,8 +73,8 @@ export function apply(ctx: Context) {
       execute: async (args, exec) => {
         const since = args.sinceOffset ?? 0
         // S10.4: the waiting is this call's and stops with exec.signal; the job itself is untouched (S10.3).
-        if (args.waitMs) await ctx.jobs.waitForOutput(args.jobId, exec.agent, since, args.waitMs, exec.signal)
-        return ctx.jobs.read(args.jobId, exec.agent, since, args.maxBytes ?? JOB_READ_DEFAULT_BYTES)
+        if (args.waitMs) await ctx.jobs.waitForOutput(args.jobId, exec.agent, { sinceOffset: since, waitMs: args.waitMs, signal: exec.signal })
+        return ctx.jobs.read(args.jobId, exec.agent, { sinceOffset: since, maxBytes: args.maxBytes ?? JOB_READ_DEFAULT_BYTES })
       },
       isConcurrencySafe: () => true,
       presentCall: (args) => ({ card: 'generic', phase: 'pending', title: `Read job ${args.jobId}`, kind: 'jobs' }),

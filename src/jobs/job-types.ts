@@ -3,9 +3,6 @@
  * the `job_*` tools, `bash`'s background branch and the MCP server all import.
  */
 
-/** Which stream a chunk of job output came from. */
-export type JobStream = 'stdout' | 'stderr'
-
 /**
  * Where a job is in its life (S10.5). `running` until its `run` settles; then `exited` (it
  * returned), `failed` (it threw without being killed) or `killed` (`job_kill`, its owner's
@@ -28,8 +25,8 @@ export interface JobRunContext {
   readonly jobId: string
   /** Aborted only by `kill`, the owner's dispose, the starting plugin's dispose or teardown (S10.5). */
   readonly signal: AbortSignal
-  /** Append output to the job's ring; ignored once the job has ended. Never throws. */
-  write(chunk: string, stream?: JobStream): void
+  /** Append output (stdout and stderr interleaved as they come) to the job's ring; ignored once the job has ended. Never throws. */
+  write(chunk: string): void
 }
 
 /** Input of `ctx.jobs.start` (S10.1). */

@@ -5,8 +5,10 @@
  * session closes), the dispose of the plugin that started it, or the service's teardown (S10.5).
  */
 import { type Context, Service } from 'cordis'
+import { describeThrown } from '../errors/describe-thrown.ts'
+import { raceAbort } from '../pipeline/race-abort.ts'
 import { JobNotFoundError, JobStartError } from './job-errors.ts'
-import type { JobHandle, JobInfo, JobOutcome, JobRead, JobStartOptions, JobStatus, JobStream } from './job-types.ts'
+import type { JobHandle, JobInfo, JobOutcome, JobRead, JobStartOptions, JobStatus } from './job-types.ts'
 import { DEFAULT_RING_BYTES, OutputRing } from './output-ring.ts'
 
 declare module 'cordis' {
@@ -138,7 +140,7 @@ export class Jobs extends Service {
     }
     state.jobs.set(jobId, job)
 
-    const write = (chunk: string, _stream?: JobStream) => {
+    const write = (chunk: string) => {
       if (job.status !== 'running' || typeof chunk !== 'string') return
       job.ring.write(chunk)
       wake(job)
@@ -160,7 +162,7 @@ export class Jobs extends Service {
       (error) => {
         if (job.status === 'running') {
           job.status = 'failed'
-          job.error = error instanceof Error ? error.message : String(error)
+          job.error = describeThrown(error)
         }
       },
     ).finally(() => {
@@ -182,12 +184,13 @@ export class Jobs extends Service {
   }
 
   /**
-   * Output of `jobId` since `sinceOffset` (default 0) and its state (S10.6 `job_read`). Offsets
-   * are total-bytes coordinates; pass back `nextOffset` to read only what is new. `maxBytes`
-   * bounds the returned output (default: all that is kept, up to `ringBytes`).
+   * Output of `jobId` since `options.sinceOffset` (default 0) and its state (S10.6 `job_read`).
+   * Offsets are total-bytes coordinates; pass back `nextOffset` to read only what is new.
+   * `options.maxBytes` bounds the returned output (default: all that is kept, up to `ringBytes`).
    * @throws JobNotFoundError when there is no such job for `owner` (another owner's job included).
    */
-  read(jobId: string, owner: string | undefined, sinceOffset = 0, maxBytes = Infinity): JobRead {
+  read(jobId: string, owner: string | undefined, options: { sinceOffset?: number; maxBytes?: number } = {}): JobRead {
+    const { sinceOffset = 0, maxBytes = Infinity } = options
     const job = this._find(jobId, owner)
     const slice = job.ring.read(sinceOffset, maxBytes)
     return { ...info(job), output: slice.text, offset: slice.offset, nextOffset: slice.nextOffset, missedBytes: slice.missedBytes }
@@ -217,28 +220,29 @@ export class Jobs extends Service {
   }
 
   /**
-   * Wait until `jobId` has output past `sinceOffset` or is no longer running, at most `waitMs`
-   * ms, or until `signal` aborts (the waiting is the caller's, S10.4; the job is untouched, S10.3).
-   * Resolves (never rejects on timeout or abort) so the caller can read what there is.
+   * Wait until `jobId` has output past `options.sinceOffset` or is no longer running, at most
+   * `options.waitMs` ms, or until `options.signal` aborts (the waiting is the caller's, S10.4; the
+   * job is untouched, S10.3). Resolves (never rejects on timeout or abort) so the caller can read
+   * what there is.
    * @throws JobNotFoundError when there is no such job for `owner`.
    */
-  waitForOutput(jobId: string, owner: string | undefined, sinceOffset: number, waitMs: number, signal?: AbortSignal): Promise<void> {
+  waitForOutput(jobId: string, owner: string | undefined, options: { sinceOffset: number; waitMs: number; signal?: AbortSignal }): Promise<void> {
+    const { sinceOffset, waitMs, signal } = options
     const job = this._find(jobId, owner)
     const ready = () => job.status !== 'running' || job.ring.totalBytes > sinceOffset
     if (ready() || !(waitMs > 0) || signal?.aborted) return Promise.resolve()
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        job.waiters.delete(check)
-        signal?.removeEventListener('abort', done)
-        resolve()
+    let timer: NodeJS.Timeout | undefined
+    let check: (() => void) | undefined
+    const output = new Promise<void>((resolve) => {
+      check = () => {
+        if (ready()) resolve()
       }
-      const check = () => {
-        if (ready()) done()
-      }
-      const timer = setTimeout(done, waitMs)
+      timer = setTimeout(resolve, waitMs)
       job.waiters.add(check)
-      signal?.addEventListener('abort', done, { once: true })
+    })
+    return raceAbort(output, signal, () => undefined).finally(() => {
+      clearTimeout(timer)
+      job.waiters.delete(check!)
     })
   }
 

@@ -2,7 +2,9 @@
  * The session journal plugin: every `tool/call` and every frozen `tools/result` (exactly the
  * snapshot live observers saw, S6.4) is appended as one JSON line, in order, so a session can be
  * audited and its cards replayed later (S11.3). Appends go through safe-fs (S8: no symlink followed,
- * only a regular file written). A write failure is reported on stderr and through
+ * only a regular file written). The answer of every approval request (`tool/approval`, between a
+ * call and its result) is appended too, by an outermost `approval/request` listener that passes
+ * the request on and records what came back. A write failure is reported on stderr and through
  * `journal/error`, never silently dropped.
  */
 import { mkdirSync, realpathSync } from 'node:fs'
@@ -11,7 +13,7 @@ import { appendFileSafeSync } from '../workspace/safe-fs.ts'
 import { journalFolder } from '../workspace/state-folder.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Context } from 'cordis'
-import type { ToolCallRecord, ToolResult } from '../tools/types.ts'
+import type { ApprovalOutcome, ToolCallRecord, ToolResult } from '../tools/types.ts'
 
 declare module 'cordis' {
   interface Events {
@@ -20,9 +22,22 @@ declare module 'cordis' {
   }
 }
 
+/**
+ * What the approval step answered for a call whose policy said `ask` (S5.1, S8.1): journaled so
+ * an audit (and `ptc view`) shows that the call asked and what came back.
+ */
+export interface ApprovalRecord {
+  readonly callId: string
+  readonly name: string
+  readonly agent: string | undefined
+  readonly reason?: string
+  readonly outcome: ApprovalOutcome
+}
+
 /** One line of the journal. `seq` counts from 1 within the file. */
 export type JournalRecord =
   | ({ type: 'tool/call'; seq: number; session?: string } & ToolCallRecord)
+  | ({ type: 'tool/approval'; seq: number; session?: string } & ApprovalRecord)
   | ({ type: 'tool/result'; seq: number; session?: string } & ToolResult)
 
 export const name = 'journal'
@@ -109,4 +124,15 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.on('tools/result', (result) => {
     if (mine(result.agent)) append({ type: 'tool/result', ...result })
   })
+  // Outermost (prepend), so it hears the answer of whichever responder gives it.
+  ctx.on(
+    'approval/request',
+    async (request, next) => {
+      const outcome = await next()
+      const { callId, name, agent } = request.execution
+      if (mine(agent)) append({ type: 'tool/approval', callId, name, agent, ...(typeof request.reason === 'string' && { reason: request.reason }), outcome })
+      return outcome
+    },
+    { prepend: true },
+  )
 }

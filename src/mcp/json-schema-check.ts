@@ -8,11 +8,21 @@ import { Ajv } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { z } from 'zod'
 
-type Validate = ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null }
+interface AjvError {
+  instancePath: string
+  keyword: string
+  message?: string
+  params?: Record<string, unknown>
+  /** With `verbose: true`: the value and the schema object the failing keyword belongs to. */
+  data?: unknown
+  parentSchema?: unknown
+}
+type Validate = ((value: unknown) => boolean) & { errors?: AjvError[] | null }
 
 // Formats are not validated (the server does that); unknown keywords are tolerated (strict: false).
-const draft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false })
-const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+// `verbose` adds each error's data and schema, so an unknown key can be named (see `unknownKeys`).
+const draft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false, verbose: true })
+const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, verbose: true })
 
 /**
  * Compile `schema` into a zod schema that accepts exactly what ajv accepts. Draft 2020-12 and
@@ -31,11 +41,43 @@ export function jsonSchemaCheck(schema: Record<string, unknown>, options: { labe
   }
   return z.any().superRefine((value, check) => {
     if (validate(value)) return
-    for (const error of validate.errors ?? []) {
-      check.addIssue({ code: 'custom', message: error.message ?? 'is invalid', path: pathOf(error.instancePath) })
+    const errors = validate.errors ?? []
+    for (const error of errors) {
+      check.addIssue({ code: 'custom', message: issueMessage(error), path: pathOf(error.instancePath) })
     }
+    for (const { instancePath, message } of unknownKeys(errors)) check.addIssue({ code: 'custom', message, path: pathOf(instancePath) })
     if (!validate.errors?.length) check.addIssue({ code: 'custom', message: `does not match the ${options.label} JSON Schema` })
   })
+}
+
+/** ajv's message, with the offending key named where ajv leaves it out. */
+function issueMessage(error: AjvError): string {
+  const extra = error.params?.additionalProperty
+  if (error.keyword === 'additionalProperties' && typeof extra === 'string') return `unknown key "${extra}"`
+  return error.message ?? 'is invalid'
+}
+
+/**
+ * A required property is missing and the object has keys its schema does not declare (and does
+ * not forbid, or that error would name them already): most often a misspelt name, `file` for
+ * `path`. ajv reports only the missing one; this names the unknown keys and the known ones, once
+ * per object. Needs ajv's `verbose` errors (the object and its schema).
+ */
+function unknownKeys(errors: readonly AjvError[]): { instancePath: string; message: string }[] {
+  const found = new Map<string, string>()
+  for (const error of errors) {
+    if (error.keyword !== 'required' || found.has(error.instancePath)) continue
+    const { data, parentSchema } = error
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) continue
+    const properties = (parentSchema as { properties?: unknown } | undefined)?.properties
+    if (typeof properties !== 'object' || properties === null) continue
+    const known = Object.keys(properties)
+    const unknown = Object.keys(data).filter((key) => !Object.hasOwn(properties, key))
+    if (unknown.length === 0) continue
+    const list = unknown.slice(0, 10).map((key) => `"${key.slice(0, 100)}"`).join(', ')
+    found.set(error.instancePath, `unknown key${unknown.length === 1 ? '' : 's'} ${list}; the known keys are ${known.slice(0, 30).join(', ') || '(none)'}`)
+  }
+  return [...found].map(([instancePath, message]) => ({ instancePath, message }))
 }
 
 function pathOf(instancePath: string): (string | number)[] {

@@ -1,8 +1,9 @@
 /**
  * The `--mcp-config` file (SPEC S9.1 "every visible registered tool", S2.2): the usual
- * `{"mcpServers": {name: {command, args?, env?}}}` shape that MCP clients use, plus three
+ * `{"mcpServers": {name: {command, args?, env?}}}` shape that MCP clients use, plus these
  * ptc-runner fields per server: `cwd`, `parallel` (S2.2: imported tools are exclusive unless this
- * is `true`) and `timeoutMs` (per-call budget, default 60,000 ms). Validated with zod, so a typo
+ * is `true`), `timeoutMs` (per-call budget, default 60,000 ms), and `include`/`exclude`/`rename`
+ * (which tools to import, and under which name). Validated with zod, so a typo
  * is a readable error naming the server and the field.
  */
 import { readFileSync } from 'node:fs'
@@ -21,6 +22,9 @@ const serverSchema = z
     cwd: z.string().optional(),
     parallel: z.boolean().optional(),
     timeoutMs: z.number().int().positive().optional(),
+    include: z.array(z.string()).optional(),
+    exclude: z.array(z.string()).optional(),
+    rename: z.record(z.string(), z.string().min(1, 'a new name must not be empty')).optional(),
   })
   .loose()
 
@@ -42,6 +46,12 @@ export interface McpServerConfig {
   parallel?: boolean
   /** Per-call budget in ms (default {@link DEFAULT_MCP_TIMEOUT_MS}); start-up gets at least 30 s. */
   timeoutMs?: number
+  /** Import only these tools (by the server's own names). */
+  include?: string[]
+  /** Leave these tools out (by the server's own names). */
+  exclude?: string[]
+  /** Server tool name → the name to use after `<server>__` (e.g. to resolve a name collision). */
+  rename?: Record<string, string>
 }
 
 /** A validated config: server name → server. */
@@ -65,7 +75,7 @@ export function parseMcpConfig(input: unknown, options: { file?: string; baseDir
   const where = options.file ? ` in ${options.file}` : ''
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`)
-    throw new McpConfigError(`Invalid MCP config${where}; expected {"mcpServers": {name: {command, args?, env?, cwd?, parallel?, timeoutMs?}}}:\n${problems.join('\n')}`, options.file)
+    throw new McpConfigError(`Invalid MCP config${where}; expected {"mcpServers": {name: {command, args?, env?, cwd?, parallel?, timeoutMs?, include?, exclude?, rename?}}}:\n${problems.join('\n')}`, options.file)
   }
   const servers: Record<string, McpServerConfig> = {}
   for (const [name, server] of Object.entries(parsed.data.mcpServers)) {
@@ -76,6 +86,9 @@ export function parseMcpConfig(input: unknown, options: { file?: string; baseDir
       ...(server.cwd !== undefined && { cwd: resolve(options.baseDir ?? '.', server.cwd) }),
       ...(server.parallel !== undefined && { parallel: server.parallel }),
       ...(server.timeoutMs !== undefined && { timeoutMs: server.timeoutMs }),
+      ...(server.include && { include: server.include }),
+      ...(server.exclude && { exclude: server.exclude }),
+      ...(server.rename && { rename: server.rename }),
     }
   }
   return { mcpServers: servers }

@@ -6,12 +6,18 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { describeThrown } from '../errors/describe-thrown.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from './mcp-config.ts'
 
 const STDERR_TAIL_CHARS = 2_000
+
+// One page of tools/list, each tool left unchecked: one malformed tool must not lose the others
+// (the SDK's own listTools rejects the whole page), so tools are checked one by one on import.
+const LenientToolPage = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() }).loose()
 /** The least time a server gets to spawn and finish the handshake, in ms (npx may download first). */
 export const MIN_START_TIMEOUT_MS = 30_000
 
@@ -80,26 +86,26 @@ export class McpConnection {
       await connection._client.connect(connection._transport, { timeout: budget })
     } catch (error) {
       await connection.close()
-      throw new McpConnectionError(`MCP server "${server}" (${[config.command, ...config.args].join(' ')}) could not start: ${describe(error)}${connection.stderrNote()}`, server, { cause: error })
+      throw new McpConnectionError(`MCP server "${server}" (${[config.command, ...config.args].join(' ')}) could not start: ${describeThrown(error)}${connection.stderrNote()}`, server, { cause: error })
     }
     return connection
   }
 
   /**
-   * Every tool the server lists, following pagination cursors. The first listing (at start-up)
+   * Every tool the server lists, unchecked (see `checkMcpTool`), following pagination cursors. The first listing (at start-up)
    * must finish within what is left of the start-up budget; later ones get `timeoutMs` per page.
    * @throws McpConnectionError (with the server's name and stderr tail) when the server does not
    *   answer in time, exits, or answers with an error.
    */
-  async listTools(): Promise<McpTool[]> {
+  async listTools(): Promise<unknown[]> {
     const deadline = this._startDeadline
     this._startDeadline = Infinity
-    const tools: McpTool[] = []
+    const tools: unknown[] = []
     let cursor: string | undefined
     try {
       do {
         const timeout = Number.isFinite(deadline) ? Math.max(1, Math.round(deadline - performance.now())) : this.timeoutMs
-        const page = await this._client.listTools(cursor === undefined ? {} : { cursor }, { timeout })
+        const page = await this._client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, LenientToolPage, { timeout })
         tools.push(...page.tools)
         cursor = page.nextCursor
       } while (cursor)
@@ -110,15 +116,16 @@ export class McpConnection {
           ? `answered the handshake but did not list its tools within ${Number.isFinite(deadline) ? 'the start-up time' : `${this.timeoutMs} ms`}`
           : this._closed
             ? 'exited while listing its tools'
-            : `could not list its tools: ${describe(error)}`
+            : `could not list its tools: ${describeThrown(error)}`
       throw new McpConnectionError(`MCP server "${this.server}" (${command}) ${what}.${this.stderrNote()}`, this.server, { cause: error })
     }
     return tools
   }
 
   /**
-   * Call one tool. A result with `isError` is returned as is (a tool-level failure); everything
-   * below the tool level throws.
+   * Call one tool. The result is returned as the server sent it (a result with `isError` is a
+   * tool-level failure; `structuredContent` is not checked here, the imported tool does that);
+   * everything below the tool level throws.
    * @throws McpConnectionError when the server is gone, exits during the call, or does not answer
    *   within `timeoutMs`; the caller's `AbortSignal` reason when `signal` aborts.
    */
@@ -128,7 +135,9 @@ export class McpConnection {
       throw new McpConnectionError(`MCP server "${this.server}" is not running (${why}), so "${tool}" could not be called.${this.stderrNote()}`, this.server)
     }
     try {
-      return (await this._client.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { signal, timeout: this.timeoutMs })) as CallToolResult
+      // Not `client.callTool`: it turns a text-only answer of a tool with an outputSchema, and an
+      // error result whose structuredContent does not match, into protocol errors that lose the text.
+      return (await this._client.request({ method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } }, CallToolResultSchema, { signal, timeout: this.timeoutMs })) as CallToolResult
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
@@ -158,8 +167,4 @@ export class McpConnection {
     const tail = this._stderr.trim()
     return tail ? ` Last stderr: ${tail.split('\n').slice(-5).join(' | ')}` : ''
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

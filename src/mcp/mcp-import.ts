@@ -1,14 +1,18 @@
 /**
  * The MCP import plugin (SPEC S1.4, S2.2, S9.1): starts every server of an `--mcp-config` with the
- * SDK's client and registers each of its tools as `${server}__${tool}`. Everything belongs to this
+ * SDK's client and registers each of its tools as `${server}__${tool}` (or `${server}__${rename}`).
+ * Each listed tool is checked on its own: a malformed one, or one whose name is already taken (two
+ * names that clean to the same registry name), is left out with one warning line naming the
+ * server, the tool(s), why, and the config fix; the rest are registered. Everything belongs to this
  * plugin's fiber: disposing it (closing the host) unregisters the tools and closes the clients,
  * which stops the server processes.
  */
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import type { Context } from 'cordis'
 import type { McpConfig } from './mcp-config.ts'
 import { McpConnection } from './mcp-connection.ts'
+import { checkMcpTool } from './check-mcp-tool.ts'
 import { importedTool } from './imported-tool.ts'
+import { mcpToolName } from './mcp-tool-name.ts'
 
 export const name = 'mcp-import'
 export const inject = ['tools']
@@ -39,8 +43,40 @@ export async function apply(ctx: Context, config: Config) {
   )
   const failed = settled.find((outcome) => outcome.status === 'rejected')
   if (failed) throw failed.reason
-  const listed = settled.map((outcome) => (outcome as PromiseFulfilledResult<{ connection: McpConnection; tools: McpTool[] }>).value)
+  const listed = settled.map((outcome) => (outcome as PromiseFulfilledResult<{ connection: McpConnection; tools: unknown[] }>).value)
+  // Registry name → who took it, for the collision warning.
+  const taken = new Map<string, string>()
   for (const { connection, tools } of listed) {
-    for (const tool of tools) ctx.tools.register(importedTool(connection, tool, { warn }))
+    const { server } = connection
+    const { include, exclude = [], rename = {} } = connection.config
+    const seen = new Set<string>()
+    for (const raw of tools) {
+      const checked = checkMcpTool(raw)
+      if (!checked.ok) {
+        warn(`MCP server "${server}": tool "${checked.name}" is left out: ${checked.problem}.`)
+        continue
+      }
+      const tool = checked.tool
+      seen.add(tool.name)
+      if ((include && !include.includes(tool.name)) || exclude.includes(tool.name)) continue
+      const name = mcpToolName(server, rename[tool.name] ?? tool.name)
+      const owner = taken.get(name) ?? (ctx.tools.get(name) ? `the registered tool "${name}"` : undefined)
+      if (owner !== undefined) {
+        warn(
+          `MCP server "${server}": tool "${tool.name}" is left out: its name ${name} is already taken by ${owner}. ` +
+            `To keep it, add "rename": {${JSON.stringify(tool.name)}: "<new name>"} (or "exclude": [${JSON.stringify(tool.name)}]) to server "${server}" in the MCP config.`,
+        )
+        continue
+      }
+      try {
+        ctx.tools.register(importedTool(connection, tool, { warn, name }))
+        taken.set(name, `tool "${tool.name}" of server "${server}"`)
+      } catch (error) {
+        warn(`MCP server "${server}": tool "${tool.name}" is left out: ${(error as Error).message}`)
+      }
+    }
+    for (const wanted of [...(include ?? []), ...exclude, ...Object.keys(rename)]) {
+      if (!seen.has(wanted)) warn(`MCP server "${server}": the config names tool "${wanted}" (include/exclude/rename), but the server does not list it.`)
+    }
   }
 }

@@ -5,7 +5,7 @@
  * from an async listener is caught too.
  */
 import type { Context, Events } from 'cordis'
-import { type EventHooks, eventHooks, listenersOf } from './hooks.ts'
+import { type EventHooks, eventHooks, isEventHooks, listenersOf } from './cordis-adapter.ts'
 
 /**
  * Call every listener of `name` with `payload`. `ctx` is a context or, on the hot path, the raw
@@ -37,9 +37,4 @@ export function notify<K extends keyof Events & string>(
       onError(error)
     }
   }
-}
-
-function isEventHooks(value: Context | EventHooks): value is EventHooks {
-  // a Context proxy answers any property; the raw events service owns its hook table
-  return Object.hasOwn(value, '_hooks')
 }

@@ -3,12 +3,12 @@
  * tools and guards, builds model-facing schemas by allow-list, classifies calls for the scheduler
  * fail-closed, and runs calls through the pipeline.
  */
-import { type Context, Service, symbols } from 'cordis'
+import { type Context, Service } from 'cordis'
 import { z } from 'zod'
 import { ToolDefinitionError } from '../errors/ptc-error.ts'
 import { isTool, type Tool } from '../tools/define-tool.ts'
 import type { ExecuteOptions, ToolCall, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from '../tools/types.ts'
-import { eventHooks } from './hooks.ts'
+import { eventHooks, traceWithoutShadow } from './cordis-adapter.ts'
 import { materializeJson } from './materialize.ts'
 import { runToolCall } from './run-tool-call.ts'
 
@@ -36,18 +36,8 @@ export class ToolRegistry extends Service {
 
   constructor(ctx: Context) {
     super(ctx, 'tools')
-    // Speed (bench/pipeline.bench.ts): cordis traces every `ctx.tools.<method>` access so that
-    // `this.ctx` inside a method is the calling plugin's context (what makes register/guard belong
-    // to its fiber, S1.4). By default it also wraps each method in a fresh "shadow" proxy bound to
-    // a derived context, and, for an `associate`d service, looks up `ctx.reflect.props` on every
-    // access: together about 80% of the pipeline's per-call overhead. The tracing proxy alone
-    // already answers `this.ctx` with the caller's context (cordis' own events service is traced
-    // the same way, `noShadow`), so shadowing is switched off. `associate` only serves cordis'
-    // dotted sub-properties (`ctx.provide('tools.x')` surfacing as `ctx.tools.x`), which nothing
-    // here uses; it is dropped. Tests pin the fiber ownership this must keep.
-    const tracker = (this as unknown as Record<symbol, { noShadow?: boolean; associate?: string }>)[symbols.tracker]!
-    tracker.noShadow = true
-    delete tracker.associate
+    // Speed: no per-call shadow proxies (see cordis-adapter.ts); tests pin the fiber ownership this must keep.
+    traceWithoutShadow(this)
   }
 
   /**

@@ -9,7 +9,7 @@ import { terminalSafe } from './terminal-safe.ts'
 
 /** Formatting options. */
 export interface FormatCardOptions {
-  /** Most body lines printed per card; the rest are summarized in one line. Default 40. */
+  /** Most body lines printed per card; the rest are summarized in one line. Default {@link DEFAULT_MAX_CARD_LINES} (12). */
   maxLines?: number
 }
 

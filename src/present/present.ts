@@ -3,7 +3,7 @@
  * else the generic card. Pure (S11.3): the same inputs give the same card, live or in replay.
  * Never throws: a malformed call, result or presenter falls back to the generic card (S11.5).
  */
-import { softly, type Tool } from '../tools/define-tool.ts'
+import { cardOrFallback, type Tool } from '../tools/define-tool.ts'
 import type { ToolResult } from '../tools/types.ts'
 import type { Card, CardLocation, GenericCard } from '../tools/cards.ts'
 
@@ -18,7 +18,7 @@ export const MAX_ARGS_SUMMARY_CHARS = 120
  * summary.
  */
 export function presentCallCard(tool: Tool | undefined, args: unknown, name: string = safeName(tool)): Card {
-  const card = softly(() => tool?.presentCall(args))
+  const card = cardOrFallback(() => tool?.presentCall(args))
   return card ?? genericCall(name, args)
 }
 
@@ -27,7 +27,7 @@ export function presentCallCard(tool: Tool | undefined, args: unknown, name: str
  * card, else a generic completed card with the content text (or the error message) as its body.
  */
 export function presentResultCard(tool: Tool | undefined, args: unknown, result: ToolResult): Card {
-  const card = softly(() => tool?.presentResult(args, result))
+  const card = cardOrFallback(() => tool?.presentResult(args, result))
   return card ?? genericResult(tool, args, result)
 }
 

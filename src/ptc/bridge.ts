@@ -1,7 +1,7 @@
 /**
  * The PTC bridge (SPEC S9.1–S9.5): the host side of `await tools.name(args)` from a script. Each
  * call from the isolate arrives as a pairing id, a tool name and a JSON string. Before any policy
- * the bridge records only those three things (S9.4), emits `tool/ptc-dispatch` carrying the
+ * the bridge records only those three things (S9.4) in the `tool/ptc-dispatch` event, with the
  * parent's token (S9.5), then admits the call through the run's {@link ExecutionGate} by the
  * tool's execution mode (S7, so parallel calls from code follow the agent loop's rules) and runs
  * the full registry pipeline. A success answers the final canonical value (S9.2); any failure,
@@ -39,8 +39,6 @@ export interface BridgeOptions {
   parentCallId: string
   agent: string | undefined
   gate: ExecutionGate
-  /** Every dispatched call, in arrival order: only pairing id, name and arguments (S9.4). */
-  record?: (entry: { pairingId: string; name: string; arguments: JsonValue }) => void
 }
 
 /**
@@ -57,7 +55,6 @@ export function createBridge(options: BridgeOptions): (call: BridgeCall) => Prom
     } catch {
       return { ok: false, message: `The arguments of "${name}" are not valid JSON.` }
     }
-    options.record?.({ pairingId, name, arguments: args })
     const dispatch: PtcDispatch = Object.freeze({ pairingId, name, arguments: args, parentToken })
     notify(options.ctx, 'tool/ptc-dispatch', dispatch)
     if (signal.aborted) return { ok: false, message: `The run ended before "${name}" could start.` }

@@ -19,6 +19,8 @@ import {
   type ModuleUse,
 } from './compile-source.ts'
 
+import { refineDiagnostics, type CheckerFinding } from './format-diagnostics.ts'
+
 export type { Diagnostic } from './compile-diagnostics.ts'
 export { formatDiagnostics } from './compile-diagnostics.ts'
 
@@ -162,7 +164,9 @@ export class TypeChecker {
    * The errors of `code` (a script body) against `declarations` (the generated `ToolArgsMap`,
    * `ToolOutputMap`, `tools`, `ToolCallError` text), sorted by position, in the user's
    * coordinates; `[]` when it type-checks. Syntax errors, when present, are returned alone (as
-   * tsc does). Declaration-file errors are not reported. Throws only after {@link dispose}.
+   * tsc does). Declaration-file errors are not reported. Worded for the model by
+   * `refineDiagnostics`: related hints kept, knock-on errors dropped, unknown tool names listed.
+   * Throws only after {@link dispose}.
    */
   check(code: string, declarations: string): Diagnostic[] {
     if (this.#disposed) throw new Error('TypeChecker is disposed')
@@ -181,8 +185,38 @@ export class TypeChecker {
       .map((use): Diagnostic => ({ ...positionAt(code, use.start), message: NO_IMPORTS_MESSAGE, category: 'error' }))
     let found = this.languageService.getSyntacticDiagnostics(this.#scriptFile) as readonly ts.Diagnostic[]
     if (found.length === 0) found = this.languageService.getSemanticDiagnostics(this.#scriptFile)
-    const diagnostics = [...own, ...found.map((diagnostic) => toUserDiagnostic(diagnostic, code, segments))]
-    return diagnostics.sort((a, b) => a.line - b.line || a.column - b.column)
+    const findings = found.map((diagnostic): CheckerFinding => {
+      const finding: CheckerFinding = toUserDiagnostic(diagnostic, code, segments)
+      const related = (diagnostic.relatedInformation ?? [])
+        .filter((info) => info.file?.fileName === this.#scriptFile && inUserText(info.start, segments))
+        .map((info) => ({ ...toUserDiagnostic(info, code, segments) }))
+        .map(({ line, column, message }) => ({ line, column, message }))
+      const unknownTool = this.#unknownTool(diagnostic)
+      return { ...finding, ...(related.length > 0 && { related }), ...(unknownTool && { unknownTool }) }
+    })
+    return refineDiagnostics([...own, ...findings])
+  }
+
+  /**
+   * For "Property 'x' does not exist" (TS2339, TS2551) on `tools.x`: the name used and the names
+   * of every tool, read from the type of `tools` (whatever form the declarations take).
+   */
+  #unknownTool(diagnostic: ts.Diagnostic): CheckerFinding['unknownTool'] {
+    if ((diagnostic.code !== 2339 && diagnostic.code !== 2551) || diagnostic.start === undefined || diagnostic.file?.fileName !== this.#scriptFile) return undefined
+    const program = this.languageService.getProgram()
+    const file = program?.getSourceFile(this.#scriptFile)
+    if (!program || !file) return undefined
+    const start = diagnostic.start
+    let access: ts.PropertyAccessExpression | undefined
+    const visit = (node: ts.Node): void => {
+      if (access || start < node.pos || start >= node.end) return
+      if (ts.isPropertyAccessExpression(node) && node.name.getStart(file) === start) access = node
+      else ts.forEachChild(node, visit)
+    }
+    visit(file)
+    if (!access || !ts.isIdentifier(access.expression) || access.expression.text !== 'tools') return undefined
+    const available = program.getTypeChecker().getTypeAtLocation(access.expression).getProperties().map((property) => property.name)
+    return { name: access.name.text, available }
   }
 
   /** Releases the service and its documents in the shared registry; `check` throws afterwards. */
@@ -220,7 +254,12 @@ function virtualScript(code: string, uses: readonly ModuleUse[]): { text: string
   return { text, segments }
 }
 
-function toUserDiagnostic(diagnostic: ts.Diagnostic, code: string, segments: readonly Segment[]): Diagnostic {
+/** Whether a virtual-file offset lies in the user's own text, not in the wrapper around it. */
+function inUserText(start: number | undefined, segments: readonly Segment[]): boolean {
+  return start !== undefined && segments.some((segment) => start >= segment.virtualStart && start < segment.virtualStart + segment.length)
+}
+
+function toUserDiagnostic(diagnostic: ts.Diagnostic | ts.DiagnosticRelatedInformation, code: string, segments: readonly Segment[]): Diagnostic {
   const start = diagnostic.start ?? 0
   // The last segment starting at or before `start`, clamped into it: wrapper text maps to the
   // nearest user text before it (or the end of the script for the closing brace).

@@ -18,7 +18,7 @@ import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS_
 export { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_MAX_QUEUED_RUNS, DEFAULT_MAX_RUNS_PER_SESSION }
 
 /** The limits of a {@link RunLimiter}; each a positive whole number. */
-export interface RunLimits {
+export interface RunLimiterLimits {
   /** Runs at once across sessions (default 4). */
   maxConcurrent?: number
   /**
@@ -33,12 +33,12 @@ export interface RunLimits {
 }
 
 /**
- * Every limit with the defaults derived from `maxConcurrent` filled in (see {@link RunLimits}).
+ * Every limit with the defaults derived from `maxConcurrent` filled in (see {@link RunLimiterLimits}).
  * A number is `maxConcurrent` alone.
  * @throws RangeError when a limit is not a positive whole number, or the running share exceeds
  *   `maxConcurrent`.
  */
-export function resolveRunLimits(limits: number | RunLimits = {}): Required<RunLimits> {
+export function resolveRunLimiterLimits(limits: number | RunLimiterLimits = {}): Required<RunLimiterLimits> {
   const given = typeof limits === 'number' ? { maxConcurrent: limits } : limits
   const maxConcurrent = given.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_RUNS
   checkWhole('run limit', maxConcurrent)
@@ -80,7 +80,7 @@ export interface RunLimiter {
    */
   run<T>(task: () => Promise<T>, session?: string, signal?: AbortSignal): Promise<T>
   /** The limits in force, derived defaults included. */
-  readonly limits: Readonly<Required<RunLimits>>
+  readonly limits: Readonly<Required<RunLimiterLimits>>
   /** Tasks running now. */
   readonly active: number
   /** Tasks waiting for a slot. */
@@ -92,10 +92,10 @@ type SessionKey = string | typeof ANONYMOUS
 
 /**
  * Make a limiter. A number is `maxConcurrent` alone (the other limits derive from it).
- * @throws RangeError as {@link resolveRunLimits}.
+ * @throws RangeError as {@link resolveRunLimiterLimits}.
  */
-export function createRunLimiter(limits: number | RunLimits = {}): RunLimiter {
-  const resolved = Object.freeze(resolveRunLimits(limits))
+export function createRunLimiter(limits: number | RunLimiterLimits = {}): RunLimiter {
+  const resolved = Object.freeze(resolveRunLimiterLimits(limits))
   const { maxConcurrent, maxRunningPerSession, maxQueued, maxPerSession } = resolved
   /** Calls running or waiting, per session. */
   const held = new Map<SessionKey, number>()

@@ -6,7 +6,7 @@
 import type { Context } from 'cordis'
 import { serveHttp, type HttpServeOptions } from './http-server.ts'
 import type { SessionOptions } from './mcp-session.ts'
-import { createRunLimiter, DEFAULT_MAX_CONCURRENT_RUNS } from './run-limiter.ts'
+import { createRunLimiter, DEFAULT_MAX_CONCURRENT_RUNS, type RunLimiterLimits } from './run-limiter.ts'
 import { serveStdio } from './stdio-server.ts'
 
 /** Options of {@link serve}. */
@@ -36,6 +36,21 @@ export interface ServeHandle {
 }
 
 /**
+ * The run limits of a server (S9.4): the options' own, and over stdio, where one session is all
+ * there is and none can be starved, a running share of every slot unless one is given.
+ */
+export function serveRunLimits(options: Pick<ServeOptions, 'transport' | 'maxConcurrentRuns' | 'maxRunningPerSession' | 'maxQueuedRuns' | 'maxRunsPerSession'>): RunLimiterLimits {
+  const { transport, maxConcurrentRuns, maxRunningPerSession, maxQueuedRuns, maxRunsPerSession } = options
+  const runningShare = maxRunningPerSession ?? (transport === 'stdio' ? (maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS) : undefined)
+  return {
+    ...(maxConcurrentRuns !== undefined && { maxConcurrent: maxConcurrentRuns }),
+    ...(runningShare !== undefined && { maxRunningPerSession: runningShare }),
+    ...(maxQueuedRuns !== undefined && { maxQueued: maxQueuedRuns }),
+    ...(maxRunsPerSession !== undefined && { maxPerSession: maxRunsPerSession }),
+  }
+}
+
+/**
  * Start serving on `ctx` (any host context that has the `tools`, `ptc` and `approval` services).
  * @throws ServeError (before listening) when the HTTP exposure rules refuse the bind; RangeError
  *   when `maxConcurrentRuns`, `maxRunningPerSession`, `maxQueuedRuns` or `maxRunsPerSession` is not a
@@ -43,14 +58,7 @@ export interface ServeHandle {
  */
 export async function serve(ctx: Context, options: ServeOptions): Promise<ServeHandle> {
   const { transport, maxConcurrentRuns, maxRunningPerSession, maxQueuedRuns, maxRunsPerSession, host, port, token, sessionIdleMs, maxSessions, ...session } = options
-  // Over stdio there is one session, with no other to starve: it may use every slot.
-  const runningShare = maxRunningPerSession ?? (transport === 'stdio' ? (maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS) : undefined)
-  const limiter = createRunLimiter({
-    ...(maxConcurrentRuns !== undefined && { maxConcurrent: maxConcurrentRuns }),
-    ...(runningShare !== undefined && { maxRunningPerSession: runningShare }),
-    ...(maxQueuedRuns !== undefined && { maxQueued: maxQueuedRuns }),
-    ...(maxRunsPerSession !== undefined && { maxPerSession: maxRunsPerSession }),
-  })
+  const limiter = createRunLimiter(serveRunLimits(options))
   const sessionOptions: SessionOptions = { ...session, limiter }
   // Checkers and the isolate worker start now, so the first sessions' runs find them warm; a
   // failure to start surfaces in the first run instead.

@@ -89,9 +89,9 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
     ...spec,
     parameters,
     presentCall: (args: unknown): Card | undefined =>
-      presentCall ? softly(() => presentCall(parsedOrThrow(parameters, args) as never)) : undefined,
+      presentCall ? cardOrFallback(() => presentCall(parsedOrThrow(parameters, args) as never)) : undefined,
     presentResult: (args: unknown, result: ToolResult): Card | undefined =>
-      presentResult ? softly(() => presentResult(parsedOrThrow(parameters, args) as never, result)) : undefined,
+      presentResult ? cardOrFallback(() => presentResult(parsedOrThrow(parameters, args) as never, result)) : undefined,
     [toolBrand]: true as const,
   }
   return Object.freeze(tool) as unknown as Tool<ArgsOf<P>, z.output<S>>
@@ -126,10 +126,10 @@ function parsedOrThrow(schema: z.ZodType, args: unknown): unknown {
 }
 
 /**
- * S11.5: run a presenter; its failure, or a result that is not a card, gives `undefined` so the
- * caller falls back to the generic card. Never throws.
+ * S11.5: run a presenter and return its card, or `undefined` (so the caller falls back to the
+ * generic card) when it throws or returns something that is not a card. Never throws.
  */
-export function softly(present: () => Card | undefined): Card | undefined {
+export function cardOrFallback(present: () => Card | undefined): Card | undefined {
   try {
     const card = present()
     return typeof card === 'object' && card !== null && typeof card.card === 'string' ? card : undefined

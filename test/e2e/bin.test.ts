@@ -39,7 +39,7 @@ function checkout(bootstrapped: boolean): string {
   dirs.push(root)
   mkdirSync(join(root, 'bin'))
   copyFileSync(join(REPO, 'bin', 'ptc.js'), join(root, 'bin', 'ptc.js'))
-  for (const entry of ['src', 'runtime', 'typegen', 'node_modules', 'package.json']) symlinkSync(join(REPO, entry), join(root, entry))
+  for (const entry of ['src', 'runtime', 'typegen', 'node_modules', 'package.json', 'scripts']) symlinkSync(join(REPO, entry), join(root, entry))
   if (bootstrapped) {
     const bin = join(root, '.node24', 'node_modules', `node-linux-${process.arch}`, 'bin')
     mkdirSync(bin, { recursive: true })

@@ -207,12 +207,12 @@ describe('arguments crafted by the script', () => {
     )
     expect(calls).toHaveLength(0)
     expect(result.value).toEqual([
-      'the arguments cannot be sent as JSON: a function cannot be converted to JSON (at key "f")',
-      'the arguments cannot be sent as JSON: the number NaN cannot be converted to JSON (at key "n")',
-      'the arguments cannot be sent as JSON: Do not know how to serialize a BigInt',
-      'the arguments cannot be sent as JSON: an undefined array element cannot be converted to JSON (at key "0")',
-      'the arguments cannot be sent as JSON: a symbol cannot be converted to JSON (at key "s")',
-      expect.stringMatching(/^the arguments cannot be sent as JSON: Converting circular structure to JSON/),
+      'the arguments cannot be sent as JSON: args.f is a function: functions cannot be sent as JSON',
+      'the arguments cannot be sent as JSON: args.n is NaN: JSON would turn it into null',
+      'the arguments cannot be sent as JSON: args.b is a BigInt: convert it with Number(…) or String(…)',
+      'the arguments cannot be sent as JSON: args[0] is undefined: JSON would turn it into null; use null',
+      'the arguments cannot be sent as JSON: args.s is a symbol: symbols cannot be sent as JSON',
+      'the arguments cannot be sent as JSON: args.c refers back to args: a cycle cannot be sent as JSON',
     ])
   })
 
@@ -230,10 +230,10 @@ describe('arguments crafted by the script', () => {
 
 describe('non-JSON return values', () => {
   it.each([
-    ['a function', 'return () => 1', "the script's return value cannot be converted to JSON: a function cannot be converted to JSON"],
-    ['a BigInt', 'return 10n', "the script's return value cannot be converted to JSON: Do not know how to serialize a BigInt"],
-    ['a symbol', "return Symbol('s')", "the script's return value cannot be converted to JSON: a symbol cannot be converted to JSON"],
-    ['a nested function', 'return { ok: 1, f() {} }', `the script's return value cannot be converted to JSON: a function cannot be converted to JSON (at key "f")`],
+    ['a function', 'return () => 1', "the script's return value cannot be converted to JSON: value is a function: functions cannot be sent as JSON"],
+    ['a BigInt', 'return 10n', "the script's return value cannot be converted to JSON: value is a BigInt: convert it with Number(…) or String(…)"],
+    ['a symbol', "return Symbol('s')", "the script's return value cannot be converted to JSON: value is a symbol: symbols cannot be sent as JSON"],
+    ['a nested function', 'return { ok: 1, f() {} }', `the script's return value cannot be converted to JSON: value.f is a function: functions cannot be sent as JSON`],
   ])('fails the run with status error for %s', async (_label, js, message) => {
     const { result } = await run(js, {}, pool)
     expect(result.status).toBe('error')
@@ -243,7 +243,7 @@ describe('non-JSON return values', () => {
   it('fails the run with status error for a cycle', async () => {
     const { result } = await run('const a = {}; a.self = a; return a', {}, pool)
     expect(result.status).toBe('error')
-    expect(result.error?.message).toMatch(/^the script's return value cannot be converted to JSON: Converting circular structure to JSON/)
+    expect(result.error?.message).toBe("the script's return value cannot be converted to JSON: value.self refers back to value: a cycle cannot be sent as JSON")
     await expectHealthy(pool)
   })
 })

@@ -125,7 +125,7 @@ describe('declaration rendering rules (S9.1)', () => {
     const forceOther = { type: 'boolean', description: 'Allow adding files that .gitignore would otherwise leave out, such as build output or local settings.' }
     const date = { type: 'string', description: 'Only commits after this date (ISO 8601, or relative like 2.weeks).' }
     const tools = ['git_add', 'git_log', 'git_push'].map((name, index) =>
-      mcpTool(name, { type: 'object', properties: { path: repo, force: index === 0 ? forceOther : force, date, [`only_${index}`]: { type: 'boolean' } } }),
+      mcpTool(name, { type: 'object', properties: { [`only_${index}`]: { type: 'boolean' }, path: repo, force: index === 0 ? forceOther : force, date } }),
     )
     tools.push(mcpTool('git_tag', { type: 'object', properties: { force: forceOther, date } }))
     expect(await embedded(tools)).toBe(`type Date2 = string // Only commits after this date (ISO 8601, or relative like 2.weeks).
@@ -134,11 +134,11 @@ type Force2 = boolean // Force the operation, bypassing every safety check there
 type Path = string // Path to the Git repository. Defaults to the session working directory. @default "."
 declare const tools: {
   /** The git_add tool. */
-  git_add(args: { path?: Path; force?: Force; date?: Date2; only_0?: boolean }): Promise<string>
+  git_add(args: { only_0?: boolean; path?: Path; force?: Force; date?: Date2 }): Promise<string>
   /** The git_log tool. */
-  git_log(args: { path?: Path; force?: Force2; date?: Date2; only_1?: boolean }): Promise<string>
+  git_log(args: { only_1?: boolean; path?: Path; force?: Force2; date?: Date2 }): Promise<string>
   /** The git_push tool. */
-  git_push(args: { path?: Path; force?: Force2; date?: Date2; only_2?: boolean }): Promise<string>
+  git_push(args: { only_2?: boolean; path?: Path; force?: Force2; date?: Date2 }): Promise<string>
   /** The git_tag tool. */
   git_tag(args: { force?: Force; date?: Date2 }): Promise<string>
 }
@@ -164,6 +164,38 @@ declare const tools: {
   log(args: {}): Promise<{ commits: Commit[] }>
   /** The show tool. */
   show(args: {}): Promise<{ commits: Commit[] }>
+}
+`)
+  })
+})
+
+describe('shared leading properties (S9.1)', () => {
+  it('S9.1 objects of different tools that start with the same properties print as Base & { rest }', async () => {
+    const job = {
+      jobId: { type: 'string' },
+      status: { enum: ['running', 'exited'], description: 'Where the job is.' },
+      exitCode: { type: ['integer', 'null'], description: 'Exit code once ended, else null.' },
+      totalBytes: { type: 'integer', description: 'Bytes of output the job ever wrote.' },
+    }
+    const required = Object.keys(job)
+    const tools = [
+      mcpTool('job_kill', { type: 'object', properties: {} }, { type: 'object', properties: { ...job, killed: { type: 'boolean' } }, required }),
+      mcpTool('job_list', { type: 'object', properties: {} }, { type: 'array', items: { type: 'object', properties: job, required } }),
+      mcpTool('job_read', { type: 'object', properties: {} }, { type: 'object', properties: { ...job, output: { type: 'string' }, nextOffset: { type: 'integer' } }, required: [...required, 'output'] }),
+    ]
+    expect(await embedded(tools)).toBe(`type JobResult = {
+  jobId: string
+  status: "running" | "exited" // Where the job is.
+  exitCode: number | null // Exit code once ended, else null.
+  totalBytes: number // Bytes of output the job ever wrote.
+}
+declare const tools: {
+  /** The job_kill tool. */
+  job_kill(args: {}): Promise<JobResult & { killed?: boolean }>
+  /** The job_list tool. */
+  job_list(args: {}): Promise<JobResult[]>
+  /** The job_read tool. */
+  job_read(args: {}): Promise<JobResult & { output: string; nextOffset?: number }>
 }
 `)
   })

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import ivm from 'isolated-vm'
 import type { RuntimeConfig, Settlement } from '../../../runtime/bridge-types.ts'
+import { describeThrown } from '../../errors/describe-thrown.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate-contract.ts'
 import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate } from './isolate-pool.ts'
 import { cancelledError, catastropheEnding, cpuEnding, deadlineEnding, memoryEnding, type RunEnding } from './run-endings.ts'
@@ -123,7 +124,7 @@ class IsolateRun {
       script = this.isolate.compileScriptSync(`(async () => {\n${this.request.js}\n})`, { filename: SCRIPT_ORIGIN, lineOffset: -1 })
     } catch (error) {
       if (this.ended || this.isolate.isDisposed) throw error
-      this.end({ status: 'error', error: { name: 'SyntaxError', message: errorMessage(error) } })
+      this.end({ status: 'error', error: { name: 'SyntaxError', message: describeThrown(error) } })
       return
     }
     if (this.ended) return
@@ -155,7 +156,7 @@ class IsolateRun {
    */
   private onIsolateFailure(error: unknown): void {
     if (this.ended) return
-    const message = errorMessage(error)
+    const message = describeThrown(error)
     if (this.isolate.isDisposed) {
       // We did not dispose it (the run has not ended): isolated-vm did, at the memory limit.
       this.end(memoryEnding(this.limits.memoryMb))
@@ -262,11 +263,6 @@ function quietly(fn: () => unknown): void {
   } catch {
     // See the handlers in boot().
   }
-}
-
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message
-  return typeof error === 'string' ? error : 'unknown error'
 }
 
 function describeHostError(error: unknown): string {

@@ -1,9 +1,11 @@
 /**
- * Turns `runtime/` into the script string evaluated in every isolate (SPEC S9.1). Built once per
- * process with esbuild (bundle → IIFE) and cached. The result is the body of a function (for
- * `context.evalClosure`) that returns the runtime's `installRuntime`.
+ * Turns `runtime/` into the script string evaluated in every isolate (SPEC S9.1). The built
+ * package ships it prebuilt (`npm run build` writes {@link PREBUILT_RUNTIME_FILE}); from the
+ * sources it is built once per process with esbuild (bundle → IIFE) and cached. The result is the
+ * body of a function (for `context.evalClosure`) that returns the runtime's `installRuntime`.
  */
 import { build } from 'esbuild'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
 
@@ -18,23 +20,42 @@ export interface IsolateRuntimeSource {
 /** Absolute path of the `runtime/` folder. */
 export const RUNTIME_DIR = fileURLToPath(new URL('../../../runtime/', import.meta.url))
 
+/** File name, in `runtime/` of the built package, of the runtime bundled at build time. */
+export const PREBUILT_RUNTIME_FILE = 'isolate-runtime.bundle.txt'
+
 const GLOBAL_NAME = '__ptcRuntime'
 let cached: Promise<IsolateRuntimeSource> | undefined
 
 /**
- * The bundled runtime, built on first use and then cached for the process.
+ * The bundled runtime: the prebuilt bundle when this is the built package, else built from the
+ * sources on first use; cached for the process either way.
  * @throws Error when the bundle pulls in a file outside `runtime/` (the runtime must be
  *   self-contained) or esbuild fails.
  */
 export function loadIsolateRuntimeSource(): Promise<IsolateRuntimeSource> {
-  cached ??= buildIsolateRuntimeSource().catch((error: unknown) => {
+  cached ??= (readPrebuilt() ?? buildIsolateRuntimeSource()).catch((error: unknown) => {
     cached = undefined
     throw error
   })
   return cached
 }
 
-async function buildIsolateRuntimeSource(): Promise<IsolateRuntimeSource> {
+function readPrebuilt(): Promise<IsolateRuntimeSource> | undefined {
+  let code: string
+  try {
+    code = readFileSync(path.join(RUNTIME_DIR, PREBUILT_RUNTIME_FILE), 'utf8')
+  } catch {
+    return undefined
+  }
+  return Promise.resolve({ code, inputs: [] })
+}
+
+/**
+ * Bundle `runtime/index.ts` with esbuild and check that it is self-contained (the build script
+ * calls this to write the prebuilt bundle).
+ * @throws Error when the bundle pulls in a file outside `runtime/`, or esbuild fails.
+ */
+export async function buildIsolateRuntimeSource(): Promise<IsolateRuntimeSource> {
   const result = await build({
     entryPoints: [path.join(RUNTIME_DIR, 'index.ts')],
     bundle: true,

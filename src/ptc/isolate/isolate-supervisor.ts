@@ -7,6 +7,7 @@
  * caller's `dispatch` ({@link SupervisedRun}, one per run).
  */
 import { fileURLToPath } from 'node:url'
+import { raceAbort } from '../../pipeline/race-abort.ts'
 import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
 import type { ChildMessage, IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
 
@@ -141,7 +142,7 @@ export class IsolateSupervisor {
     worker.waiting++
     this.updateRef(worker)
     try {
-      return await raceAbort(worker.ready, signal)
+      return await raceAbort(worker.ready.then(() => 'ready' as const), signal, () => 'aborted' as const)
     } finally {
       worker.waiting--
       this.updateRef(worker)
@@ -276,13 +277,4 @@ export class IsolateSupervisor {
   private updateRef(worker: Worker): void {
     if (worker.state !== 'dead') worker.channel.setRef(worker.runs.size > 0 || worker.waiting > 0)
   }
-}
-
-/** Resolves 'ready' when `ready` does, 'aborted' when `signal` aborts first; rejects with `ready`. */
-function raceAbort(ready: Promise<void>, signal: AbortSignal | undefined): Promise<'ready' | 'aborted'> {
-  const readied = ready.then(() => 'ready' as const)
-  if (signal === undefined) return readied
-  let onAbort!: () => void
-  const aborted = new Promise<'aborted'>((resolve) => signal.addEventListener('abort', (onAbort = () => resolve('aborted')), { once: true }))
-  return Promise.race([readied, aborted]).finally(() => signal.removeEventListener('abort', onAbort))
 }

@@ -5,6 +5,7 @@
  * worker does not answer by the deadline (plus grace) or does not confirm a cancel, without ever
  * waiting for the worker. What happens to the worker then is the supervisor's business.
  */
+import { describeThrown } from '../../errors/describe-thrown.ts'
 import type { IsolateRunRequest, IsolateRunResult, IsolateToolOutcome, ParentMessage, WorkerAnswerMessage, WorkerDispatchMessage } from './isolate-contract.ts'
 import { cancelledError, unansweredDeadlineEnding, type RunEnding } from './run-endings.ts'
 import type { RunLimits } from './run-limits.ts'
@@ -109,7 +110,7 @@ export class SupervisedRun {
     }
     outcome.then(
       (result) => answer({ outcome: plainOutcome(result) }),
-      (error: unknown) => answer({ rejection: error instanceof Error ? error.message : typeof error === 'string' ? error : 'unknown error' }),
+      (error: unknown) => answer({ rejection: describeThrown(error) }),
     )
   }
 

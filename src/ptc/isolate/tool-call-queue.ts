@@ -5,6 +5,7 @@
  * settled back as a value or a `ToolCallError` message. Also keeps the time the run spent with a
  * call running or queued, for deadline messages.
  */
+import { describeThrown } from '../../errors/describe-thrown.ts'
 import type { IsolateRunRequest, IsolateToolOutcome } from './isolate-contract.ts'
 import type { RunLimits } from './run-limits.ts'
 
@@ -115,7 +116,7 @@ export class ToolCallQueue {
     }
     outcome.then(
       (result) => this.#done(call, () => this.#onOutcome(call, result)),
-      (error: unknown) => this.#done(call, () => this.#options.settle(call.callId, false, `the tool failed: ${errorMessage(error)}`)),
+      (error: unknown) => this.#done(call, () => this.#options.settle(call.callId, false, `the tool failed: ${describeThrown(error)}`)),
     )
   }
 
@@ -154,9 +155,4 @@ export function utf8BytesOver(text: string, max: number): number | undefined {
   if (text.length * 3 <= max) return undefined
   const bytes = Buffer.byteLength(text)
   return bytes > max ? bytes : undefined
-}
-
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message
-  return typeof error === 'string' ? error : 'unknown error'
 }

@@ -15,7 +15,7 @@ describe('read_file', () => {
   it('S9.6 returns the text and line counts as a value, numbered lines as content, a read card (S11.1)', async () => {
     const result = await ws.call('read_file', { path: 'a.txt' })
     expect(result.isError).toBe(false)
-    expect(result.value).toMatchObject({ path: ws.file('a.txt'), text: 'one\ntwo\nthree', startLine: 1, endLine: 3, totalLines: 3, truncated: false, sizeBytes: 14 })
+    expect(result.value).toMatchObject({ path: ws.file('a.txt'), text: 'one\ntwo\nthree\n', startLine: 1, endLine: 3, totalLines: 3, truncated: false, sizeBytes: 14 })
     expect(contentText(result)).toBe('     1\tone\n     2\ttwo\n     3\tthree')
     const tool = ws.root.tools.get('read_file')!
     expect(tool.presentResult(result.arguments, result)).toEqual({ card: 'read', phase: 'completed', path: ws.file('a.txt'), startLine: 1, lines: ['one', 'two', 'three'], language: 'text' })
@@ -25,8 +25,26 @@ describe('read_file', () => {
 
   it('reads a window with offset and limit and says there is more', async () => {
     const result = await ws.call('read_file', { path: 'a.txt', offset: 2, limit: 1 })
-    expect(result.value).toMatchObject({ text: 'two', startLine: 2, endLine: 2, totalLines: 3, truncated: true })
+    expect(result.value).toMatchObject({ text: 'two\n', startLine: 2, endLine: 2, totalLines: 3, truncated: true })
     expect(contentText(result)).toContain('read on with offset 3')
+  })
+
+  it('S9.6 writing back the text read_file returned leaves the file byte for byte as it was (final newline, CRLF, none)', async () => {
+    const cases = { 'lf.txt': 'one\ntwo\n', 'crlf.txt': 'one\r\ntwo\r\n', 'mixed.txt': 'one\r\ntwo\nthree', 'blank-lines.txt': '\n\nx\n\n', 'empty.txt': '' }
+    for (const [name, content] of Object.entries(cases)) {
+      fs.writeFileSync(ws.file(name), content)
+      const read = await ws.call('read_file', { path: name })
+      const { text } = read.value as { text: string }
+      expect(text, name).toBe(content)
+      const write = await ws.call('write_file', { path: name, content: text })
+      expect(write.isError, name).toBe(false)
+      expect(fs.readFileSync(ws.file(name), 'utf8'), name).toBe(content)
+    }
+    // Display numbering is unchanged: endings are not shown and a final newline adds no line.
+    const crlf = await ws.call('read_file', { path: 'crlf.txt' })
+    expect(contentText(crlf)).toBe('     1\tone\n     2\ttwo')
+    expect(crlf.value).toMatchObject({ totalLines: 2, endLine: 2 })
+    expect(ws.root.tools.get('read_file')!.presentResult(crlf.arguments, crlf)).toMatchObject({ lines: ['one', 'two'] })
   })
 
   it('a missing file, a directory and a binary file are clear errors', async () => {

@@ -182,10 +182,10 @@ describe('ctx.jobs service (S10)', () => {
     producer.write('one\n')
     const first = root.jobs.read(jobId, 'a')
     producer.write('two\n')
-    const second = root.jobs.read(jobId, 'a', first.nextOffset)
+    const second = root.jobs.read(jobId, 'a', { sinceOffset: first.nextOffset })
     expect([first.output, second.output, second.offset, second.nextOffset]).toEqual(['one\n', 'two\n', 4, 8])
-    expect(root.jobs.read(jobId, 'a', second.nextOffset).output).toBe('')
-    expect(root.jobs.read(jobId, 'a', 0, 3)).toMatchObject({ output: 'one', nextOffset: 3 })
+    expect(root.jobs.read(jobId, 'a', { sinceOffset: second.nextOffset }).output).toBe('')
+    expect(root.jobs.read(jobId, 'a', { sinceOffset: 0, maxBytes: 3 })).toMatchObject({ output: 'one', nextOffset: 3 })
   })
 
   it('start validates its input and the per-owner running limit', async () => {

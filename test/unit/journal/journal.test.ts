@@ -171,4 +171,20 @@ describe('journal record cap (S11.3)', () => {
     expect(Buffer.byteLength(line)).toBeLessThanOrEqual(Journal.MAX_RECORD_BYTES)
     expect(JSON.parse(line)).toMatchObject({ type: 'tool/result', seq: 1, callId: 'c', name: 'n', isError: true, error: { $omitted: expect.any(String) } })
   })
+  it('S8.1 an ask is journaled as a tool/approval record between the call and its result, with what the responder answered', async () => {
+    const file = join(dir, 'asks.jsonl')
+    const { root } = await setup({ file })
+    await usePlugin(root, (ctx) => {
+      ctx.on('tools/pre-execute', () => ({ kind: 'ask', reason: 'writes outside' }))
+      ctx.on('approval/request', (request) => ((request.execution.arguments as { text: string }).text === 'yes' ? 'allowed-once' : 'denied'))
+    }, 'asker')
+    await root.tools.execute({ callId: 'y', name: 'echo', arguments: { text: 'yes' } }, { agent: 's1' })
+    await root.tools.execute({ callId: 'n', name: 'echo', arguments: { text: 'no' } }, { agent: 's1' })
+    const records = lines(file)
+    expect(records.map((record) => [record.type, record.callId, record.outcome ?? record.isError ?? '-'])).toEqual([
+      ['tool/call', 'y', '-'], ['tool/approval', 'y', 'allowed-once'], ['tool/result', 'y', false],
+      ['tool/call', 'n', '-'], ['tool/approval', 'n', 'denied'], ['tool/result', 'n', true],
+    ])
+    expect(records[1]).toEqual({ type: 'tool/approval', seq: 2, callId: 'y', name: 'echo', agent: 's1', reason: 'writes outside', outcome: 'allowed-once' })
+  })
 })

@@ -10,10 +10,13 @@ import { describe, expect, it } from 'vitest'
 const REPO = path.resolve(import.meta.dirname, '../../..')
 const SRC = path.join(REPO, 'src')
 
-/** The part a repository file belongs to: `src/<folder>`, `src` for files at the top of src/, `runtime`, `typegen`. */
+/**
+ * The part a repository file belongs to: its folder of src/, or the file itself for a file at the
+ * top of src/ (the `index.ts` entry, leaf modules such as `package-version.ts`), `runtime`, `typegen`.
+ */
 function partOf(file: string): string | undefined {
   const relative = path.relative(REPO, file).split(path.sep)
-  if (relative[0] === 'src') return relative.length > 2 ? relative[1] : '(src)'
+  if (relative[0] === 'src') return relative[1]
   if (relative[0] === 'runtime' || relative[0] === 'typegen') return relative[0]
   return undefined
 }

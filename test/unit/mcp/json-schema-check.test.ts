@@ -21,8 +21,14 @@ describe('JSON Schema validation of imported tools (S1.1: the registry validates
     expect(result.success).toBe(false)
     const pretty = z.prettifyError(result.error!)
     expect(pretty).toContain("must have required property 'path'")
-    expect(pretty).toContain('must NOT have additional properties')
+    expect(pretty).toContain('unknown key "extra"')
     expect(pretty).toMatch(/must be number\s+→ at tail\[1\]/)
+  })
+
+  it('S1.1 names an unknown key next to the missing required one (file instead of path), even when extra keys are allowed', () => {
+    const open = { type: 'object', properties: { path: { type: 'string' }, head: { type: 'number' } }, required: ['path'] }
+    const result = jsonSchemaCheck(open, { label: 'fs/read input' }).safeParse({ file: 'a.txt' })
+    expect(z.prettifyError(result.error!)).toBe(`✖ must have required property 'path'\n✖ unknown key "file"; the known keys are path, head`)
   })
 
   it('understands draft 2020-12 schemas', () => {

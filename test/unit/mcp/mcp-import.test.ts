@@ -31,7 +31,7 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeou
     expect(greet.jsonSchemas?.parameters).toMatchObject({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] })
     expect(greet.jsonSchemas?.output).toMatchObject({ type: 'object', properties: { greeting: { type: 'string' } } })
     expect(root.tools.schemas().find((schema) => schema.name === 'fake__greet')?.parameters).toEqual(greet.jsonSchemas?.parameters)
-    expect(root.tools.get('fake__plain')!.jsonSchemas?.output).toEqual({})
+    expect(root.tools.get('fake__plain')!.jsonSchemas?.output).toEqual({ type: 'string' })
   })
 
   it('structuredContent is the canonical value, the server content is the model content', async () => {

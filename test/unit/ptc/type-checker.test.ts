@@ -74,7 +74,13 @@ describe('TypeChecker', () => {
     const diagnostics = checker.check(code, DECLARATIONS)
     expect(codes(diagnostics)).toEqual([2339])
     expect(diagnostics[0]).toMatchObject(at(code, 'write_file'))
-    expect(diagnostics[0]!.message).toContain("Property 'write_file' does not exist")
+    expect(diagnostics[0]!.message).toBe("There is no tool named 'write_file'. The tools are: read_file.")
+  })
+
+  it('S9.1 a misspelt tool name suggests the closest tool, also inside a callback', () => {
+    const code = "const all = await Promise.all(['a'].map((path) => tools.raed_file({ path })))"
+    const diagnostics = checker.check(code, DECLARATIONS)
+    expect(diagnostics).toEqual([{ ...at(code, 'raed_file'), code: 2551, category: 'error', message: "There is no tool named 'raed_file'. Did you mean 'read_file'? The tools are: read_file." }])
   })
 
   it('S9.1 misusing an output field is a type error', () => {
@@ -86,8 +92,15 @@ describe('TypeChecker', () => {
     ])
   })
 
-  it('S9.1 forgetting await leaves a Promise, which has no output fields', () => {
+  it('S9.1 forgetting await leaves a Promise, which has no output fields; TypeScript\'s await hint is kept', () => {
     const code = "const r = tools.read_file({ path: 'a' })\nreturn r.text"
+    const diagnostics = checker.check(code, DECLARATIONS)
+    expect(codes(diagnostics)).toEqual([2339])
+    expect(diagnostics[0]!.message).toMatch(/^Property 'text' does not exist on type 'Promise<\{ text: string; \}>'\.\n2:10 Did you forget to use 'await'\?$/)
+  })
+
+  it('S9.1 a knock-on implicit-any error on the same line is not reported', () => {
+    const code = "const r = tools.read_file({ path: 'a' })\nconst n = r.text.split('\\n').map((l) => l.length)"
     expect(codes(checker.check(code, DECLARATIONS))).toEqual([2339])
   })
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createRunLimiter, resolveRunLimits, RunRefused } from '../../../src/server/run-limiter.ts'
+import { createRunLimiter, resolveRunLimiterLimits, RunRefused } from '../../../src/server/run-limiter.ts'
+import { serveRunLimits } from '../../../src/server/serve.ts'
 
 /** A task that settles only when told to. */
 function held() {
@@ -82,11 +83,18 @@ describe('the run limiter is fair across sessions (S9.4)', () => {
   })
 
   it('S9.4 --max-concurrent-runs derives the per-session defaults; a share above the total is refused', () => {
-    expect(resolveRunLimits()).toEqual({ maxConcurrent: 4, maxRunningPerSession: 2, maxQueued: 64, maxPerSession: 4 })
-    expect(resolveRunLimits(16)).toEqual({ maxConcurrent: 16, maxRunningPerSession: 8, maxQueued: 64, maxPerSession: 16 })
-    expect(resolveRunLimits(1)).toMatchObject({ maxRunningPerSession: 1, maxPerSession: 4 })
-    expect(resolveRunLimits(3)).toMatchObject({ maxRunningPerSession: 1 })
-    expect(() => resolveRunLimits({ maxConcurrent: 2, maxRunningPerSession: 3 })).toThrow(/cannot exceed the run limit/)
-    expect(() => resolveRunLimits({ maxQueued: 0 })).toThrow(/queue limit must be a positive whole number/)
+    expect(resolveRunLimiterLimits()).toEqual({ maxConcurrent: 4, maxRunningPerSession: 2, maxQueued: 64, maxPerSession: 4 })
+    expect(resolveRunLimiterLimits(16)).toEqual({ maxConcurrent: 16, maxRunningPerSession: 8, maxQueued: 64, maxPerSession: 16 })
+    expect(resolveRunLimiterLimits(1)).toMatchObject({ maxRunningPerSession: 1, maxPerSession: 4 })
+    expect(resolveRunLimiterLimits(3)).toMatchObject({ maxRunningPerSession: 1 })
+    expect(() => resolveRunLimiterLimits({ maxConcurrent: 2, maxRunningPerSession: 3 })).toThrow(/cannot exceed the run limit/)
+    expect(() => resolveRunLimiterLimits({ maxQueued: 0 })).toThrow(/queue limit must be a positive whole number/)
+  })
+
+  it('S9.4 over HTTP a session gets half the slots by default; over stdio, its only session gets all of them', () => {
+    expect(resolveRunLimiterLimits(serveRunLimits({ transport: 'http', maxConcurrentRuns: 6 }))).toMatchObject({ maxConcurrent: 6, maxRunningPerSession: 3 })
+    expect(resolveRunLimiterLimits(serveRunLimits({ transport: 'stdio', maxConcurrentRuns: 6 }))).toMatchObject({ maxConcurrent: 6, maxRunningPerSession: 6 })
+    expect(resolveRunLimiterLimits(serveRunLimits({ transport: 'stdio' }))).toMatchObject({ maxConcurrent: 4, maxRunningPerSession: 4 })
+    expect(resolveRunLimiterLimits(serveRunLimits({ transport: 'stdio', maxRunningPerSession: 1 }))).toMatchObject({ maxRunningPerSession: 1 })
   })
 })

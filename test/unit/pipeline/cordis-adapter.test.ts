@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { symbols } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
 
-// The pipeline dispatches its hooks straight from cordis' hook table (src/pipeline/hooks.ts);
+// The pipeline dispatches its hooks straight from cordis' hook table (src/pipeline/cordis-adapter.ts);
 // these pin that it still behaves like ctx.waterfall / ctx.emit.
 describe('hook dispatch (S3)', () => {
   it('S3 a policy listener of a disposed plugin no longer runs', async () => {
@@ -53,5 +56,21 @@ describe('hook dispatch (S3)', () => {
     expect((await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })).error?.message).toBe('held guard')
     await fiber.dispose()
     expect(root.tools.get('echo')).toBeUndefined()
+  })
+
+  it('cordis is exactly the version the adapter was written against (4.0.0-rc.10): upgrading means re-reading cordis-adapter.ts', () => {
+    const manifest = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../../node_modules/cordis/package.json'), 'utf8')) as { version: string }
+    expect(manifest.version).toBe('4.0.0-rc.10')
+    const ours = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../../package.json'), 'utf8')) as { dependencies: Record<string, string> }
+    expect(ours.dependencies.cordis).toBe('4.0.0-rc.10')
+  })
+
+  it('S1.4 the tools service is traced without shadows, and this.ctx is still the calling plugin', async () => {
+    const root = await createRoot()
+    const tracker = (root.tools as unknown as Record<symbol, { noShadow?: boolean; associate?: string; property?: string }>)[symbols.tracker]
+    expect(tracker).toMatchObject({ noShadow: true, property: 'ctx' })
+    expect(tracker && 'associate' in tracker).toBe(false)
+    // the same method reference on every access: no per-access shadow proxy
+    expect(root.tools.execute).toBe(root.tools.execute)
   })
 })

@@ -1,4 +1,10 @@
 /**
+ * The one place that reaches into cordis internals (cordis 4.0.0-rc.10, pinned exactly in
+ * package.json; test/unit/pipeline/cordis-adapter.test.ts pins the version and the behaviour this
+ * relies on, so an upgrade fails there first). cordis has no public API for either need:
+ * - reading a hook table without the per-access proxies (`EventsService._hooks`);
+ * - tracing a service without its per-call "shadow" proxies (the `Service.tracker` record).
+ *
  * Direct dispatch over cordis' event hooks for the pipeline's hot path (SPEC S3). Every
  * `ctx.waterfall()` / `ctx.events` access goes through cordis' context proxies, which allocate
  * several Proxies and a derived context per access; a tool call dispatches five hooks, so the
@@ -10,7 +16,7 @@
  * waterfall listener may call `next()` only once. The unit tests pin this behaviour (ordering,
  * prepend, disposal) so a cordis upgrade that changes the table fails loudly.
  */
-import { type Context, symbols } from 'cordis'
+import { type Context, type Service, symbols } from 'cordis'
 
 type Listener = (...args: any[]) => any
 
@@ -24,6 +30,28 @@ export interface EventHooks {
 export function eventHooks(ctx: Context): EventHooks {
   const traced = ctx.events as unknown as Record<symbol, unknown>
   return ((traced[symbols.original] as EventHooks | undefined) ?? (traced as unknown as EventHooks))
+}
+
+/** Is `value` the raw events service (a Context proxy answers any property; the service owns its table)? */
+export function isEventHooks(value: object): value is EventHooks {
+  return Object.hasOwn(value, '_hooks')
+}
+
+/**
+ * Speed (bench/pipeline.bench.ts): cordis traces every `ctx.<service>.<method>` access so that
+ * `this.ctx` inside a method is the calling plugin's context (what makes `register`/`guard`
+ * belong to its fiber, S1.4). By default it also wraps each method in a fresh "shadow" proxy bound
+ * to a derived context and, for an `associate`d service, looks up `ctx.reflect.props` on every
+ * access: together about 80% of the pipeline's per-call overhead. The tracing proxy alone already
+ * answers `this.ctx` with the caller's context (cordis' own events service is traced the same way,
+ * `noShadow`), so shadowing is switched off. `associate` only serves cordis' dotted
+ * sub-properties (`ctx.provide('tools.x')` surfacing as `ctx.tools.x`), which nothing here uses;
+ * it is dropped. Call from the service's constructor, after `super()`.
+ */
+export function traceWithoutShadow(service: Service): void {
+  const tracker = (service as unknown as Record<symbol, { noShadow?: boolean; associate?: string }>)[symbols.tracker]!
+  tracker.noShadow = true
+  delete tracker.associate
 }
 
 const NONE: readonly Listener[] = Object.freeze([])

@@ -1,0 +1,68 @@
+/**
+ * `npm run build` (also run by `npm pack` / `npm publish` through `prepack`): the package users
+ * install, in `dist/`. Development from the repository needs no build (Node 24 runs the sources).
+ * 1. `tsc -p tsconfig.build.json`: `src/`, `runtime/`, `typegen/` → JavaScript and declarations.
+ * 2. Relative `.ts` specifiers → `.js` in every emitted file: tsc rewrites static imports only, so
+ *    this also covers `import()` of lazily loaded modules, declaration files, and worker entries
+ *    named by path (`new URL('./x-worker-entry.ts', import.meta.url)`), whatever entries exist.
+ *    Every rewritten target must exist in `dist/`, or the build fails.
+ * 3. The in-isolate runtime bundled once, with its self-containment check, into
+ *    `dist/runtime/isolate-runtime.bundle.txt` (read instead of bundling at run time).
+ * 4. `bin/ptc.js` → `dist/bin/ptc.js`, executable.
+ * 5. Folders shipped as sources ({@link SOURCE_ASSET_DIRS}: the viewer's browser app, which
+ *    esbuild bundles when `ptc view` starts) copied as they are.
+ * Exits non-zero with the reason on any failure.
+ */
+import { execFileSync } from 'node:child_process'
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { buildIsolateRuntimeSource, PREBUILT_RUNTIME_FILE } from '../src/ptc/isolate/isolate-runtime-source.ts'
+
+const ROOT = path.resolve(import.meta.dirname, '..')
+/** Folders tsc does not compile (see tsconfig.build.json's exclude) that the package ships as written. */
+const SOURCE_ASSET_DIRS = ['src/view/client']
+const DIST = path.join(ROOT, 'dist')
+/** A quoted relative path ending in `.ts` (not `.d.ts`), e.g. `'../host/create-host.ts'`. */
+const RELATIVE_TS = /(['"])(\.\.?\/[^'"\n]*?)(?<!\.d)\.ts\1/g
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+}
+
+/** Rewrite relative `.ts` specifiers of one emitted file; returns the problems found. */
+function rewriteSpecifiers(file: string): string[] {
+  const problems: string[] = []
+  const text = readFileSync(file, 'utf8')
+  const rewritten = text.replace(RELATIVE_TS, (_match, quote: string, stem: string) => {
+    const target = path.resolve(path.dirname(file), `${stem}.js`)
+    if (!existsSync(target)) problems.push(`${path.relative(ROOT, file)}: ${stem}.ts has no ${path.relative(ROOT, target)}`)
+    return `${quote}${stem}.js${quote}`
+  })
+  if (rewritten !== text) writeFileSync(file, rewritten)
+  return problems
+}
+
+rmSync(DIST, { recursive: true, force: true })
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit', cwd: ROOT })
+
+for (const dir of SOURCE_ASSET_DIRS) cpSync(path.join(ROOT, dir), path.join(DIST, dir), { recursive: true })
+mkdirSync(path.join(DIST, 'bin'))
+copyFileSync(path.join(ROOT, 'bin', 'ptc.js'), path.join(DIST, 'bin', 'ptc.js'))
+chmodSync(path.join(DIST, 'bin', 'ptc.js'), 0o755)
+
+const problems = files(DIST)
+  .filter((file) => file.endsWith('.js') || file.endsWith('.d.ts'))
+  .flatMap(rewriteSpecifiers)
+if (problems.length > 0) {
+  console.error(`build: relative imports with no emitted module:\n  ${problems.join('\n  ')}`)
+  process.exit(1)
+}
+
+const runtime = await buildIsolateRuntimeSource()
+writeFileSync(path.join(DIST, 'runtime', PREBUILT_RUNTIME_FILE), runtime.code)
+
+console.log(`build: dist/ written (${files(DIST).length} files; runtime bundle ${runtime.code.length} chars from ${runtime.inputs.length} files)`)

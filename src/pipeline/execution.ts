@@ -1,0 +1,96 @@
+/**
+ * The immutable execution of one tool call (SPEC S6.2, S6.3) and the caller's stop: the frozen
+ * record every policy hook and the body receive, the fusion of the caller's signal into whatever
+ * signal a wrapper installed, and the race that ends every wait of the pipeline on the caller's stop.
+ */
+import type { ToolExecution } from '../tools/types.ts'
+import { raceAbort } from './race-abort.ts'
+
+/** The signal of a call made without one: never aborts. */
+export const NEVER_ABORTED = new AbortController().signal
+
+/** Sentinel thrown inside the pipeline's waits when the caller stops the call. */
+export const CANCELLED = Symbol('cancelled')
+
+/** What a new {@link Execution} is made of; `callerSignal` is {@link NEVER_ABORTED} for a call without one. */
+export interface ExecutionFields {
+  readonly callId: string
+  readonly name: string
+  readonly args: unknown
+  readonly agent: string | undefined
+  readonly parentToken: symbol | undefined
+  readonly callerSignal: AbortSignal
+  readonly timeoutMs: number | undefined
+}
+
+/**
+ * The execution record (S6.2, S6.3): a frozen instance, so `callId`, `name`, `arguments`, `agent`,
+ * `token`, `parentToken`, `callerSignal` and `timeoutMs` cannot be reassigned, deleted or
+ * redefined and nothing can be added. `signal` is an accessor over a private field (private
+ * fields stay writable on a frozen object): a wrapper may replace it with another AbortSignal,
+ * never remove it, and the pipeline re-fuses the caller's signal before the body.
+ */
+export class Execution implements ToolExecution {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: Readonly<unknown>
+  readonly agent: string | undefined
+  readonly token: symbol
+  readonly parentToken: symbol | undefined
+  readonly callerSignal: AbortSignal
+  readonly timeoutMs: number | undefined
+  #signal: AbortSignal
+
+  constructor(fields: ExecutionFields) {
+    this.callId = fields.callId
+    this.name = fields.name
+    this.arguments = fields.args as Readonly<unknown>
+    this.agent = fields.agent
+    this.token = Symbol(`tool-call:${fields.name}`)
+    this.parentToken = fields.parentToken
+    this.callerSignal = fields.callerSignal
+    this.timeoutMs = fields.timeoutMs
+    this.#signal = fields.callerSignal
+    Object.freeze(this)
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal
+  }
+
+  set signal(next: AbortSignal) {
+    // S3: a wrapper may replace the signal, never remove it.
+    if (!(next instanceof AbortSignal)) throw new TypeError('exec.signal can be replaced by another AbortSignal, never removed')
+    this.#signal = next
+  }
+
+  /** S6.3: fuse the caller's signal into whatever a wrapper installed; returns the body's signal. */
+  static fuseCallerSignal(execution: Execution): AbortSignal {
+    const { callerSignal } = execution
+    if (execution.#signal !== callerSignal && callerSignal !== NEVER_ABORTED) execution.#signal = AbortSignal.any([execution.#signal, callerSignal])
+    return execution.#signal
+  }
+}
+// A listener must not be able to swap the accessor for every execution.
+Object.freeze(Execution.prototype)
+
+const cancel = (): never => {
+  throw CANCELLED
+}
+
+/**
+ * S6.3: the caller's stop ends every wait of the pipeline (policy, approval, projectContent,
+ * post-execute), not only the body's: a listener or an approval prompt that never answers cannot
+ * keep a stopped call alive. Rejects with {@link CANCELLED} on the stop. Without a caller signal
+ * the value is returned as is (no promise allocated for synchronous answers).
+ */
+export function untilCallerStop<T>(work: T | Promise<T>, callerSignal: AbortSignal): T | Promise<T> {
+  if (callerSignal === NEVER_ABORTED) return work
+  return raceAbort(Promise.resolve(work), callerSignal, cancel)
+}
+
+/** The caller's stop ends the wait even if a body or wrapper ignores its signal (S6.3). */
+export function raceCallerStop<T>(work: Promise<T>, callerSignal: AbortSignal): Promise<T> {
+  if (callerSignal === NEVER_ABORTED) return work
+  return raceAbort(work, callerSignal, cancel)
+}

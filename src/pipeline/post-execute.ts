@@ -1,0 +1,93 @@
+/**
+ * From the body's return value to the outcome (SPEC S1.2, S5.4, S5.5, S9.5): the value checked
+ * against `output.schema` and made canonical, `output.render`, `projectContent`, then the
+ * `tools/post-execute` waterfall, which may replace content or value, or block.
+ */
+import { z } from 'zod'
+import { describeThrown } from '../errors/describe-thrown.ts'
+import type { Tool } from '../tools/define-tool.ts'
+import type { ContentBlock, JsonValue, PendingResult, PostToolDecision } from '../tools/types.ts'
+import { CANCELLED, type Execution, untilCallerStop } from './execution.ts'
+import { cancellation, failure, type Outcome } from './finish.ts'
+import { type EventHooks, waterfall } from './cordis-adapter.ts'
+import { materializeJson } from './materialize.ts'
+import { normalizeContent } from './results.ts'
+
+const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
+
+/**
+ * Turn what `tool` returned for `execution` into its outcome. `fromCode` calls (S9.5) drop
+ * `additionalContext`. Every failure is an `isError` outcome; the caller's stop a cancellation.
+ * Never throws.
+ */
+export async function postExecute(events: EventHooks, tool: Tool, execution: Execution, raw: unknown, fromCode: boolean): Promise<Outcome> {
+  const { name, callerSignal } = execution
+  const args = execution.arguments
+  // S1.2: output.schema is enforced on every returned value; S6.1 it must be lossless JSON.
+  let value: JsonValue
+  try {
+    value = canonical(tool, raw)
+  } catch (error) {
+    return failure({ kind: 'invalid-output', message: `Tool "${name}" returned an invalid value: ${describeThrown(error)}` })
+  }
+  let content: readonly ContentBlock[]
+  try {
+    content = render(tool, args, value)
+    if (tool.projectContent) {
+      content = normalizeContent(await untilCallerStop(tool.projectContent({ args, value, content, execution }), callerSignal), `projectContent of "${name}"`)
+    }
+  } catch (error) {
+    if (error === CANCELLED) return cancellation()
+    return failure({ kind: 'failed', message: `Rendering the result of "${name}" failed: ${describeThrown(error)}` })
+  }
+
+  // S5.4: the post-execute waterfall.
+  let post: PostToolDecision
+  try {
+    const pending: PendingResult = Object.freeze({ isError: false, value, content })
+    post = await untilCallerStop(waterfall<PostToolDecision | Promise<PostToolDecision>>(events, 'tools/post-execute', [execution, pending], () => ACCEPT), callerSignal)
+  } catch (error) {
+    if (error === CANCELLED) return cancellation()
+    return failure({ kind: 'failed', message: `A result policy failed, so the result of "${name}" was withheld: ${describeThrown(error)}` })
+  }
+  if (post?.kind === 'block') {
+    const feedback = typeof post.feedback === 'string' && post.feedback !== '' ? post.feedback : 'The result was blocked by policy.'
+    return failure({ kind: 'blocked', message: feedback })
+  }
+  if (post?.kind !== 'accept') {
+    return failure({ kind: 'failed', message: `A result policy returned an unrecognized decision, so the result of "${name}" was withheld.` })
+  }
+  try {
+    if (post.value !== undefined) {
+      value = canonical(tool, post.value)
+      content = render(tool, args, value)
+    }
+    if (post.content !== undefined) content = normalizeContent(post.content, 'a tools/post-execute content replacement')
+  } catch (error) {
+    return failure({ kind: 'invalid-output', message: `A result policy replaced the result of "${name}" with an invalid one: ${describeThrown(error)}` })
+  }
+  // S9.5: calls from code omit additionalContexts so each call stays adjacent to its result.
+  const additionalContexts: string[] = []
+  if (typeof post.additionalContext === 'string' && !fromCode) additionalContexts.push(post.additionalContext)
+
+  let presentationMeta: JsonValue | undefined
+  if (tool.output.presentationMeta) {
+    try {
+      presentationMeta = materializeJson(tool.output.presentationMeta(args, value))
+    } catch (error) {
+      console.error(`[ptc-runner] presentationMeta of "${name}" failed; it is omitted:`, error)
+    }
+  }
+  return { isError: false, value, content, presentationMeta, additionalContexts }
+}
+
+/** The value checked against `output.schema` and materialized (S1.2, S6.1). @throws Error with the schema's complaint. */
+function canonical(tool: Tool, raw: unknown): JsonValue {
+  const checked = tool.output.schema.safeParse(raw)
+  if (!checked.success) throw new Error(z.prettifyError(checked.error))
+  return materializeJson(checked.data)
+}
+
+function render(tool: Tool, args: unknown, value: JsonValue): readonly ContentBlock[] {
+  return normalizeContent(tool.output.render(args, value), `output.render of "${tool.name}"`)
+}

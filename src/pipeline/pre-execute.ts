@@ -1,0 +1,96 @@
+/**
+ * Everything that decides whether a call runs (SPEC S3, S4, S5.1–S5.3, S8.1): the
+ * `tools/pre-execute` waterfall, then the guards, then, for `ask`, one approval. The answer is a
+ * {@link PreExecuteVerdict}; the body has not run yet.
+ */
+import type { Context } from 'cordis'
+import { describeThrown } from '../errors/describe-thrown.ts'
+import type { JsonValue, PreToolDecision, ToolGuard } from '../tools/types.ts'
+import { CANCELLED, type Execution, untilCallerStop } from './execution.ts'
+import { runGuards } from './guards.ts'
+import { type EventHooks, waterfall } from './cordis-adapter.ts'
+import { materializeJson } from './materialize.ts'
+import { requestApproval } from './request-approval.ts'
+
+/** What pre-execution decided: run the body, deny with a model-facing reason, or cancel (S5.1). */
+export type PreExecuteVerdict =
+  | { readonly kind: 'run' }
+  | { readonly kind: 'deny'; readonly message: string; readonly info?: JsonValue }
+  | { readonly kind: 'cancel' }
+
+/** What the pre-execute stage reads: the hook table, the guards, and the context approvals go through. */
+export interface PreExecuteHost {
+  readonly ctx: Context
+  readonly events: EventHooks
+  guards(): Iterable<ToolGuard>
+}
+
+const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
+const RUN: PreExecuteVerdict = Object.freeze({ kind: 'run' })
+const CANCEL: PreExecuteVerdict = Object.freeze({ kind: 'cancel' })
+const deny = (message: string, info?: JsonValue): PreExecuteVerdict => ({ kind: 'deny', message, ...(info !== undefined && { info }) })
+
+/**
+ * Decide whether `execution` runs. A throwing listener or an unknown decision denies
+ * (fail-closed, S5.1); a guard's denial is final (S4.1); `ask` runs only on `allowed-once` (S5.3,
+ * S8.1); the caller's stop during any of it cancels (S6.3). Never throws.
+ */
+export async function preExecute(host: PreExecuteHost, execution: Execution): Promise<PreExecuteVerdict> {
+  const { callerSignal } = execution
+  let decision: PreToolDecision
+  try {
+    decision = await untilCallerStop(waterfall<PreToolDecision | Promise<PreToolDecision>>(host.events, 'tools/pre-execute', [execution], () => ALLOW), callerSignal)
+  } catch (error) {
+    if (error === CANCELLED) return CANCEL
+    return deny(`A policy check failed, so the call was denied: ${describeThrown(error)}`)
+  }
+  const kind = (decision as { kind?: unknown } | undefined)?.kind
+  if (kind === 'deny') {
+    const { reason, info } = decision as Extract<PreToolDecision, { kind: 'deny' }>
+    return deny(typeof reason === 'string' && reason !== '' ? reason : 'Denied by policy.', safeJson(info))
+  }
+  if (kind === 'cancel') return CANCEL
+  if (kind !== 'allow' && kind !== 'ask') return deny('A policy listener returned an unrecognized decision, so the call was denied.')
+
+  // S4.1: guards after every pre-execute listener; only denials, so order cannot allow.
+  const refusal = runGuards(host.guards(), execution)
+  if (refusal !== undefined) return deny(refusal)
+
+  if (kind === 'ask') {
+    const verdict = await ask(host.ctx, execution, decision as Extract<PreToolDecision, { kind: 'ask' }>)
+    if (verdict.kind !== 'run') return verdict
+  }
+  return callerSignal.aborted ? CANCEL : RUN
+}
+
+/** S5.3, S8.1: one approval for this call only; no agent or no channel means a denial. */
+async function ask(ctx: Context, execution: Execution, decision: Extract<PreToolDecision, { kind: 'ask' }>): Promise<PreExecuteVerdict> {
+  const { reason, displayReason } = decision
+  const why = typeof reason === 'string' && reason ? ` (${reason})` : ''
+  if (execution.agent === undefined) return deny(`This call needs approval${why}, but it was made without an agent, so it was denied.`)
+  let outcome: Awaited<ReturnType<typeof requestApproval>>
+  try {
+    outcome = await untilCallerStop(
+      requestApproval(ctx, {
+        execution,
+        ...(typeof reason === 'string' && { reason }),
+        ...(typeof displayReason === 'string' && { displayReason }),
+      }),
+      execution.callerSignal,
+    )
+  } catch {
+    return CANCEL // only the caller's stop rejects here: requestApproval never throws
+  }
+  if (execution.callerSignal.aborted) return CANCEL
+  if (outcome === 'allowed-once') return RUN
+  return deny(outcome === 'unavailable' ? `This call needs approval${why}, but no approval channel is available, so it was denied.` : `Approval was refused${why}.`)
+}
+
+/** A denial's structured identity, if it is lossless JSON; otherwise dropped. */
+function safeJson(info: unknown): JsonValue | undefined {
+  try {
+    return info === undefined ? undefined : materializeJson(info)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest'
+import { refineDiagnostics, unknownToolMessage } from '../../../src/ptc/format-diagnostics.ts'
+
+describe('what the model reads of a type check (S9.1)', () => {
+  it('S9.1 keeps TypeScript related hints under their error, with their position', () => {
+    const refined = refineDiagnostics([
+      { line: 2, column: 13, code: 2339, category: 'error', message: "Property 'text' does not exist on type 'Promise<{ text: string; }>'.", related: [{ line: 1, column: 11, message: "Did you forget to use 'await'?" }] },
+    ])
+    expect(refined).toEqual([{ line: 2, column: 13, code: 2339, category: 'error', message: "Property 'text' does not exist on type 'Promise<{ text: string; }>'.\n1:11 Did you forget to use 'await'?" }])
+  })
+
+  it('S9.1 drops an implicit-any error that follows an earlier error on the same line, keeps one on its own line', () => {
+    const refined = refineDiagnostics([
+      { line: 2, column: 35, code: 7006, category: 'error', message: "Parameter 'l' implicitly has an 'any' type." },
+      { line: 2, column: 13, code: 2339, category: 'error', message: "Property 'text' does not exist on type 'Promise<…>'." },
+      { line: 4, column: 12, code: 7006, category: 'error', message: "Parameter 'x' implicitly has an 'any' type." },
+    ])
+    expect(refined.map((d) => `${d.line}:${d.column} TS${d.code}`)).toEqual(['2:13 TS2339', '4:12 TS7006'])
+  })
+
+  it('S9.1 an unknown tool name lists the closest names and every tool instead of the tools type', () => {
+    expect(unknownToolMessage('raed_file', ['write_file', 'read_file', 'bash'])).toBe("There is no tool named 'raed_file'. Did you mean 'read_file'? The tools are: bash, read_file, write_file.")
+    expect(unknownToolMessage('fetch', ['bash'])).toBe("There is no tool named 'fetch'. The tools are: bash.")
+    expect(unknownToolMessage('x', [])).toBe("There is no tool named 'x'. No tools are available.")
+    const many = Array.from({ length: 50 }, (_, i) => `tool_${String(i).padStart(2, '0')}`)
+    expect(unknownToolMessage('tool_7', many)).toBe("There is no tool named 'tool_7'. Did you mean 'tool_07' or 'tool_17' or 'tool_27'? There are 50 tools; see the declarations for the full list.")
+    const refined = refineDiagnostics([{ line: 1, column: 23, code: 2551, category: 'error', message: "Property 'raed_file' does not exist on type '{ readonly bash: …'.", unknownTool: { name: 'raed_file', available: ['read_file', 'bash'] } }])
+    expect(refined[0]!.message).toBe("There is no tool named 'raed_file'. Did you mean 'read_file'? The tools are: bash, read_file.")
+  })
+})
