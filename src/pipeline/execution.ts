@@ -7,7 +7,7 @@ import type { ToolExecution } from '../tools/types.ts'
 import { raceAbort } from './race-abort.ts'
 
 /** The signal of a call made without one: never aborts. */
-export const NEVER_ABORTED = new AbortController().signal
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal
 
 /** Sentinel thrown inside the pipeline's waits when the caller stops the call. */
 export const CANCELLED = Symbol('cancelled')
