@@ -3,25 +3,9 @@
  * or MCP session, runs, calls, failures, and a mark for calls still running.
  */
 import * as dom from './dom.ts'
-import type { SessionInfo } from './session-view.ts'
+import type { SessionPage, SessionSummary } from './session-summary.ts'
 
-/** A row as `/api/sessions` sends it. */
-export interface SessionSummary extends SessionInfo {
-  updated: string
-  runs: number
-  calls: number
-  failures: number
-  running: number
-  bytes: number
-}
-
-/** A page as `/api/sessions` sends it. */
-export interface SessionPage {
-  sessions: SessionSummary[]
-  page: number
-  pages: number
-  total: number
-}
+export type { SessionPage, SessionSummary }
 
 /** Draw `page`, `selected` highlighted; `onSelect` on a click, `onPage` for the pager. */
 export function renderSessions(page: SessionPage, selected: string | undefined, onSelect: (session: SessionSummary) => void, onPage: (page: number) => void): HTMLElement {
