@@ -1,38 +1,29 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../../../src/host/create-host.ts'
-import { openSession, type McpSession } from '../../../src/server/mcp-session.ts'
 import { createRunLimiter, type RunLimiter } from '../../../src/server/run-limiter.ts'
+import { connectSession, type SessionClient } from '../../helpers/mcp-session-client.ts'
 
 describe('run slots are shared fairly between sessions (S9.4)', { timeout: 60_000 }, () => {
   let host: Host
   let workspace: string
-  const open: { session: McpSession; client: Client }[] = []
+  const open: SessionClient[] = []
 
   beforeAll(async () => {
     workspace = mkdtempSync(join(tmpdir(), 'ptc-fair-'))
     host = await createHost({ workspace, journal: false })
   }, 60_000)
   afterAll(async () => {
-    for (const { client, session } of open) {
-      await client.close()
-      await session.close()
-    }
+    for (const connection of open) await connection.close()
     await host.dispose()
   })
 
   async function connect(limiter: RunLimiter) {
-    const session = await openSession(host.ctx, { exposeTools: false, limiter, journalDir: join(workspace, 'journal') })
-    const client = new Client({ name: 'fair', version: '1' })
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    await session.server.connect(serverSide)
-    await client.connect(clientSide)
-    open.push({ session, client })
-    return { session, client }
+    const connection = await connectSession(host, { limiter })
+    open.push(connection)
+    return connection
   }
 
   it('S9.4 a session holding never-settling runs on every slot it may take cannot starve another session\'s return 1', async () => {
