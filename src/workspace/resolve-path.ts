@@ -7,6 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { isInside } from './is-inside.ts'
+import { describeStat } from './safe-fs.ts'
 import { STATE_FOLDER } from './state-folder.ts'
 import type { PathIntent, PathResolution, SandboxOptions } from './workspace-options.ts'
 
@@ -55,7 +56,7 @@ export function resolvePathAgainst(options: SandboxOptions, input: string, inten
     stat = undefined // Not there yet: fine for a write, and a read will report ENOENT itself.
   }
   if (stat && !stat.isFile() && !stat.isDirectory()) {
-    return { ok: false, reason: `path ${input} is a ${describeKind(stat)}, not a regular file or directory; only regular files and directories can be used` }
+    return { ok: false, reason: `path ${input} is a ${describeStat(stat)}, not a regular file or directory; only regular files and directories can be used` }
   }
   return { ok: true, path: real }
 }
@@ -89,12 +90,4 @@ function realpathDeepest(absolute: string): string {
 
 function hasDotDot(input: string): boolean {
   return input.split(/[\\/]/).includes('..')
-}
-
-function describeKind(stat: fs.Stats): string {
-  if (stat.isCharacterDevice()) return 'character device'
-  if (stat.isBlockDevice()) return 'block device'
-  if (stat.isFIFO()) return 'FIFO (named pipe)'
-  if (stat.isSocket()) return 'socket'
-  return 'special file'
 }

@@ -87,7 +87,8 @@ function isSymlinkAt(at: string): boolean {
   }
 }
 
-function describeStat(stat: fs.Stats): string {
+/** What kind of file `stat` describes, for messages (`FIFO (named pipe)`, `socket`, …); `special file` when none fits. */
+export function describeStat(stat: fs.Stats): string {
   if (stat.isSymbolicLink()) return 'symbolic link'
   if (stat.isFIFO()) return 'FIFO (named pipe)'
   if (stat.isCharacterDevice()) return 'character device'
