@@ -10,8 +10,7 @@ import * as workspaceTools from '../builtin/workspace-tools.ts'
 import * as jobTools from '../jobs/job-tools.ts'
 import { Jobs, type JobsConfig } from '../jobs/jobs.ts'
 import * as journal from '../journal/journal.ts'
-import { loadMcpConfig, type McpConfig } from '../mcp/mcp-config.ts'
-import * as mcpImport from '../mcp/mcp-import.ts'
+import type { McpConfig } from '../mcp/mcp-config.ts'
 import { Approval } from '../policy/approval.ts'
 import * as fsObservationPolicy from '../policy/fs-observation-policy.ts'
 import { type PermissionPresetName, PermissionPresets } from '../policy/permission-presets.ts'
@@ -94,6 +93,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await ctx.plugin(runCodeTool, { spillDir: state?.spill ?? spillFolder(resolve(workspace)) })
     await loadToolModules(ctx, options.toolModules ?? [])
     if (options.mcpConfig !== undefined) {
+      // Loaded only here: the MCP SDK and ajv are a third of a host's start-up, for hosts that import no server.
+      const [mcpImport, { loadMcpConfig }] = await Promise.all([import('../mcp/mcp-import.ts'), import('../mcp/mcp-config.ts')])
       await ctx.plugin(mcpImport, typeof options.mcpConfig === 'string' ? loadMcpConfig(options.mcpConfig) : options.mcpConfig)
     }
     // cordis refuses service access from a fiber that did not inject it, and the host fiber

@@ -15,8 +15,7 @@ import { createBridge } from './bridge.ts'
 import { CheckerPool } from './check/checker-pool.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-contract.ts'
-import { IsolatePool } from './isolate/isolate-pool.ts'
-import { runInIsolate } from './isolate/isolate-run.ts'
+import type { IsolatePool } from './isolate/isolate-pool.ts'
 import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
 import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolate/run-endings.ts'
 import { DEFAULT_RUN_LIMITS, type RunLimits } from './isolate/run-limits.ts'
@@ -86,14 +85,16 @@ export class Ptc extends Service {
   _checkers: CheckerPool | undefined
   /** Set once a run type-checks (or `check`, `prewarm`): new checkers then warm TypeScript up. */
   _typechecks = false
-  _pool: IsolatePool | undefined
+  /** `isolation: 'inline'` only: isolated-vm is loaded with the first run, never by the host otherwise. */
+  _pool: Promise<IsolatePool> | undefined
   _supervisor: IsolateSupervisor | undefined
 
   constructor(ctx: Context, config: PtcConfig = {}) {
     super(ctx, 'ptc')
     this._config = config
     ctx.effect(() => () => {
-      this._pool?.dispose()
+      // Also when isolated-vm is still loading: the pool is disposed as soon as it exists.
+      this._pool?.then((pool) => pool.dispose(), () => {})
       this._supervisor?.dispose()
       this._checkers?.dispose()
       this._pool = this._checkers = this._supervisor = undefined
@@ -162,8 +163,9 @@ export class Ptc extends Service {
     const deadlineMs = limits.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs
     const typecheck = options.typecheck ?? this._config.typecheck ?? true
     if (typecheck) this._typechecks = true
-    // The isolate worker starts while the script is checked; a failure surfaces in the run.
-    const isolationReady = this._config.isolation === 'inline' ? Promise.resolve() : this.supervisor().prewarm().catch(() => {})
+    // The isolate worker (inline: isolated-vm and the pool) starts while the script is checked;
+    // a failure surfaces in the run.
+    const isolationReady = (this._config.isolation === 'inline' ? this.pool() : this.supervisor().prewarm()).then(() => {}, () => {})
     const declarations = typecheck ? await this.declarations() : ''
     const { outcome, startedAt, checkMs } = await this.checkers().prepare({ code, typecheck, compile: true }, { declarations, timeoutMs: deadlineMs, ...(options.signal && { signal: options.signal }) })
     const stopped = (status: RunCodeValue['status'], error: { name: string; message: string }): RunCodeValue => ({ status, error, logs: [], toolCalls: 0, durationMs: checkMs })
@@ -220,15 +222,21 @@ export class Ptc extends Service {
   }
 
   private runInIsolation(request: IsolateRunRequest): Promise<IsolateRunResult> {
-    return this._config.isolation === 'inline' ? runInIsolate(request, this.pool()) : this.supervisor().run(request)
+    return this._config.isolation === 'inline' ? this.runInline(request) : this.supervisor().run(request)
+  }
+
+  private async runInline(request: IsolateRunRequest): Promise<IsolateRunResult> {
+    const [{ runInIsolate }, pool] = await Promise.all([import('./isolate/isolate-run.ts'), this.pool()])
+    return runInIsolate(request, pool)
   }
 
   private supervisor(): IsolateSupervisor {
     return (this._supervisor ??= new IsolateSupervisor({ poolSize: this._config.poolSize ?? 2, memoryMb: this._config.limits?.memoryMb ?? 128 }))
   }
 
-  private pool(): IsolatePool {
-    return (this._pool ??= new IsolatePool({ size: this._config.poolSize ?? 2, memoryMb: this._config.limits?.memoryMb ?? 128 }))
+  private pool(): Promise<IsolatePool> {
+    this._pool ??= import('./isolate/isolate-pool.ts').then(({ IsolatePool }) => new IsolatePool({ size: this._config.poolSize ?? 2, memoryMb: this._config.limits?.memoryMb ?? 128 }))
+    return this._pool
   }
 }
 

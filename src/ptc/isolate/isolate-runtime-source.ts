@@ -4,7 +4,6 @@
  * sources it is built once per process with esbuild (bundle → IIFE) and cached. The result is the
  * body of a function (for `context.evalClosure`) that returns the runtime's `installRuntime`.
  */
-import { build } from 'esbuild'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
@@ -56,6 +55,8 @@ function readPrebuilt(): Promise<IsolateRuntimeSource> | undefined {
  * @throws Error when the bundle pulls in a file outside `runtime/`, or esbuild fails.
  */
 export async function buildIsolateRuntimeSource(): Promise<IsolateRuntimeSource> {
+  // esbuild only when building: the built package and a cached bundle never load it.
+  const { build } = await import('esbuild')
   const result = await build({
     entryPoints: [path.join(RUNTIME_DIR, 'index.ts')],
     bundle: true,

@@ -1,0 +1,72 @@
+/**
+ * One fresh process for `memory.bench.ts` (run with `--expose-gc`): a host with one `noop` tool
+ * runs `const x = await tools.noop({ i: 1 }); return x.i + 1` through the `run_code` tool (the
+ * pipeline, no type-check, as the peer harness's leak check does) RUNS times, and prints one JSON
+ * line: `{ runs, points: [{ run, hostMb, workerMb }] }`, RSS in MB sampled after a full GC at every
+ * tenth of the runs (`workerMb`: the isolate worker process, null inline).
+ * Arguments: isolation (`process` | `inline`), RUNS.
+ */
+import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { z } from 'zod'
+import { createHost, defineTool, type Context } from '../src/index.ts'
+
+const isolation = process.argv[2] === 'inline' ? 'inline' : 'process'
+const runs = Number(process.argv[3] ?? 2_000)
+const gc = (globalThis as { gc?: () => void }).gc
+if (gc === undefined) throw new Error('memory-child.ts needs node --expose-gc')
+
+/** RSS in MB of this process's child process running the isolate worker, from /proc. */
+function workerRss(): number | null {
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('isolate-worker-entry')) continue
+      const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+      if (kb) return Math.round(Number(kb[1]) / 1024)
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return null
+}
+
+const workspace = mkdtempSync(join(tmpdir(), 'ptc-bench-memory-'))
+const host = await createHost({ workspace, journal: false, ptc: { isolation, typecheck: false } })
+await host.ctx.plugin({
+  name: 'bench-noop',
+  inject: ['tools'],
+  apply(ctx: Context) {
+    ctx.tools.register(
+      defineTool({
+        name: 'noop',
+        description: 'Echoes its arguments.',
+        parameters: z.looseObject({}),
+        output: { schema: z.unknown(), render: () => [{ type: 'text', text: 'noop' }] },
+        isConcurrencySafe: () => true,
+        execute: (args) => args,
+      }),
+    )
+  },
+})
+const code = 'const x = await tools.noop({ i: 1 }); return x.i + 1'
+const points: Array<{ run: number; hostMb: number; workerMb: number | null }> = []
+const sample = async (run: number) => {
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  gc()
+  gc()
+  points.push({ run, hostMb: Math.round(process.memoryUsage().rss / 2 ** 20), workerMb: workerRss() })
+}
+const every = Math.max(1, Math.round(runs / 10))
+for (let run = 1; run <= runs; run++) {
+  const result = await host.ctx.tools.execute({ name: 'run_code', arguments: { code, typecheck: false } }, { agent: 'bench' })
+  const value = result.value as { status?: string; value?: unknown } | undefined
+  if (result.isError || value?.value !== 2) throw new Error(`run ${run} failed: ${JSON.stringify(result.value ?? result.error)}`)
+  if (run % every === 0) await sample(run)
+}
+process.stdout.write(`${JSON.stringify({ runs, points })}\n`)
+await host.dispose()
+rmSync(workspace, { recursive: true, force: true })

@@ -1,0 +1,45 @@
+/**
+ * Memory over many runs (issue 12: "host and worker RSS within ±5 % from run 1,000 to run
+ * 10,000"): `memory-child.ts` in a fresh process per isolation mode runs a one-tool-call script
+ * `PTC_BENCH_MEMORY_RUNS` times (default 2,000; set 10000 for the issue's check) and samples RSS
+ * after a full GC every tenth of the runs. Printed: the samples, and the change from the first
+ * tenth to the last, against the ±5 % target. The baseline is the RSS at the first sample.
+ * `npm run bench memory` runs this section alone.
+ */
+import { execFileSync } from 'node:child_process'
+import { loadavg } from 'node:os'
+import { resolve } from 'node:path'
+import type { Section } from './harness.ts'
+
+const CHILD = resolve(import.meta.dirname, 'memory-child.ts')
+const RUNS = Number(process.env.PTC_BENCH_MEMORY_RUNS ?? 2_000)
+const TARGET_PERCENT = 5
+
+interface Point {
+  run: number
+  hostMb: number
+  workerMb: number | null
+}
+
+function growth(label: string, values: number[]): string {
+  const first = values[0]!
+  const last = values.at(-1)!
+  const percent = ((last - first) / first) * 100
+  const verdict = Math.abs(percent) <= TARGET_PERCENT ? 'met' : 'missed'
+  return `    ${label} RSS MB: ${values.join(' → ')}; ${first} → ${last} = ${percent >= 0 ? '+' : ''}${percent.toFixed(1)} % (target ±${TARGET_PERCENT} %: ${verdict})`
+}
+
+async function report(): Promise<string[]> {
+  const lines = [`load average ${loadavg()[0]!.toFixed(2)}; ${RUNS.toLocaleString('en-US')} runs of one tools.noop() call each, RSS after GC every ${Math.round(RUNS / 10).toLocaleString('en-US')} runs`]
+  for (const isolation of ['process', 'inline'] as const) {
+    const started = performance.now()
+    const out = execFileSync(process.execPath, ['--no-node-snapshot', '--expose-gc', CHILD, isolation, String(RUNS)], { encoding: 'utf8', maxBuffer: 1 << 20 })
+    const { points } = JSON.parse(out) as { points: Point[] }
+    lines.push(`  ${isolation === 'process' ? 'worker process (default)' : 'inline'}: ${((performance.now() - started) / RUNS).toFixed(2)} ms a run`)
+    lines.push(growth('host', points.map((point) => point.hostMb)))
+    if (isolation === 'process') lines.push(growth('isolate worker', points.map((point) => point.workerMb ?? 0)))
+  }
+  return lines
+}
+
+export const memory: Section = { name: `memory over ${RUNS.toLocaleString('en-US')} runs (issue 12)`, cases: () => [], options: {}, report }

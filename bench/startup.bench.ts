@@ -1,0 +1,82 @@
+/**
+ * Start-up costs (issue 12, "start-up in milliseconds"), each a whole fresh process, against a
+ * bare `node -e 0` measured in the same run (cases interleaved, one warm-up each, medians of
+ * `PTC_BENCH_STARTUP_SAMPLES`, default 5):
+ * - `ptc run` of `return 1` without and with the type-check, started as a user starts it (the
+ *   `bin/ptc.js` shebang), targets ≤ 0.4 s and ≤ 1.0 s on an idle machine;
+ * - the library: `createHost` to the first answered `return 1` run (the import not included),
+ *   in both isolation modes, target ≤ 250 ms.
+ * Node's compile cache and ptc-runner's own cache (`PTC_CACHE_DIR`) are warm after the warm-up,
+ * as they are for a user from the second run on; "cold" here means a new process.
+ * `ptc help` is measured in `cli.bench.ts`.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { delimiter, dirname, join, resolve } from 'node:path'
+import type { Section } from './harness.ts'
+
+const BIN = resolve(import.meta.dirname, '../bin/ptc.js')
+const FIRST_RUN = resolve(import.meta.dirname, 'first-run-child.ts')
+const SAMPLES = Number(process.env.PTC_BENCH_STARTUP_SAMPLES ?? 5)
+/** `bin/ptc.js` is run as an executable: its shebang's `node` must be this Node. */
+const ENV = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` }
+
+interface Scenario {
+  name: string
+  /** Target in ms (undefined: the baseline). */
+  target?: number
+  /** One sample in ms. */
+  sample: () => number
+}
+
+function wall(file: string, args: string[]): number {
+  const started = performance.now()
+  execFileSync(file, args, { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
+  return performance.now() - started
+}
+
+function firstRun(isolation: 'process' | 'inline', typecheck: boolean): number {
+  // `--no-node-snapshot`: what isolated-vm needs in the process that loads it (inline).
+  const out = execFileSync(process.execPath, ['--no-node-snapshot', FIRST_RUN, isolation, typecheck ? 'typecheck' : 'no-typecheck'], { env: ENV, encoding: 'utf8' })
+  const timings = JSON.parse(out) as { firstRunMs: number; status: string }
+  if (timings.status !== 'ok') throw new Error(`first run ended ${timings.status}`)
+  return timings.firstRunMs
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
+
+async function report(): Promise<string[]> {
+  const workspace = mkdtempSync(join(tmpdir(), 'ptc-bench-startup-'))
+  const script = join(workspace, 'return-1.ts')
+  writeFileSync(script, 'return 1\n')
+  const run = (...flags: string[]) => () => wall(BIN, ['run', script, '--json', '--workspace', workspace, '--journal', join(workspace, 'journal.jsonl'), ...flags])
+  const scenarios: Scenario[] = [
+    { name: 'node -e 0 (baseline)', sample: () => wall(process.execPath, ['-e', '0']) },
+    { name: 'ptc run return-1.ts --no-typecheck (whole process)', target: 400, sample: run('--no-typecheck') },
+    { name: 'ptc run return-1.ts, type-checked (whole process)', target: 1_000, sample: run() },
+    { name: 'createHost → first answered run, worker process', target: 250, sample: () => firstRun('process', false) },
+    { name: 'createHost → first answered run, inline', target: 250, sample: () => firstRun('inline', false) },
+    { name: 'createHost → first answered run, worker process, type-checked', sample: () => firstRun('process', true) },
+  ]
+  try {
+    const samples = new Map<Scenario, number[]>(scenarios.map((scenario) => [scenario, []]))
+    const loadBefore = loadavg()[0]!
+    for (const scenario of scenarios) scenario.sample()
+    for (let round = 0; round < SAMPLES; round++) for (const scenario of scenarios) samples.get(scenario)!.push(scenario.sample())
+    const baseline = median(samples.get(scenarios[0]!)!)
+    const lines = [`load average ${loadBefore.toFixed(2)} → ${loadavg()[0]!.toFixed(2)}; ${SAMPLES} samples each, medians [min–max]`]
+    for (const scenario of scenarios) {
+      const values = samples.get(scenario)!
+      const value = median(values)
+      const range = `[${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}]`
+      const verdict = scenario.target === undefined ? '' : `  target ≤ ${scenario.target} ms: ${value <= scenario.target ? 'met' : 'missed'}`
+      lines.push(`  ${scenario.name}: ${value.toFixed(0)} ms ${range}, ${(value / baseline).toFixed(1)}× baseline${verdict}`)
+    }
+    return lines
+  } finally {
+    rmSync(workspace, { recursive: true, force: true })
+  }
+}
+
+export const startup: Section = { name: 'start-up (fresh processes; issue 12)', cases: () => [], options: {}, report }

@@ -1,0 +1,72 @@
+/**
+ * Start-up loads only what the work needs (issue 12: "createHost not loading TypeScript, esbuild
+ * or isolated-vm until needed"): checked by the list of modules a fresh process resolves
+ * (test/fixtures/record-module-loads.mjs), never by time. TypeScript and esbuild belong in the
+ * checker workers, isolated-vm in the isolate worker process (or, `isolation: 'inline'`, in the
+ * host once a script runs), the MCP SDK and ajv in hosts that import MCP servers.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const FIXTURE = join(import.meta.dirname, '../fixtures/record-module-loads.mjs')
+const INDEX = pathToFileURL(join(import.meta.dirname, '../../src/index.ts')).href
+const HEAVY = ['typescript', 'isolated-vm', 'esbuild', '@modelcontextprotocol/sdk', 'ajv']
+
+let dir: string
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ptc-lazy-'))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** The dependencies (by package name) a fresh `node --no-node-snapshot` resolves running `source` (ESM). */
+function packagesLoadedBy(source: string): Promise<string[]> {
+  const record = join(dir, `loads-${Math.random().toString(36).slice(2)}.txt`)
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--no-node-snapshot', '--import', FIXTURE, '--input-type=module', '-e', source], { cwd: dir, env: { ...process.env, PTC_RECORD_LOADS: record }, timeout: 60_000 }, (error, _stdout, stderr) => {
+      if (error) return reject(new Error(`${error.message}\n${stderr}`))
+      const urls = readFileSync(record, 'utf8').split('\n')
+      const packages = urls.flatMap((url) => {
+        const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)
+        return match ? [match[1]!] : []
+      })
+      resolve([...new Set(packages)].sort())
+    })
+  })
+}
+
+const heavyOf = (packages: string[]) => packages.filter((name) => HEAVY.some((heavy) => name === heavy || name.startsWith(`${heavy}/`)))
+
+describe('lazy loading (issue 12)', { timeout: 90_000 }, () => {
+  it("import 'ptc-runner' loads neither TypeScript, esbuild, isolated-vm, the MCP SDK nor ajv", async () => {
+    const loaded = await packagesLoadedBy(`await import(${JSON.stringify(INDEX)})`)
+    expect(loaded).toContain('zod')
+    expect(heavyOf(loaded)).toEqual([])
+  })
+
+  it('S9.1 a host with the worker process answers an unchecked run without loading them in its own process', async () => {
+    const loaded = await packagesLoadedBy(`
+      const { createHost } = await import(${JSON.stringify(INDEX)})
+      const host = await createHost({ workspace: ${JSON.stringify(dir)}, journal: false })
+      const result = await host.ctx.ptc.run('return 41 + 1', { typecheck: false })
+      if (result.value !== 42) throw new Error(JSON.stringify(result))
+      await host.dispose()`)
+    expect(loaded).toContain('cordis')
+    expect(heavyOf(loaded)).toEqual([])
+  })
+
+  it("S9.1 an inline host loads isolated-vm once a script runs, and still not TypeScript's compiler", async () => {
+    const loaded = await packagesLoadedBy(`
+      const { createHost } = await import(${JSON.stringify(INDEX)})
+      const host = await createHost({ workspace: ${JSON.stringify(dir)}, journal: false, ptc: { isolation: 'inline' } })
+      const result = await host.ctx.ptc.run('return 41 + 1', { typecheck: false })
+      if (result.value !== 42) throw new Error(JSON.stringify(result))
+      await host.dispose()`)
+    expect(loaded).toContain('isolated-vm')
+    // esbuild may build the runtime bundle here (from the sources, when the cache has none).
+    expect(heavyOf(loaded).filter((name) => name !== 'isolated-vm' && name !== 'esbuild')).toEqual([])
+  })
+})
