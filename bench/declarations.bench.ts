@@ -1,8 +1,8 @@
 /**
  * Declaration size (SPEC S9.1; issue 11 item 5): the o200k tokens (`gpt-tokenizer`) of the whole
  * `run_code` description exactly as a `ptc serve` session lists it over MCP (an SDK client on an
- * in-memory transport calls `tools/list`), for the tools of two official MCP servers imported
- * with no built-in tools, against their targets; then the same with the built-in tools, to show
+ * in-memory transport calls `tools/list`) on a host from `createHost({ builtins: 'none' })` (the
+ * option `--builtins none` maps to), for the tools of two official MCP servers, against their targets; then the same with the built-in tools, to show
  * their share. Sizes, not timings: this section prints a table and measures no case.
  */
 import { createRequire } from 'node:module'
@@ -11,22 +11,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { Context } from 'cordis'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
-import * as workspaceTools from '../src/builtin/workspace-tools.ts'
-import * as jobTools from '../src/jobs/job-tools.ts'
-import { Jobs } from '../src/jobs/jobs.ts'
+import { createHost } from '../src/host/create-host.ts'
 import type { McpServerConfig } from '../src/mcp/mcp-config.ts'
-import * as mcpImport from '../src/mcp/mcp-import.ts'
-import { Approval } from '../src/policy/approval.ts'
-import { PermissionPresets } from '../src/policy/permission-presets.ts'
-import { Sandbox } from '../src/policy/sandbox.ts'
-import { SandboxPolicy } from '../src/policy/sandbox-policy.ts'
-import { Ptc } from '../src/ptc/ptc-service.ts'
-import * as runCodeTool from '../src/ptc/run-code-tool.ts'
 import { openSession } from '../src/server/mcp-session.ts'
 import { createRunLimiter } from '../src/server/run-limiter.ts'
-import { ToolRegistry } from '../src/pipeline/tool-registry.ts'
 import type { Section } from './harness.ts'
 
 const resolvePackage = createRequire(import.meta.url).resolve
@@ -60,37 +49,27 @@ interface Listing {
 }
 
 /**
- * `run_code`'s description as one `ptc serve` session lists it, on a host holding `run_code`,
- * the built-in workspace and job tools when `builtins`, and the tools of `server` if given.
+ * `run_code`'s description as one `ptc serve` session lists it, on a host made by `createHost`
+ * with `builtins` (`'none'` is `ptc serve --builtins none`) and the tools of `server` if given;
+ * no state folder is written.
  */
-async function listRunCode(options: { builtins: boolean; server?: { name: string; config: McpServerConfig } }): Promise<Listing> {
-  const root = new Context()
-  const host = root.plugin({ name: 'bench-declarations-host', apply: () => {} })
-  await host
-  const ctx = host.ctx
+async function listRunCode(options: { builtins: 'none' | undefined; server?: { name: string; config: McpServerConfig } }): Promise<Listing> {
+  const host = await createHost({
+    workspace,
+    stateDir: false,
+    ...(options.builtins && { builtins: options.builtins }),
+    ptc: { isolation: 'inline', poolSize: 0 },
+    // mcp-import's `warn` rides along on the config object: a tool left out is the server's business here.
+    ...(options.server && { mcpConfig: { mcpServers: { [options.server.name]: options.server.config }, warn: () => {} } as never }),
+  })
   try {
-    await ctx.plugin(ToolRegistry)
-    await ctx.plugin(Approval)
-    if (options.builtins) {
-      await ctx.plugin(SandboxPolicy, { workspaceRoots: [workspace] })
-      await ctx.plugin(Sandbox)
-      await ctx.plugin(PermissionPresets, { preset: 'workspace-write' })
-      await ctx.plugin(Jobs, {})
-      await ctx.plugin(workspaceTools)
-      await ctx.plugin(jobTools)
-    }
-    await ctx.plugin(Ptc, { isolation: 'inline', poolSize: 0 } as never)
-    await ctx.plugin(runCodeTool, { spillDir: join(workspace, '.ptc', 'spill') })
-    if (options.server) await ctx.plugin(mcpImport, { mcpServers: { [options.server.name]: options.server.config }, warn: () => {} })
-    let services: Context | undefined
-    await ctx.plugin({ name: 'bench-declarations-services', inject: ['tools', 'ptc', 'approval'], apply: (child: Context) => void (services = child) })
-    const session = await openSession(services!, { exposeTools: false, limiter: createRunLimiter(), journalDir: false })
+    const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(), journalDir: false })
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     await session.server.connect(serverSide)
     const client = new Client({ name: 'bench', version: '0' })
     await client.connect(clientSide)
     const description = (await client.listTools()).tools.find((tool) => tool.name === 'run_code')?.description ?? ''
-    const tools = services!.ptc.visibleTools().length
+    const tools = host.ctx.ptc.visibleTools().length
     await client.close()
     await session.close()
     return { tools, chars: description.length, tokens: countTokens(description) }
@@ -103,13 +82,13 @@ const format = (value: number) => value.toLocaleString('en-US')
 
 async function report(): Promise<string[]> {
   const rows: string[][] = []
-  const bare = await listRunCode({ builtins: false })
-  const builtins = await listRunCode({ builtins: true })
+  const bare = await listRunCode({ builtins: 'none' })
+  const builtins = await listRunCode({ builtins: undefined })
   rows.push(['run_code alone (no tools)', String(bare.tools), format(bare.chars), format(bare.tokens), '', ''])
   rows.push(['built-in tools only', String(builtins.tools), format(builtins.chars), format(builtins.tokens), '', ''])
   for (const server of SERVERS) {
-    const imported = await listRunCode({ builtins: false, server })
-    const both = await listRunCode({ builtins: true, server })
+    const imported = await listRunCode({ builtins: 'none', server })
+    const both = await listRunCode({ builtins: undefined, server })
     const verdict = imported.tokens <= server.target ? 'met' : `over by ${format(imported.tokens - server.target)}`
     rows.push([`${server.label}, no built-ins`, String(imported.tools), format(imported.chars), format(imported.tokens), `≤ ${format(server.target)}`, verdict])
     const share = both.tokens - imported.tokens

@@ -52,8 +52,18 @@ export type BashValue = z.output<typeof bashValue>
 /** The output schema: the foreground value, or with `background: true` the job handle (S10.6). */
 export const bashOutput = z.union([bashValue, backgroundJobSchema])
 
-/** Build the tool. */
-export function bashTool(ctx: Context): Tool {
+/** Arguments without `background`, for a host without the job tools (nothing could read the job). */
+export const foregroundBashParameters = bashParameters.omit({ background: true })
+
+/**
+ * Build the tool. `background` (default `true`): offer `background: true` (S10.6); off, the
+ * parameter is not declared and a call naming it is invalid arguments (strict object).
+ */
+export function bashTool(ctx: Context, options: { background?: boolean } = {}): Tool {
+  const background = options.background !== false
+  // Without background jobs the declared value is the foreground one only (S9.1: what is declared is what comes back).
+  const parameters = background ? bashParameters : (foregroundBashParameters as typeof bashParameters)
+  const schema = background ? bashOutput : (bashValue as unknown as typeof bashOutput)
   return defineTool({
     name: 'bash',
     title: 'Run a shell command',
@@ -61,9 +71,9 @@ export function bashTool(ctx: Context): Tool {
     description:
       'Run a bash command in the workspace, sandboxed: by default it can write only inside the workspace and has no network. ' +
       'Returns exit code, signal, stdout and stderr; a non-zero exit is a normal result. Commands are killed at their deadline.',
-    parameters: bashParameters,
+    parameters,
     output: {
-      schema: bashOutput,
+      schema,
       render: (_args, value) => [{ type: 'text', text: 'jobId' in value ? renderStarted(value) : renderBash(value) }],
     },
     execute: (args, exec) => (args.background ? startBashJob(ctx, exec, args) : runBash(ctx, exec, args)),

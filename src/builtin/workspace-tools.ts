@@ -1,6 +1,6 @@
 /**
  * The workspace tools plugin (SPEC S8): registers read_file, write_file, edit_file, list_dir,
- * glob, search and bash, and describes what each call will touch on `permission/access` (raw
+ * glob, search and bash (any of the two groups, see `Config`), and describes what each call will touch on `permission/access` (raw
  * paths it writes, whether it asks for network) so the permission presets can decide (S3.1: the
  * tools hold no policy). Install after `SandboxPolicy` and `Sandbox`.
  */
@@ -38,12 +38,26 @@ export function describeAccess(toolName: string, args: unknown): AccessRequest |
 }
 
 /**
- * Register the seven tools (owned by this plugin's fiber: disposing it unregisters them, S1.4) and
- * answer `permission/access` for calls of them.
+ * Which of the tools to register (issue 14 item 4; each default `true`): `fs` the six file tools,
+ * `bash` the shell, `background` bash's `background: true` (only useful with the job tools that
+ * read such a job, so the host turns it off without them).
+ */
+export interface Config {
+  fs?: boolean
+  bash?: boolean
+  background?: boolean
+}
+
+/**
+ * Register the tools `config` selects (owned by this plugin's fiber: disposing it unregisters
+ * them, S1.4) and answer `permission/access` for calls of them.
  * @throws ToolDefinitionError when a tool of the same name is already registered.
  */
-export function apply(ctx: Context) {
-  const tools: Tool[] = [readFileTool(ctx), writeFileTool(ctx), editFileTool(ctx), listDirTool(ctx), globTool(ctx), searchTool(ctx), bashTool(ctx)]
+export function apply(ctx: Context, config: Config = {}) {
+  const tools: Tool[] = [
+    ...(config.fs === false ? [] : [readFileTool(ctx), writeFileTool(ctx), editFileTool(ctx), listDirTool(ctx), globTool(ctx), searchTool(ctx)]),
+    ...(config.bash === false ? [] : [bashTool(ctx, { background: config.background !== false })]),
+  ]
   const mine = new Set<Tool>()
   for (const tool of tools) {
     ctx.tools.register(tool)

@@ -1,9 +1,10 @@
 /**
  * The flags every host-starting command shares (`--workspace`, `--tools`, `--mcp-config`,
- * `--preset`), their help text, and their translation into {@link HostOptions}. Light on
+ * `--preset`, `--builtins`), their help text, and their translation into {@link HostOptions}. Light on
  * purpose: only the permission presets are loaded, and only when `--preset` is given.
  */
 import { statSync } from 'node:fs'
+import { BUILTIN_GROUPS, parseBuiltinsList } from '../builtin/builtin-groups.ts'
 import type { HostOptions } from '../host/create-host.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -16,8 +17,11 @@ export const MCP_CONFIG_FLAG = { 'mcp-config': { type: 'string' } } as const
 /** `--preset NAME`: sandbox mode and approval policy. */
 export const PRESET_FLAG = { preset: { type: 'string' } } as const
 
-/** All four, for commands that start a full host. */
-export const HOST_FLAGS = { ...WORKSPACE_FLAG, ...TOOLS_FLAG, ...MCP_CONFIG_FLAG, ...PRESET_FLAG } as const
+/** `--builtins LIST`: the built-in tool groups installed (`fs,bash,jobs`, any of them, or `none`). */
+export const BUILTINS_FLAG = { builtins: { type: 'string' } } as const
+
+/** All five, for commands that start a full host. */
+export const HOST_FLAGS = { ...WORKSPACE_FLAG, ...TOOLS_FLAG, ...MCP_CONFIG_FLAG, ...PRESET_FLAG, ...BUILTINS_FLAG } as const
 
 /** Help text for {@link HOST_FLAGS}, appended to each command's details. */
 export const HOST_FLAGS_HELP = `--workspace DIR    the root every file tool and bash is confined to (default: the current
@@ -27,7 +31,10 @@ export const HOST_FLAGS_HELP = `--workspace DIR    the root every file tool and 
                    {"mcpServers": {name: {command, args?, env?, cwd?, parallel?, timeoutMs?}}}, as name__tool.
 --preset NAME      read-only | workspace-write (default) | danger-full-access: the sandbox mode and
                    when to ask. Approval prompts appear when stdin is a terminal; otherwise every ask
-                   is denied.`
+                   is denied.
+--builtins LIST    the built-in tool groups, comma separated: ${BUILTIN_GROUPS.join(', ')} (default all
+                   three), or none (only --tools and --mcp-config tools). fs: read_file, write_file,
+                   edit_file, list_dir, glob, search; jobs: job_list, job_read, job_kill.`
 
 /** The values {@link hostOptionsFrom} reads. */
 export interface HostFlagValues {
@@ -35,6 +42,7 @@ export interface HostFlagValues {
   tools?: string[]
   'mcp-config'?: string
   preset?: string
+  builtins?: string
 }
 
 /**
@@ -54,11 +62,25 @@ export function workspaceFrom(value: string | undefined): string {
 }
 
 /**
- * The {@link Command.precheck} of host-starting commands: the workspace exists.
+ * The groups named by `--builtins` (undefined when absent: the host's default, all three).
+ * @throws UsageError naming the allowed values for an empty list or an unknown group.
+ */
+export function builtinsFrom(value: string | undefined): HostOptions['builtins'] {
+  if (value === undefined) return undefined
+  try {
+    return parseBuiltinsList(value)
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+/**
+ * The {@link Command.precheck} of host-starting commands: the workspace exists, `--builtins` is valid.
  * @throws UsageError
  */
-export function checkHostFlags(values: { workspace?: string }): void {
+export function checkHostFlags(values: { workspace?: string; builtins?: string }): void {
   workspaceFrom(values.workspace)
+  builtinsFrom(values.builtins)
 }
 
 /**
@@ -83,8 +105,10 @@ export async function hostOptionsFrom(values: HostFlagValues): Promise<HostOptio
     const { isPermissionPresetName, PERMISSION_PRESET_NAMES } = await import('../policy/permission-presets.ts')
     if (!isPermissionPresetName(preset)) throw new UsageError(`--preset takes one of ${PERMISSION_PRESET_NAMES.join(', ')}, got "${preset}".`)
   }
+  const builtins = builtinsFrom(values.builtins)
   return {
     workspace,
+    ...(builtins !== undefined && { builtins }),
     ...(preset !== undefined && { preset: preset as NonNullable<HostOptions['preset']> }),
     toolModules: values.tools ?? [],
     ...(values['mcp-config'] !== undefined && { mcpConfig: values['mcp-config'] }),

@@ -34,6 +34,7 @@ export type PtcErrorCode =
   | 'job-start-refused'
   // host, journal, cli, server, mcp
   | 'tool-module'
+  | 'host-options'
   | 'journal-unwritable'
   | 'usage'
   | 'serve'

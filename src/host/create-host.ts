@@ -3,13 +3,14 @@
  * journal, the workspace tools and their policy, PTC mode (`ctx.ptc` + the `run_code` tool), and
  * any tool modules the user named. The CLI and the MCP server both start from here.
  */
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
+import { lstatSync, mkdirSync, realpathSync, type Stats } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Context } from 'cordis'
 import * as workspaceTools from '../builtin/workspace-tools.ts'
 import * as jobTools from '../jobs/job-tools.ts'
 import { Jobs, type JobsConfig } from '../jobs/jobs.ts'
 import * as journal from '../journal/journal.ts'
+import { DEFAULT_JOURNAL_RETENTION, type JournalRetention, retentionProblem } from '../journal/journal-retention.ts'
 import type { McpConfig } from '../mcp/mcp-config.ts'
 import { Approval } from '../policy/approval.ts'
 import * as fsObservationPolicy from '../policy/fs-observation-policy.ts'
@@ -17,11 +18,14 @@ import { type PermissionPresetName, PermissionPresets } from '../policy/permissi
 import { Sandbox } from '../policy/sandbox.ts'
 import { SandboxError } from '../policy/sandbox-errors.ts'
 import { SandboxPolicy } from '../policy/sandbox-policy.ts'
-import { journalFolder, spillFolder, STATE_FOLDER } from '../workspace/state-folder.ts'
+import { isInside } from '../workspace/is-inside.ts'
+import { STATE_FOLDER } from '../workspace/state-folder.ts'
 import * as timeoutPolicy from '../policy/timeout-policy.ts'
 import { Ptc, type PtcConfig } from '../ptc/ptc-service.ts'
 import * as runCodeTool from '../ptc/run-code-tool.ts'
 import { ToolRegistry } from '../pipeline/tool-registry.ts'
+import { builtinGroups, type BuiltinsOption } from '../builtin/builtin-groups.ts'
+import { HostOptionsError } from '../errors/host-options-error.ts'
 import { loadToolModules } from './load-tool-modules.ts'
 
 /** Options of {@link createHost}. */
@@ -32,8 +36,30 @@ export interface HostOptions {
   preset?: PermissionPresetName
   /** Tool plugin modules to load after the built-in tools. */
   toolModules?: readonly string[]
-  /** Journal file; `false` for none; default `<workspace>/.ptc/journal/<time>-<pid>.jsonl`. */
+  /**
+   * Built-in tool groups to install (issue 14 item 4): any of `'fs'` (read_file, write_file,
+   * edit_file, list_dir, glob, search), `'bash'`, `'jobs'` (job_list, job_read, job_kill), or
+   * `'none'` for a host that brings its own tools. Default all three. A group left out is not
+   * registered, so scripts can neither call it nor see it in the declarations; without `'jobs'`,
+   * `bash` has no `background` parameter.
+   */
+  builtins?: BuiltinsOption
+  /**
+   * Where the host's state lives: the session journals (`journal/`) and the spills of oversized
+   * `run_code` results (`spill/`, S9.7). Default `<workspace>/.ptc`. Another folder is created if
+   * missing; it must not be inside the workspace (only `.ptc` there is protected from the tools),
+   * and the fs tools cannot read spills outside the workspace. `false`: nothing is written to disk
+   * (no journal unless `journal` names a file, and an oversized result is cut without a spill).
+   */
+  stateDir?: string | false
+  /** Journal file; `false` for none; default `<stateDir>/journal/<time>-<pid>.jsonl`. */
   journal?: string | false
+  /**
+   * How many journals `<stateDir>/journal` keeps, oldest deleted first, applied when the host
+   * starts and when `ptc serve` opens a session journal; never the journals this process has
+   * open. Default {@link DEFAULT_JOURNAL_RETENTION} (100 files, 100 MiB); `false` keeps all.
+   */
+  journalRetention?: JournalRetention | false
   /** Background jobs configuration (S10: ring bytes per job, kill wait ms, limits). */
   jobs?: JobsConfig
   /** PTC configuration (limits, type-check default, pool size). */
@@ -51,22 +77,33 @@ export const HOST_SERVICES = ['tools', 'approval', 'sandboxPolicy', 'sandbox', '
 export interface Host {
   ctx: Context
   workspace: string
+  /** The host's journal file, or `undefined` when it keeps none. */
   journalFile: string | undefined
+  /** The state folder's journal folder (where `ptc serve` puts its session journals), or `undefined` with `stateDir: false`. */
+  journalDir: string | undefined
+  /** The retention applied in {@link Host.journalDir} (`false`: keep all). */
+  journalRetention: JournalRetention | false
   dispose(): Promise<void>
 }
 
 /**
  * Start a host.
+ * @throws HostOptionsError (`host-options`) for an unknown built-in group, a `stateDir` inside the
+ *   workspace other than `.ptc`, or an invalid `journalRetention`.
  * @throws ToolModuleError when a tool module cannot be loaded (the host is disposed first).
- * @throws SandboxError (`sandbox-policy-invalid`) when the workspace does not exist, or its `.ptc`
- *   state folder (or `spill/`, `journal/` in it) is a symlink, not a directory, or not owned by us.
+ * @throws SandboxError (`sandbox-policy-invalid`) when the workspace does not exist, or the state
+ *   folder (or `spill/`, `journal/` in it) is a symlink, not a directory, or not owned by us.
  * @throws McpConfigError / McpConnectionError when `mcpConfig` is invalid or a server cannot start.
  */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
   const workspace = resolve(options.workspace ?? '.')
+  const groups = builtinGroups(options.builtins)
+  const retention = options.journalRetention === undefined ? DEFAULT_JOURNAL_RETENTION : options.journalRetention
+  const problem = retention === false ? undefined : retentionProblem(retention)
+  if (problem) throw new HostOptionsError(problem)
   // S8: the state folder exists, is ours and is a real directory before any tool can run, so a
   // symlink planted by a `bash` job can never redirect the journal or the spills.
-  const state = prepareStateFolder(workspace)
+  const state = options.stateDir === false ? undefined : prepareStateFolder(workspace, options.stateDir)
   const root = new Context()
   // Every plugin goes through this child fiber, so one dispose stops them all, in reverse order.
   const host = root.plugin({ name: 'ptc-host', apply: () => {} })
@@ -77,8 +114,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await ctx.plugin(ToolRegistry)
     await ctx.plugin(Approval)
     await ctx.plugin(timeoutPolicy)
-    const journalFile = options.journal === false ? undefined : journal.journalPath({ workspace: state?.workspace ?? workspace, ...(options.journal && { file: options.journal }) })
-    if (journalFile) await ctx.plugin(journal, { file: journalFile })
+    const journalFile = options.journal ? resolve(options.journal) : options.journal === false || !state ? undefined : defaultJournalFile(state.journal)
+    // Retention applies only to the state folder's journals, not to a file the caller named elsewhere.
+    if (journalFile) await ctx.plugin(journal, { file: journalFile, ...(retention && state && !options.journal && { retention }) })
     // S8: one sandbox policy (the workspace root) read by both the fs tools and bash.
     await ctx.plugin(SandboxPolicy, { workspaceRoots: [workspace] })
     await ctx.plugin(Sandbox)
@@ -87,10 +125,10 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await options.setup?.(ctx)
     // S10: jobs before the tools that start them (bash background) and the job_* tools.
     await ctx.plugin(Jobs, options.jobs ?? {})
-    await ctx.plugin(workspaceTools)
-    await ctx.plugin(jobTools)
+    if (groups.has('fs') || groups.has('bash')) await ctx.plugin(workspaceTools, { fs: groups.has('fs'), bash: groups.has('bash'), background: groups.has('jobs') })
+    if (groups.has('jobs')) await ctx.plugin(jobTools)
     await ctx.plugin(Ptc, options.ptc ?? {})
-    await ctx.plugin(runCodeTool, { spillDir: state?.spill ?? spillFolder(resolve(workspace)) })
+    await ctx.plugin(runCodeTool, state ? { spillDir: state.spill } : { spill: false })
     await loadToolModules(ctx, options.toolModules ?? [])
     if (options.mcpConfig !== undefined) {
       // Loaded only here: the MCP SDK and ajv are a third of a host's start-up, for hosts that import no server.
@@ -102,27 +140,50 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     let services: Context | undefined
     await ctx.plugin({ name: 'ptc-host-services', inject: [...HOST_SERVICES], apply: (child: Context) => void (services = child) })
     if (!services) throw new Error('ptc-runner: the host services did not start')
-    return { ctx: services, workspace, journalFile, dispose }
+    return { ctx: services, workspace, journalFile, journalDir: state?.journal, journalRetention: retention, dispose }
   } catch (error) {
     await dispose()
     throw error
   }
 }
 
+/** `<journalDir>/<ISO time>-<pid>.jsonl`. */
+function defaultJournalFile(journalDir: string): string {
+  return join(journalDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`)
+}
+
 /**
- * Create `<workspace>/.ptc` with `spill/` and `journal/` (S8), refusing (a `SandboxError`) when
- * one exists as a symlink, a non-directory or a directory owned by another user. `undefined` when
- * the workspace itself does not exist (the sandbox policy reports that).
+ * Create the state folder (default `<workspace>/.ptc`, else `stateDir`, created with its parents)
+ * with `spill/` and `journal/` (S8), refusing (a `SandboxError`) when one exists as a symlink, a
+ * non-directory or a directory owned by another user. `undefined` when the workspace itself does
+ * not exist (the sandbox policy reports that).
+ * @throws HostOptionsError when `stateDir` is inside the workspace but is not its `.ptc`.
  */
-function prepareStateFolder(workspace: string): { workspace: string; spill: string } | undefined {
+function prepareStateFolder(workspace: string, stateDir: string | undefined): { journal: string; spill: string } | undefined {
   let real: string
   try {
     real = realpathSync(workspace)
   } catch {
     return undefined
   }
-  const folder = join(real, STATE_FOLDER)
-  for (const dir of [folder, spillFolder(real), journalFolder(real)]) {
+  const dirs: string[] = []
+  let folder = join(real, STATE_FOLDER)
+  if (stateDir !== undefined) {
+    const wanted = resolve(stateDir)
+    mkdirSync(wanted, { recursive: true })
+    const at = realpathSync(wanted)
+    if (at !== folder && isInside(real, at)) {
+      throw new HostOptionsError(
+        `stateDir ${stateDir} is inside the workspace ${real}, where the tools could change the journals; use a folder outside it, or leave stateDir out for ${folder}.`,
+        { stateDir },
+      )
+    }
+    folder = at
+  }
+  if (folder === join(real, STATE_FOLDER)) dirs.push(folder)
+  else checkOwnDirectory(folder, lstatSync(folder), folder)
+  dirs.push(join(folder, 'spill'), join(folder, 'journal'))
+  for (const dir of dirs) {
     let stat
     try {
       stat = lstatSync(dir)
@@ -131,20 +192,25 @@ function prepareStateFolder(workspace: string): { workspace: string; spill: stri
       mkdirSync(dir) // Not recursive: the parent was just checked, and mkdir never follows a final symlink.
       stat = lstatSync(dir)
     }
-    const problem = stat.isSymbolicLink()
-      ? 'is a symbolic link'
-      : !stat.isDirectory()
-        ? 'is not a directory'
-        : process.getuid && stat.uid !== process.getuid()
-          ? `is owned by uid ${stat.uid}, not by this user`
-          : undefined
-    if (problem) {
-      throw new SandboxError(
-        'sandbox-policy-invalid',
-        `${dir} ${problem}; ptc-runner keeps the session journal and spills in ${folder} and refuses to start while they could be redirected. Remove it and start again.`,
-        { path: dir },
-      )
-    }
+    checkOwnDirectory(dir, stat, folder)
   }
-  return { workspace: real, spill: spillFolder(real) }
+  return { journal: join(folder, 'journal'), spill: join(folder, 'spill') }
+}
+
+/** @throws SandboxError unless `stat` (of `dir`) is a real directory owned by this user. */
+function checkOwnDirectory(dir: string, stat: Stats, folder: string): void {
+  const problem = stat.isSymbolicLink()
+    ? 'is a symbolic link'
+    : !stat.isDirectory()
+      ? 'is not a directory'
+      : process.getuid && stat.uid !== process.getuid()
+        ? `is owned by uid ${stat.uid}, not by this user`
+        : undefined
+  if (problem) {
+    throw new SandboxError(
+      'sandbox-policy-invalid',
+      `${dir} ${problem}; ptc-runner keeps the session journal and spills in ${folder} and refuses to start while they could be redirected. Remove it and start again.`,
+      { path: dir },
+    )
+  }
 }

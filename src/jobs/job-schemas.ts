@@ -23,7 +23,7 @@ export type BackgroundJob = z.output<typeof backgroundJobSchema>
 /** One job's state (`JobInfo`). Byte counts are UTF-8 bytes. */
 export const jobInfoSchema = z.object({
   jobId: z.string(),
-  kind: z.string().describe('What started it, e.g. "bash".'),
+  kind: z.string().describe('The tool that started it.'),
   label: z.string().describe('The command or a one-line description.'),
   status: jobStatusSchema,
   exitCode: z.number().nullable().describe('Exit code once ended with one, else null.'),

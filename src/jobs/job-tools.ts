@@ -23,7 +23,7 @@ export const JOB_READ_MAX_BYTES = 1024 * 1024
 /** Largest `waitMs` of one `job_read`, in ms. */
 export const JOB_READ_MAX_WAIT_MS = 30_000
 
-const jobIdParameter = z.string().min(1).max(100).describe('The id a background call returned (its `jobId`), e.g. "bash-1".')
+const jobIdParameter = z.string().min(1).max(100).describe('The id a background call returned (its `jobId`).')
 
 /** Parameters of `job_read`. */
 export const jobReadParameters = z.strictObject({
@@ -33,7 +33,7 @@ export const jobReadParameters = z.strictObject({
   waitMs: z.number().int().min(0).max(JOB_READ_MAX_WAIT_MS).optional().describe(`Wait up to this many ms for new output or the job's end before answering (default 0, max ${JOB_READ_MAX_WAIT_MS}).`),
 })
 
-const JOB_LIST = 'List your background jobs (started e.g. by bash with background: true): id, kind, label, status, exit code and output byte counts.'
+const JOB_LIST = 'List your background jobs (started by a tool call with background: true): id, kind, label, status, exit code and output byte counts.'
 const JOB_READ =
   'Read the output of a background job since a byte cursor, with its status (running, exited, killed, failed) and exit code. ' +
   'Pass the returned nextOffset as sinceOffset to get only new output; waitMs waits for new output instead of polling in a tight loop.'

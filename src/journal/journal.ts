@@ -11,6 +11,7 @@ import { mkdirSync, realpathSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { appendFileSafeSync } from '../workspace/safe-fs.ts'
 import { journalFolder } from '../workspace/state-folder.ts'
+import { holdJournal, type JournalRetention, pruneJournals } from './journal-retention.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Context } from 'cordis'
 import type { ApprovalOutcome, ToolCallRecord, ToolResult } from '../tools/types.ts'
@@ -78,12 +79,16 @@ export function capRecord(record: Record<string, unknown>): string {
  * `agent`: record only calls made by this agent (one journal per session); default all.
  * `session`: the MCP session id the journal belongs to (`ptc serve`); written into every record
  * as `session`, so a record can be matched to the client's `Mcp-Session-Id`.
+ * `retention`: once the file is created, prune the other journals of its folder to these bounds
+ * (`pruneJournals`; never a journal this process has open); default none (the host passes it
+ * only for its state folder's journal folder).
  */
 export interface Config {
   file?: string
   workspace?: string
   agent?: string
   session?: string
+  retention?: JournalRetention
 }
 
 /** The path the journal plugin writes to for `config`. */
@@ -107,6 +112,8 @@ export function apply(ctx: Context, config: Config = {}) {
   } catch (error) {
     throw new PtcError('journal-unwritable', `Cannot write the journal ${file}: ${(error as Error).message}. Name a writable file with --journal.`, { details: { file } })
   }
+  ctx.effect(() => holdJournal(join(folder, basename(file))), `journal hold ${file}`)
+  if (config.retention) pruneJournals(folder, config.retention, [join(folder, basename(file))])
   const session = config.session === undefined ? {} : { session: config.session }
   const append = (record: Record<string, unknown>) => {
     const line = `${capRecord({ ...record, ...session, seq: ++seq })}\n`

@@ -16,9 +16,14 @@ import { writeSpill } from './spill.ts'
 export const name = 'run-code-tool'
 export const inject = ['tools', 'ptc']
 
-/** `spillDir`: where oversized outputs go (default `<cwd>/.ptc/spill`); caps in characters. */
+/**
+ * `spillDir`: where oversized outputs go (default `<cwd>/.ptc/spill`); `spill: false` writes no
+ * file (the text over a cap is cut and the cut noted, for a host with no state folder); caps in
+ * characters.
+ */
 export interface Config extends Partial<OutputCaps> {
   spillDir?: string
+  spill?: false
 }
 
 /** Parameters of `run_code`: the script and per-run options. */
@@ -58,7 +63,7 @@ export function apply(ctx: Context, config: Config = {}) {
         }),
       projectContent: ({ value, content, execution }) => {
         const { result, logs } = runCodeTexts(value)
-        if (result.length <= caps.maxResultChars && logs.length <= caps.maxLogChars) return [...content]
+        if ((result.length <= caps.maxResultChars && logs.length <= caps.maxLogChars) || config.spill === false) return [...content]
         // One folder per agent (session), so sessions never see each other's spills.
         const dir = join(spillRoot, agentFolderName(execution.agent))
         const id = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`

@@ -18,6 +18,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Context, Fiber } from 'cordis'
 import * as journal from '../journal/journal.ts'
+import type { JournalRetention } from '../journal/journal-retention.ts'
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { RUN_CODE } from '../ptc/ptc-service.ts'
 import { elicitApproval } from './elicit-approval.ts'
@@ -35,6 +36,11 @@ export interface SessionOptions {
   limiter: RunLimiter
   /** Folder of the per-session journals (`<stamp>-mcp-<session id>.jsonl`); `false` for none. */
   journalDir: string | false
+  /**
+   * Retention of `journalDir`, applied each time a session opens its journal (never to a journal
+   * of a session still open); default none (`createHost`'s `journalRetention` is what `ptc serve` passes).
+   */
+  journalRetention?: JournalRetention | false
   /** Time a person has to answer an approval prompt, in ms. */
   approvalTimeoutMs?: number
   /** Progress heartbeat of a call that asked for progress, in ms (default 5000, see `run-progress.ts`). */
@@ -79,7 +85,8 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     apply: (session: Context) => {
       if (options.journalDir !== false) {
         const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-        session.plugin(journal, { file: join(options.journalDir, `${stamp}-${agent}.jsonl`), agent, session: sessionId })
+        const retention = options.journalRetention
+        session.plugin(journal, { file: join(options.journalDir, `${stamp}-${agent}.jsonl`), agent, session: sessionId, ...(retention && { retention }) })
       }
       session.approval.respond(
         elicitApproval({

@@ -86,7 +86,8 @@ export async function serveCommand(flags: ServeFlags, hostOptions: HostOptions):
   const host = await createHost({ ...hostOptions, journal: false })
   let handle: Awaited<ReturnType<typeof serve>>
   try {
-    handle = await serve(host.ctx, { ...options, journalDir: join(host.workspace, '.ptc', 'journal') })
+    // One journal per session in the host's state folder, pruned to the host's retention as each opens.
+    handle = await serve(host.ctx, { ...options, journalDir: host.journalDir ?? false, journalRetention: host.journalRetention })
   } catch (error) {
     await host.dispose()
     throw error

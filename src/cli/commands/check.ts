@@ -9,7 +9,8 @@ import { readScript } from '../read-script.ts'
 export default defineCommand({
   order: 20,
   summary: 'type-check a script only; diagnostics as line:column',
-  usage: 'ptc check FILE|- [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]',
+  usage: `ptc check FILE|- [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]
+                 [--builtins LIST]`,
   details: `Type-checks FILE (- reads standard input) against the declarations ptc typegen prints. Exit
 code 1 when there is an error.
 

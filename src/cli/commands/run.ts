@@ -11,7 +11,8 @@ export default defineCommand({
   order: 10,
   summary: 'type-check a script, run it in an isolate, print the result',
   usage: `ptc run FILE|- [--json] [--no-typecheck] [--timeout-ms N] [--memory-mb N] [--journal FILE]
-               [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]`,
+               [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]
+               [--builtins LIST]`,
   details: `Type-checks FILE (- reads standard input) against the tools' generated types, runs it in an
 isolate and prints a card per tool call on stderr and the result on stdout. Exit code 0 only for
 status ok, 1 otherwise.

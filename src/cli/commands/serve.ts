@@ -13,7 +13,8 @@ export default defineCommand({
                  [--session-idle-ms ${DEFAULT_SESSION_IDLE_MS}] [--max-sessions ${DEFAULT_MAX_SESSIONS}]
                  [--expose-tools] [--max-concurrent-runs ${DEFAULT_MAX_CONCURRENT_RUNS}] [--max-running-per-session N/2]
                  [--max-queued-runs ${DEFAULT_MAX_QUEUED_RUNS}] [--max-runs-per-session max(${DEFAULT_MAX_RUNS_PER_SESSION},N)]
-                 [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]`,
+                 [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]
+                 [--builtins LIST]`,
   details: `--http binds 127.0.0.1 unless --host is given; any other host needs --token or PTC_SERVE_TOKEN.
 --max-concurrent-runs (N) bounds run_code executions across sessions; one session runs at most
 --max-running-per-session of them (default N/2 over --http, so no session holds every slot) and

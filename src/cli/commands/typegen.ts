@@ -11,7 +11,8 @@ import { UsageError } from '../usage-error.ts'
 export default defineCommand({
   order: 30,
   summary: 'print (or write with -o) the declarations scripts are checked against',
-  usage: 'ptc typegen [-o FILE] [--embedded | --compact] [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]',
+  usage: `ptc typegen [-o FILE] [--embedded | --compact] [--workspace DIR] [--tools MODULE]...
+            [--mcp-config FILE] [--preset NAME] [--builtins LIST]`,
   details: `-o, --output FILE  write the declarations to FILE (atomically) instead of stdout.
 --embedded         the form ptc serve puts in run_code's description (one method a tool).
 --compact          that form with only the first sentence of each description.

@@ -1,0 +1,95 @@
+/**
+ * Journal retention (issue 14 item 4): the journal folder of a state folder keeps at most
+ * `maxFiles` journals and `maxBytes` of them in total; the oldest (by modification time) go
+ * first. Applied each time a journal is opened there (a host start, a `ptc serve` session), and
+ * never to a journal this process still has open (the current session's, or a live MCP session's).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+
+/** How many journals a journal folder keeps. Either bound may be left out (no bound). */
+export interface JournalRetention {
+  /** Most journal files kept, the newest first (a whole number ≥ 1). */
+  maxFiles?: number
+  /** Most bytes the journals may take in total (a whole number ≥ 1); the newest that fit are kept. */
+  maxBytes?: number
+}
+
+/** Default retention: the newest 100 journals, at most 100 MiB together. */
+export const DEFAULT_JOURNAL_RETENTION: Readonly<Required<JournalRetention>> = Object.freeze({ maxFiles: 100, maxBytes: 100 * 1024 * 1024 })
+
+/** The journal files this process has open (absolute paths): retention never removes them. */
+const openJournals = new Set<string>()
+
+/** Mark `file` as open (until the returned function is called): {@link pruneJournals} keeps it. */
+export function holdJournal(file: string): () => void {
+  const absolute = path.resolve(file)
+  openJournals.add(absolute)
+  return () => void openJournals.delete(absolute)
+}
+
+/**
+ * Check a retention option.
+ * @returns the message saying what is wrong, or `undefined` when it is valid.
+ */
+export function retentionProblem(retention: JournalRetention): string | undefined {
+  if (typeof retention !== 'object' || retention === null) return `journalRetention must be false or {maxFiles?, maxBytes?}; got ${JSON.stringify(retention)}.`
+  for (const key of Object.keys(retention)) {
+    if (key !== 'maxFiles' && key !== 'maxBytes') return `journalRetention has an unknown key "${key}"; the keys are maxFiles and maxBytes.`
+    const value = retention[key]
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) return `journalRetention.${key} must be a whole number ≥ 1, got ${JSON.stringify(value)}.`
+  }
+  return undefined
+}
+
+/**
+ * Delete the oldest `*.jsonl` regular files in `folder` past `retention`, keeping every journal
+ * this process holds open ({@link holdJournal}) and every path in `keep`. Kept journals count
+ * toward the bounds. Symbolic links and other entries are never touched; a file that vanishes or
+ * cannot be removed meanwhile is skipped. Returns the paths deleted, oldest first.
+ */
+export function pruneJournals(folder: string, retention: JournalRetention, keep: readonly string[] = []): string[] {
+  const held = new Set([...openJournals, ...keep.map((file) => path.resolve(file))])
+  let names: string[]
+  try {
+    names = fs.readdirSync(folder)
+  } catch {
+    return []
+  }
+  const journals: { file: string; size: number; mtimeMs: number; held: boolean }[] = []
+  for (const name of names) {
+    if (!name.endsWith('.jsonl')) continue
+    const file = path.resolve(folder, name)
+    try {
+      const stat = fs.lstatSync(file)
+      if (stat.isFile()) journals.push({ file, size: stat.size, mtimeMs: stat.mtimeMs, held: held.has(file) })
+    } catch {
+      // vanished meanwhile
+    }
+  }
+  // Newest first (ties by name, which starts with the ISO time); held journals always stay.
+  journals.sort((a, b) => b.mtimeMs - a.mtimeMs || b.file.localeCompare(a.file))
+  let files = 0
+  let bytes = 0
+  let full = false // Once one journal does not fit, every older one goes too.
+  const doomed: string[] = []
+  for (const journal of [...journals.filter((j) => j.held), ...journals.filter((j) => !j.held)]) {
+    full ||= !journal.held && !((retention.maxFiles === undefined || files + 1 <= retention.maxFiles) && (retention.maxBytes === undefined || bytes + journal.size <= retention.maxBytes))
+    if (journal.held || !full) {
+      files += 1
+      bytes += journal.size
+    } else {
+      doomed.push(journal.file)
+    }
+  }
+  const deleted: string[] = []
+  for (const file of doomed.reverse()) {
+    try {
+      fs.unlinkSync(file)
+      deleted.push(file)
+    } catch {
+      // removed by someone else, or not ours to remove: leave it
+    }
+  }
+  return deleted
+}
