@@ -36,7 +36,8 @@ export type HostLog = (level: LogLevel, text: string) => void
 
 /**
  * Script → host: the script ended. `value` carries the JSON of the return value, `undefined`
- * an empty payload, `error` the JSON of `{ name, message }`.
+ * an empty payload, `error` the JSON of `{ name, message, stack? }` (`stack`: the thrown error's
+ * own V8 stack text, for the script's line and column).
  */
 export type HostFinish = (kind: 'value' | 'undefined' | 'error', payload: string) => void
 

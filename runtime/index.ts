@@ -12,7 +12,7 @@
  */
 import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlement } from './bridge-types.ts'
 import { createConsole, type LogBudget } from './console-capture.ts'
-import { clip, describeThrown, errorJson } from './json-codec.ts'
+import { clip, describeStack, describeThrown, errorJson } from './json-codec.ts'
 import { toJsonLossless } from './lossless-json.ts'
 import {
   CONFIGURABLE,
@@ -164,7 +164,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
 
   function finishWithError(thrown: unknown): void {
     const { name, message } = describeThrown(thrown)
-    finish('error', errorJson(name, message))
+    finish('error', errorJson(name, message, describeStack(thrown)))
   }
 
   function finishWithValue(value: unknown): void {

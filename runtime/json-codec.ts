@@ -3,9 +3,11 @@
  * with. Uses only captured built-ins (see `intrinsics.ts`); lossless JSON of values is in
  * `lossless-json.ts`.
  */
-import { JSONStringify, ObjectCreate, StringCtor, StringPrototypeSlice } from './intrinsics.ts'
+import { JSONStringify, ObjectCreate, ObjectHasOwn, StringCtor, StringPrototypeSlice } from './intrinsics.ts'
 
 const MAX_MESSAGE_LENGTH = 2_000
+/** Enough of a stack for its first script frames behind a long message. */
+const MAX_STACK_LENGTH = 6_000
 
 /** A readable one-line description of any thrown value; never throws (getters may). */
 export function describeThrown(thrown: unknown): { name: string; message: string } {
@@ -26,11 +28,32 @@ export function describeThrown(thrown: unknown): { name: string; message: string
   return { name: clip(name, 100), message: clip(message, MAX_MESSAGE_LENGTH) }
 }
 
-/** JSON of `{ name, message }`, built on a null-prototype object so no `toJSON` is inherited. */
-export function errorJson(name: string, message: string): string {
-  const record = ObjectCreate(null) as { name: string; message: string }
+/**
+ * The V8 stack text of a thrown error, or `''`: read only when `stack` is the value's own
+ * property (every `Error` has it), so no accessor a script put on a prototype runs. The host
+ * parses the script's frames out of it (issue 11). Never throws.
+ */
+export function describeStack(thrown: unknown): string {
+  try {
+    if (((typeof thrown === 'object' && thrown !== null) || typeof thrown === 'function') && ObjectHasOwn(thrown, 'stack')) {
+      const stack = (thrown as { stack?: unknown }).stack
+      if (typeof stack === 'string') return clip(stack, MAX_STACK_LENGTH)
+    }
+  } catch {
+    // A throwing own getter: no stack.
+  }
+  return ''
+}
+
+/**
+ * JSON of `{ name, message }` (and `stack` when not empty), built on a null-prototype object so
+ * no `toJSON` is inherited.
+ */
+export function errorJson(name: string, message: string, stack = ''): string {
+  const record = ObjectCreate(null) as { name: string; message: string; stack?: string }
   record.name = name
   record.message = message
+  if (stack !== '') record.stack = stack
   return JSONStringify(record)
 }
 

@@ -7,7 +7,7 @@ import * as ttyApproval from '../policy/tty-approval.ts'
 import { callCardText, resultCardText } from '../present/replay.ts'
 import { terminalSafe } from '../present/terminal-safe.ts'
 import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
-import type { RunCodeValue } from '../ptc/run-code-value.ts'
+import { describeRunError, type RunCodeValue } from '../ptc/run-code-value.ts'
 
 /** How `ptc run` prints and limits one script. */
 export interface RunScriptOptions {
@@ -64,7 +64,7 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
       if (value.status === 'ok') {
         if (value.value !== undefined) process.stdout.write(`${terminalSafe(JSON.stringify(value.value, null, 2))}\n`)
       } else {
-        process.stderr.write(terminalSafe(`status: ${value.status}${value.error ? ` — ${value.error.name}: ${value.error.message}` : ''}`) + '\n')
+        process.stderr.write(terminalSafe(`status: ${value.status}${value.error ? ` — ${describeRunError(value.error).join('\n')}` : ''}`) + '\n')
       }
     }
     return value.status === 'ok' ? 0 : 1

@@ -29,6 +29,13 @@ export type { Diagnostic } from './compile-diagnostics.ts'
  */
 export interface CompiledScript {
   readonly js: string
+  /**
+   * Source map (version 3, JSON text, no `sourcesContent`) from `js` back to the script: its
+   * generated lines are the lines of `js`; its original line N (0-based) is the user's line N
+   * (1-based), because line 0 of the mapped source is the wrapper's `SCRIPT_PREFIX`. Read it with
+   * `scriptPosition` (`script-positions.ts`).
+   */
+  readonly map: string
 }
 
 /**
@@ -88,6 +95,7 @@ async function compileUncached(code: string): Promise<CompiledScript> {
 
   const body = blankRanges(code, uses)
   let output: string
+  let map: string
   try {
     const result = await transform(SCRIPT_PREFIX + body + SCRIPT_SUFFIX, {
       loader: 'ts',
@@ -97,14 +105,28 @@ async function compileUncached(code: string): Promise<CompiledScript> {
       sourcefile: 'script.ts',
       charset: 'utf8',
       logLevel: 'silent',
+      // Runtime errors point at the script's own lines (issue 11): mapped back on the host.
+      sourcemap: 'external',
+      sourcesContent: false,
     })
     output = result.code
+    map = result.map
   } catch (error) {
     if (!isTransformFailure(error)) throw error
     throw new CompileError(error.errors.map((message) => esbuildDiagnostic(code, message)))
   }
   // Keep the whole output (esbuild may emit helpers next to the function) and call it.
-  return Object.freeze({ js: `"use strict";\n${output}return await __ptc_main__();\n` })
+  return Object.freeze({ js: `${JS_PREAMBLE}${output}return await __ptc_main__();\n`, map: shiftMap(map) })
+}
+
+/** The line `js` starts with, ahead of esbuild's output. */
+const JS_PREAMBLE = '"use strict";\n'
+
+/** esbuild's map of its output, moved down by the preamble's one line (a `;` starts a generated line). */
+function shiftMap(map: string): string {
+  const parsed = JSON.parse(map) as { mappings: string }
+  parsed.mappings = `;${parsed.mappings}`
+  return JSON.stringify(parsed)
 }
 
 function moduleUseDiagnostic(code: string, use: ModuleUse): Diagnostic {

@@ -20,6 +20,7 @@ import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
 import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolate/run-endings.ts'
 import { DEFAULT_RUN_LIMITS, type RunLimits } from './isolate/run-limits.ts'
 import type { RunCodeValue } from './run-code-value.ts'
+import { scriptError } from './script-positions.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -205,15 +206,17 @@ export class Ptc extends Service {
     // The runner gets the time left; `checkMs` lets its timeout message account for the rest.
     const result = await this.runInIsolation({ js: prepared.compiled.js, toolNames: tools.map((tool) => tool.name), limits, checkMs: chargedMs, ...(options.signal && { signal: options.signal }), dispatch })
     const durationMs = Math.round((performance.now() - startedAt - waitedMs) * 1000) / 1000
-    if (result.value !== undefined) {
+    // Issue 11: the error's frames are in the compiled JavaScript; the model wants its own lines.
+    const value: RunCodeValue = { ...result, ...(result.error !== undefined && { error: scriptError(result.error, prepared.compiled, code) }), durationMs }
+    if (value.value !== undefined) {
       try {
         // S6.1: the result must be lossless JSON the pipeline can validate without overflowing.
-        materializeJson(result.value)
+        materializeJson(value.value)
       } catch (error) {
-        return { ...(result as RunCodeValue), status: 'error', value: undefined, error: { name: 'TypeError', message: `The script's return value cannot be the result: ${(error as Error).message}. Return a flatter JSON value.` }, durationMs }
+        return { ...value, status: 'error', value: undefined, error: { name: 'TypeError', message: `The script's return value cannot be the result: ${(error as Error).message}. Return a flatter JSON value.` } }
       }
     }
-    return { ...(result as RunCodeValue), durationMs }
+    return value
   }
 
   /** Checker workers: threads with `isolation: 'inline'`, processes otherwise (see `CheckerPool`). */

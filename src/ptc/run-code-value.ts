@@ -5,15 +5,22 @@
  */
 import { z } from 'zod'
 import type { ContentBlock } from '../tools/types.ts'
+import { describeFrame } from './script-positions.ts'
 import { capText } from './spill.ts'
 
 const jsonValue: z.ZodType<unknown> = z.json()
+const scriptFrame = z.object({ line: z.number().int().positive(), column: z.number().int().positive(), function: z.string().optional() })
 
 /** Zod schema of the `run_code` canonical value. */
 export const runCodeValueSchema = z.object({
   status: z.enum(['ok', 'error', 'timeout', 'memory', 'type-error', 'cancelled']),
   value: jsonValue.optional(),
-  error: z.object({ name: z.string(), message: z.string() }).optional(),
+  /**
+   * Why the run did not end `ok`. For an error the script threw: `line` and `column` in the
+   * script where it was thrown, and `stack` (the script's own frames, top first) when more
+   * than one function was involved.
+   */
+  error: z.object({ name: z.string(), message: z.string(), line: z.number().int().positive().optional(), column: z.number().int().positive().optional(), stack: z.array(scriptFrame).optional() }).optional(),
   logs: z.array(z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), text: z.string() })),
   toolCalls: z.number().int().nonnegative(),
   durationMs: z.number().nonnegative(),
@@ -42,6 +49,15 @@ export function runCodeTexts(value: RunCodeValue): { result: string; logs: strin
 }
 
 /**
+ * A run's error as text lines: `TypeError: message at line 12:17`, then one indented `at …` line
+ * per script frame when there is a stack. Pure.
+ */
+export function describeRunError(error: NonNullable<RunCodeValue['error']>): string[] {
+  const { name, message, line, column, stack } = error
+  return [`${name}: ${message}${line === undefined ? '' : ` at line ${line}:${column}`}`, ...(stack ?? []).map((frame) => `  ${describeFrame(frame)}`)]
+}
+
+/**
  * Render a `run_code` value for the model, applying the caps. `spilled` names the files holding
  * the full texts, when the caller wrote them (projectContent); without them the cut is only noted.
  * Pure (S1.2).
@@ -49,7 +65,7 @@ export function runCodeTexts(value: RunCodeValue): { result: string; logs: strin
 export function renderRunCode(value: RunCodeValue, caps: OutputCaps = DEFAULT_CAPS, spilled: { result?: string; logs?: string } = {}): ContentBlock[] {
   const { result, logs } = runCodeTexts(value)
   const lines: string[] = [`status: ${value.status} (${value.toolCalls} tool call${value.toolCalls === 1 ? '' : 's'}, ${Math.round(value.durationMs)} ms)`]
-  if (value.error) lines.push(`error: ${value.error.name}: ${value.error.message}`)
+  if (value.error) lines.push(...describeRunError(value.error).map((line, index) => (index === 0 ? `error: ${line}` : line)))
   if (value.diagnostics?.length) {
     lines.push('diagnostics:')
     for (const d of value.diagnostics) lines.push(`  ${d.line}:${d.column} ${d.category}${d.code ? ` TS${d.code}` : ''}: ${d.message}`)

@@ -4,6 +4,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
+import { MAX_FRAMES } from '../../src/ptc/isolate/script-frames.ts'
 import { expectHealthy, run } from './harness.ts'
 
 const pool = new IsolatePool({ size: 2 })
@@ -29,7 +30,10 @@ describe('resource exhaustion', () => {
   it('reports deep recursion as status error RangeError', async () => {
     const { result } = await run('function f(n) { return f(n + 1) + 1 } return f(0)', {}, pool)
     expect(result.status).toBe('error')
-    expect(result.error).toEqual({ name: 'RangeError', message: 'Maximum call stack size exceeded' })
+    expect(result.error).toMatchObject({ name: 'RangeError', message: 'Maximum call stack size exceeded' })
+    // Issue 11: the script's frames, capped, in the coordinates of the run's js (line 1 here).
+    expect(result.error?.frames).toHaveLength(MAX_FRAMES)
+    expect(new Set(result.error?.frames?.map((frame) => `${frame.function} ${frame.line}`))).toEqual(new Set(['f 1']))
     await expectHealthy(pool)
   })
 
@@ -101,7 +105,7 @@ describe('escapes', () => {
   it('cannot reach process through the constructor chain', async () => {
     const { result } = await run("return this.constructor.constructor('return process')()", {}, pool)
     expect(result.status).toBe('error')
-    expect(result.error).toEqual({ name: 'ReferenceError', message: 'process is not defined' })
+    expect(result.error).toMatchObject({ name: 'ReferenceError', message: 'process is not defined' })
     await expectHealthy(pool)
   })
 

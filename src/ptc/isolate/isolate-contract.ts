@@ -55,6 +55,25 @@ export interface IsolateRunRequest {
   dispatch: (call: IsolateToolCall) => Promise<IsolateToolOutcome>
 }
 
+/**
+ * One frame of the script in an error's stack, in the coordinates of the run's `js` (1-based
+ * line and UTF-16 column, as V8 prints them); `function` is V8's name for it, absent when
+ * anonymous. The host maps it to the user's script with the compile step's source map.
+ */
+export interface JsFrame {
+  line: number
+  column: number
+  function?: string
+}
+
+/** A run's `error`: a name a program can switch on, a message, and where in `js` it was thrown. */
+export interface IsolateRunError {
+  name: string
+  message: string
+  /** The script's frames of the thrown error's stack, top first (absent when it had none). */
+  frames?: JsFrame[]
+}
+
 /** How a run ended. */
 export type RunStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'cancelled'
 
@@ -74,7 +93,7 @@ export interface IsolateRunResult {
    * carried). For `timeout`/`memory`/`cancelled`: which limit, its value, what used it and what
    * to do (see `run-endings.ts`).
    */
-  error?: { name: string; message: string }
+  error?: IsolateRunError
   logs: IsolateLogEntry[]
   /** Calls handed to `dispatch`. Counted where `dispatch` runs, so true after a worker crash. */
   toolCalls: number

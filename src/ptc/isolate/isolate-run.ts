@@ -15,11 +15,11 @@ import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate 
 import { cancelledError, catastropheEnding, cpuEnding, deadlineEnding, memoryEnding, type RunEnding } from './run-endings.ts'
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 import { LOG_ENTRY_OVERHEAD, RunLogs } from './run-logs.ts'
+import { SCRIPT_ORIGIN, scriptFrames } from './script-frames.ts'
 import { ToolCallQueue } from './tool-call-queue.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 
 const CPU_POLL_MS = 20
-const SCRIPT_ORIGIN = 'file:///ptc/script.js'
 const TIMED_OUT = 'Script execution timed out.'
 
 /** A run's ending before logs, counts and duration: a limit's, or the script's own outcome. */
@@ -225,8 +225,10 @@ class IsolateRun {
       // JSON.parse on the host creates own properties only: a "__proto__" key stays plain data.
       this.end({ status: 'ok', value: JSON.parse(payload) }, true)
     } else if (kind === 'error') {
-      const parsed = JSON.parse(payload) as { name?: unknown; message?: unknown }
-      this.end({ status: 'error', error: { name: typeof parsed.name === 'string' ? parsed.name : 'Error', message: typeof parsed.message === 'string' ? parsed.message : 'the script failed' } }, true)
+      const parsed = JSON.parse(payload) as { name?: unknown; message?: unknown; stack?: unknown }
+      const frames = scriptFrames(parsed.stack)
+      const error = { name: typeof parsed.name === 'string' ? parsed.name : 'Error', message: typeof parsed.message === 'string' ? parsed.message : 'the script failed' }
+      this.end({ status: 'error', error: frames.length === 0 ? error : { ...error, frames } }, true)
     }
   }
 

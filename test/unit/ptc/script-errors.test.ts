@@ -1,0 +1,109 @@
+/**
+ * Runtime errors point at the script (issue 11, SPEC S9.3): an error the script throws comes back
+ * with the script's own line and column, from the compile step's source map, and a short stack of
+ * script frames only, in both isolation modes and with or without type-checking; the rendered
+ * content shows the same.
+ */
+import type { Context } from 'cordis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Ptc } from '../../../src/ptc/ptc-service.ts'
+import { renderRunCode } from '../../../src/ptc/run-code-value.ts'
+import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
+
+/** `lines` joined; the expected position of `marker` in it (1-based line and column). */
+function script(...lines: string[]): string {
+  return lines.join('\n')
+}
+function positionOf(code: string, marker: string, occurrence = 0): { line: number; column: number } {
+  let offset = -1
+  for (let index = 0; index <= occurrence; index++) offset = code.indexOf(marker, offset + 1)
+  if (offset === -1) throw new Error(`no ${marker} in the script`)
+  const before = code.slice(0, offset).split('\n')
+  return { line: before.length, column: before[before.length - 1]!.length + 1 }
+}
+
+describe.each([
+  ['process', true],
+  ['process', false],
+  ['inline', true],
+  ['inline', false],
+] as const)('issue 11 errors point at the script (isolation %s, typecheck %s)', (isolation, typecheck) => {
+  let root: Context
+  let dispose: () => unknown
+  beforeAll(async () => {
+    root = await createRoot()
+    const fiber = root.plugin(Ptc, { isolation, poolSize: 1, checkers: 1, typecheck })
+    await fiber
+    dispose = () => fiber.dispose()
+    await usePlugin(root, (ctx) => void ctx.tools.register(echoTool()))
+    await root.ptc.prewarm()
+  }, 60_000)
+  afterAll(() => dispose())
+
+  it('S9.3 an error thrown at top level carries its line and column; the rendered content shows them', async () => {
+    const code = script('const users: { name: string }[] = [{ name: "a" }]', 'const missing: any = undefined', 'const n: number = users.length', 'return missing.name + n')
+    const result = await root.ptc.run(code)
+    const at = positionOf(code, 'name + n')
+    expect(result.status).toBe('error')
+    expect(result.error).toEqual({ name: 'TypeError', message: "Cannot read properties of undefined (reading 'name')", ...at })
+    const [content] = renderRunCode(result)
+    expect(content?.type === 'text' && content.text).toContain(`error: TypeError: Cannot read properties of undefined (reading 'name') at line ${at.line}:${at.column}`)
+  })
+
+  it('S9.3 an error thrown after an await carries the line after the await', async () => {
+    const code = script('const r = await tools.echo({ text: "hi" })', '', '    // a comment line', 'const parts: any = null', 'return r.text + parts.length')
+    const result = await root.ptc.run(code)
+    expect(result).toMatchObject({ status: 'error', toolCalls: 1, error: { name: 'TypeError', ...positionOf(code, 'length') } })
+    expect(result.error?.stack).toBeUndefined()
+  })
+
+  it('S9.3 an error in an array callback has a stack of script frames only: the callback, then the line that called map', async () => {
+    const code = script(
+      'type Row = { user?: { name: string } }',
+      'const rows: Row[] = [{ user: { name: "a" } }, {}]',
+      'function nameOf(row: Row): string {',
+      '  return row.user!.name',
+      '}',
+      'const names = rows.map((row) => nameOf(row))',
+      'return names',
+    )
+    const result = await root.ptc.run(code)
+    expect(result.error).toMatchObject({ name: 'TypeError', ...positionOf(code, 'name\n') })
+    expect(result.error?.stack).toEqual([
+      { function: 'nameOf', ...positionOf(code, 'name\n') },
+      positionOf(code, 'nameOf(row))'),
+      positionOf(code, 'map('),
+    ])
+    const [content] = renderRunCode(result)
+    const text = content?.type === 'text' ? content.text : ''
+    expect(text).toContain(`\n  at nameOf (line 4:20)\n  at line 6:33\n  at line 6:20`)
+    expect(text).not.toMatch(/runtime\.js|script\.js|Array\.map|<anonymous>/)
+  })
+
+  it('S9.3 an error thrown in a .then callback that the script awaits points into the callback', async () => {
+    const code = script('const text = await tools.echo({ text: "hi" }).then((r) => {', '  const nothing: any = undefined', '  return nothing.text', '})', 'return text')
+    const result = await root.ptc.run(code)
+    expect(result.error).toMatchObject({ name: 'TypeError', ...positionOf(code, 'text\n}') })
+  })
+
+  it('S9.3 an Error the script throws itself points at its `new Error`, and the await of the async function that threw is in the stack', async () => {
+    const code = script('async function load(path: string) {', '  const r = await tools.echo({ text: path })', '  throw new Error(`cannot load ${r.text}`)', '}', 'await load("a.txt")', 'return 1')
+    const result = await root.ptc.run(code)
+    expect(result.error).toEqual({
+      name: 'Error',
+      message: 'cannot load a.txt',
+      ...positionOf(code, 'new Error'),
+      stack: [{ function: 'load', ...positionOf(code, 'new Error') }, positionOf(code, 'await load("a.txt")')],
+    })
+  })
+
+  it('S9.3 a thrown value without a stack, or with a forged one, gets no line and the run still answers', async () => {
+    const plain = await root.ptc.run('throw "just a string"')
+    expect(plain).toMatchObject({ status: 'error', error: { name: 'Error', message: 'just a string' } })
+    expect(plain.error?.line).toBeUndefined()
+    const forged = await root.ptc.run('const fake = { name: "Fake", message: "m", stack: "    at file:///ptc/script.js:999:1\\n    at x (file:///ptc/script.js:0:0)" }\nthrow fake')
+    expect(forged.error).toEqual({ name: 'Fake', message: 'm' })
+    const healthy = await root.ptc.run('return (await tools.echo({ text: "ok" })).text')
+    expect(healthy).toMatchObject({ status: 'ok', value: 'ok' })
+  })
+})
