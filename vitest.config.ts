@@ -7,6 +7,17 @@ export default defineConfig({
   test: {
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],
+    // Vitest's default on a 2-core machine is one worker (cores - 1), which runs the files one
+    // after another although most of an end-to-end file's time is spent waiting for the processes
+    // it starts. Three forks keep both cores busy; files must therefore not share fixed ports,
+    // folders or files (every test makes its own temporary folder and listens on port 0).
+    maxWorkers: 3,
+    // Forks are reused from file to file (no new process and module graph per file: about 0.4 s
+    // of CPU per file). So a test file must leave the process as it found it: spies restored
+    // (vitest also restores them between files), environment variables and the working directory
+    // put back, servers and hosts disposed, and no `vi.mock` of a module another file imports.
+    // Nor may a test rely on being the first in its process to load or use a module.
+    isolate: false,
     // Outcomes, not durations: a test that passes on an idle machine must pass on a loaded one
     // (2 cores shared by many processes), so the per-test budget is generous. Tests bound their
     // own waits by the deadlines of the code under test, not by vitest's timer.
