@@ -18,7 +18,7 @@ import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ContentBlock, JsonValue, ToolAnnotations } from '../tools/types.ts'
 import { jsonSchemaCheck } from './json-schema-check.ts'
-import type { McpConnection } from './mcp-connection.ts'
+import type { SupervisedConnection } from './supervised-connection.ts'
 import { mcpToolName } from './mcp-tool-name.ts'
 
 /** Options of {@link importedTool}. */
@@ -30,7 +30,7 @@ export interface ImportedToolOptions {
 }
 
 /** Make the registry tool for `mcpTool` of `connection`; register it with `ctx.tools.register`. */
-export function importedTool(connection: McpConnection, mcpTool: McpTool, options: ImportedToolOptions = {}): Tool {
+export function importedTool(connection: SupervisedConnection, mcpTool: McpTool, options: ImportedToolOptions = {}): Tool {
   const name = options.name ?? mcpToolName(connection.server, mcpTool.name)
   const inputSchema = mcpTool.inputSchema as Record<string, unknown>
   const outputSchema = mcpTool.outputSchema as Record<string, unknown> | undefined

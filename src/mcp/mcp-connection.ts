@@ -1,8 +1,9 @@
 /**
  * One connection to an imported MCP server (stdio): the SDK's `Client` over a
- * `StdioClientTransport`. It keeps the tail of the server's stderr and remembers when the
- * connection closed, so a crashed or hung server turns into failed calls with clear messages
- * ("MCP server "x" exited while …; last stderr: …") instead of a hung run.
+ * `StdioClientTransport`, i.e. one server process. It keeps the tail of the server's stderr and
+ * remembers when and why the connection closed, so a crashed or hung server turns into failed
+ * calls with clear messages ("MCP server "x" exited while …; last stderr: …") instead of a hung
+ * run. A closed connection stays closed: `SupervisedConnection` starts a new one.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -36,14 +37,20 @@ export class McpConnection {
   readonly _transport: StdioClientTransport
   _stderr = ''
   _closed = false
+  /** When the connection closed (epoch ms by `_now`), once it has. */
+  _closedAt: number | undefined
+  readonly _now: () => number
+  /** What happens next once the server stopped (e.g. "The next call restarts it."), told in the message of a call it failed. */
+  _nextStep: (() => string) | undefined
   /** Why the connection closed, when ptc can tell (e.g. a message over the size limit). */
   _closeReason: string | undefined
   /** When the start-up budget (handshake and first tool listing) runs out, as `performance.now()`. */
   _startDeadline = Infinity
 
-  private constructor(server: string, config: McpServerConfig) {
+  private constructor(server: string, config: McpServerConfig, now: () => number) {
     this.server = server
     this.config = config
+    this._now = now
     this._client = new Client({ name: PACKAGE_NAME, version: PACKAGE_VERSION })
     this._transport = new StdioClientTransport({
       command: config.command,
@@ -58,6 +65,7 @@ export class McpConnection {
     })
     this._client.onclose = () => {
       this._closed = true
+      this._closedAt ??= now()
     }
     this._client.onerror = (error) => {
       // The SDK's stdio reader drops the connection (and stops the server) when one message is
@@ -75,11 +83,12 @@ export class McpConnection {
   /**
    * Spawn the server and run the MCP handshake within the start-up budget,
    * `max(timeoutMs, MIN_START_TIMEOUT_MS)` unless `options.startTimeoutMs` says otherwise. The
-   * first {@link listTools} must finish within what is left of that budget.
+   * first {@link listTools} must finish within what is left of that budget. `options.now` (epoch
+   * ms, default `Date.now`) stamps `_closedAt`.
    * @throws McpConnectionError when the process cannot start or does not complete the handshake.
    */
-  static async start(server: string, config: McpServerConfig, options: { startTimeoutMs?: number } = {}): Promise<McpConnection> {
-    const connection = new McpConnection(server, config)
+  static async start(server: string, config: McpServerConfig, options: { startTimeoutMs?: number; now?: () => number } = {}): Promise<McpConnection> {
+    const connection = new McpConnection(server, config, options.now ?? Date.now)
     const budget = options.startTimeoutMs ?? Math.max(connection.timeoutMs, MIN_START_TIMEOUT_MS)
     connection._startDeadline = performance.now() + budget
     try {
@@ -131,8 +140,7 @@ export class McpConnection {
    */
   async callTool(tool: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
     if (this._closed) {
-      const why = this._closeReason ? `its connection closed earlier: ${this._closeReason}; it is not restarted` : 'it exited earlier and is not restarted'
-      throw new McpConnectionError(`MCP server "${this.server}" is not running (${why}), so "${tool}" could not be called.${this.stderrNote()}`, this.server)
+      throw new McpConnectionError(`MCP server "${this.server}" is not running (it ${this.describeStop()}), so "${tool}" could not be called.${this.stderrNote()}`, this.server)
     }
     try {
       // Not `client.callTool`: it turns a text-only answer of a tool with an outputSchema, and an
@@ -147,15 +155,23 @@ export class McpConnection {
         // The close may be reported before the transport's error: give it a moment to say why.
         if (this._closeReason === undefined) await new Promise((resolve) => setImmediate(resolve))
         const what = this._closeReason ? `closed its connection while "${tool}" was running: ${this._closeReason}` : `exited while "${tool}" was running`
-        throw new McpConnectionError(`MCP server "${this.server}" ${what}.${this.stderrNote()}`, this.server, { cause: error })
+        const step = this._nextStep?.()
+        const next = step ? ` ${step}` : ''
+        throw new McpConnectionError(`MCP server "${this.server}" ${what}.${next}${this.stderrNote()}`, this.server, { cause: error })
       }
       throw error
     }
   }
 
+  /** What happened to a closed connection, as a verb phrase: `exited`, `closed its connection: <why>`. */
+  describeStop(): string {
+    return this._closeReason ? `closed its connection: ${this._closeReason}` : 'exited'
+  }
+
   /** Close the client and stop the server process. Never throws. */
   async close(): Promise<void> {
     this._closed = true
+    this._closedAt ??= this._now()
     try {
       await this._client.close()
     } catch {
@@ -163,7 +179,8 @@ export class McpConnection {
     }
   }
 
-  private stderrNote(): string {
+  /** ` Last stderr: a | b` (its last 5 lines), or '' when the server wrote none. */
+  stderrNote(): string {
     const tail = this._stderr.trim()
     return tail ? ` Last stderr: ${tail.split('\n').slice(-5).join(' | ')}` : ''
   }

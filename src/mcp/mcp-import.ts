@@ -5,11 +5,13 @@
  * names that clean to the same registry name), is left out with one warning line naming the
  * server, the tool(s), why, and the config fix; the rest are registered. Everything belongs to this
  * plugin's fiber: disposing it (closing the host) unregisters the tools and closes the clients,
- * which stops the server processes.
+ * which stops the server processes. A server that stops is started again by the next call to one
+ * of its tools (`SupervisedConnection`, under `RestartPolicy`).
  */
 import type { Context } from 'cordis'
 import type { McpConfig } from './mcp-config.ts'
-import { McpConnection } from './mcp-connection.ts'
+import type { RestartPolicy } from './restart-policy.ts'
+import { SupervisedConnection } from './supervised-connection.ts'
 import { checkMcpTool } from './check-mcp-tool.ts'
 import { importedTool } from './imported-tool.ts'
 import { mcpToolName } from './mcp-tool-name.ts'
@@ -22,6 +24,8 @@ export interface Config extends McpConfig {
   warn?: (message: string) => void
   /** Start-up budget per server (handshake and tool listing), in ms; default max(timeoutMs, 30 s). */
   startTimeoutMs?: number
+  /** When a stopped server is started again (default `DEFAULT_RESTART_POLICY`: 5 a minute, backoff 0, 1, 2, 4, 8 s). */
+  restartPolicy?: RestartPolicy
 }
 
 /**
@@ -31,19 +35,22 @@ export interface Config extends McpConfig {
  */
 export async function apply(ctx: Context, config: Config) {
   const warn = config.warn ?? ((message: string) => process.stderr.write(`ptc: ${message}\n`))
-  const started: McpConnection[] = []
+  const started: SupervisedConnection[] = []
   ctx.effect(() => () => Promise.all(started.map((connection) => connection.close())).then(() => {}), 'mcp-import connections')
   // allSettled: a server still starting when another fails must not be left running.
   const settled = await Promise.allSettled(
     Object.entries(config.mcpServers).map(async ([server, serverConfig]) => {
-      const connection = await McpConnection.start(server, serverConfig, config.startTimeoutMs !== undefined ? { startTimeoutMs: config.startTimeoutMs } : {})
+      const connection = await SupervisedConnection.start(server, serverConfig, {
+        ...(config.startTimeoutMs !== undefined && { startTimeoutMs: config.startTimeoutMs }),
+        ...(config.restartPolicy && { restartPolicy: config.restartPolicy }),
+      })
       started.push(connection)
       return { connection, tools: await connection.listTools() }
     }),
   )
   const failed = settled.find((outcome) => outcome.status === 'rejected')
   if (failed) throw failed.reason
-  const listed = settled.map((outcome) => (outcome as PromiseFulfilledResult<{ connection: McpConnection; tools: unknown[] }>).value)
+  const listed = settled.map((outcome) => (outcome as PromiseFulfilledResult<{ connection: SupervisedConnection; tools: unknown[] }>).value)
   // Registry name → who took it, for the collision warning.
   const taken = new Map<string, string>()
   for (const { connection, tools } of listed) {
