@@ -1,8 +1,10 @@
-#!/usr/bin/env -S node --no-node-snapshot
+#!/usr/bin/env node
 // The `ptc` command. Plain JavaScript that any Node runs, so an older Node gets a clear answer:
 // on Node < 24 it re-runs itself with the repository's bootstrapped Node (`.node24/`, made by
 // scripts/setup.sh) when there is one, else prints one line and exits 2. On Node 24 it runs the
 // CLI: the TypeScript sources in a checkout (type stripping), the built files in the package.
+// No `--no-node-snapshot`: this process never loads isolated-vm (isolates live in the worker
+// process, which gets the flag), so it keeps Node's start-up snapshot and starts faster.
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import * as nodeModule from 'node:module'
@@ -17,7 +19,7 @@ if (major < 24) {
     process.stderr.write(`ptc: needs Node.js >= 24 (this is ${process.version}); install Node 24 (https://nodejs.org)${checkout ? ', or run bash scripts/setup.sh in the ptc-runner checkout' : ''}.\n`)
     process.exit(2)
   }
-  const child = spawn(bootstrapped, ['--no-node-snapshot', fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
+  const child = spawn(bootstrapped, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
   // A terminal's Ctrl-C reaches the whole process group, the child included.
   process.on('SIGINT', () => {})
   for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))

@@ -27,13 +27,8 @@ export interface Command<O extends ParseArgsOptionsConfig = ParseArgsOptionsConf
   /** How many positional arguments the command takes, and the message when one is missing. */
   positionals: { max: number; missing?: string }
   /**
-   * True when `run` loads isolated-vm, which needs Node's `--no-node-snapshot`: started without
-   * it, the CLI re-runs itself once with it before `run` (and never for help or usage errors).
-   */
-  needsIsolate: boolean
-  /**
-   * Cheap checks of flag values (no heavy imports), run before the process may be re-run for
-   * `needsIsolate`, so a mistake such as a missing `--workspace` folder is reported at once.
+   * Cheap checks of flag values (no heavy imports), run before `run` loads anything, so a
+   * mistake such as a missing `--workspace` folder is reported at once.
    * @throws UsageError
    */
   precheck?(values: FlagValues<O>): void

@@ -8,7 +8,6 @@ import { parseArgs } from 'node:util'
 import type { Command } from './command.ts'
 import { commandNames, loadAllCommands, loadCommand } from './command-files.ts'
 import { commandHelpText, overviewText } from './help-text.ts'
-import { hasNoNodeSnapshot, relaunchWithNoNodeSnapshot } from './relaunch.ts'
 import { reportableStartupError } from './startup-errors.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -55,6 +54,5 @@ async function dispatch(argv: string[]): Promise<number> {
   // parseArgs checked the values against this very table.
   const flags = values as Parameters<Command['run']>[0]
   command.precheck?.(flags)
-  if (command.needsIsolate && !hasNoNodeSnapshot()) return relaunchWithNoNodeSnapshot()
   return command.run(flags, positionals)
 }

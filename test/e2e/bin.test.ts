@@ -1,7 +1,7 @@
 /**
- * `bin/ptc.js` as MCP clients and shells start it (issue 14): `node bin/ptc.js …` without
- * `--no-node-snapshot` re-runs itself with the flag for commands that load isolates; started by a
- * Node older than 24 it re-runs itself with the checkout's bootstrapped Node (`.node24/`), or
+ * `bin/ptc.js` as MCP clients and shells start it (issue 14): `node bin/ptc.js …` runs scripts
+ * without `--no-node-snapshot` (only the isolate worker process loads isolated-vm, and it gets the
+ * flag; issue 12); started by a Node older than 24 it re-runs itself with the checkout's bootstrapped Node (`.node24/`), or
  * says in one line that it needs Node 24.
  */
 import { execFile, execFileSync } from 'node:child_process'
@@ -76,7 +76,7 @@ function node(args: string[]): Promise<{ code: number; stdout: string; stderr: s
 }
 
 describe('bin/ptc.js', { timeout: 90_000 }, () => {
-  it('started without --no-node-snapshot, runs a script by re-running itself with the flag', async () => {
+  it('started without --no-node-snapshot, runs a script (the isolates live in the worker process)', async () => {
     const { code, stdout, stderr } = await node([PTC_BIN, 'run', 'ok.ts', '--json', '--workspace', dir])
     expect(stderr).toBe('')
     expect(code).toBe(0)

@@ -6,11 +6,12 @@
  * host once a script runs), the MCP SDK and ajv in hosts that import MCP servers.
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PTC_BIN } from './ptc-cli.ts'
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/record-module-loads.mjs')
 const INDEX = pathToFileURL(join(import.meta.dirname, '../../src/index.ts')).href
@@ -24,9 +25,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 /** The dependencies (by package name) a fresh `node --no-node-snapshot` resolves running `source` (ESM). */
 function packagesLoadedBy(source: string): Promise<string[]> {
+  return packagesLoadedByNode(['--no-node-snapshot', '--input-type=module', '-e', source])
+}
+
+/** The dependencies (by package name) the main thread of `node --import <recorder> ...args` resolves. */
+function packagesLoadedByNode(args: string[]): Promise<string[]> {
   const record = join(dir, `loads-${Math.random().toString(36).slice(2)}.txt`)
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--no-node-snapshot', '--import', FIXTURE, '--input-type=module', '-e', source], { cwd: dir, env: { ...process.env, PTC_RECORD_LOADS: record }, timeout: 60_000 }, (error, _stdout, stderr) => {
+    execFile(process.execPath, ['--import', FIXTURE, ...args], { cwd: dir, env: { ...process.env, PTC_RECORD_LOADS: record }, timeout: 60_000 }, (error, _stdout, stderr) => {
       if (error) return reject(new Error(`${error.message}\n${stderr}`))
       const urls = readFileSync(record, 'utf8').split('\n')
       const packages = urls.flatMap((url) => {
@@ -55,6 +61,13 @@ describe('lazy loading (issue 12)', { timeout: 90_000 }, () => {
       if (result.value !== 42) throw new Error(JSON.stringify(result))
       await host.dispose()`)
     expect(loaded).toContain('cordis')
+    expect(heavyOf(loaded)).toEqual([])
+  })
+
+  it('S9.1 ptc run, started without --no-node-snapshot, runs a script in one process that loads none of them', async () => {
+    writeFileSync(join(dir, 'answer.ts'), 'return 6 * 7\n')
+    const loaded = await packagesLoadedByNode([PTC_BIN, 'run', 'answer.ts', '--json', '--workspace', dir, '--journal', join(dir, 'journal.jsonl')])
+    expect(loaded).toContain('zod')
     expect(heavyOf(loaded)).toEqual([])
   })
 

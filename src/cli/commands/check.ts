@@ -17,7 +17,6 @@ code 1 when there is an error.
 ${HOST_FLAGS_HELP}`,
   options: { ...HOST_FLAGS },
   positionals: { max: 1 },
-  needsIsolate: true,
   precheck: checkHostFlags,
   async run(values, [file]) {
     const code = await readScript(file)

@@ -12,7 +12,6 @@ export default defineCommand({
   usage: 'ptc help [COMMAND]',
   options: {},
   positionals: { max: 1 },
-  needsIsolate: false,
   async run(_values, [name]) {
     if (name === undefined) {
       process.stdout.write(overviewText(await loadAllCommands()))

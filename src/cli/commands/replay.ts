@@ -18,7 +18,6 @@ export default defineCommand({
 printed them; damaged lines become notes. Pass the run's --tools for their cards.`,
   options: { ...TOOLS_FLAG, ...WORKSPACE_FLAG },
   positionals: { max: 1, missing: 'replay needs a journal file: ptc replay JOURNAL.jsonl' },
-  needsIsolate: true,
   precheck: checkHostFlags,
   async run(values, [file]) {
     const workspace = workspaceFrom(values.workspace)

@@ -33,7 +33,6 @@ ${HOST_FLAGS_HELP}`,
     ...HOST_FLAGS,
   },
   positionals: { max: 1 },
-  needsIsolate: true,
   precheck: checkHostFlags,
   async run(values, [file]) {
     const code = await readScript(file)

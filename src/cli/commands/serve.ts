@@ -40,7 +40,6 @@ ${HOST_FLAGS_HELP}`,
     ...HOST_FLAGS,
   },
   positionals: { max: 0 },
-  needsIsolate: true,
   precheck: checkHostFlags,
   async run(values) {
     const options = await hostOptionsFrom(values)

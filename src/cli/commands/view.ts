@@ -26,7 +26,6 @@ stderr. Any host but loopback needs --token or PTC_VIEW_TOKEN; open the page as 
     plugin: { type: 'string', multiple: true },
   },
   positionals: { max: 0 },
-  needsIsolate: false,
   precheck(values) {
     checkHostFlags(values)
     portFrom(values.port)
