@@ -1,7 +1,7 @@
 /**
  * What the `ptc` command costs before it does any work (issue 14: `ptc help` and usage errors
  * load nothing heavy, target ≤ 150 ms wall on an idle machine): a whole process each, started the
- * way a user starts it (`bin/ptc.js`, its shebang's `--no-node-snapshot`), against a bare
+ * way a user starts it (`node bin/ptc.js`, as its shebang does), against a bare
  * `node -e 0` as the baseline. Node's compile cache is warm after the warm-up runs, as it is for
  * a user from the second run on.
  */
@@ -26,8 +26,8 @@ export const cli = section(
   'ptc command start-up (whole processes)',
   [
     { name: 'node -e 0', baseline: true, run: () => node(['-e', '0']) },
-    { name: HELP, run: () => node(['--no-node-snapshot', BIN, 'help']) },
-    { name: USAGE_ERROR, run: () => node(['--no-node-snapshot', BIN, 'run', 'x.ts', '--port', '5']) },
+    { name: HELP, run: () => node([BIN, 'help']) },
+    { name: USAGE_ERROR, run: () => node([BIN, 'run', 'x.ts', '--port', '5']) },
   ],
   {
     samples: 5,
