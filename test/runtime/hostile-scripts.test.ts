@@ -99,6 +99,12 @@ describe('resource exhaustion', () => {
     expect(result.logs).toContainEqual({ level: 'warn', text: 'Unhandled promise rejection: Error: ignored' })
     await expectHealthy(pool)
   })
+
+  it('S9.3 logs a ToolCallError the script leaves unhandled after an answered call as a warning', async () => {
+    const { result } = await run('await tools.noop({}); tools.fail({}); await tools.slow({}); return "still running"', {}, pool)
+    expect(result).toMatchObject({ status: 'ok', value: 'still running' })
+    expect(result.logs).toContainEqual({ level: 'warn', text: 'Unhandled promise rejection: ToolCallError: the tool said no' })
+  })
 })
 
 describe('escapes', () => {

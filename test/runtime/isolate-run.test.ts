@@ -192,6 +192,13 @@ describe('limits', () => {
     expect(result.error?.message).toMatch(/^The script did not finish within the wall-clock limit of 340 ms \(wallClockMs\); most of it went to running the script's code \(type-checking and compiling 40 ms, running code \d+ ms \(CPU \d+ ms\), waiting on tool calls 0 ms, waiting on nothing \d+ ms\)\. Look for an endless loop/)
   })
 
+  it("S9.7 a wall-clock timeout names what used the time: running the script's code, resumed by a tool call's answer", async () => {
+    const { result } = await run('await tools.noop({}); while (true) {}', { limits: { wallClockMs: 300, cpuTimeMs: 60_000 } }, pool)
+    expect(result).toMatchObject({ status: 'timeout', toolCalls: 1 })
+    expect(result.error?.message).toMatch(/most of it went to running the script's code \(.*running code [1-9]\d* ms/)
+    await expectHealthy(pool)
+  })
+
   it('S9.7 a wall-clock timeout names what used the time: waiting on tool calls, and which are still running', async () => {
     const { result } = await run('await tools.noop({}); await Promise.all([tools.hang({}), tools.hang({}), tools.slow({})])', {
       limits: { wallClockMs: 300 },

@@ -51,9 +51,7 @@ class IsolateRun {
   private readonly settlements = new TurnBatcher<Settlement>((batch) => this.flush(batch))
   private settleRef: ivm.Reference<(batch: Settlement[]) => void> | undefined
   private cpuBaselineNs = 0n
-  private openEntries = 0
-  private runningSince: number | undefined
-  private runningMs = 0
+  private wallBaselineNs = 0n
   private ended = false
   private readonly timers: NodeJS.Timeout[] = []
   private readonly onAbort = (): void => this.end({ status: 'cancelled', error: cancelledError() })
@@ -86,6 +84,7 @@ class IsolateRun {
   async execute(): Promise<IsolateRunResult> {
     this.prepared.onCatastrophe = (message) => this.end(catastropheEnding(message, this.limits.memoryMb, false))
     this.cpuBaselineNs = this.isolate.cpuTime
+    this.wallBaselineNs = this.isolate.wallTime
     this.request.signal?.addEventListener('abort', this.onAbort, { once: true })
     this.timers.push(setTimeout(() => this.end(this.deadlineEnding()), Math.max(0, this.limits.wallClockMs - (performance.now() - this.startedAt))))
     this.timers.push(setInterval(() => this.checkCpu(), CPU_POLL_MS))
@@ -133,18 +132,9 @@ class IsolateRun {
     this.enter(start.apply(undefined, [scriptFunction.derefInto()], { timeout: this.entryTimeoutMs() }))
   }
 
-  /**
-   * Tracks one entry into the isolate: its failure is classified, never thrown, and the wall time
-   * while entries are open is the time the script's code ran (for a deadline message).
-   */
+  /** Tracks one entry into the isolate: its failure is classified, never thrown. */
   private enter(entry: Promise<unknown>): void {
-    if (this.openEntries++ === 0) this.runningSince = performance.now()
-    entry.then(undefined, (error: unknown) => this.onIsolateFailure(error)).finally(() => {
-      if (--this.openEntries === 0 && this.runningSince !== undefined) {
-        this.runningMs += performance.now() - this.runningSince
-        this.runningSince = undefined
-      }
-    })
+    entry.then(undefined, (error: unknown) => this.onIsolateFailure(error))
   }
 
   /**
@@ -172,7 +162,7 @@ class IsolateRun {
     const checkMs = this.request.checkMs ?? 0
     return deadlineEnding(this.limits.wallClockMs + Math.round(checkMs), {
       checkMs,
-      runningMs: this.runningMs + (this.runningSince === undefined ? 0 : performance.now() - this.runningSince),
+      runningMs: this.runningMsSoFar(),
       cpuMs: this.cpuUsedMs(),
       toolWaitMs: this.calls.busyMs,
       wallMs: performance.now() - this.startedAt,
@@ -184,6 +174,15 @@ class IsolateRun {
     if (this.ended) return
     if (this.isolate.isDisposed) this.end(memoryEnding(this.limits.memoryMb))
     else if (this.cpuUsedMs() > this.limits.cpuTimeMs) this.end(cpuEnding(this.limits.cpuTimeMs))
+  }
+
+  /** Wall time the isolate spent running (the script's code, and the runtime's), whether or not it had a core. */
+  private runningMsSoFar(): number {
+    try {
+      return Number(this.isolate.wallTime - this.wallBaselineNs) / 1e6
+    } catch {
+      return 0
+    }
   }
 
   private cpuUsedMs(): number {
@@ -207,9 +206,23 @@ class IsolateRun {
     return Math.max(1, Math.ceil(this.wallLeftMs()))
   }
 
+  /**
+   * Settlements cross into the isolate. A batch of successes goes without a completion back
+   * (`applyIgnored`): waiting for it would wake this thread once more per call, about a third of
+   * a sequential call's cost (issue 12). The run loses nothing it needs from it: the wall clock
+   * is the deadline timer's (it disposes the isolate), memory the poller's, and running time the
+   * isolate's own clock. A batch that rejects calls is tracked like `start`, so a `ToolCallError`
+   * the script leaves unhandled is still logged as a warning.
+   */
   private flush(batch: Settlement[]): void {
     if (this.ended || this.settleRef === undefined) return
-    this.enter(this.settleRef.apply(undefined, [batch], { arguments: { copy: true }, timeout: this.entryTimeoutMs() }))
+    for (let index = 0; index < batch.length; index++) {
+      if (!batch[index]![1]) {
+        this.enter(this.settleRef.apply(undefined, [batch], { arguments: { copy: true }, timeout: this.entryTimeoutMs() }))
+        return
+      }
+    }
+    this.settleRef.applyIgnored(undefined, [batch], { arguments: { copy: true } })
   }
 
   private onFinish(kind: unknown, payload: unknown): void {
