@@ -12,6 +12,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { appendFileSafeSync } from '../workspace/safe-fs.ts'
 import { journalFolder } from '../workspace/state-folder.ts'
 import { holdJournal, type JournalRetention, pruneJournals } from './journal-retention.ts'
+import { withoutRenderedContent } from './rendered-content.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Context } from 'cordis'
 import type { ApprovalOutcome, ToolCallRecord, ToolResult } from '../tools/types.ts'
@@ -35,11 +36,16 @@ export interface ApprovalRecord {
   readonly outcome: ApprovalOutcome
 }
 
-/** One line of the journal. `seq` counts from 1 within the file. */
+/**
+ * One line of the journal. `seq` counts from 1 within the file. A result whose `content` is
+ * exactly what its tool's `output.render(arguments, value)` gives (S1.2: render is pure) is
+ * written without it and with `contentFrom: 'render'`: readers re-render it from the value
+ * (`journalContent` in rendered-content.ts), so the journal does not hold every payload twice.
+ */
 export type JournalRecord =
   | ({ type: 'tool/call'; seq: number; session?: string } & ToolCallRecord)
   | ({ type: 'tool/approval'; seq: number; session?: string } & ApprovalRecord)
-  | ({ type: 'tool/result'; seq: number; session?: string } & ToolResult)
+  | ({ type: 'tool/result'; seq: number; session?: string; contentFrom?: 'render' } & Omit<ToolResult, 'content'> & { content?: ToolResult['content'] })
 
 export const name = 'journal'
 
@@ -129,7 +135,7 @@ export function apply(ctx: Context, config: Config = {}) {
     if (mine(call.agent)) append({ type: 'tool/call', ...call })
   })
   ctx.on('tools/result', (result) => {
-    if (mine(result.agent)) append({ type: 'tool/result', ...result })
+    if (mine(result.agent)) append({ type: 'tool/result', ...withoutRenderedContent(ctx, result) })
   })
   // Outermost (prepend), so it hears the answer of whichever responder gives it.
   ctx.on(
@@ -143,3 +149,4 @@ export function apply(ctx: Context, config: Config = {}) {
     { prepend: true },
   )
 }
+

@@ -8,6 +8,7 @@
  * malformed journals never throw; a record that cannot be presented falls back to the generic
  * card (S11.5), and a line that is not a record becomes a one-line note.
  */
+import { journalContent } from '../journal/rendered-content.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import type { ToolResult } from '../tools/types.ts'
 import { formatCard } from './format-card.ts'
@@ -43,10 +44,13 @@ export function resultCardText(tools: ToolLookup, result: unknown): string {
   const record = asRecord(result)
   const name = nameOf(record)
   if (name === RUN_CODE) return ''
-  const { type: _type, seq: _seq, ...rest } = record ?? {}
+  const { type: _type, seq: _seq, contentFrom: _from, ...rest } = record ?? {}
+  const tool = lookup(tools, name)
+  // A result journaled with `contentFrom: 'render'` gets its content back from the tool's render.
+  const content = rest.content === undefined ? journalContent(tool, record ?? {}) : rest.content
   // A nameless record must not pick up a name from the lookup fallback: give the generic card one.
-  const shaped = (name === undefined ? { ...rest, name: NAMELESS } : rest) as unknown as ToolResult
-  return `${formatCard(presentResultCard(lookup(tools, name), shaped.arguments, shaped))}\n`
+  const shaped = { ...rest, ...(content !== undefined && { content }), ...(name === undefined && { name: NAMELESS }) } as unknown as ToolResult
+  return `${formatCard(presentResultCard(tool, shaped.arguments, shaped))}\n`
 }
 
 /**

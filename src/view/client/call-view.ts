@@ -99,6 +99,8 @@ export class CallView {
     const sections: dom.Child[] = [dom.el('h4', null, 'arguments'), dom.jsonBlock(argumentsOf(node) ?? null)]
     if (result && 'value' in result) sections.push(dom.el('h4', null, 'canonical value'), dom.jsonBlock(result.value))
     if (result && Array.isArray(result.content)) sections.push(dom.el('h4', null, 'content'), dom.jsonBlock(result.content))
+    // Journaled without it: the content is the tool's render of the value above (rendered-content.ts).
+    else if (result?.contentFrom === 'render') sections.push(dom.el('h4', null, 'content'), dom.el('p', null, "the tool's rendering of the canonical value (not stored in the journal)"))
     if (result?.error !== undefined) sections.push(dom.el('h4', null, 'error'), dom.jsonBlock(result.error))
     if (node.approval) sections.push(dom.el('h4', null, 'approval'), dom.jsonBlock(node.approval))
     return dom.details(`details · ${node.callId}`, false, ...sections)

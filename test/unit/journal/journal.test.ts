@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as Journal from '../../../src/journal/journal.ts'
+import { journalContent } from '../../../src/journal/rendered-content.ts'
 import type { ToolResult } from '../../../src/tools/types.ts'
 import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
 
@@ -49,7 +50,7 @@ describe('journal', () => {
     expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true)
   })
 
-  it('S6.4 the result line deep-equals the live frozen result observers saw', async () => {
+  it('S6.4 the result line deep-equals the live frozen result observers saw (content rendered back from the value)', async () => {
     const file = join(dir, 'j.jsonl')
     const { root, live } = await setup({ file })
     const returned = await root.tools.execute({ name: 'echo', arguments: { text: 'same' } }, { agent: 's1' })
@@ -59,10 +60,31 @@ describe('journal', () => {
     const written = lines(file).filter((record) => record.type === 'tool/result')
     expect(written).toHaveLength(2)
     for (const [index, record] of written.entries()) {
-      const { type: _type, seq: _seq, ...result } = record
+      const { type: _type, seq: _seq, contentFrom, ...rest } = record
+      // The rendered content is left out and comes back, exactly, from the tool's pure render (S1.2).
+      const result = contentFrom === 'render' ? { ...rest, content: journalContent(root.tools.get('echo'), record) } : rest
       expect(result).toEqual(live[index])
-      expect(JSON.stringify(result)).toBe(JSON.stringify(live[index]))
+      expect(Object.keys(result).sort()).toEqual(Object.keys(live[index]!).sort())
     }
+    expect(written.map((record) => record.contentFrom)).toEqual(['render', undefined])
+  })
+
+  it('issue 14: a result whose content is its value rendered is written without the content; other content is kept', async () => {
+    const file = join(dir, 'j.jsonl')
+    const { root } = await setup({ file })
+    await usePlugin(root, (ctx) => {
+      ctx.on('tools/post-execute', (execution, _pending, next) => ((execution.arguments as { text?: string }).text === 'replace' ? { kind: 'accept', content: [{ type: 'text', text: 'policy text' }] } : next()))
+    })
+    await root.tools.execute({ name: 'echo', arguments: { text: 'x'.repeat(10_000) } })
+    await root.tools.execute({ name: 'echo', arguments: { text: 'replace' } })
+    const [rendered, replaced] = lines(file).filter((record) => record.type === 'tool/result')
+    expect(rendered).not.toHaveProperty('content')
+    expect(rendered!.contentFrom).toBe('render')
+    expect(JSON.stringify(rendered).split('x'.repeat(10_000)).length - 1).toBe(2) // the arguments and the value, not a third copy
+    expect(replaced!.content).toEqual([{ type: 'text', text: 'policy text' }])
+    expect(replaced).not.toHaveProperty('contentFrom')
+    // Without the tool a reader cannot render it back, and says so with undefined instead of guessing.
+    expect(journalContent(undefined, rendered!)).toBeUndefined()
   })
 
   it('a journal that cannot be written at start-up stops the start with a clear error (it is the audit record)', async () => {

@@ -67,6 +67,15 @@ describe('replayJournal (S11.3, S11.5)', () => {
     expect(replayJournal(journalText, tools)).toBe(live)
   })
 
+  it('S11.3 a result journaled without its content (contentFrom: render) replays the generic card the live run printed', async () => {
+    const { tools, live, journalText } = await session()
+    const echoed = journalText.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((record) => record.type === 'tool/result' && record.name === 'echo' && !record.isError)
+    expect(echoed).toMatchObject({ contentFrom: 'render', value: { text: 'hello' } })
+    expect(echoed).not.toHaveProperty('content')
+    expect(live).toContain('hello')
+    expect(resultCardText(tools, echoed)).toBe(resultCardText(tools, { ...echoed, contentFrom: undefined, content: [{ type: 'text', text: 'hello' }] }))
+  })
+
   it('S11.3 the live card text is formatCard(presentCallCard/presentResultCard) of the event', async () => {
     const { root, tools } = await session()
     const tool = root.tools.get('shell_like')!
