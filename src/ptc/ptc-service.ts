@@ -53,7 +53,7 @@ export interface PtcConfig {
    * then leave the host unable to exit (see `onIsolateCatastrophe`).
    */
   isolation?: 'process' | 'inline'
-  /** Width of the rolling pool for parallel calls from one script (default 8). */
+  /** Width of the rolling pool for parallel calls from one script (default 16, `DEFAULT_CONCURRENCY`; `limits.maxCallsInFlight` also bounds it). */
   concurrency?: number
   /** Largest script accepted, in bytes (UTF-8); larger ones are refused before type-checking. Default 512 KiB. */
   maxScriptBytes?: number

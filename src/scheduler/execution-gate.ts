@@ -10,6 +10,14 @@
  */
 import type { ToolExecutionMode } from '../tools/types.ts'
 
+/**
+ * Default width of the rolling pool (S7.2): parallel calls of one turn or one script that may
+ * overlap. 16, so a script's `Promise.all` of ten or a dozen concurrency-safe calls (reads,
+ * searches) overlaps entirely instead of taking two rounds (issue 12: ten 20 ms calls took 48 ms
+ * at 8); exclusive calls are barriers whatever the width.
+ */
+export const DEFAULT_CONCURRENCY = 16
+
 interface Waiting {
   exclusive: boolean
   start: () => void
@@ -23,8 +31,8 @@ export class ExecutionGate {
   private running = 0
   private exclusiveRunning = false
 
-  /** @param concurrency width of the rolling pool for parallel calls (default 8). */
-  constructor(concurrency = 8) {
+  /** @param concurrency width of the rolling pool for parallel calls (default {@link DEFAULT_CONCURRENCY}). */
+  constructor(concurrency = DEFAULT_CONCURRENCY) {
     if (!(Number.isInteger(concurrency) && concurrency > 0)) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`)
     this.concurrency = concurrency
   }

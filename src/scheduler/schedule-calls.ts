@@ -15,7 +15,7 @@ export interface SchedulerTarget {
   execute(call: ToolCall, options?: ExecuteOptions): Promise<ToolResult>
 }
 
-/** Options: `concurrency` is the width of the rolling pool for parallel calls (default 8). */
+/** Options: `concurrency` is the width of the rolling pool for parallel calls (default `DEFAULT_CONCURRENCY`, 16). */
 export interface ScheduleOptions extends ExecuteOptions {
   concurrency?: number
 }

@@ -189,6 +189,14 @@ describe('run_code (S9)', () => {
     expect(timeline).toEqual(['start fetch_page 1 (active 1)', 'end fetch_page 1', 'start save_page 2 (active 1)', 'end save_page 2', 'start fetch_page 3 (active 1)', 'end fetch_page 3'])
   })
 
+  it('S7.2 by default sixteen concurrency-safe calls from one script run at once', async () => {
+    maxActive = 0
+    timeline.length = 0
+    const result = await runCode(`await Promise.all(Array.from({ length: 20 }, (_, id) => tools.fetch_page({ id }))); return 1`, { typecheck: false })
+    expect(valueOf(result).status).toBe('ok')
+    expect(maxActive).toBe(16)
+  })
+
   it('S9.7 intermediate values are never capped; only the outer result is, and it spills to a file', async () => {
     const result = await runCode(`
       const big = 'x'.repeat(100_000)
