@@ -72,6 +72,11 @@ describe('the MCP Inspector CLI against ptc serve --stdio (S9.2, S9.4)', { timeo
   beforeAll(() => {
     workspace = mkdtempSync(join(tmpdir(), 'ptc-inspector-'))
   })
+  /** Assert that `value` is valid against the `outputSchema` the Inspector listed for run_code. */
+  const expectValidRunValue = (value: unknown) => {
+    const validate = new Ajv2020({ strict: false }).compile(runCode.outputSchema!)
+    expect(validate(value), JSON.stringify(validate.errors)).toBe(true)
+  }
   afterAll(() => {
     // Only if a test failed half-way: stop whatever its group left running.
     for (const pgid of groups) if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL')
@@ -101,8 +106,7 @@ describe('the MCP Inspector CLI against ptc serve --stdio (S9.2, S9.4)', { timeo
     expect(result.isError).toBe(false)
     expect(result.structuredContent).toMatchObject({ status: 'ok', value: { n: 42 }, toolCalls: 0 })
     expect(JSON.stringify(result.content)).toContain('status: ok')
-    const validate = new Ajv2020({ strict: false }).compile(runCode.outputSchema!)
-    expect(validate(result.structuredContent), JSON.stringify(validate.errors)).toBe(true)
+    expectValidRunValue(result.structuredContent)
   })
 
   it('tools/call run_code: a script that throws is isError true with its whole value, and the Inspector reports the tool error (exit 5)', async () => {
@@ -114,8 +118,7 @@ describe('the MCP Inspector CLI against ptc serve --stdio (S9.2, S9.4)', { timeo
     expect(result.isError).toBe(true)
     expect(result.structuredContent).toMatchObject({ status: 'error', error: { name: 'Error', message: 'boom from the script' } })
     expect(JSON.stringify(result.content)).toContain('boom from the script')
-    const validate = new Ajv2020({ strict: false }).compile(runCode.outputSchema!)
-    expect(validate(result.structuredContent), JSON.stringify(validate.errors)).toBe(true)
+    expectValidRunValue(result.structuredContent)
   })
 
   it('tools/call run_code: a script that fails the type check is isError true with status type-error and its diagnostics', async () => {
@@ -126,5 +129,6 @@ describe('the MCP Inspector CLI against ptc serve --stdio (S9.2, S9.4)', { timeo
     expect(result.isError).toBe(true)
     expect(result.structuredContent).toMatchObject({ status: 'type-error', toolCalls: 0 })
     expect(JSON.stringify((result.structuredContent as { diagnostics: unknown[] }).diagnostics)).toMatch(/not assignable to type 'number'/)
+    expectValidRunValue(result.structuredContent)
   })
 })
