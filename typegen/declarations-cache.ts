@@ -32,24 +32,27 @@ export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-/** A small LRU map from key to the pending or settled generation. Rejections are not kept. */
-export class DeclarationsCache {
-  readonly #entries = new Map<string, Promise<string>>()
+/**
+ * A small LRU map from key to the generation: a pending or settled promise (`generateDeclarations`)
+ * or the text itself (`generateDeclarationsSync`). Rejections and throws are not kept.
+ */
+export class DeclarationsCache<T = Promise<string>> {
+  readonly #entries = new Map<string, T>()
 
   /** The cached generation for `key`, or the result of `generate()`, which is then cached. */
-  getOrCreate(key: string, generate: () => Promise<string>): Promise<string> {
+  getOrCreate(key: string, generate: () => T): T {
     const hit = this.#entries.get(key)
     if (hit !== undefined) {
       this.#entries.delete(key) // re-insert: Map order is the recency order
       this.#entries.set(key, hit)
       return hit
     }
-    const pending = generate()
-    this.#entries.set(key, pending)
-    pending.catch(() => this.#entries.delete(key))
+    const created = generate()
+    this.#entries.set(key, created)
+    if (created instanceof Promise) created.catch(() => this.#entries.delete(key))
     while (this.#entries.size > DECLARATIONS_CACHE_SIZE) {
       this.#entries.delete(this.#entries.keys().next().value!)
     }
-    return pending
+    return created
   }
 }

@@ -15,6 +15,7 @@ export type { TypegenOptions, TypegenTool } from './types.ts'
 export { declarationsCacheKey } from './declarations-cache.ts'
 
 const cache = new DeclarationsCache()
+const syncCache = new DeclarationsCache<string>()
 
 /**
  * Generates ONE global declaration file (no `export`: an ambient script `.d.ts`) declaring
@@ -65,12 +66,28 @@ const cache = new DeclarationsCache()
  *   object cycle, a bigint). Nothing else: schema problems degrade to `unknown`.
  */
 export async function generateDeclarations(tools: readonly TypegenTool[], options: TypegenOptions = {}): Promise<string> {
+  const { key, render } = plan(tools, options)
+  return cache.getOrCreate(key, async () => render())
+}
+
+/**
+ * {@link generateDeclarations} for callers that cannot wait: the same text, byte for byte, with
+ * its own cache. For descriptions a framework reads synchronously (an AI SDK tool's
+ * `description`). Throws what `generateDeclarations` rejects with.
+ */
+export function generateDeclarationsSync(tools: readonly TypegenTool[], options: TypegenOptions = {}): string {
+  const { key, render } = plan(tools, options)
+  return syncCache.getOrCreate(key, render)
+}
+
+function plan(tools: readonly TypegenTool[], options: TypegenOptions): { key: string; render: () => string } {
   assertUniqueNames(tools)
   const sorted = [...tools].sort((a, b) => compareNames(a.name, b.name))
   const compact = options.compact === true
-  return cache.getOrCreate(declarationsCacheKey(sorted, options), async () =>
-    renderDeclarations(sorted.map((tool) => declarationEntry(tool, compact)), compact || options.embedded === true),
-  )
+  return {
+    key: declarationsCacheKey(sorted, options),
+    render: () => renderDeclarations(sorted.map((tool) => declarationEntry(tool, compact)), compact || options.embedded === true),
+  }
 }
 
 function declarationEntry(tool: TypegenTool, compactFile: boolean): ToolDeclarationEntry {

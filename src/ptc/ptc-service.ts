@@ -7,7 +7,7 @@
  * runs on it (issue 16).
  */
 import { type Context, Service } from 'cordis'
-import { generateDeclarations, type TypegenOptions, type TypegenTool } from '../../typegen/index.ts'
+import { generateDeclarations, generateDeclarationsSync, type TypegenOptions, type TypegenTool } from '../../typegen/index.ts'
 import { materializeJson } from '../pipeline/materialize.ts'
 import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Tool } from '../tools/define-tool.ts'
@@ -114,6 +114,11 @@ export class Ptc extends Service {
    */
   declarations(options: TypegenOptions = {}): Promise<string> {
     return generateDeclarations(this.visibleTools().map(typegenTool), options)
+  }
+
+  /** {@link declarations}, synchronously (the same text): for a description a framework reads without waiting. */
+  declarationsSync(options: TypegenOptions = {}): string {
+    return generateDeclarationsSync(this.visibleTools().map(typegenTool), options)
   }
 
   /**

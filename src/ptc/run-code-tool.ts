@@ -38,6 +38,15 @@ const DESCRIPTION =
   'Each call goes through the same policy as a direct call; a failed or denied call rejects with ToolCallError {name, toolName, message}. ' +
   'Use it to fan out many calls in parallel (Promise.all), filter and aggregate in code, and return only what matters.'
 
+/**
+ * The description a model reads for `run_code` wherever it is offered (`ptc serve`, the AI SDK
+ * and Agents SDK code tools): the tool's own `description`, then the declarations of the tools a
+ * script can call (typegen's `embedded` form, `ctx.ptc.declarations({ embedded: true })`).
+ */
+export function runCodeDescription(description: string, declarations: string): string {
+  return `${description}\n\nThe tools a script can call, as TypeScript declarations:\n\n${declarations.trimEnd()}\n`
+}
+
 export function apply(ctx: Context, config: Config = {}) {
   const caps: OutputCaps = { ...DEFAULT_CAPS, ...config }
   const spillRoot = resolve(config.spillDir ?? spillFolder('.'))

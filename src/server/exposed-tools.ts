@@ -20,6 +20,7 @@
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { RUN_CODE } from '../ptc/ptc-service.ts'
+import { runCodeDescription } from '../ptc/run-code-tool.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { ToolAnnotations, ToolResult } from '../tools/types.ts'
@@ -57,7 +58,7 @@ export function mcpToolList(tools: ToolRegistry, exposed: readonly Tool[], decla
     const outputSchema = objectOutputSchema(tool)
     const description =
       tool.name === RUN_CODE
-        ? `${schema.description}\n\nThe tools a script can call, as TypeScript declarations:\n\n${declarations.trimEnd()}\n`
+        ? runCodeDescription(schema.description, declarations)
         : schema.description
     const annotations = tool.name === RUN_CODE ? runCodeAnnotations(tools) : tool.annotations
     return [

@@ -8,7 +8,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { DeclarationsCache } from '../../typegen/declarations-cache.ts'
-import { declarationsCacheKey, generateDeclarations, type TypegenTool } from '../../typegen/index.ts'
+import { declarationsCacheKey, generateDeclarations, generateDeclarationsSync, type TypegenTool } from '../../typegen/index.ts'
 
 const HEADER = [
   '/**',
@@ -434,6 +434,15 @@ describe('generateDeclarations: determinism and cache', () => {
     } finally {
       spy.mockRestore()
     }
+  })
+
+  it('S9.1 generateDeclarationsSync gives the same text as generateDeclarations, in every form', async () => {
+    for (const options of [{}, { embedded: true }, { compact: true }]) {
+      const text = generateDeclarationsSync([...tools].reverse(), options)
+      expect(text).toBe(await generateDeclarations(tools, options))
+      expect(generateDeclarationsSync(tools, options)).toBe(text)
+    }
+    expect(() => generateDeclarationsSync([readFile, readFile])).toThrow(TypeError)
   })
 
   it('S9.1 declarationsCacheKey ignores order and follows names, descriptions, schemas and options', () => {
