@@ -47,6 +47,8 @@ export type PtcErrorCode =
   | 'view-bad-request'
   | 'view-refused'
   | 'view-client-build'
+  // adapters (ptc-runner/ai, ptc-runner/openai-agents): an optional peer package is not installed
+  | 'peer-missing'
 
 export class PtcError extends Error {
   readonly code: PtcErrorCode

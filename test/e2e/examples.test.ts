@@ -45,4 +45,11 @@ describe('examples (S9)', { timeout: 90_000 }, () => {
     expect(stdout).toContain("{ city: 'Lisbon', celsius: [ 20, 21 ] }")
     expect(stdout).toContain("'Atlantis: Atlantis is not a real city.'")
   })
+
+  it('issue 15 the AI SDK example: a mock model calls run_code, the script calls AI SDK tools and a needsApproval call is denied headless', async () => {
+    const { stdout } = await run(process.execPath, ['--no-node-snapshot', join(root, 'examples', 'ai-sdk.ts')], { cwd: root, timeout: 60_000 })
+    const value = JSON.parse(stdout.split('\n')[0]!.replace('run_code value: ', ''))
+    expect(value).toMatchObject({ status: 'ok', value: { warmest: 'Lisbon', booking: expect.stringMatching(/needs approval.*denied/) }, toolCalls: 4 })
+    expect(stdout).toContain('The model read:\nstatus: ok (4 tool calls')
+  })
 })

@@ -3,7 +3,10 @@
  * `prepack`), the tarball installed into a scratch project, and there `npx ptc help`, a `ptc run`
  * of a script, a `--tools` plugin in the user's own folder importing `defineTool` and `z` from
  * `ptc-runner`, and `import { createHost } from 'ptc-runner'`; then publint and
- * arethetypeswrong (ESM only) on what was packed. One build for the whole file.
+ * arethetypeswrong (ESM only) on what was packed. The framework adapters (issue 15): without
+ * their peer, `ptc-runner/ai` fails in one line; in a second scratch project with `ai`
+ * installed, a mock model's tool call runs a script through the subpath's code tool, type-checked
+ * with tsc against the shipped declarations. One build for the whole file.
  */
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -14,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 const REPO = resolve(import.meta.dirname, '../..')
 let scratch: string
 let tarball: string
+const devVersion = (name: string): string => JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).devDependencies[name]
 
 interface Outcome {
   code: number
@@ -53,6 +57,48 @@ console.log(JSON.stringify(result.value))
 await host.dispose()
 `
 
+const AI_SCENARIO = `import { generateText, jsonSchema, stepCountIs, tool } from 'ai'
+import { MockLanguageModelV4 } from 'ai/test'
+import { createHost, type RunCodeValue, z } from 'ptc-runner'
+import { createCodeTool, registerAiSdkTools } from 'ptc-runner/ai'
+
+const host = await createHost({ workspace: '.', journal: false })
+const literal = await createCodeTool({ host }).execute!({ code: 'return 6 * 7' }, { toolCallId: 't1', messages: [], context: undefined })
+await registerAiSdkTools(host, {
+  double: tool({ description: 'Double a number.', inputSchema: z.object({ n: z.number() }), outputSchema: z.object({ doubled: z.number() }), execute: async ({ n }) => ({ doubled: n * 2 }) }),
+  square: tool({ description: 'Square a number.', inputSchema: jsonSchema<{ n: number }>({ type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }), execute: async ({ n }) => n * n }),
+  wipe: tool({ description: 'Wipe everything.', inputSchema: z.object({}), needsApproval: true, execute: async () => 'wiped' }),
+})
+const code = 'const [d, s] = await Promise.all([tools.double({ n: 4 }), tools.square({ n: 3 })])\\n' +
+  'let denied = ""\\ntry { await tools.wipe({}) } catch (error) { if (error instanceof ToolCallError) denied = error.toolName }\\n' +
+  'return { doubled: d.doubled, squared: s, denied }'
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
+let step = 0
+const model = new MockLanguageModelV4({
+  doGenerate: async () => step++ === 0
+    ? { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'run_code', input: JSON.stringify({ code }) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] }
+    : { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] },
+})
+const codeTool = createCodeTool({ host })
+// @ts-expect-error the shipped declarations type the input: code is a string
+void (() => codeTool.execute!({ code: 1 }, { toolCallId: 'never', messages: [], context: undefined }))
+const result = await generateText({ model, prompt: 'go', tools: { run_code: codeTool }, stopWhen: stepCountIs(3) })
+const output: RunCodeValue = result.steps[0]!.toolResults[0]!.output as RunCodeValue
+console.log(JSON.stringify({ literal, output, text: result.text }))
+await host.dispose()
+`
+
+const TSCONFIG = JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2024', strict: true, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true, types: [] }, files: ['ai-scenario.ts'] })
+
+/** Create `dir` with a package.json and install `packages` (the tarball and, for adapters, their peer). */
+async function scratchProject(dir: string, packages: string[]): Promise<void> {
+  await exec('mkdir', [dir], scratch)
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }))
+  const install = await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packages], dir)
+  expect(install.stderr).not.toMatch(/ERR!/)
+  expect(install.code).toBe(0)
+}
+
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'ptc-pack-'))
   const pack = await exec('npm', ['pack', '--pack-destination', scratch, '--silent'], REPO)
@@ -60,11 +106,11 @@ beforeAll(async () => {
   expect(pack.code).toBe(0)
   tarball = join(scratch, readdirSync(scratch).find((file) => file.endsWith('.tgz'))!)
   const project = join(scratch, 'project')
-  await exec('mkdir', [project], scratch)
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }))
-  const install = await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project)
-  expect(install.stderr).not.toMatch(/ERR!/)
-  expect(install.code).toBe(0)
+  const aiProject = join(scratch, 'project-ai')
+  // Installed side by side: each from the local npm cache where it can be.
+  await Promise.all([scratchProject(project, [tarball]), scratchProject(aiProject, [tarball, `ai@${devVersion('ai')}`])])
+  writeFileSync(join(aiProject, 'ai-scenario.ts'), AI_SCENARIO)
+  writeFileSync(join(aiProject, 'tsconfig.json'), TSCONFIG)
   writeFileSync(join(project, 'shout-tools.ts'), TOOL_MODULE)
   writeFileSync(join(project, 'script.ts'), 'const r = await tools.shout({ text: "hi" })\nreturn r.loud\n')
   writeFileSync(join(project, 'embed.ts'), EMBED)
@@ -118,5 +164,23 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
     const attw = await exec(process.execPath, [join(REPO, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball, '--profile', 'esm-only', '--format', 'ascii'], REPO)
     // attw exits 1 on any problem outside the resolutions the ESM-only profile ignores (node10, CJS require).
     expect(attw.code, attw.stdout).toBe(0)
+  })
+
+  it("issue 15 without ai installed, import('ptc-runner/ai') fails with one line naming the package and the npm command", async () => {
+    writeFileSync(join(project(), 'no-ai.mjs'), "try { await import('ptc-runner/ai') } catch (error) { console.log(error.message) }\n")
+    const run = await exec(process.execPath, ['no-ai.mjs'], project())
+    expect(run.stdout).toBe('ptc-runner/ai needs the package "ai" (the Vercel AI SDK, version 7), which is not installed: npm install ai@^7\n')
+  })
+
+  it('issue 15 with ai installed, a mock model runs a script through ptc-runner/ai: two AI SDK tools, a headless denial, typed', async () => {
+    const aiProject = join(scratch, 'project-ai')
+    const check = await exec(process.execPath, [join(aiProject, 'node_modules/typescript/bin/tsc'), '-p', '.'], aiProject)
+    expect(check.stdout + check.stderr).toBe('')
+    const run = await exec(process.execPath, ['--no-node-snapshot', 'ai-scenario.ts'], aiProject)
+    expect(run.stderr).toBe('')
+    const { literal, output, text } = JSON.parse(run.stdout)
+    expect(literal).toMatchObject({ status: 'ok', value: 42 })
+    expect(output).toMatchObject({ status: 'ok', value: { doubled: 8, squared: 9, denied: 'wipe' }, toolCalls: 3 })
+    expect(text).toBe('done')
   })
 })
