@@ -4,7 +4,7 @@
  * any tool modules the user named. The CLI and the MCP server both start from here.
  */
 import { lstatSync, mkdirSync, realpathSync, type Stats } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { Context } from 'cordis'
 import * as workspaceTools from '../builtin/workspace-tools.ts'
 import * as jobTools from '../jobs/job-tools.ts'
@@ -169,15 +169,15 @@ function prepareStateFolder(workspace: string, stateDir: string | undefined): { 
   const dirs: string[] = []
   let folder = join(real, STATE_FOLDER)
   if (stateDir !== undefined) {
-    const wanted = resolve(stateDir)
-    mkdirSync(wanted, { recursive: true })
-    const at = realpathSync(wanted)
+    const at = realpathOfPath(resolve(stateDir))
+    // Checked before anything is created: a refused stateDir leaves no folder behind.
     if (at !== folder && isInside(real, at)) {
       throw new HostOptionsError(
         `stateDir ${stateDir} is inside the workspace ${real}, where the tools could change the journals; use a folder outside it, or leave stateDir out for ${folder}.`,
         { stateDir },
       )
     }
+    mkdirSync(at, { recursive: true })
     folder = at
   }
   if (folder === join(real, STATE_FOLDER)) dirs.push(folder)
@@ -195,6 +195,16 @@ function prepareStateFolder(workspace: string, stateDir: string | undefined): { 
     checkOwnDirectory(dir, stat, folder)
   }
   return { journal: join(folder, 'journal'), spill: join(folder, 'spill') }
+}
+
+/** `absolute` with its deepest existing ancestor realpath'd (the rest may not exist yet). */
+function realpathOfPath(absolute: string): string {
+  const parent = dirname(absolute)
+  try {
+    return realpathSync(absolute)
+  } catch {
+    return parent === absolute ? absolute : join(realpathOfPath(parent), basename(absolute))
+  }
 }
 
 /** @throws SandboxError unless `stat` (of `dir`) is a real directory owned by this user. */

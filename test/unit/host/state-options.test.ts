@@ -62,7 +62,8 @@ describe('createHost stateDir (issue 14 item 4)', { timeout: 60_000 }, () => {
   })
 
   it('a stateDir inside the workspace other than .ptc is refused (the tools could rewrite it)', async () => {
-    await expect(createHost({ workspace, stateDir: join(workspace, 'state') })).rejects.toThrow(/stateDir .* is inside the workspace .*; use a folder outside it/)
+    await expect(createHost({ workspace, stateDir: join(workspace, 'state', 'deeper') })).rejects.toThrow(/stateDir .* is inside the workspace .*; use a folder outside it/)
+    expect(readdirSync(workspace)).toEqual([])
   })
 
   it('stateDir: false writes nothing to disk: no .ptc, no journal, an oversized result is cut without a spill', async () => {
