@@ -47,8 +47,9 @@ export interface HostOptions {
   /**
    * Where the host's state lives: the session journals (`journal/`) and the spills of oversized
    * `run_code` results (`spill/`, S9.7). Default `<workspace>/.ptc`. Another folder is created if
-   * missing; it must not be inside the workspace (only `.ptc` there is protected from the tools),
-   * and the fs tools cannot read spills outside the workspace. `false`: nothing is written to disk
+   * missing; it must not be inside the workspace (only `.ptc` there is protected from the tools).
+   * Like `.ptc`, it is hidden from sandboxed commands (S8); the fs tools, confined to the
+   * workspace, cannot read spills kept there. `false`: nothing is written to disk
    * (no journal unless `journal` names a file, and an oversized result is cut without a spill).
    */
   stateDir?: string | false
@@ -118,7 +119,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     // Retention applies only to the state folder's journals, not to a file the caller named elsewhere.
     if (journalFile) await ctx.plugin(journal, { file: journalFile, ...(retention && state && !options.journal && { retention }) })
     // S8: one sandbox policy (the workspace root) read by both the fs tools and bash.
-    await ctx.plugin(SandboxPolicy, { workspaceRoots: [workspace] })
+    await ctx.plugin(SandboxPolicy, { workspaceRoots: [workspace], ...(state?.outside && { stateDirs: [state.outside] }) })
     await ctx.plugin(Sandbox)
     await ctx.plugin(PermissionPresets, { preset: options.preset ?? 'workspace-write' })
     await ctx.plugin(fsObservationPolicy)
@@ -159,7 +160,7 @@ function defaultJournalFile(journalDir: string): string {
  * not exist (the sandbox policy reports that).
  * @throws HostOptionsError when `stateDir` is inside the workspace but is not its `.ptc`.
  */
-function prepareStateFolder(workspace: string, stateDir: string | undefined): { journal: string; spill: string } | undefined {
+function prepareStateFolder(workspace: string, stateDir: string | undefined): { journal: string; spill: string; outside?: string } | undefined {
   let real: string
   try {
     real = realpathSync(workspace)
@@ -194,7 +195,7 @@ function prepareStateFolder(workspace: string, stateDir: string | undefined): { 
     }
     checkOwnDirectory(dir, stat, folder)
   }
-  return { journal: join(folder, 'journal'), spill: join(folder, 'spill') }
+  return { journal: join(folder, 'journal'), spill: join(folder, 'spill'), ...(folder !== join(real, STATE_FOLDER) && { outside: folder }) }
 }
 
 /** `absolute` with its deepest existing ancestor realpath'd (the rest may not exist yet). */

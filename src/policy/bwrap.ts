@@ -189,6 +189,8 @@ export function buildBwrapArgs(input: BwrapArgsInput): { argv: string[]; report:
     // A symlink would make bwrap mount wherever it points; the host refuses to start with one.
     if (lstat(state)?.isDirectory()) argv.push('--tmpfs', state)
   }
+  // A host's stateDir outside the workspace (journals and spills of every session) is hidden the same way.
+  for (const state of unique(options.stateDirs ?? [])) if (lstat(state)?.isDirectory()) argv.push('--tmpfs', state)
   argv.push('--chdir', input.cwd, '--', ...input.argv)
   const writableRoots = writable ? roots : []
   return {

@@ -32,6 +32,8 @@ export interface SandboxPolicyConfig {
   network?: boolean
   /** Extra absolute directories writable in `workspace-write` (e.g. a tmp dir); each must exist. */
   writableRoots?: string[]
+  /** State folders outside the workspace that sandboxed commands must not see (absolute; each must exist). */
+  stateDirs?: string[]
 }
 
 /**
@@ -49,6 +51,7 @@ export class SandboxPolicy extends Service {
       network: config.network ?? false,
       workspaceRoots: config.workspaceRoots,
       writableRoots: config.writableRoots ?? [],
+      ...(config.stateDirs?.length && { stateDirs: config.stateDirs }),
     })
   }
 
@@ -118,6 +121,7 @@ export function normalizeOptions(options: SandboxOptions): SandboxOptions {
     network: options.network === true,
     workspaceRoots: Object.freeze(options.workspaceRoots.map((root) => realRoot(root, 'workspace root'))),
     writableRoots: Object.freeze((options.writableRoots ?? []).map((root) => realRoot(root, 'writable root'))),
+    ...(options.stateDirs?.length && { stateDirs: Object.freeze(options.stateDirs.map((dir) => realRoot(dir, 'state folder'))) }),
   })
 }
 

@@ -24,6 +24,11 @@ export interface SandboxOptions {
   readonly workspaceRoots: readonly string[]
   /** Extra roots that are writable in `workspace-write` (e.g. a shared tmp dir) and readable always. */
   readonly writableRoots: readonly string[]
+  /**
+   * State folders outside the workspace (a host's `stateDir`: journals, spills) that sandboxed
+   * commands must not see: each is an empty private mount in the sandbox, like every root's `.ptc`.
+   */
+  readonly stateDirs?: readonly string[]
 }
 
 /** What a path is about to be used for; `write` is refused outright in `read-only` (S8). */
