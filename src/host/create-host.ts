@@ -129,7 +129,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     if (groups.has('fs') || groups.has('bash')) await ctx.plugin(workspaceTools, { fs: groups.has('fs'), bash: groups.has('bash'), background: groups.has('jobs') })
     if (groups.has('jobs')) await ctx.plugin(jobTools)
     await ctx.plugin(Ptc, options.ptc ?? {})
-    await ctx.plugin(runCodeTool, state ? { spillDir: state.spill } : { spill: false })
+    await ctx.plugin(runCodeTool, state ? { spillDir: state.spill, ...(state.outside && { spillOutside: true }) } : { spill: false })
     await loadToolModules(ctx, options.toolModules ?? [])
     if (options.mcpConfig !== undefined) {
       // Loaded only here: the MCP SDK and ajv are a third of a host's start-up, for hosts that import no server.

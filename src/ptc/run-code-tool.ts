@@ -24,6 +24,8 @@ export const inject = ['tools', 'ptc']
 export interface Config extends Partial<OutputCaps> {
   spillDir?: string
   spill?: false
+  /** `spillDir` is outside the workspace, so the model is told it cannot read the spill files. */
+  spillOutside?: boolean
 }
 
 /** Parameters of `run_code`: the script and per-run options. */
@@ -76,7 +78,7 @@ export function apply(ctx: Context, config: Config = {}) {
         // One folder per agent (session), so sessions never see each other's spills.
         const dir = join(spillRoot, agentFolderName(execution.agent))
         const id = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
-        const spilled: { result?: string; logs?: string } = {}
+        const spilled: { result?: string; logs?: string; outside?: boolean } = config.spillOutside ? { outside: true } : {}
         if (result.length > caps.maxResultChars) spilled.result = writeSpill(dir, `${id}-result.json`, result, spillRoot)
         if (logs.length > caps.maxLogChars) spilled.logs = writeSpill(dir, `${id}-logs.txt`, logs, spillRoot)
         return renderRunCode(value, caps, spilled)

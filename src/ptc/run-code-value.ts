@@ -60,9 +60,10 @@ export function describeRunError(error: NonNullable<RunCodeValue['error']>): str
 /**
  * Render a `run_code` value for the model, applying the caps. `spilled` names the files holding
  * the full texts, when the caller wrote them (projectContent); without them the cut is only noted.
- * Pure (S1.2).
+ * `spilled.outside`: those files are outside the workspace (a host's `stateDir`), so the note
+ * says the tools cannot read them. Pure (S1.2).
  */
-export function renderRunCode(value: RunCodeValue, caps: OutputCaps = DEFAULT_CAPS, spilled: { result?: string; logs?: string } = {}): ContentBlock[] {
+export function renderRunCode(value: RunCodeValue, caps: OutputCaps = DEFAULT_CAPS, spilled: { result?: string; logs?: string; outside?: boolean } = {}): ContentBlock[] {
   const { result, logs } = runCodeTexts(value)
   const lines: string[] = [`status: ${value.status} (${value.toolCalls} tool call${value.toolCalls === 1 ? '' : 's'}, ${Math.round(value.durationMs)} ms)`]
   if (value.error) lines.push(...describeRunError(value.error).map((line, index) => (index === 0 ? `error: ${line}` : line)))
@@ -75,7 +76,8 @@ export function renderRunCode(value: RunCodeValue, caps: OutputCaps = DEFAULT_CA
     const { text: shown, cut } = capText(text, max)
     lines.push(`${label}:`, shown)
     if (cut > 0) {
-      lines.push(path ? `[${cut} more characters; the full ${label} is in ${path}]` : `[${cut} more characters omitted]`)
+      const where = spilled.outside ? `was saved outside the workspace, to ${path}, where the tools cannot read it` : `is in ${path}`
+      lines.push(path ? `[${cut} more characters; the full ${label} ${where}]` : `[${cut} more characters omitted]`)
     }
   }
   part('result', result, caps.maxResultChars, spilled.result)

@@ -55,7 +55,8 @@ describe('createHost stateDir (issue 14 item 4)', { timeout: 60_000 }, () => {
     const h = await host({ stateDir: state })
     expect(h.journalDir).toBe(join(state, 'journal'))
     const result = await h.ctx.tools.execute({ name: 'run_code', arguments: { code: `return 'y'.repeat(60_000)` } })
-    expect(JSON.stringify(result.content)).toContain(join(state, 'spill', 'default'))
+    // The model is told where the spill is and that its tools, confined to the workspace, cannot read it.
+    expect(JSON.stringify(result.content)).toContain(`was saved outside the workspace, to ${join(state, 'spill', 'default')}`)
     expect(readdirSync(join(state, 'spill', 'default'))).toHaveLength(1)
     expect(readdirSync(join(state, 'journal'))).toEqual([h.journalFile!.split('/').pop()])
     expect(readdirSync(workspace)).toEqual([])
