@@ -22,7 +22,7 @@ status ok, 1 otherwise.
 --timeout-ms N     the script's deadline.
 --memory-mb N      the isolate's heap limit.
 --journal FILE     where the session journal goes (default .ptc/journal/<time>-<pid>.jsonl in the
-                   workspace); replay it with ptc replay.
+                   workspace, which keeps the newest 100); replay it with ptc replay.
 ${HOST_FLAGS_HELP}`,
   options: {
     json: { type: 'boolean' },

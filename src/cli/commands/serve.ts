@@ -21,7 +21,8 @@ export default defineCommand({
 waiting calls start round-robin across sessions. --max-queued-runs bounds the calls waiting for a
 slot, --max-runs-per-session one session's running and waiting calls (calls beyond either are
 refused at once with isError). --http closes a session idle for --session-idle-ms and answers 503 to a new session
-beyond --max-sessions. Each session writes its own journal under .ptc/journal in the workspace.
+beyond --max-sessions. Each session writes its own journal under .ptc/journal in the workspace;
+the newest 100 journals (at most 100 MiB) are kept, older ones deleted as sessions open.
 
 ${HOST_FLAGS_HELP}`,
   options: {
