@@ -4,7 +4,7 @@
  * rejects module access and reports syntax errors in the user's own coordinates.
  */
 import { createHash } from 'node:crypto'
-import { transform, type Message, type TransformFailure } from 'esbuild'
+import type { Message, TransformFailure } from 'esbuild'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
 import { formatDiagnostics } from './compile-diagnostics.ts'
@@ -97,6 +97,9 @@ async function compileUncached(code: string): Promise<CompiledScript> {
   let output: string
   let map: string
   try {
+    // Loaded on first use: a checker started from its snapshot (checker-snapshot-entry.ts) can
+    // load userland modules only after start-up.
+    const { transform } = await import('esbuild')
     const result = await transform(SCRIPT_PREFIX + body + SCRIPT_SUFFIX, {
       loader: 'ts',
       // What V8 in Node 24 / isolated-vm 7 runs natively; only newer syntax gets lowered.

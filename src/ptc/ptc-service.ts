@@ -13,6 +13,7 @@ import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import { createBridge } from './bridge.ts'
 import { CheckerPool } from './check/checker-pool.ts'
+import { discardCheckerSnapshot, findCheckerSnapshot } from './check/checker-snapshot.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-contract.ts'
 import type { IsolatePool } from './isolate/isolate-pool.ts'
@@ -226,7 +227,14 @@ export class Ptc extends Service {
 
   /** Checker workers: threads with `isolation: 'inline'`, processes otherwise (see `CheckerPool`). */
   private checkers(): CheckerPool {
-    return (this._checkers ??= new CheckerPool({ kind: this._config.isolation === 'inline' ? 'thread' : 'process', size: this._config.checkers ?? 2, warmup: async () => (this._typechecks ? this.declarations() : undefined) }))
+    return (this._checkers ??= new CheckerPool({
+      kind: this._config.isolation === 'inline' ? 'thread' : 'process',
+      size: this._config.checkers ?? 2,
+      warmup: async () => (this._typechecks ? this.declarations() : undefined),
+      // A checker that type-checks starts from the snapshot with TypeScript warm, when there is one.
+      snapshot: () => (this._typechecks ? findCheckerSnapshot() : undefined),
+      snapshotFailed: discardCheckerSnapshot,
+    }))
   }
 
   private runInIsolation(request: IsolateRunRequest): Promise<IsolateRunResult> {

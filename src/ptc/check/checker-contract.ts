@@ -109,6 +109,15 @@ export interface CheckerPoolOptions {
    * start-up work too, not the first script's.
    */
   warmup?: () => Promise<string | undefined>
+  /**
+   * Asked at every start of a checker process: a V8 start-up snapshot to start it from, with
+   * TypeScript already warm (`checker-snapshot.ts`), or `undefined` for the module entry. A
+   * checker that cannot start from it is replaced by one from the module entry, and
+   * `snapshotFailed` is told; the pool then never asks again. Ignored for threads.
+   */
+  snapshot?: () => string | undefined
+  /** Told the blob `snapshot` gave when a checker could not start from it. */
+  snapshotFailed?: (blob: string) => void
 }
 
 /** Per-script options of `CheckerPool.prepare`. */

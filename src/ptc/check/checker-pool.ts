@@ -12,48 +12,22 @@
  */
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
+import { startWorker, WORKER_NICENESS } from '../worker-channel.ts'
 import type { CheckerChildMessage, CheckerFailureMessage, CheckerParentMessage, CheckerPoolOptions, CheckerPreparedMessage, PrepareOptions, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
+import type { Checker, Clock, Job, Waiter } from './checker-pool-state.ts'
 
 export type { CheckerPoolOptions, PrepareOptions, PrepareOutcome, PrepareResult } from './checker-contract.ts'
 
 const DEFAULT_ENTRY = fileURLToPath(new URL('./checker-worker-entry.ts', import.meta.url))
-/** Must match `checker-worker-entry.ts`: both sides keep the same last 8 declaration hashes. */
+/** Must match `checker-service.ts`: both sides keep the same last 8 declaration hashes. */
 const KEPT_DECLARATIONS = 8
-
-interface Job {
-  readonly id: number
-  finish(outcome: PrepareOutcome, keepChecker: boolean): void
-}
-
-interface Checker {
-  readonly channel: WorkerChannel<CheckerParentMessage>
-  /** `starting` until ready and warmed up (see `CheckerPoolOptions.warmup`). */
-  state: 'starting' | 'idle' | 'busy' | 'dead'
-  readonly ready: Promise<void>
-  /** Declaration hashes the checker holds, oldest first (mirrors its own eviction). */
-  readonly held: Map<string, true>
-  job: Job | undefined
-}
-
-interface Waiter {
-  resolve(taken: Checker | 'cancelled' | 'timeout'): void
-  reject(error: Error): void
-  /** The script's deadline starts running (at `now`, unless it already runs). */
-  startClock(now: number): void
-}
-
-/** When a script's deadline started (`performance.now()`); unset while waiting for the first checker. */
-interface Clock {
-  startedAt: number | undefined
-}
 
 /**
  * A small set of checker workers shared by every run of one `Ptc` service. Use {@link prepare}
  * for every script; {@link prewarm} at server start. Idle checkers never keep the process alive.
  */
 export class CheckerPool {
-  readonly #options: Required<Omit<CheckerPoolOptions, 'warmup'>> & Pick<CheckerPoolOptions, 'warmup'>
+  readonly #options: Required<Omit<CheckerPoolOptions, 'warmup' | 'snapshot' | 'snapshotFailed'>> & Pick<CheckerPoolOptions, 'warmup' | 'snapshot' | 'snapshotFailed'>
   readonly #checkers = new Set<Checker>()
   readonly #waiters: Waiter[] = []
   #prewarmed = false
@@ -71,6 +45,8 @@ export class CheckerPool {
       startTimeoutMs: options.startTimeoutMs ?? 20_000,
       entry: options.entry ?? DEFAULT_ENTRY,
       ...(options.warmup && { warmup: options.warmup }),
+      ...(options.kind !== 'thread' && options.snapshot && { snapshot: options.snapshot }),
+      ...(options.snapshotFailed && { snapshotFailed: options.snapshotFailed }),
     }
   }
 
@@ -205,13 +181,15 @@ export class CheckerPool {
     })
   }
 
-  #spawn(): void {
+  #spawn(): Checker {
     const { promise: ready, resolve: markReady, reject: failReady } = Promise.withResolvers<void>()
     ready.catch(() => {}) // Observed by prewarm() when it awaits; never an unhandled rejection.
     let checker!: Checker
+    const blob = this.#options.snapshot?.()
     const channel = startWorker<CheckerParentMessage, CheckerChildMessage>({
       kind: this.#options.kind,
       entry: this.#options.entry,
+      ...(blob !== undefined && { execArgv: ['--snapshot-blob', blob] }),
       memoryMb: this.#options.memoryMb,
       niceness: WORKER_NICENESS,
       onMessage: (message) => {
@@ -223,6 +201,14 @@ export class CheckerPool {
       },
       onExit: (description) => {
         clearTimeout(startTimer)
+        if (blob !== undefined && checker.state === 'starting' && !this.#disposed) {
+          // The snapshot does not start (corrupt, or built for another Node): the module entry does.
+          this.#options.snapshot = undefined
+          this.#options.snapshotFailed?.(blob)
+          this.#checkers.delete(checker)
+          this.#spawn().ready.then(markReady, failReady)
+          return
+        }
         this.#onExit(checker, description, failReady)
       },
     })
@@ -231,6 +217,7 @@ export class CheckerPool {
     const startTimer = setTimeout(() => channel.kill(), this.#options.startTimeoutMs)
     startTimer.unref()
     this.#updateRefs()
+    return checker
   }
 
   /**

@@ -1,0 +1,35 @@
+/**
+ * The state `CheckerPool` keeps per checker, per script and per waiting caller (types only).
+ */
+import type { WorkerChannel } from '../worker-channel.ts'
+import type { CheckerParentMessage, PrepareOutcome } from './checker-contract.ts'
+
+/** One script in a checker; `finish` settles it once. */
+export interface Job {
+  readonly id: number
+  finish(outcome: PrepareOutcome, keepChecker: boolean): void
+}
+
+/** One checker worker. */
+export interface Checker {
+  readonly channel: WorkerChannel<CheckerParentMessage>
+  /** `starting` until ready and warmed up (see `CheckerPoolOptions.warmup`). */
+  state: 'starting' | 'idle' | 'busy' | 'dead'
+  readonly ready: Promise<void>
+  /** Declaration hashes the checker holds, oldest first (mirrors its own eviction). */
+  readonly held: Map<string, true>
+  job: Job | undefined
+}
+
+/** A caller waiting for a free checker. */
+export interface Waiter {
+  resolve(taken: Checker | 'cancelled' | 'timeout'): void
+  reject(error: Error): void
+  /** The script's deadline starts running (at `now`, unless it already runs). */
+  startClock(now: number): void
+}
+
+/** When a script's deadline started (`performance.now()`); unset while waiting for the first checker. */
+export interface Clock {
+  startedAt: number | undefined
+}

@@ -1,0 +1,127 @@
+/**
+ * The checker's start-up snapshot, on the host's side (issue 12: "the checker's cold start cut by
+ * a persisted build or a snapshot"). A cold checker spends most of its start-up loading
+ * TypeScript and parsing and binding the ES lib files; a V8 start-up snapshot taken after that
+ * (`checker-snapshot-entry.ts`) lets a checker process begin warm. Snapshots live in the user
+ * cache folder (`user-cache.ts`), one per Node version, architecture, TypeScript version and
+ * checkout, described by a manifest that lists the SHA-256 of every source file bundled into it:
+ * a snapshot whose sources changed, whose blob is missing or has another size, or whose manifest
+ * does not parse is not used, and a fresh one is built in the background (a detached, niced
+ * `checker-snapshot-build.ts`). A blob that fails to start a checker is discarded by the pool.
+ */
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { closeSync, constants, lstatSync, openSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { getPriority, setPriority } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { userCacheFolder } from '../user-cache.ts'
+
+/** Bumped when the manifest's shape or the snapshot's program contract changes. */
+export const SNAPSHOT_FORMAT = 1
+/** A build that has not finished after this long is taken to have died; another may start. */
+const STALE_BUILD_MS = 10 * 60_000
+const HERE = path.dirname(fileURLToPath(import.meta.url))
+/** `.ts` from the sources, `.js` in the built package. */
+const EXTENSION = path.extname(fileURLToPath(import.meta.url))
+
+/** The manifest written next to a snapshot blob (`<name>.json`). */
+export interface CheckerSnapshotManifest {
+  format: number
+  node: string
+  arch: string
+  typescript: string
+  /** The blob's file name in the cache folder and its size in bytes. */
+  blob: string
+  blobBytes: number
+  /** SHA-256 (hex) of every bundled source file outside node_modules, by absolute path. */
+  inputs: Record<string, string>
+}
+
+/** What a snapshot is keyed by: a different Node, architecture, TypeScript or checkout gets its own. */
+export function snapshotKey(): { name: string; node: string; arch: string; typescript: string } {
+  const typescript = (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('typescript/package.json'), 'utf8')) as { version: string }).version
+  const identity = JSON.stringify([SNAPSHOT_FORMAT, process.version, process.arch, typescript, HERE])
+  return { name: `checker-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}`, node: process.version, arch: process.arch, typescript }
+}
+
+/** SHA-256 (hex) of a file's bytes. */
+export function fileSha256(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex')
+}
+
+/** Path of the module a snapshot is built from, and of the build program. */
+export const SNAPSHOT_ENTRY = path.join(HERE, `checker-snapshot-entry${EXTENSION}`)
+const BUILD_PROGRAM = path.join(HERE, `checker-snapshot-build${EXTENSION}`)
+
+/**
+ * The blob in `folder` that matches this process and the current sources, or `undefined`.
+ * Never throws: anything unreadable, foreign or out of date counts as no snapshot.
+ */
+export function verifiedSnapshot(folder: string): string | undefined {
+  try {
+    const key = snapshotKey()
+    const manifest = JSON.parse(readFileSync(path.join(folder, `${key.name}.json`), 'utf8')) as Partial<CheckerSnapshotManifest>
+    if (manifest.format !== SNAPSHOT_FORMAT || manifest.node !== key.node || manifest.arch !== key.arch || manifest.typescript !== key.typescript) return undefined
+    if (typeof manifest.blob !== 'string' || manifest.blob !== path.basename(manifest.blob) || typeof manifest.inputs !== 'object' || manifest.inputs === null) return undefined
+    const inputs = Object.entries(manifest.inputs)
+    if (inputs.length === 0 || inputs.some(([file, sha]) => fileSha256(file) !== sha)) return undefined
+    const blob = path.join(folder, manifest.blob)
+    const stat = lstatSync(blob)
+    if (!stat.isFile() || stat.size !== manifest.blobBytes || (process.getuid !== undefined && stat.uid !== process.getuid())) return undefined
+    return blob
+  } catch {
+    return undefined
+  }
+}
+
+let buildStarted = false
+let discarded = false
+
+/**
+ * A blob to start a checker process from, or `undefined` (start from the module entry). When
+ * there is none, starts building one in the background, at most once per process and once per
+ * cache folder at a time, so the next processes start warm.
+ */
+export function findCheckerSnapshot(): string | undefined {
+  if (discarded) return undefined
+  const folder = userCacheFolder()
+  if (folder === undefined) return undefined
+  const blob = verifiedSnapshot(folder)
+  if (blob === undefined && !buildStarted) {
+    buildStarted = true
+    startBuild(folder)
+  }
+  return blob
+}
+
+/** A checker could not start from `blob`: never use it again in this process, and let the next one rebuild it. */
+export function discardCheckerSnapshot(blob: string): void {
+  discarded = true
+  rmSync(path.join(path.dirname(blob), `${snapshotKey().name}.json`), { force: true })
+}
+
+function startBuild(folder: string): void {
+  const { name } = snapshotKey()
+  const lock = path.join(folder, `${name}.building`)
+  try {
+    if (Date.now() - statSync(lock).mtimeMs < STALE_BUILD_MS) return
+    rmSync(lock, { force: true })
+  } catch {
+    // No build under way.
+  }
+  try {
+    closeSync(openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600))
+  } catch {
+    return // Another process just started one.
+  }
+  try {
+    const child = spawn(process.execPath, [BUILD_PROGRAM, folder, name], { detached: true, stdio: 'ignore', env: process.env })
+    child.on('error', () => rmSync(lock, { force: true }))
+    if (child.pid !== undefined) setPriority(child.pid, Math.min(19, getPriority(child.pid) + 10))
+    child.unref()
+  } catch {
+    rmSync(lock, { force: true })
+  }
+}
