@@ -4,8 +4,9 @@
  * the schema is compiled once with ajv (the validator the SDK itself uses) and wrapped as
  * `z.any().superRefine(check)`: zod keeps the value as is, ajv decides.
  */
-import { Ajv } from 'ajv'
-import { Ajv2020 } from 'ajv/dist/2020.js'
+import { createRequire } from 'node:module'
+import type { Ajv } from 'ajv'
+import type { Ajv2020 } from 'ajv/dist/2020.js'
 import { z } from 'zod'
 
 interface AjvError {
@@ -21,8 +22,19 @@ type Validate = ((value: unknown) => boolean) & { errors?: AjvError[] | null }
 
 // Formats are not validated (the server does that); unknown keywords are tolerated (strict: false).
 // `verbose` adds each error's data and schema, so an unknown key can be named (see `unknownKeys`).
-const draft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false, verbose: true })
-const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, verbose: true })
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, verbose: true }
+let validators: { draft7: Ajv; draft2020: Ajv2020 } | undefined
+
+/** ajv is loaded with the first schema (issue 12): a host that compiles none never loads it. */
+function ajvValidators(): { draft7: Ajv; draft2020: Ajv2020 } {
+  if (validators === undefined) {
+    const require = createRequire(import.meta.url)
+    const { Ajv: Draft7 } = require('ajv') as typeof import('ajv')
+    const { Ajv2020: Draft2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')
+    validators = { draft7: new Draft7(AJV_OPTIONS), draft2020: new Draft2020(AJV_OPTIONS) }
+  }
+  return validators
+}
 
 /**
  * Compile `schema` into a zod schema that accepts exactly what ajv accepts. Draft 2020-12 and
@@ -34,6 +46,7 @@ export function jsonSchemaCheck(schema: Record<string, unknown>, options: { labe
   let validate: Validate
   try {
     const dialect = typeof schema.$schema === 'string' ? schema.$schema : ''
+    const { draft7, draft2020 } = ajvValidators()
     validate = (/20(19|20)-/.test(dialect) ? draft2020 : draft7).compile(schema) as Validate
   } catch (error) {
     options.onUncompilable?.(`${options.label}: the JSON Schema does not compile (${(error as Error).message}); values are only checked to be JSON objects.`)
