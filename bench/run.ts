@@ -11,10 +11,11 @@ import { cli } from './cli.bench.ts'
 import { declarations } from './declarations.bench.ts'
 import { attack } from './attack.bench.ts'
 import { searchAttack } from './search-attack.bench.ts'
+import { callPath } from './call-path.bench.ts'
 import { startup } from './startup.bench.ts'
 import { memory } from './memory.bench.ts'
 
-const sections: Section[] = [pipeline, ptc, isolation, cli, startup, memory, declarations, attack, searchAttack]
+const sections: Section[] = [pipeline, ptc, isolation, callPath, cli, startup, memory, declarations, attack, searchAttack]
 
 const filter = process.argv[2]
 console.log(`ptc-runner bench — node ${process.version}, ${process.platform}/${process.arch}\n`)

@@ -1,0 +1,127 @@
+/**
+ * What the call-path bench sections (`call-path.bench.ts`) measure against: the peer harness's
+ * workloads (`bench-peers`, issue 12), run through the product as its `ours` / `ours-inline`
+ * adapters do (`createHost`, type-checking off, the `run_code` tool through the registry), and
+ * through raw isolated-vm as its `isolated-vm-raw` adapter does (a fresh isolate per run, one
+ * `Reference.apply` per call, JSON strings both ways). Same scripts, same tools, same process, so
+ * the ratios compare like the harness's.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import ivm from 'isolated-vm'
+import { z } from 'zod'
+import { createHost, defineTool, type Host } from '../src/index.ts'
+
+/** Calls per run of the sequential and parallel workloads (the harness's W2, W3). */
+export const CALLS = 2_000
+/** Calls per run of the 64 KB workload (the harness's W4). */
+export const PAYLOAD_CALLS = 200
+
+/** The harness's 64 KB tool result: `{ records: [...] }` of 65,520 bytes of JSON, and its values' sum. */
+export const PAYLOAD = makePayload(64 * 1024)
+
+function makePayload(targetBytes: number): { obj: { records: object[] }; sum: number } {
+  const records: { id: number; name: string; value: number; active: boolean; tags: string[] }[] = []
+  let size = '{"records":[]}'.length
+  for (let n = 0; ; n++) {
+    const record = { id: n, name: `item-${String(n).padStart(6, '0')}`, value: (n * 7) % 101, active: n % 2 === 0, tags: ['alpha', 'beta'] }
+    const add = JSON.stringify(record).length + (n ? 1 : 0)
+    if (size + add > targetBytes) break
+    records.push(record)
+    size += add
+  }
+  return { obj: { records }, sum: records.reduce((sum, record) => sum + record.value, 0) }
+}
+
+/** The harness's host tools: `noop` answers `{ i }`, `payload` the 64 KB object. */
+export const HOST_TOOLS: Record<string, (args: { i?: number }) => Promise<unknown>> = {
+  noop: async (args) => ({ i: args?.i ?? null }),
+  payload: async () => PAYLOAD.obj,
+}
+
+/** The harness's scripts (bodies of an async function) and what each returns. */
+export const SCRIPTS = {
+  trivial: { code: 'return 1 + 1', expect: 2 },
+  sequential: { code: `let s = 0;\nfor (let i = 0; i < ${CALLS}; i++) { const r = await tools.noop({ i }); s += r.i; }\nreturn s;`, expect: (CALLS * (CALLS - 1)) / 2 },
+  parallel: { code: `const ps = [];\nfor (let i = 0; i < ${CALLS}; i++) ps.push(tools.noop({ i }));\nconst rs = await Promise.all(ps);\nlet s = 0; for (const r of rs) s += r.i;\nreturn s;`, expect: (CALLS * (CALLS - 1)) / 2 },
+  payload: { code: `let s = 0;\nfor (let k = 0; k < ${PAYLOAD_CALLS}; k++) { const r = await tools.payload({ k }); for (const rec of r.records) s += rec.value; }\nreturn s;`, expect: PAYLOAD_CALLS * PAYLOAD.sum },
+} as const
+
+export type ScriptName = keyof typeof SCRIPTS
+
+/** Something that runs a harness script and checks its value. */
+export interface ScriptRunner {
+  run(script: ScriptName): Promise<void>
+  close(): Promise<void>
+}
+
+function expectValue(script: ScriptName, value: unknown, who: string): void {
+  if (value !== SCRIPTS[script].expect) throw new Error(`${who}: ${script} returned ${JSON.stringify(value)}, expected ${SCRIPTS[script].expect}`)
+}
+
+/** The product as the harness's `ours` (`'process'`) and `ours-inline` adapters wire it. */
+export async function productRunner(isolation: 'process' | 'inline'): Promise<ScriptRunner & { host: Host }> {
+  const workspace = mkdtempSync(path.join(tmpdir(), 'ptc-bench-calls-'))
+  const host = await createHost({ workspace, journal: false, ptc: { typecheck: false, ...(isolation === 'inline' && { isolation: 'inline' }), limits: { maxToolCalls: 100_000 } } })
+  await host.ctx.plugin({
+    name: 'bench-call-tools',
+    inject: ['tools'],
+    apply(ctx) {
+      for (const [name, body] of Object.entries(HOST_TOOLS)) {
+        ctx.tools.register(
+          defineTool({
+            name,
+            description: `bench tool ${name}`,
+            parameters: z.looseObject({}),
+            output: { schema: z.unknown(), render: () => [{ type: 'text', text: name }] },
+            isConcurrencySafe: () => true,
+            execute: (args) => body(args as { i?: number }) as never,
+          }),
+        )
+      }
+    },
+  })
+  const execute = async (code: string): Promise<unknown> => {
+    const result = await host.ctx.tools.execute({ name: 'run_code', arguments: { code, typecheck: false } }, { agent: 'bench' })
+    const value = result.value as { status?: string; value?: unknown; error?: unknown } | undefined
+    if (result.isError || value?.status !== 'ok') throw new Error(`run_code (${isolation}) failed: ${JSON.stringify(value?.error ?? result.error)}`)
+    return value.value
+  }
+  await execute('return 1') // the worker's start-up is not a call's cost
+  return {
+    host,
+    run: async (script) => expectValue(script, await execute(SCRIPTS[script].code), `ours (${isolation})`),
+    async close() {
+      await host.dispose()
+      rmSync(workspace, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Raw isolated-vm as the harness's `isolated-vm-raw` adapter: a new isolate per run, disposed after it. */
+export function rawRunner(): ScriptRunner {
+  const names = Object.keys(HOST_TOOLS)
+  const prelude = `const tools = {${names.map((name) => `${JSON.stringify(name)}: (a) => __hostCall.apply(undefined, [${JSON.stringify(name)}, JSON.stringify(a === undefined ? null : a)], { arguments: { copy: true }, result: { promise: true, copy: true } }).then(JSON.parse)`).join(', ')}};\n`
+  const hostCall = async (name: string, argsJson: string): Promise<string> => {
+    const value = await HOST_TOOLS[name]!(JSON.parse(argsJson) as { i?: number })
+    return value === undefined ? 'null' : JSON.stringify(value)
+  }
+  return {
+    async run(script) {
+      const isolate = new ivm.Isolate({ memoryLimit: 128 })
+      const reference = new ivm.Reference(hostCall)
+      try {
+        const context = await isolate.createContext()
+        await context.global.set('__hostCall', reference)
+        const compiled = await isolate.compileScript(`${prelude}(async () => {\n${SCRIPTS[script].code}\n})().then((v) => v === undefined ? undefined : JSON.stringify(v))`)
+        const json = (await compiled.run(context, { promise: true, timeout: 30_000 })) as string | undefined
+        expectValue(script, json === undefined ? undefined : JSON.parse(json), 'raw isolated-vm')
+      } finally {
+        reference.release()
+        isolate.dispose()
+      }
+    },
+    close: async () => {},
+  }
+}
