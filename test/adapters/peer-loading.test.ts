@@ -33,7 +33,10 @@ const importing = (module: string) => `try { await import(${JSON.stringify(modul
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 
-const ADAPTERS = [{ subpath: 'ptc-runner/ai', source: 'src/adapters/ai/index.ts', peer: 'ai', install: 'npm install ai@^7' }]
+const ADAPTERS = [
+  { subpath: 'ptc-runner/ai', source: 'src/adapters/ai/index.ts', peer: 'ai', install: 'npm install ai@^7' },
+  { subpath: 'ptc-runner/openai-agents', source: 'src/adapters/openai-agents/index.ts', peer: '@openai/agents', install: 'npm install @openai/agents@^0.20' },
+]
 
 describe('optional peer packages (issue 15)', { timeout: 90_000 }, () => {
   it("issue 15 import of ptc-runner's main entry loads none of the framework packages", async () => {

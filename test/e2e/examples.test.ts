@@ -52,4 +52,12 @@ describe('examples (S9)', { timeout: 90_000 }, () => {
     expect(value).toMatchObject({ status: 'ok', value: { warmest: 'Lisbon', booking: expect.stringMatching(/needs approval.*denied/) }, toolCalls: 4 })
     expect(stdout).toContain('The model read:\nstatus: ok (4 tool calls')
   })
+
+  it('issue 15 the Agents SDK example: the code tool is an interruption, approved, then the script calls the agent tool in parallel', async () => {
+    const { stdout } = await run(process.execPath, ['--no-node-snapshot', join(root, 'examples', 'openai-agents.ts')], { cwd: root, timeout: 60_000 })
+    const [approving, valueLine] = stdout.split('\n')
+    expect(approving).toBe('approving run_code')
+    expect(JSON.parse(valueLine!.replace('run_code value: ', ''))).toMatchObject({ status: 'ok', value: { city: 'Lisbon', max: 23 }, toolCalls: 3 })
+    expect(stdout).toContain('The model read:\nstatus: ok (3 tool calls')
+  })
 })

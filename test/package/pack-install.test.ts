@@ -4,9 +4,10 @@
  * of a script, a `--tools` plugin in the user's own folder importing `defineTool` and `z` from
  * `ptc-runner`, and `import { createHost } from 'ptc-runner'`; then publint and
  * arethetypeswrong (ESM only) on what was packed. The framework adapters (issue 15): without
- * their peer, `ptc-runner/ai` fails in one line; in a second scratch project with `ai`
- * installed, a mock model's tool call runs a script through the subpath's code tool, type-checked
- * with tsc against the shipped declarations. One build for the whole file.
+ * their peer, `ptc-runner/ai` and `ptc-runner/openai-agents` fail in one line; in a scratch
+ * project with `ai` installed, and in another with `@openai/agents`, a mock model's tool call
+ * runs a script through the subpath's code tool that calls the framework's own tools,
+ * type-checked with tsc against the shipped declarations. One build for the whole file.
  */
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -88,7 +89,34 @@ console.log(JSON.stringify({ literal, output, text: result.text }))
 await host.dispose()
 `
 
-const TSCONFIG = JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2024', strict: true, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true, types: [] }, files: ['ai-scenario.ts'] })
+const AGENTS_SCENARIO = `import { Agent, Runner, tool } from '@openai/agents'
+import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing'
+import { createHost, z } from 'ptc-runner'
+import { createCodeTool, registerAgentsTools } from 'ptc-runner/openai-agents'
+
+const host = await createHost({ workspace: '.', journal: false })
+const double = tool({ name: 'double', description: 'Double a number.', parameters: z.object({ n: z.number() }), outputSchema: z.object({ doubled: z.number() }), execute: async ({ n }) => ({ doubled: n * 2 }) })
+const wipe = tool({ name: 'wipe', description: 'Wipe everything.', parameters: z.object({}), needsApproval: true, execute: async () => 'wiped' })
+await registerAgentsTools(host, [double, wipe])
+const code = 'const d = await tools.double({ n: 21 })\\n' +
+  'let denied = ""\\ntry { await tools.wipe({}) } catch (error) { if (error instanceof ToolCallError) denied = error.toolName }\\n' +
+  'return { doubled: d.doubled, denied }'
+const model = new ScriptedModel([[functionCall('run_code', { code }, { callId: 'c1' })], [assistantMessage('done')]])
+const codeTool = createCodeTool({ host, needsApproval: true })
+// @ts-expect-error the shipped declarations type the options: runOptions lists run_code options
+void (() => createCodeTool({ host, runOptions: ['nope'] }))
+const agent = new Agent({ name: 'scratch', model, tools: [codeTool] })
+const runner = new Runner({ tracingDisabled: true })
+const first = await runner.run(agent, 'go')
+const interrupted = first.interruptions.length
+for (const interruption of first.interruptions) first.state.approve(interruption)
+const result = await runner.run(agent, first.state)
+const item = result.newItems.find((entry) => entry.type === 'tool_call_output_item') as { customData?: { runCode?: unknown } } | undefined
+console.log(JSON.stringify({ interrupted, runCode: item?.customData?.runCode, text: result.finalOutput }))
+await host.dispose()
+`
+
+const tsconfig = (file: string) => JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2024', strict: true, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true, types: [] }, files: [file] })
 
 /** Create `dir` with a package.json and install `packages` (the tarball and, for adapters, their peer). */
 async function scratchProject(dir: string, packages: string[]): Promise<void> {
@@ -99,6 +127,16 @@ async function scratchProject(dir: string, packages: string[]): Promise<void> {
   expect(install.code).toBe(0)
 }
 
+/** Type-check a scratch project's scenario with its own tsc (the shipped declarations), run it, and parse what it printed. */
+async function checkedScenario(folder: string, file: string): Promise<Record<string, unknown>> {
+  const dir = join(scratch, folder)
+  const check = await exec(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', '.'], dir)
+  expect(check.stdout + check.stderr).toBe('')
+  const run = await exec(process.execPath, ['--no-node-snapshot', file], dir)
+  expect(run.stderr).toBe('')
+  return JSON.parse(run.stdout)
+}
+
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'ptc-pack-'))
   const pack = await exec('npm', ['pack', '--pack-destination', scratch, '--silent'], REPO)
@@ -107,10 +145,17 @@ beforeAll(async () => {
   tarball = join(scratch, readdirSync(scratch).find((file) => file.endsWith('.tgz'))!)
   const project = join(scratch, 'project')
   const aiProject = join(scratch, 'project-ai')
+  const agentsProject = join(scratch, 'project-agents')
   // Installed side by side: each from the local npm cache where it can be.
-  await Promise.all([scratchProject(project, [tarball]), scratchProject(aiProject, [tarball, `ai@${devVersion('ai')}`])])
+  await Promise.all([
+    scratchProject(project, [tarball]),
+    scratchProject(aiProject, [tarball, `ai@${devVersion('ai')}`]),
+    scratchProject(agentsProject, [tarball, `@openai/agents@${devVersion('@openai/agents')}`]),
+  ])
   writeFileSync(join(aiProject, 'ai-scenario.ts'), AI_SCENARIO)
-  writeFileSync(join(aiProject, 'tsconfig.json'), TSCONFIG)
+  writeFileSync(join(aiProject, 'tsconfig.json'), tsconfig('ai-scenario.ts'))
+  writeFileSync(join(agentsProject, 'agents-scenario.ts'), AGENTS_SCENARIO)
+  writeFileSync(join(agentsProject, 'tsconfig.json'), tsconfig('agents-scenario.ts'))
   writeFileSync(join(project, 'shout-tools.ts'), TOOL_MODULE)
   writeFileSync(join(project, 'script.ts'), 'const r = await tools.shout({ text: "hi" })\nreturn r.loud\n')
   writeFileSync(join(project, 'embed.ts'), EMBED)
@@ -166,21 +211,26 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
     expect(attw.code, attw.stdout).toBe(0)
   })
 
-  it("issue 15 without ai installed, import('ptc-runner/ai') fails with one line naming the package and the npm command", async () => {
-    writeFileSync(join(project(), 'no-ai.mjs'), "try { await import('ptc-runner/ai') } catch (error) { console.log(error.message) }\n")
-    const run = await exec(process.execPath, ['no-ai.mjs'], project())
-    expect(run.stdout).toBe('ptc-runner/ai needs the package "ai" (the Vercel AI SDK, version 7), which is not installed: npm install ai@^7\n')
+  it('issue 15 without their peers installed, both adapter subpaths fail with one line naming the package and the npm command', async () => {
+    writeFileSync(join(project(), 'no-peers.mjs'), "for (const subpath of ['ptc-runner/ai', 'ptc-runner/openai-agents']) { try { await import(subpath) } catch (error) { console.log(error.message) } }\n")
+    const run = await exec(process.execPath, ['no-peers.mjs'], project())
+    expect(run.stdout).toBe(
+      'ptc-runner/ai needs the package "ai" (the Vercel AI SDK, version 7), which is not installed: npm install ai@^7\n' +
+        'ptc-runner/openai-agents needs the package "@openai/agents" (the OpenAI Agents SDK, version 0.20), which is not installed: npm install @openai/agents@^0.20\n',
+    )
   })
 
   it('issue 15 with ai installed, a mock model runs a script through ptc-runner/ai: two AI SDK tools, a headless denial, typed', async () => {
-    const aiProject = join(scratch, 'project-ai')
-    const check = await exec(process.execPath, [join(aiProject, 'node_modules/typescript/bin/tsc'), '-p', '.'], aiProject)
-    expect(check.stdout + check.stderr).toBe('')
-    const run = await exec(process.execPath, ['--no-node-snapshot', 'ai-scenario.ts'], aiProject)
-    expect(run.stderr).toBe('')
-    const { literal, output, text } = JSON.parse(run.stdout)
+    const { literal, output, text } = await checkedScenario('project-ai', 'ai-scenario.ts')
     expect(literal).toMatchObject({ status: 'ok', value: 42 })
     expect(output).toMatchObject({ status: 'ok', value: { doubled: 8, squared: 9, denied: 'wipe' }, toolCalls: 3 })
+    expect(text).toBe('done')
+  })
+
+  it('issue 15 with @openai/agents installed, a real Runner runs a script through ptc-runner/openai-agents after approving the interruption, typed', async () => {
+    const { interrupted, runCode, text } = await checkedScenario('project-agents', 'agents-scenario.ts')
+    expect(interrupted).toBe(1)
+    expect(runCode).toMatchObject({ status: 'ok', value: { doubled: 42, denied: 'wipe' }, toolCalls: 2 })
     expect(text).toBe('done')
   })
 })
