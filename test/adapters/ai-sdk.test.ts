@@ -171,4 +171,36 @@ return caught`
     expect(value.status).toBe('ok')
     expect(value.value).toMatch(/Invalid arguments for "population".*city/s)
   })
+
+  it('S5.1 a toolApproval function decides for every call: user-approval asks the host, approved leaves it to ptc policy', async () => {
+    const asked: string[] = []
+    const stop = host.ctx.approval.respond((request) => (asked.push(`${request.execution.name}: ${request.reason}`), 'allowed-once'))
+    const extra = await registerAiSdkTools(
+      host,
+      {
+        audit: tool({ description: 'Audit a city.', inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => `audited ${city}` }),
+        count: tool({ description: 'Count to n.', inputSchema: z.object({ n: z.number() }), needsApproval: true, execute: async ({ n }) => n }),
+      },
+      { toolApproval: ({ toolCall }) => (toolCall.toolName === 'audit' ? { type: 'user-approval', reason: 'audits are logged' } : 'approved') },
+    )
+    try {
+      const value = (await createCodeTool({ host }).execute!({ code: `return [await tools.audit({ city: 'Oslo' }), await tools.count({ n: 3 })]` }, { toolCallId: 't6', messages: [], context: undefined })) as RunCodeValue
+      expect(value).toMatchObject({ status: 'ok', value: ['audited Oslo', 3] })
+      // The function wins over count's own needsApproval (as in ai 7): only audit asked.
+      expect(asked).toEqual(['audit: audits are logged'])
+    } finally {
+      stop()
+      await extra.dispose()
+    }
+  })
+
+  it('S1.4 dispose() unregisters the set, and a set with a taken name registers nothing of it', async () => {
+    const extra = await registerAiSdkTools(host, { temporary: tool({ description: 'Here for a moment.', inputSchema: z.object({}), execute: async () => 1 }) })
+    expect(host.ctx.tools.get('temporary')).toBeDefined()
+    await extra.dispose()
+    expect(host.ctx.tools.get('temporary')).toBeUndefined()
+    const clash = { fresh: tool({ description: 'New.', inputSchema: z.object({}), execute: async () => 1 }), read_file: tool({ description: 'Taken.', inputSchema: z.object({}), execute: async () => 1 }) }
+    await expect(registerAiSdkTools(host, clash)).rejects.toThrow('A tool named "read_file" is already registered')
+    expect(host.ctx.tools.get('fresh')).toBeUndefined()
+  })
 })
