@@ -51,7 +51,6 @@ describe('background jobs through run_code (S10)', () => {
     const workspace = mkdtempSync(join(tmpdir(), 'ptc-jobs-e2e-'))
     dirs.push(workspace)
     writeFileSync(join(workspace, 'script.ts'), SCRIPT)
-    const started = performance.now()
     const { code, stdout, stderr } = await ptc(['run', '--json', 'script.ts', '--workspace', '.'], workspace)
     expect(stderr).toBe('')
     const value = JSON.parse(stdout)
@@ -67,8 +66,7 @@ describe('background jobs through run_code (S10)', () => {
       exitCode: null,
       finalBytes: 21,
     })
+    // The `sleep 30` was killed (killed, exitCode null), not waited for.
     expect(code).toBe(0)
-    // The `sleep 30` was killed, not waited for.
-    expect(performance.now() - started).toBeLessThan(25_000)
   }, 60_000)
 })

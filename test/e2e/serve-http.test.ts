@@ -43,12 +43,14 @@ describe('ptc serve --http (Streamable HTTP, S8.2, S9.4, S9.7)', { timeout: 30_0
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('run_code')
   })
 
-  it('two sessions run concurrently, each with its own agent and spill folder', async () => {
+  it('two sessions run concurrently, each with its own agent and spill folder', { timeout: 150_000 }, async () => {
     const [a, b] = await Promise.all([connect(), connect()])
     // Over the 20,000-character cap, so the result is spilled into the session's own folder.
-    // `meet` answers met: true only when the other session's call arrives while it waits.
-    const code = 'const { met } = await tools.meet({ ms: 15000 }); return { met, pad: "x".repeat(30000) }'
-    const results = await Promise.all([a, b].map((client) => client.callTool({ name: 'run_code', arguments: { code } })))
+    // `meet` answers met: true as soon as the other session's call arrives while it waits: order,
+    // not time. Its wait and the runs' deadlines are long only so that a loaded machine, where the
+    // second run takes a while to reach its call, cannot fail the test; they pass only on failure.
+    const code = 'const { met } = await tools.meet({ ms: 100000 }); return { met, pad: "x".repeat(30000) }'
+    const results = await Promise.all([a, b].map((client) => client.callTool({ name: 'run_code', arguments: { code, timeoutMs: 110_000 } }, undefined, { timeout: 120_000 })))
     const spills = results.map((result) => {
       expect(result.structuredContent).toMatchObject({ status: 'ok', value: { met: true } })
       const path = /the full result is in ([^\s\]]+)\]/.exec(JSON.stringify(result.content).replace(/\\n/g, '\n'))?.[1]

@@ -35,27 +35,65 @@ export async function defaultDispatch(call: IsolateToolCall): Promise<IsolateToo
   }
 }
 
-/** Runs `js` with the test tool set; `overrides` replace request fields. */
-export async function run(js: string, overrides: Partial<IsolateRunRequest> = {}, pool?: IsolatePool): Promise<RunRecord> {
+/** Anything that runs one isolate request: `runInIsolate` on a pool, or an `IsolateSupervisor`'s `run`. */
+export type IsolateRunner = (request: IsolateRunRequest) => Promise<IsolateRunResult>
+
+/** Runs `js` with the test tool set through `runner`; `overrides` replace request fields. */
+export async function runOn(runner: IsolateRunner, js: string, overrides: Partial<IsolateRunRequest> = {}): Promise<RunRecord> {
   const calls: IsolateToolCall[] = []
   const dispatch = overrides.dispatch ?? defaultDispatch
-  const result = await runInIsolate(
-    {
-      js,
-      toolNames: TOOL_NAMES,
-      ...overrides,
-      dispatch: (call) => {
-        calls.push(call)
-        return dispatch(call)
-      },
+  const result = await runner({
+    js,
+    toolNames: TOOL_NAMES,
+    ...overrides,
+    dispatch: (call) => {
+      calls.push(call)
+      return dispatch(call)
     },
-    pool,
-  )
+  })
   return { result, calls }
 }
 
-/** Asserts that a normal run with a tool call still works (run after every hostile case). */
-export async function expectHealthy(pool?: IsolatePool): Promise<void> {
-  const { result } = await run('const r = await tools.echo({ healthy: true }); return r', {}, pool)
+/** Runs `js` in-process (`runInIsolate`, on `pool` when given) with the test tool set. */
+export function run(js: string, overrides: Partial<IsolateRunRequest> = {}, pool?: IsolatePool): Promise<RunRecord> {
+  return runOn((request) => runInIsolate(request, pool), js, overrides)
+}
+
+/** Asserts that a normal run with a tool call still works through `runner` (run after every hostile case). */
+export async function expectHealthyOn(runner: IsolateRunner): Promise<void> {
+  const { result } = await runOn(runner, 'const r = await tools.echo({ healthy: true }); return r')
   expect(result).toMatchObject({ status: 'ok', value: { healthy: true }, toolCalls: 1 })
+}
+
+/** Asserts that a normal in-process run with a tool call still works (on `pool` when given). */
+export function expectHealthy(pool?: IsolatePool): Promise<void> {
+  return expectHealthyOn((request) => runInIsolate(request, pool))
+}
+
+/**
+ * A dispatch whose calls never answer, except those `answer` returns an outcome for; `signals`
+ * holds the signal of every call left hanging, in call order (to await the call, then to see it aborted).
+ */
+export function hangingDispatch(answer?: (call: IsolateToolCall) => Promise<IsolateToolOutcome> | undefined): { signals: AbortSignal[]; dispatch: IsolateRunRequest['dispatch'] } {
+  const signals: AbortSignal[] = []
+  const dispatch = (call: IsolateToolCall): Promise<IsolateToolOutcome> => {
+    const answered = answer?.(call)
+    if (answered) return answered
+    signals.push(call.signal)
+    return new Promise(() => {})
+  }
+  return { signals, dispatch }
+}
+
+/**
+ * Resolves when `predicate` holds, polling every 5 ms. `timeoutMs` only bounds a wait for
+ * something that never happens (a failure), so it is long: a loaded machine must not fail it.
+ * @throws Error `condition not reached` after `timeoutMs`.
+ */
+export async function until(predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('condition not reached')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
 }

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { startWorker, WORKER_NICENESS } from '../worker-channel.ts'
+import { defaultStartTimeoutMs, startWorker, WORKER_NICENESS } from '../worker-channel.ts'
 import type { CheckerChildMessage, CheckerFailureMessage, CheckerParentMessage, CheckerPoolOptions, CheckerPreparedMessage, PrepareOptions, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
 import type { Checker, Clock, Job, Waiter } from './checker-pool-state.ts'
 
@@ -42,7 +42,7 @@ export class CheckerPool {
       kind: options.kind ?? 'process',
       size: Math.max(1, Math.floor(options.size ?? 2)),
       memoryMb: options.memoryMb ?? 1024,
-      startTimeoutMs: options.startTimeoutMs ?? 20_000,
+      startTimeoutMs: options.startTimeoutMs ?? defaultStartTimeoutMs(),
       entry: options.entry ?? DEFAULT_ENTRY,
       ...(options.warmup && { warmup: options.warmup }),
       ...(options.kind !== 'thread' && options.snapshot && { snapshot: options.snapshot }),

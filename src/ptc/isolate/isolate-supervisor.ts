@@ -8,7 +8,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { raceAbort } from '../../pipeline/race-abort.ts'
-import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
+import { defaultStartTimeoutMs, startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
 import type { ChildMessage, IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
 
 export type { IsolateSupervisorOptions } from './isolate-contract.ts'
@@ -63,7 +63,7 @@ export class IsolateSupervisor {
       memoryMb: options.memoryMb ?? 128,
       graceMs: options.graceMs ?? 1_000,
       drainGraceMs: options.drainGraceMs ?? 30_000,
-      startTimeoutMs: options.startTimeoutMs ?? 20_000,
+      startTimeoutMs: options.startTimeoutMs ?? defaultStartTimeoutMs(),
       entry: options.entry ?? DEFAULT_ENTRY,
     }
   }

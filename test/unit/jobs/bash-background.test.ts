@@ -110,13 +110,11 @@ describe('bash background branch (S10)', () => {
 
   it('S10.4 foreground bash stays coupled to the call signal: cancelling the call kills the command', async () => {
     const outer = new AbortController()
-    const started = performance.now()
     const running = ws.call('bash', { command: 'sleep 34' }, { agent: 'agent-1', signal: outer.signal })
     await tick(300)
     outer.abort()
     const result = await running
     expect(result.error?.kind).toBe('cancelled')
-    expect(performance.now() - started).toBeLessThan(5000)
     expect(await sleepers('34', ws.workspace)).toEqual([])
     expect(ws.root.jobs.list('agent-1')).toEqual([])
   })

@@ -90,7 +90,7 @@ describe('job_* tools (S10.6)', () => {
   it('S10.6 job_read maxBytes pages through the output', async () => {
     const { call } = await setup()
     const { jobId } = valueOf(await call('ticker', { lines: 2 }))
-    await tick(60)
+    await expect.poll(async () => valueOf(await call('job_read', { jobId })).totalBytes, { timeout: 30_000 }).toBe(14)
     const first = valueOf(await call('job_read', { jobId, maxBytes: 5 }))
     expect(first).toMatchObject({ output: 'tick ', nextOffset: 5, totalBytes: 14 })
     expect(text((await call('job_read', { jobId, maxBytes: 5 })).content)).toContain('read again with sinceOffset 5')
@@ -117,10 +117,9 @@ describe('job_* tools (S10.6)', () => {
     const outer = new AbortController()
     const waiting = call('job_read', { jobId, waitMs: 20_000 }, 'alice', outer.signal)
     await tick(20)
-    const started = performance.now()
     outer.abort()
+    // Cancelled, not answered at the end of its 20 s wait.
     const result = await waiting
-    expect(performance.now() - started).toBeLessThan(1000)
     expect(result.error?.kind).toBe('cancelled')
     expect(state.killed).toBe(0)
     expect(valueOf(await call('job_read', { jobId })).status).toBe('running')

