@@ -2,8 +2,9 @@
  * One fresh process for `memory.bench.ts` (run with `--expose-gc`): a host with one `noop` tool
  * runs `const x = await tools.noop({ i: 1 }); return x.i + 1` through the `run_code` tool (the
  * pipeline, no type-check, as the peer harness's leak check does) RUNS times, and prints one JSON
- * line: `{ runs, points: [{ run, hostMb, workerMb }] }`, RSS in MB sampled after a full GC at every
- * tenth of the runs (`workerMb`: the isolate worker process, null inline).
+ * line: `{ runs, points: [{ run, hostMb, workerMb, heapMb, externalMb }] }`, in MB sampled after a
+ * full GC at every tenth of the runs: RSS of the host and of the isolate worker process (null
+ * inline), the host's committed JS heap and its external memory.
  * Arguments: isolation (`process` | `inline`), RUNS.
  */
 import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs'
@@ -53,12 +54,14 @@ await host.ctx.plugin({
   },
 })
 const code = 'const x = await tools.noop({ i: 1 }); return x.i + 1'
-const points: Array<{ run: number; hostMb: number; workerMb: number | null }> = []
+const points: Array<{ run: number; hostMb: number; workerMb: number | null; heapMb: number; externalMb: number }> = []
 const sample = async (run: number) => {
   await new Promise((resolve) => setTimeout(resolve, 50))
   gc()
   gc()
-  points.push({ run, hostMb: Math.round(process.memoryUsage().rss / 2 ** 20), workerMb: workerRss() })
+  const usage = process.memoryUsage()
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
+  points.push({ run, hostMb: mb(usage.rss), workerMb: workerRss(), heapMb: mb(usage.heapTotal), externalMb: mb(usage.external) })
 }
 const every = Math.max(1, Math.round(runs / 10))
 for (let run = 1; run <= runs; run++) {

@@ -24,6 +24,8 @@ export interface StartWorkerOptions<Message> {
   args?: string[]
   /** Node flags of a worker process (the heap limit is added). */
   execArgv?: string[]
+  /** Defaults for a worker process's environment; this process's own variables win. */
+  env?: Readonly<Record<string, string>>
   /**
    * Nice value added to a worker process (POSIX `setpriority`), so work a script controls yields
    * the CPU to the host's routing when cores are short. Processes only; default 0.
@@ -86,7 +88,7 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     // Node's compile cache also caches type-stripped TypeScript: a warm start skips loading the
     // stripper and recompiling the modules (about 0.3 s of a worker's start-up). Same default
     // folder as `module.enableCompileCache()`; an explicit setting wins.
-    env: { NODE_COMPILE_CACHE: path.join(tmpdir(), 'node-compile-cache'), ...process.env },
+    env: { NODE_COMPILE_CACHE: path.join(tmpdir(), 'node-compile-cache'), ...options.env, ...process.env },
     // Its stdout goes to our stderr: `ptc run --json` owns stdout.
     stdio: ['ignore', 2, 'inherit', 'ipc'],
   })
