@@ -58,14 +58,16 @@ export function apply(ctx: Context, config: Config = {}) {
     ...(config.fs === false ? [] : [readFileTool(ctx), writeFileTool(ctx), editFileTool(ctx), listDirTool(ctx), globTool(ctx), searchTool(ctx)]),
     ...(config.bash === false ? [] : [bashTool(ctx, { background: config.background !== false })]),
   ]
-  const mine = new Set<Tool>()
+  const mine = new Map<string, Tool>()
   for (const tool of tools) {
     ctx.tools.register(tool)
-    mine.add(tool)
+    mine.set(tool.name, tool)
   }
   ctx.on('permission/access', (execution) => {
+    // Asked for every call: another tool's name is answered without touching the registry.
+    const own = mine.get(execution.name)
+    if (own === undefined) return undefined
     // Answer only for our own registrations, not a same-named tool of another plugin.
-    const tool = ctx.tools.get(execution.name)
-    return tool && mine.has(tool) ? describeAccess(execution.name, execution.arguments) : undefined
+    return ctx.tools.get(execution.name) === own ? describeAccess(execution.name, execution.arguments) : undefined
   })
 }

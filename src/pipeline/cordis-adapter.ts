@@ -32,6 +32,15 @@ export function eventHooks(ctx: Context): EventHooks {
   return ((traced[symbols.original] as EventHooks | undefined) ?? (traced as unknown as EventHooks))
 }
 
+/**
+ * The service object behind cordis' tracing proxy (`ctx.tools` → the `ToolRegistry` itself), for
+ * a hot path that calls it many times: every method access through the proxy costs a trap.
+ * Only for methods that do not read `this.ctx` (the caller's context is lost).
+ */
+export function untraced<T extends object>(service: T): T {
+  return ((service as Record<symbol, unknown>)[symbols.original] as T | undefined) ?? service
+}
+
 /** Is `value` the raw events service (a Context proxy answers any property; the service owns its table)? */
 export function isEventHooks(value: object): value is EventHooks {
   return Object.hasOwn(value, '_hooks')
@@ -57,7 +66,7 @@ export function traceWithoutShadow(service: Service): void {
 const NONE: readonly Listener[] = Object.freeze([])
 
 /** Snapshot of the listeners of `name`, as cordis' `_resolve` returns them for a dispatch. */
-export function listenersOf(events: EventHooks, name: string, mode: 'emit' | 'waterfall', args: readonly unknown[]): readonly Listener[] {
+export function listenersOf(events: EventHooks, name: string, mode: 'emit' | 'waterfall' | 'bail', args: readonly unknown[]): readonly Listener[] {
   const hooks = events._hooks
   if (hooks['internal/dispatch']?.length) events.emit('internal/dispatch', mode, name, [...args], null)
   const list = hooks[name]
@@ -65,6 +74,21 @@ export function listenersOf(events: EventHooks, name: string, mode: 'emit' | 'wa
   const callbacks = new Array<Listener>(list.length)
   for (let index = 0; index < list.length; index++) callbacks[index] = list[index]!.callback
   return callbacks
+}
+
+/**
+ * cordis' `bail` without a `this` argument (`ctx.bail(name, ...args)`): listeners in order until
+ * one answers something other than `null`, `undefined` or `false`, which is returned. For a
+ * policy on the hot path: `ctx.bail` costs a context-proxy lookup per call.
+ * @throws whatever a listener throws.
+ */
+export function bail<R>(events: EventHooks, name: string, args: readonly unknown[]): R | undefined {
+  const callbacks = listenersOf(events, name, 'bail', args)
+  for (const callback of callbacks) {
+    const result = callback(...args) as R | null | false | undefined
+    if (result !== null && result !== false && result !== undefined) return result
+  }
+  return undefined
 }
 
 /**

@@ -10,6 +10,7 @@
  * answered on `permission/escalation` to the tool at the moment of use.
  */
 import { type Context, Service } from 'cordis'
+import { bail, eventHooks, type EventHooks } from '../pipeline/cordis-adapter.ts'
 import type { PreToolDecision, ToolExecution } from '../tools/types.ts'
 import { resolvePathAgainst } from '../workspace/resolve-path.ts'
 import type { AccessRequest } from '../workspace/workspace-events.ts'
@@ -132,9 +133,12 @@ export class PermissionPresets extends Service {
   private approvalOptions: ApprovalOptions
   // Escalations an `ask` would grant, by call token: the body only runs if it was allowed once.
   private readonly grants = new WeakMap<symbol, Partial<SandboxOptions>>()
+  /** The raw hook table: `permission/access` is asked on every call (issue 12). */
+  private readonly events: EventHooks
 
   constructor(ctx: Context, config: PermissionPresetsConfig = {}) {
     super(ctx, 'permissionPresets')
+    this.events = eventHooks(ctx)
     const initial = config.preset ?? 'workspace-write'
     if (!isPermissionPresetName(initial)) throw new TypeError(`unknown permission preset ${JSON.stringify(initial)}; expected one of ${PERMISSION_PRESET_NAMES.join(', ')}`)
     this.approvalOptions = PERMISSION_PRESETS[initial].approval
@@ -180,7 +184,7 @@ export class PermissionPresets extends Service {
   }
 
   private async preExecute(execution: Readonly<ToolExecution>, next: () => PreToolDecision | Promise<PreToolDecision>): Promise<PreToolDecision> {
-    const access = this.ctx.bail('permission/access', execution)
+    const access = bail<AccessRequest>(this.events, 'permission/access', [execution])
     if (!access) return next()
     const decision = decideAccess(access, this.approvalOptions, this.ctx.sandboxPolicy.options())
     if (decision.kind === 'deny') return { kind: 'deny', reason: decision.reason }

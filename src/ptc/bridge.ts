@@ -8,6 +8,7 @@
  * policy denials included, answers a readable message that the runtime turns into a binding
  * `ToolCallError` rejection (S9.3).
  */
+import { eventHooks } from '../pipeline/cordis-adapter.ts'
 import { notify } from '../pipeline/notify.ts'
 import type { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Context } from 'cordis'
@@ -46,6 +47,8 @@ export interface BridgeOptions {
  */
 export function createBridge(options: BridgeOptions): (call: BridgeCall) => Promise<BridgeAnswer> {
   const { tools, visible, parentToken, parentCallId, agent, gate } = options
+  // Resolved once: `ctx.events` is a context-proxy lookup, and this runs for every call.
+  const events = eventHooks(options.ctx)
   return async ({ pairingId, name, argsJson, signal }) => {
     if (!visible.has(name)) return { ok: false, message: `Tool "${name}" is not available to this script.` }
     let args: JsonValue
@@ -56,7 +59,7 @@ export function createBridge(options: BridgeOptions): (call: BridgeCall) => Prom
       return { ok: false, message: `The arguments of "${name}" are not valid JSON.` }
     }
     const dispatch: PtcDispatch = Object.freeze({ pairingId, name, arguments: args, parentToken })
-    notify(options.ctx, 'tool/ptc-dispatch', dispatch)
+    notify(events, 'tool/ptc-dispatch', dispatch)
     if (signal.aborted) return { ok: false, message: `The run ended before "${name}" could start.` }
     const call = { callId: `${parentCallId}/${pairingId}`, name, arguments: args }
     const result = await gate.run(tools.executionMode(call), () => tools.execute(call, { agent, signal, parentToken }))

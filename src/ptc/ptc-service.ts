@@ -8,6 +8,7 @@
  */
 import { type Context, Service } from 'cordis'
 import { generateDeclarations, generateDeclarationsSync, type TypegenOptions, type TypegenTool } from '../../typegen/index.ts'
+import { untraced } from '../pipeline/cordis-adapter.ts'
 import { materializeJson } from '../pipeline/materialize.ts'
 import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Tool } from '../tools/define-tool.ts'
@@ -202,7 +203,9 @@ export class Ptc extends Service {
     const parentToken = options.parentToken ?? Symbol('run_code')
     const dispatch = createBridge({
       ctx: this.ctx,
-      tools: this.ctx.tools,
+      // Called twice per tool call: the registry itself, not its tracing proxy (execute and
+      // executionMode do not read `this.ctx`).
+      tools: untraced(this.ctx.tools),
       visible: new Set(tools.map((tool) => tool.name)),
       parentToken,
       parentCallId: options.parentCallId ?? 'run',

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { symbols } from 'cordis'
 import { describe, expect, it } from 'vitest'
+import { bail, eventHooks, untraced } from '../../../src/pipeline/cordis-adapter.ts'
+import { ToolRegistry } from '../../../src/pipeline/tool-registry.ts'
 import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
 
 // The pipeline dispatches its hooks straight from cordis' hook table (src/pipeline/cordis-adapter.ts);
@@ -72,5 +74,33 @@ describe('hook dispatch (S3)', () => {
     expect(tracker && 'associate' in tracker).toBe(false)
     // the same method reference on every access: no per-access shadow proxy
     expect(root.tools.execute).toBe(root.tools.execute)
+  })
+  it("bail answers as cordis' ctx.bail does: listeners in order, the first answer that is not null, undefined or false", async () => {
+    const root = await createRoot()
+    const heard: string[] = []
+    await usePlugin(root, (ctx) => {
+      ctx.on('permission/access' as never, (() => void heard.push('first')) as never)
+      ctx.on('permission/access' as never, (() => (heard.push('second'), false)) as never)
+      ctx.on('permission/access' as never, (() => (heard.push('third'), { path: 'x' })) as never)
+      ctx.on('permission/access' as never, (() => (heard.push('fourth'), { path: 'y' })) as never)
+    })
+    const ours = bail(eventHooks(root), 'permission/access', [{ name: 'a' }])
+    expect(heard).toEqual(['first', 'second', 'third'])
+    heard.length = 0
+    expect((root as unknown as { bail: (...args: unknown[]) => unknown }).bail('permission/access', { name: 'a' })).toEqual(ours)
+    expect(heard).toEqual(['first', 'second', 'third'])
+    expect(bail(eventHooks(root), 'no/listeners', [])).toBeUndefined()
+  })
+
+  it('untraced is the registry behind ctx.tools, and a plain object stays itself', async () => {
+    const root = await createRoot()
+    await usePlugin(root, (ctx) => void ctx.tools.register(echoTool()))
+    const registry = untraced(root.tools)
+    expect(registry).toBeInstanceOf(ToolRegistry)
+    expect(registry).not.toBe(root.tools)
+    expect(registry.get('echo')).toBeDefined()
+    expect(registry.get('echo')).toBe(root.tools.get('echo'))
+    const plain = { a: 1 }
+    expect(untraced(plain)).toBe(plain)
   })
 })
