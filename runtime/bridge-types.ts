@@ -37,9 +37,10 @@ export type HostLog = (level: LogLevel, text: string) => void
 /**
  * Script → host: the script ended. `value` carries the JSON of the return value, `undefined`
  * an empty payload, `error` the JSON of `{ name, message, stack? }` (`stack`: the thrown error's
- * own V8 stack text, for the script's line and column).
+ * own V8 stack text, for the script's line and column). `pendingIds`: the ids of the calls whose
+ * outcome the script never received (it did not await them), comma-separated, `''` for none.
  */
-export type HostFinish = (kind: 'value' | 'undefined' | 'error', payload: string) => void
+export type HostFinish = (kind: 'value' | 'undefined' | 'error', payload: string, pendingIds: string) => void
 
 /** Host → script: the outcome of one call. `ok` carries the value JSON, otherwise a message. */
 export type Settlement = [callId: number, ok: boolean, text: string]
@@ -53,7 +54,10 @@ export interface RuntimeControl {
   configure(configJson: string): void
   /** Calls the compiled script function and reports its outcome through `HostFinish`. Never throws. */
   start(script: () => Promise<unknown>): void
-  /** Resolves or rejects pending tool calls. Unknown or repeated ids are ignored. Never throws. */
+  /**
+   * Resolves or rejects pending tool calls. Unknown or repeated ids are ignored, and so is every
+   * batch after the script ended: none of its code runs again. Never throws.
+   */
   settle(batch: Settlement[]): void
 }
 

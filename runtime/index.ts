@@ -152,11 +152,19 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     defineData(globalObject, 'tools', tools, 0)
   }
 
+  /** The calls whose outcome the script has not received, as `1,5,9` (no array method a script can poison). */
+  function pendingIds(): string {
+    let ids = ''
+    // `pending` has a null prototype: for…in sees its own keys only.
+    for (const callId in pending) ids = ids === '' ? callId : ids + ',' + callId
+    return ids
+  }
+
   function finish(kind: 'value' | 'undefined' | 'error', payload: string): void {
     if (finished) return
     finished = true
     try {
-      hostFinish(kind, payload)
+      hostFinish(kind, payload, pendingIds())
     } catch {
       // The host has gone away (run ended by a limit); nothing to report to.
     }
@@ -211,6 +219,8 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   function settle(batch: Settlement[]): void {
+    // After the script ended none of its code runs (issue 11): the host reports these calls.
+    if (finished) return
     for (let index = 0; index < batch.length; index++) {
       try {
         const entry = batch[index]!

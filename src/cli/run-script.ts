@@ -7,7 +7,7 @@ import * as ttyApproval from '../policy/tty-approval.ts'
 import { callCardText, resultCardText } from '../present/replay.ts'
 import { terminalSafe } from '../present/terminal-safe.ts'
 import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
-import { describeRunError, type RunCodeValue } from '../ptc/run-code-value.ts'
+import { describeRunError, describeWarning, type RunCodeValue } from '../ptc/run-code-value.ts'
 
 /** How `ptc run` prints and limits one script. */
 export interface RunScriptOptions {
@@ -61,6 +61,7 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
       // Script-controlled text is made terminal-safe: a script cannot drive the operator's terminal.
       for (const entry of value.logs) process.stderr.write(`${entry.level === 'log' ? '' : `[${entry.level}] `}${terminalSafe(entry.text)}\n`)
       if (value.diagnostics?.length) process.stderr.write(`${formatDiagnostics(value.diagnostics)}\n`)
+      for (const warning of value.warnings ?? []) process.stderr.write(`${terminalSafe(`warning: ${describeWarning(warning)}`)}\n`)
       if (value.status === 'ok') {
         if (value.value !== undefined) process.stdout.write(`${terminalSafe(JSON.stringify(value.value, null, 2))}\n`)
       } else {

@@ -22,7 +22,7 @@ import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
 import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolate/run-endings.ts'
 import { DEFAULT_RUN_LIMITS, type RunLimits } from './isolate/run-limits.ts'
 import type { RunCodeValue } from './run-code-value.ts'
-import { scriptError } from './script-positions.ts'
+import { scriptError, scriptWarning } from './script-positions.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -216,7 +216,12 @@ export class Ptc extends Service {
     const result = await this.runInIsolation({ js: prepared.compiled.js, toolNames: tools.map((tool) => tool.name), limits, checkMs: chargedMs, ...(options.signal && { signal: options.signal }), dispatch })
     const durationMs = Math.round((performance.now() - startedAt - waitedMs) * 1000) / 1000
     // Issue 11: the error's frames are in the compiled JavaScript; the model wants its own lines.
-    const value: RunCodeValue = { ...result, ...(result.error !== undefined && { error: scriptError(result.error, prepared.compiled, code) }), durationMs }
+    const value: RunCodeValue = {
+      ...result,
+      ...(result.error !== undefined && { error: scriptError(result.error, prepared.compiled, code) }),
+      ...(result.warnings !== undefined && { warnings: result.warnings.map((warning) => scriptWarning(warning, prepared.compiled, code)) }),
+      durationMs,
+    }
     if (value.value !== undefined) {
       try {
         // S6.1: the result must be lossless JSON the pipeline can validate without overflowing.

@@ -38,7 +38,9 @@ export const runCodeParameters = z.strictObject({
 const DESCRIPTION =
   'Run a TypeScript script that calls tools as `await tools.name(args)` and returns a small JSON result. ' +
   'Each call goes through the same policy as a direct call; a failed or denied call rejects with ToolCallError {name, toolName, message}. ' +
-  'Use it to fan out many calls in parallel (Promise.all), filter and aggregate in code, and return only what matters.'
+  'Fan out calls in parallel (Promise.all), filter and aggregate in code, return only what matters. ' +
+  // Issue 11: what the result's `warnings` report (run-warnings.ts); the model must know to await.
+  'Await every call: calls left running at return and unhandled rejections come back as warnings.'
 
 /**
  * The description a model reads for `run_code` wherever it is offered (`ptc serve`, the AI SDK

@@ -21,6 +21,15 @@ export const runCodeValueSchema = z.object({
    * than one function was involved.
    */
   error: z.object({ name: z.string(), message: z.string(), line: z.number().int().positive().optional(), column: z.number().int().positive().optional(), stack: z.array(scriptFrame).optional() }).optional(),
+  /**
+   * What the script left behind (issue 11), absent when nothing: `unawaited-calls` (tool calls
+   * still running when it ended; the run waited for them and says how each ended) and
+   * `unhandled-rejection` (a promise nothing awaited or caught, with the line where its error
+   * was created when known).
+   */
+  warnings: z
+    .array(z.object({ kind: z.enum(['unawaited-calls', 'unhandled-rejection']), message: z.string(), line: z.number().int().positive().optional(), column: z.number().int().positive().optional() }))
+    .optional(),
   logs: z.array(z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), text: z.string() })),
   toolCalls: z.number().int().nonnegative(),
   durationMs: z.number().nonnegative(),
@@ -57,6 +66,11 @@ export function describeRunError(error: NonNullable<RunCodeValue['error']>): str
   return [`${name}: ${message}${line === undefined ? '' : ` at line ${line}:${column}`}`, ...(stack ?? []).map((frame) => `  ${describeFrame(frame)}`)]
 }
 
+/** A warning as one line of text: its message, then `(at line 3:7)` when it has a position. Pure. */
+export function describeWarning(warning: NonNullable<RunCodeValue['warnings']>[number]): string {
+  return `${warning.message}${warning.line === undefined ? '' : ` (at line ${warning.line}:${warning.column})`}`
+}
+
 /**
  * Render a `run_code` value for the model, applying the caps. `spilled` names the files holding
  * the full texts, when the caller wrote them (projectContent); without them the cut is only noted.
@@ -67,6 +81,10 @@ export function renderRunCode(value: RunCodeValue, caps: OutputCaps = DEFAULT_CA
   const { result, logs } = runCodeTexts(value)
   const lines: string[] = [`status: ${value.status} (${value.toolCalls} tool call${value.toolCalls === 1 ? '' : 's'}, ${Math.round(value.durationMs)} ms)`]
   if (value.error) lines.push(...describeRunError(value.error).map((line, index) => (index === 0 ? `error: ${line}` : line)))
+  if (value.warnings?.length) {
+    lines.push('warnings:')
+    for (const warning of value.warnings) lines.push(`  - ${describeWarning(warning)}`)
+  }
   if (value.diagnostics?.length) {
     lines.push('diagnostics:')
     for (const d of value.diagnostics) lines.push(`  ${d.line}:${d.column} ${d.category}${d.code ? ` TS${d.code}` : ''}: ${d.message}`)

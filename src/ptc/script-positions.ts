@@ -6,7 +6,7 @@
  */
 import { SourceMap } from 'node:module'
 import type { CompiledScript } from './compile.ts'
-import type { IsolateRunError, JsFrame } from './isolate/isolate-contract.ts'
+import type { IsolateRunError, IsolateRunWarning, JsFrame } from './isolate/isolate-contract.ts'
 
 /** One frame in the user's script: 1-based line and UTF-16 column; `function` when it had a name. */
 export interface ScriptFrame {
@@ -63,6 +63,21 @@ export function scriptError(error: IsolateRunError, compiled: CompiledScript, co
   const top = mapped[0]
   if (top === undefined) return rest
   return { ...rest, line: top.line, column: top.column, ...(mapped.length > 1 && { stack: mapped }) }
+}
+
+/** A warning as the model gets it: `line`/`column` where a rejected error was created, when known. */
+export interface ScriptWarning {
+  kind: IsolateRunWarning['kind']
+  message: string
+  line?: number
+  column?: number
+}
+
+/** `warning` with its frames reduced to the script's line and column of the top one. */
+export function scriptWarning(warning: IsolateRunWarning, compiled: CompiledScript, code: string): ScriptWarning {
+  const { frames, ...rest } = warning
+  const top = frames === undefined ? undefined : mapFrames(frames, compiled, code)[0]
+  return top === undefined ? rest : { ...rest, line: top.line, column: top.column }
 }
 
 /**

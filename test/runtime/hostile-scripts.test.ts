@@ -102,14 +102,16 @@ describe('resource exhaustion', () => {
     const { result } = await run('Promise.reject(new Error("ignored")); tools.fail({}); await tools.slow({}); return "still running"', {}, pool)
     expect(result.status).toBe('ok')
     expect(result.value).toBe('still running')
-    expect(result.logs).toContainEqual({ level: 'warn', text: 'Unhandled promise rejection: Error: ignored' })
+    // Issue 11: each reported in `warnings`, with the rejected error's frame in the script.
+    expect(result.warnings?.map((warning) => warning.message.split('.')[0])).toEqual(['Unhandled promise rejection: Error: ignored', 'Unhandled promise rejection: ToolCallError: the tool said no'])
+    expect(result.warnings?.[0]?.frames).toEqual([{ line: 1, column: 16 }])
     await expectHealthy(pool)
   })
 
-  it('S9.3 logs a ToolCallError the script leaves unhandled after an answered call as a warning', async () => {
+  it('S9.3 reports a ToolCallError the script leaves unhandled after an answered call as a warning', async () => {
     const { result } = await run('await tools.noop({}); tools.fail({}); await tools.slow({}); return "still running"', {}, pool)
     expect(result).toMatchObject({ status: 'ok', value: 'still running' })
-    expect(result.logs).toContainEqual({ level: 'warn', text: 'Unhandled promise rejection: ToolCallError: the tool said no' })
+    expect(result.warnings?.map((warning) => warning.message.split('.')[0])).toEqual(['Unhandled promise rejection: ToolCallError: the tool said no'])
   })
 })
 

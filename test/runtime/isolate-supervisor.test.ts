@@ -52,7 +52,7 @@ describe('IsolateSupervisor: the runner contract through a worker process (S9.1â
   it('keeps an unhandled rejection inside the script a warning', async () => {
     const { result } = await run('Promise.reject(new Error("nobody listens")); await tools.noop({}); return 1')
     expect(result).toMatchObject({ status: 'ok', value: 1 })
-    expect(result.logs.some((entry) => entry.level === 'warn' && entry.text.includes('nobody listens'))).toBe(true)
+    expect(result.warnings).toMatchObject([{ kind: 'unhandled-rejection', message: expect.stringContaining('Error: nobody listens'), frames: [{ line: 1, column: 16 }] }])
   })
 
   it('cancels through the signal with status cancelled and aborts the in-flight call', async () => {

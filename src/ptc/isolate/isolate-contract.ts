@@ -74,6 +74,17 @@ export interface IsolateRunError {
   frames?: JsFrame[]
 }
 
+/**
+ * Something the script left behind that the model must hear about (issue 11; see
+ * `run-warnings.ts`): tool calls it did not await, or a rejection nothing handled. `frames`:
+ * where the rejected error was created, as in {@link IsolateRunError}.
+ */
+export interface IsolateRunWarning {
+  kind: 'unawaited-calls' | 'unhandled-rejection'
+  message: string
+  frames?: JsFrame[]
+}
+
 /** How a run ended. */
 export type RunStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'cancelled'
 
@@ -94,6 +105,8 @@ export interface IsolateRunResult {
    * to do (see `run-endings.ts`).
    */
   error?: IsolateRunError
+  /** What the script left behind (absent when nothing): calls not awaited, rejections nobody handled. */
+  warnings?: IsolateRunWarning[]
   logs: IsolateLogEntry[]
   /** Calls handed to `dispatch`. Counted where `dispatch` runs, so true after a worker crash. */
   toolCalls: number

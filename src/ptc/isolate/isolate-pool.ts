@@ -75,7 +75,7 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
     const forward = (): IsolateHandlers | undefined => prepared?.handlers
     const hostCall: HostCall = (callId, toolName, argsJson) => forward()?.call(callId, toolName, argsJson)
     const hostLog: HostLog = (level, text) => forward()?.log(level, text)
-    const hostFinish: HostFinish = (kind, payload) => forward()?.finish(kind, payload)
+    const hostFinish: HostFinish = (kind, payload, pendingIds) => forward()?.finish(kind, payload, pendingIds)
     const control = (await install.apply(
       undefined,
       [new ivm.Callback(hostCall, { ignored: true }), new ivm.Callback(hostLog, { ignored: true }), new ivm.Callback(hostFinish, { ignored: true })] as never,

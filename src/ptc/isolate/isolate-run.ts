@@ -10,12 +10,15 @@ import { randomUUID } from 'node:crypto'
 import ivm from 'isolated-vm'
 import type { RuntimeConfig, Settlement } from '../../../runtime/bridge-types.ts'
 import { describeThrown } from '../../errors/describe-thrown.ts'
+import { IsolateClock } from './isolate-clock.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate-contract.ts'
 import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate } from './isolate-pool.ts'
 import { cancelledError, catastropheEnding, cpuEnding, deadlineEnding, memoryEnding, type RunEnding } from './run-endings.ts'
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 import { LOG_ENTRY_OVERHEAD, RunLogs } from './run-logs.ts'
-import { SCRIPT_ORIGIN, scriptFrames } from './script-frames.ts'
+import { RunWarnings } from './run-warnings.ts'
+import { SCRIPT_ORIGIN } from './script-frames.ts'
+import { scriptOutcome, type ScriptOutcome } from './script-outcome.ts'
 import { ToolCallQueue } from './tool-call-queue.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 
@@ -23,7 +26,7 @@ const CPU_POLL_MS = 20
 const TIMED_OUT = 'Script execution timed out.'
 
 /** A run's ending before logs, counts and duration: a limit's, or the script's own outcome. */
-type Ending = RunEnding | Pick<IsolateRunResult, 'status' | 'value' | 'error'>
+type Ending = RunEnding | ScriptOutcome
 
 /**
  * Runs `request.js` in a fresh isolate (from `pool` when its `memoryMb` matches the run's limit)
@@ -50,11 +53,14 @@ class IsolateRun {
   /** Settlements of tool calls cross into the isolate once per event-loop turn. */
   private readonly settlements = new TurnBatcher<Settlement>((batch) => this.flush(batch))
   private settleRef: ivm.Reference<(batch: Settlement[]) => void> | undefined
-  private cpuBaselineNs = 0n
-  private wallBaselineNs = 0n
+  private readonly clock: IsolateClock
+  private openEntries = 0
   private ended = false
   private readonly timers: NodeJS.Timeout[] = []
-  private readonly onAbort = (): void => this.end({ status: 'cancelled', error: cancelledError() })
+  private readonly onAbort = (): void => this.stop({ status: 'cancelled', error: cancelledError() }, "the caller's cancel")
+  /** What the script left behind (issue 11), and its own outcome once it has ended. */
+  private readonly leftovers = new RunWarnings()
+  private scriptEnding: Ending | undefined
   private resolveDone!: (result: IsolateRunResult) => void
   private readonly done = new Promise<IsolateRunResult>((resolve) => (this.resolveDone = resolve))
 
@@ -69,6 +75,7 @@ class IsolateRun {
     this.limits = limits
     this.startedAt = startedAt
     this.isolate = prepared.isolate
+    this.clock = new IsolateClock(prepared.isolate)
     this.logs = new RunLogs(limits.maxLogBytes)
     this.calls = new ToolCallQueue({
       runId: randomUUID().slice(0, 8),
@@ -76,17 +83,18 @@ class IsolateRun {
       limits,
       dispatch: request.dispatch,
       settle: (callId, ok, text) => {
-        if (!this.ended) this.settlements.push([callId, ok, text])
+        if (this.ended) return
+        this.leftovers.outcome(callId, ok, text)
+        this.settlements.push([callId, ok, text])
       },
     })
   }
 
   async execute(): Promise<IsolateRunResult> {
     this.prepared.onCatastrophe = (message) => this.end(catastropheEnding(message, this.limits.memoryMb, false))
-    this.cpuBaselineNs = this.isolate.cpuTime
-    this.wallBaselineNs = this.isolate.wallTime
+    this.clock.start()
     this.request.signal?.addEventListener('abort', this.onAbort, { once: true })
-    this.timers.push(setTimeout(() => this.end(this.deadlineEnding()), Math.max(0, this.limits.wallClockMs - (performance.now() - this.startedAt))))
+    this.timers.push(setTimeout(() => this.stop(this.deadlineEnding(), "the run's wall-clock limit"), Math.max(0, this.limits.wallClockMs - (performance.now() - this.startedAt))))
     this.timers.push(setInterval(() => this.checkCpu(), CPU_POLL_MS))
     try {
       await this.boot()
@@ -107,9 +115,13 @@ class IsolateRun {
     }
     // Host callbacks never throw into isolated-vm; the run's own limits catch real faults.
     this.prepared.handlers = {
-      call: (callId, name, argsJson) => quietly(() => this.calls.accept(callId, name, argsJson)),
+      call: (callId, name, argsJson) =>
+        quietly(() => {
+          this.leftovers.called(callId, name, argsJson)
+          this.calls.accept(callId, name, argsJson)
+        }),
       log: (level, text) => quietly(() => !this.ended && this.logs.add(level, text)),
-      finish: (kind, payload) => quietly(() => this.onFinish(kind, payload)),
+      finish: (kind, payload, pendingIds) => quietly(() => this.onFinish(kind, payload, pendingIds)),
     }
     // The isolate is idle and only our runtime runs until `start`, so these entries are
     // synchronous: each async entry costs two thread hops (about 0.1–0.3 ms each under load).
@@ -132,9 +144,16 @@ class IsolateRun {
     this.enter(start.apply(undefined, [scriptFunction.derefInto()], { timeout: this.entryTimeoutMs() }))
   }
 
-  /** Tracks one entry into the isolate: its failure is classified, never thrown. */
+  /**
+   * Tracks one entry into the isolate: its failure is classified, never thrown. Open entries are
+   * counted so a run does not end inside the one its script finished in (issue 11).
+   */
   private enter(entry: Promise<unknown>): void {
-    entry.then(undefined, (error: unknown) => this.onIsolateFailure(error))
+    this.openEntries++
+    entry.then(undefined, (error: unknown) => this.onIsolateFailure(error)).finally(() => {
+      this.openEntries--
+      this.endAfterScript()
+    })
   }
 
   /**
@@ -142,7 +161,7 @@ class IsolateRun {
    * isolate we did not dispose hit its memory limit; a timeout is the wall clock (or the CPU limit
    * when that is used up too). Anything else is an
    * unhandled promise rejection in the script, which isolated-vm reports as the failure of the
-   * entry it happened in: the run goes on and the rejection is logged as a warning.
+   * entry it happened in: the run goes on and the rejection becomes a warning.
    */
   private onIsolateFailure(error: unknown): void {
     if (this.ended) return
@@ -152,9 +171,9 @@ class IsolateRun {
       this.end(memoryEnding(this.limits.memoryMb))
     } else if (message === TIMED_OUT) {
       // Entries time out at the wall clock (see entryTimeoutMs), unless the CPU poller got there first.
-      this.end(this.cpuUsedMs() > this.limits.cpuTimeMs ? cpuEnding(this.limits.cpuTimeMs) : this.deadlineEnding())
+      this.end(this.clock.cpuMs() > this.limits.cpuTimeMs ? cpuEnding(this.limits.cpuTimeMs) : this.deadlineEnding())
     } else {
-      this.logs.add('warn', `Unhandled promise rejection: ${describeHostError(error)}`)
+      this.leftovers.rejection(error)
     }
   }
 
@@ -162,8 +181,8 @@ class IsolateRun {
     const checkMs = this.request.checkMs ?? 0
     return deadlineEnding(this.limits.wallClockMs + Math.round(checkMs), {
       checkMs,
-      runningMs: this.runningMsSoFar(),
-      cpuMs: this.cpuUsedMs(),
+      runningMs: this.clock.runningMs(),
+      cpuMs: this.clock.cpuMs(),
       toolWaitMs: this.calls.busyMs,
       wallMs: performance.now() - this.startedAt,
       toolsRunning: this.calls.running,
@@ -173,24 +192,7 @@ class IsolateRun {
   private checkCpu(): void {
     if (this.ended) return
     if (this.isolate.isDisposed) this.end(memoryEnding(this.limits.memoryMb))
-    else if (this.cpuUsedMs() > this.limits.cpuTimeMs) this.end(cpuEnding(this.limits.cpuTimeMs))
-  }
-
-  /** Wall time the isolate spent running (the script's code, and the runtime's), whether or not it had a core. */
-  private runningMsSoFar(): number {
-    try {
-      return Number(this.isolate.wallTime - this.wallBaselineNs) / 1e6
-    } catch {
-      return 0
-    }
-  }
-
-  private cpuUsedMs(): number {
-    try {
-      return Number(this.isolate.cpuTime - this.cpuBaselineNs) / 1e6
-    } catch {
-      return 0
-    }
+    else if (this.clock.cpuMs() > this.limits.cpuTimeMs) this.end(cpuEnding(this.limits.cpuTimeMs))
   }
 
   private wallLeftMs(): number {
@@ -212,10 +214,16 @@ class IsolateRun {
    * a sequential call's cost (issue 12). The run loses nothing it needs from it: the wall clock
    * is the deadline timer's (it disposes the isolate), memory the poller's, and running time the
    * isolate's own clock. A batch that rejects calls is tracked like `start`, so a `ToolCallError`
-   * the script leaves unhandled is still logged as a warning.
+   * the script leaves unhandled is still reported in `warnings` (and so is any other rejection
+   * that floats in that turn; one in a turn of successes goes unseen).
    */
   private flush(batch: Settlement[]): void {
     if (this.ended || this.settleRef === undefined) return
+    if (this.scriptEnding !== undefined) {
+      // The script has ended: these are outcomes of calls it did not await (kept by `leftovers`).
+      this.endAfterScript()
+      return
+    }
     for (let index = 0; index < batch.length; index++) {
       if (!batch[index]![1]) {
         this.enter(this.settleRef.apply(undefined, [batch], { arguments: { copy: true }, timeout: this.entryTimeoutMs() }))
@@ -225,28 +233,38 @@ class IsolateRun {
     this.settleRef.applyIgnored(undefined, [batch], { arguments: { copy: true } })
   }
 
-  private onFinish(kind: unknown, payload: unknown): void {
-    if (this.ended || typeof payload !== 'string') return
-    if (kind === 'undefined') {
-      this.end({ status: 'ok' }, true)
-    } else if (kind === 'value') {
-      const bytes = Buffer.byteLength(payload)
-      if (bytes > this.limits.maxCrossingBytes) {
-        this.end({ status: 'error', error: { name: 'RangeError', message: `the script's return value is too large: ${bytes} bytes of JSON, the limit is ${this.limits.maxCrossingBytes} bytes (maxCrossingBytes). Return less, e.g. a summary or handles.` } }, true)
-        return
-      }
-      // JSON.parse on the host creates own properties only: a "__proto__" key stays plain data.
-      this.end({ status: 'ok', value: JSON.parse(payload) }, true)
-    } else if (kind === 'error') {
-      const parsed = JSON.parse(payload) as { name?: unknown; message?: unknown; stack?: unknown }
-      const frames = scriptFrames(parsed.stack)
-      const error = { name: typeof parsed.name === 'string' ? parsed.name : 'Error', message: typeof parsed.message === 'string' ? parsed.message : 'the script failed' }
-      this.end({ status: 'error', error: frames.length === 0 ? error : { ...error, frames } }, true)
-    }
+  private onFinish(kind: unknown, payload: unknown, pendingIds: unknown): void {
+    if (this.ended || this.scriptEnding !== undefined) return
+    const ending = scriptOutcome(kind, payload, this.limits.maxCrossingBytes)
+    if (ending !== undefined) this.scriptEnded(ending, pendingIds)
+  }
+
+  /**
+   * The script has ended with `ending` (issue 11: nothing vanishes at return). None of its code
+   * runs any more: the runtime ignores outcomes and refuses calls from then on, and outcomes are
+   * no longer sent. The run ends once the entry that finished is over (its unhandled rejection,
+   * if any, is reported by then) and the calls the script did not await (`pendingIds`, the
+   * runtime's list) have finished, within the deadline.
+   */
+  private scriptEnded(ending: Ending, pendingIds: unknown): void {
+    this.scriptEnding = ending
+    this.leftovers.scriptEnded(ending.status === 'ok' ? 'returned' : 'threw', pendingIds)
+    this.settlements.clear()
+    this.endAfterScript()
+  }
+
+  private endAfterScript(): void {
+    if (this.scriptEnding !== undefined && this.openEntries === 0 && !this.leftovers.waiting) this.end(this.scriptEnding, true)
+  }
+
+  /** A limit or the caller stops the run; after the script ended, its own outcome stands. */
+  private stop(ending: Ending, stoppedBy: string): void {
+    if (this.scriptEnding === undefined) this.end(ending)
+    else this.end(this.scriptEnding, true, stoppedBy)
   }
 
   /** Ends the run once: stops timers, aborts in-flight calls, disposes the isolate, resolves. */
-  private end(ending: Ending, finishedByScript = false): void {
+  private end(ending: Ending, finishedByScript = false, stoppedBy = 'the end of the run'): void {
     if (this.ended) return
     this.ended = true
     for (const timer of this.timers) clearTimeout(timer)
@@ -258,7 +276,8 @@ class IsolateRun {
     const released = this.prepared.onReleased
     this.prepared.onReleased = undefined
     if (!finishedByScript) disposeQuietly(this.isolate)
-    this.resolveDone({ ...ending, logs: this.logs.entries, toolCalls: this.calls.dispatched, durationMs: performance.now() - this.startedAt })
+    const warnings = this.leftovers.list(stoppedBy)
+    this.resolveDone({ ...ending, ...(warnings.length > 0 && { warnings }), logs: this.logs.entries, toolCalls: this.calls.dispatched, durationMs: performance.now() - this.startedAt })
     // After the caller has the result: disposing takes about a millisecond, and the pool's
     // replacement isolate is prepared only now. A script that finished by itself is not running,
     // and every callback is already refused (`ended`); any other ending (limits, cancel) must stop
@@ -278,9 +297,4 @@ function quietly(fn: () => unknown): void {
   } catch {
     // See the handlers in boot().
   }
-}
-
-function describeHostError(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'string' ? error : 'a non-Error value'
-  return text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text
 }

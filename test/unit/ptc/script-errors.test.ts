@@ -4,11 +4,10 @@
  * script frames only, in both isolation modes and with or without type-checking; the rendered
  * content shows the same.
  */
-import type { Context } from 'cordis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Ptc } from '../../../src/ptc/ptc-service.ts'
+import { describe, expect, it } from 'vitest'
 import { renderRunCode } from '../../../src/ptc/run-code-value.ts'
-import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
+import { usePtcRoot } from '../../helpers/ptc-root.ts'
+import { echoTool } from '../../helpers/registry.ts'
 
 /** `lines` joined; the expected position of `marker` in it (1-based line and column). */
 function script(...lines: string[]): string {
@@ -28,21 +27,11 @@ describe.each([
   ['inline', true],
   ['inline', false],
 ] as const)('issue 11 errors point at the script (isolation %s, typecheck %s)', (isolation, typecheck) => {
-  let root: Context
-  let dispose: () => unknown
-  beforeAll(async () => {
-    root = await createRoot()
-    const fiber = root.plugin(Ptc, { isolation, poolSize: 1, checkers: 1, typecheck })
-    await fiber
-    dispose = () => fiber.dispose()
-    await usePlugin(root, (ctx) => void ctx.tools.register(echoTool()))
-    await root.ptc.prewarm()
-  }, 60_000)
-  afterAll(() => dispose())
+  const rootOf = usePtcRoot({ isolation, typecheck }, (ctx) => void ctx.tools.register(echoTool()))
 
   it('S9.3 an error thrown at top level carries its line and column; the rendered content shows them', async () => {
     const code = script('const users: { name: string }[] = [{ name: "a" }]', 'const missing: any = undefined', 'const n: number = users.length', 'return missing.name + n')
-    const result = await root.ptc.run(code)
+    const result = await rootOf().ptc.run(code)
     const at = positionOf(code, 'name + n')
     expect(result.status).toBe('error')
     expect(result.error).toEqual({ name: 'TypeError', message: "Cannot read properties of undefined (reading 'name')", ...at })
@@ -52,7 +41,7 @@ describe.each([
 
   it('S9.3 an error thrown after an await carries the line after the await', async () => {
     const code = script('const r = await tools.echo({ text: "hi" })', '', '    // a comment line', 'const parts: any = null', 'return r.text + parts.length')
-    const result = await root.ptc.run(code)
+    const result = await rootOf().ptc.run(code)
     expect(result).toMatchObject({ status: 'error', toolCalls: 1, error: { name: 'TypeError', ...positionOf(code, 'length') } })
     expect(result.error?.stack).toBeUndefined()
   })
@@ -67,7 +56,7 @@ describe.each([
       'const names = rows.map((row) => nameOf(row))',
       'return names',
     )
-    const result = await root.ptc.run(code)
+    const result = await rootOf().ptc.run(code)
     expect(result.error).toMatchObject({ name: 'TypeError', ...positionOf(code, 'name\n') })
     expect(result.error?.stack).toEqual([
       { function: 'nameOf', ...positionOf(code, 'name\n') },
@@ -82,13 +71,13 @@ describe.each([
 
   it('S9.3 an error thrown in a .then callback that the script awaits points into the callback', async () => {
     const code = script('const text = await tools.echo({ text: "hi" }).then((r) => {', '  const nothing: any = undefined', '  return nothing.text', '})', 'return text')
-    const result = await root.ptc.run(code)
+    const result = await rootOf().ptc.run(code)
     expect(result.error).toMatchObject({ name: 'TypeError', ...positionOf(code, 'text\n}') })
   })
 
   it('S9.3 an Error the script throws itself points at its `new Error`, and the await of the async function that threw is in the stack', async () => {
     const code = script('async function load(path: string) {', '  const r = await tools.echo({ text: path })', '  throw new Error(`cannot load ${r.text}`)', '}', 'await load("a.txt")', 'return 1')
-    const result = await root.ptc.run(code)
+    const result = await rootOf().ptc.run(code)
     expect(result.error).toEqual({
       name: 'Error',
       message: 'cannot load a.txt',
@@ -98,12 +87,12 @@ describe.each([
   })
 
   it('S9.3 a thrown value without a stack, or with a forged one, gets no line and the run still answers', async () => {
-    const plain = await root.ptc.run('throw "just a string"')
+    const plain = await rootOf().ptc.run('throw "just a string"')
     expect(plain).toMatchObject({ status: 'error', error: { name: 'Error', message: 'just a string' } })
     expect(plain.error?.line).toBeUndefined()
-    const forged = await root.ptc.run('const fake = { name: "Fake", message: "m", stack: "    at file:///ptc/script.js:999:1\\n    at x (file:///ptc/script.js:0:0)" }\nthrow fake')
+    const forged = await rootOf().ptc.run('const fake = { name: "Fake", message: "m", stack: "    at file:///ptc/script.js:999:1\\n    at x (file:///ptc/script.js:0:0)" }\nthrow fake')
     expect(forged.error).toEqual({ name: 'Fake', message: 'm' })
-    const healthy = await root.ptc.run('return (await tools.echo({ text: "ok" })).text')
+    const healthy = await rootOf().ptc.run('return (await tools.echo({ text: "ok" })).text')
     expect(healthy).toMatchObject({ status: 'ok', value: 'ok' })
   })
 })

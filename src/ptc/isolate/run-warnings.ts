@@ -1,0 +1,136 @@
+/**
+ * Nothing vanishes at return (issue 11): what a script left behind, kept by its isolate run and
+ * reported as the result's `warnings`. Two kinds:
+ * - `unawaited-calls`: tool calls whose outcome had not reached the script when it ended (no
+ *   `await`; the runtime's own list). The run waits for them (within its deadline) rather than
+ *   cutting them off, so each one either completed or failed and the journal agrees; none of the
+ *   script's code runs after it ended, so a `.then` on such a call never runs.
+ * - `unhandled-rejection`: a promise that rejected with nothing awaiting or catching it by the end
+ *   of that turn of the isolate (Node's rule for `unhandledRejection`): isolated-vm reports the
+ *   first such rejection of each entry into the isolate the run waits on (its first turn and
+ *   turns with a failed call; batches of successes are entered without waiting, issue 12).
+ */
+import type { IsolateRunWarning } from './isolate-contract.ts'
+import { scriptFrames } from './script-frames.ts'
+
+/** Calls named in an `unawaited-calls` message; the rest are counted. */
+const NAMED_CALLS = 3
+/** `unhandled-rejection` warnings kept; further ones are counted in the last. */
+const MAX_REJECTIONS = 10
+/** Characters of a call's arguments shown to tell it apart. */
+const ARGS_PREVIEW = 60
+
+interface TrackedCall {
+  name: string
+  /** The start of the arguments' JSON, copied (a slice would keep the whole text alive). */
+  args: string
+  /** Set once its outcome is known (a failure's message clipped). */
+  outcome?: { ok: boolean; text: string }
+}
+
+/** One run's leftovers; see the file comment. All methods are cheap and never throw. */
+export class RunWarnings {
+  /** Every call the host accepted, by call id, in a compact form. */
+  readonly #calls = new Map<number, TrackedCall>()
+  /** The calls still pending inside the isolate when the script ended (the runtime's own list). */
+  #unawaited: TrackedCall[] | undefined
+  #ending = 'returned'
+  readonly #rejections: IsolateRunWarning[] = []
+  #moreRejections = 0
+
+  /** The script called a tool (before the call is checked: a refusal is an outcome too). Untrusted values. */
+  called(callId: unknown, name: unknown, argsJson: unknown): void {
+    if (this.#unawaited !== undefined || typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
+    this.#calls.set(callId, { name, args: copyClipped(argsJson, ARGS_PREVIEW) })
+  }
+
+  /** A call's outcome, as it is sent toward the isolate. */
+  outcome(callId: number, ok: boolean, text: string): void {
+    const call = this.#calls.get(callId)
+    if (call !== undefined && call.outcome === undefined) call.outcome = { ok, text: ok ? '' : copyClipped(text, 300) }
+  }
+
+  /**
+   * The script ended (`how`: `returned` or `threw`). `pendingIds` is the runtime's list of the
+   * calls whose outcome it had not received (comma-separated ids): the calls it did not await.
+   */
+  scriptEnded(how: 'returned' | 'threw', pendingIds: unknown): void {
+    if (this.#unawaited !== undefined) return
+    this.#ending = how
+    this.#unawaited = []
+    if (typeof pendingIds !== 'string' || pendingIds === '') return
+    for (const id of pendingIds.split(',')) {
+      const call = this.#calls.get(Number(id))
+      if (call !== undefined) this.#unawaited.push(call)
+    }
+  }
+
+  /** Whether an unawaited call is still without an outcome (the run waits for it). */
+  get waiting(): boolean {
+    return this.#unawaited?.some((call) => call.outcome === undefined) ?? false
+  }
+
+  /** isolated-vm reported a rejection nothing handled (the error it copied out of the isolate). */
+  rejection(error: unknown): void {
+    if (this.#rejections.length === MAX_REJECTIONS) {
+      this.#moreRejections++
+      return
+    }
+    const frames = scriptFrames(error instanceof Error ? error.stack : undefined)
+    const message = `Unhandled promise rejection: ${describeReason(error)}. Nothing awaited or caught this promise when it rejected; await every promise the script starts (Promise.all for many).`
+    this.#rejections.push({ kind: 'unhandled-rejection', message, ...(frames.length > 0 && { frames }) })
+  }
+
+  /**
+   * The warnings of the run as it ends now. Calls still waited for were cancelled by `stoppedBy`
+   * (what ended the wait: `the run's wall-clock limit`, `the caller's cancel`).
+   */
+  list(stoppedBy: string): IsolateRunWarning[] {
+    const warnings: IsolateRunWarning[] = []
+    const unawaited = this.#unawaited ?? []
+    if (unawaited.length > 0) warnings.push({ kind: 'unawaited-calls', message: describeUnawaited(unawaited, this.#ending, stoppedBy) })
+    warnings.push(...this.#rejections)
+    if (this.#moreRejections > 0) {
+      warnings.push({ kind: 'unhandled-rejection', message: `${this.#moreRejections} more unhandled promise rejection${this.#moreRejections === 1 ? ' was' : 's were'} not listed.` })
+    }
+    return warnings
+  }
+}
+
+function describeUnawaited(calls: readonly TrackedCall[], ending: string, stoppedBy: string): string {
+  const one = calls.length === 1
+  const failed = calls.filter((call) => call.outcome?.ok === false)
+  const cancelled = calls.filter((call) => call.outcome === undefined).length
+  const succeeded = calls.length - failed.length - cancelled
+  const named = calls.slice(0, NAMED_CALLS).map(describeCall).join(', ') + (calls.length > NAMED_CALLS ? `, and ${calls.length - NAMED_CALLS} more` : '')
+  const firstFailure = failed[0] === undefined ? '' : `${describeCall(failed[0])}: ${failed[0].outcome!.text}`
+  const outcomes = one
+    ? [succeeded === 1 ? 'it succeeded' : cancelled === 1 ? `${stoppedBy} cancelled it before it finished (it may or may not have taken effect)` : `it failed (${firstFailure})`]
+    : [
+        succeeded > 0 ? `${succeeded} succeeded` : '',
+        failed.length > 0 ? `${failed.length} failed (the first: ${firstFailure})` : '',
+        cancelled > 0 ? `${stoppedBy} cancelled ${cancelled} before ${cancelled === 1 ? 'it' : 'they'} finished (${cancelled === 1 ? 'it' : 'each'} may or may not have taken effect)` : '',
+      ].filter((text) => text !== '')
+  return (
+    `${calls.length} tool call${one ? ' was' : 's were'} not awaited, still running when the script ${ending}: ${named}. ` +
+    `The run waited for ${one ? 'it' : 'them'}: ${outcomes.join(', ')}. The script never saw ${one ? 'its result' : 'their results'}; await every tool call.`
+  )
+}
+
+function describeCall(call: TrackedCall): string {
+  return `${call.name} ${call.args}`
+}
+
+/** At most `max` characters of `text` (and `…`), in a string of their own. */
+function copyClipped(text: string, max: number): string {
+  return text.length <= max ? text : `${Buffer.from(text.slice(0, max)).toString()}…`
+}
+
+function describeReason(reason: unknown): string {
+  const text = reason instanceof Error ? `${reason.name}: ${reason.message}` : typeof reason === 'string' ? reason : 'a non-Error value'
+  return clip(text, 2_000)
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text
+}

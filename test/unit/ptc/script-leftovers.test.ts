@@ -1,0 +1,181 @@
+/**
+ * Nothing vanishes at return (issue 11, SPEC S9.1–S9.3): a tool call still running when the
+ * script ends is waited for and reported in `warnings` with its outcome, a rejection nothing
+ * handled is reported with its line, and none of the script's code runs after it ended. Hostile
+ * cases (floating calls, floating rejections, many of both, rejections handled late) in both
+ * isolation modes, through `ptc.run` and the journal's `tools/result` events.
+ */
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { renderRunCode, type RunCodeValue } from '../../../src/ptc/run-code-value.ts'
+import { defineTool } from '../../../src/tools/define-tool.ts'
+import type { ToolResult } from '../../../src/tools/types.ts'
+import { usePtcRoot } from '../../helpers/ptc-root.ts'
+import { echoTool, tick } from '../../helpers/registry.ts'
+
+const HANG = new Promise<never>(() => {})
+
+describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at return (isolation %s)', (isolation) => {
+  const saved = new Map<string, string>()
+  const results: ToolResult[] = []
+  const rootOf = usePtcRoot({ isolation, typecheck: false, concurrency: 8 }, (ctx) => {
+    ctx.tools.register(echoTool())
+    ctx.tools.register(
+      defineTool({
+        name: 'save',
+        description: 'Saves text under a name, a little later.',
+        parameters: z.object({ name: z.string(), text: z.string() }),
+        output: { schema: z.object({ saved: z.string() }), render: (_args, value) => [{ type: 'text', text: value.saved }] },
+        isConcurrencySafe: () => true,
+        async execute(args) {
+          await tick(20)
+          saved.set(args.name, args.text)
+          return { saved: args.name }
+        },
+      }),
+    )
+    ctx.tools.register(
+      defineTool({
+        name: 'refuse',
+        description: 'Always fails.',
+        parameters: z.object({}),
+        output: { schema: z.object({}), render: () => [] },
+        isConcurrencySafe: () => true,
+        execute: () => {
+          throw new Error('the disk is full')
+        },
+      }),
+    )
+    ctx.tools.register(
+      defineTool({
+        name: 'hang',
+        description: 'Never answers.',
+        parameters: z.object({}),
+        output: { schema: z.object({}), render: () => [] },
+        isConcurrencySafe: () => true,
+        execute: () => HANG,
+      }),
+    )
+    ctx.on('tools/result', (result) => void results.push(result))
+  })
+  const run = (code: string, timeoutMs?: number): Promise<RunCodeValue> => rootOf().ptc.run(code, timeoutMs === undefined ? {} : { timeoutMs })
+  const resultsOf = (name: string) => results.filter((result) => result.name === name)
+  const kinds = (value: RunCodeValue) => (value.warnings ?? []).map((warning) => warning.kind)
+
+  it('S9.1 a tool call left without await is waited for: the file is written, the journal says ok, and the result warns', async () => {
+    results.length = 0
+    const value = await run('tools.save({ name: "notes.txt", text: "hello" })\nreturn "saved"')
+    expect(value).toMatchObject({ status: 'ok', value: 'saved', toolCalls: 1 })
+    expect(saved.get('notes.txt')).toBe('hello')
+    expect(resultsOf('save')).toMatchObject([{ isError: false, value: { saved: 'notes.txt' } }])
+    expect(value.warnings).toEqual([
+      {
+        kind: 'unawaited-calls',
+        message:
+          '1 tool call was not awaited, still running when the script returned: save {"name":"notes.txt","text":"hello"}. The run waited for it: it succeeded. The script never saw its result; await every tool call.',
+      },
+    ])
+    const [content] = renderRunCode(value)
+    expect(content?.type === 'text' && content.text).toContain('\nwarnings:\n  - 1 tool call was not awaited')
+  })
+
+  it('S9.3 a failing call left without await is reported with its failure; the run stays the script’s own outcome', async () => {
+    const value = await run('tools.refuse({})\nreturn 1')
+    expect(value).toMatchObject({ status: 'ok', value: 1, toolCalls: 1 })
+    expect(kinds(value)).toEqual(['unawaited-calls'])
+    expect(value.warnings?.[0]?.message).toContain('The run waited for it: it failed (refuse {}: ')
+    expect(value.warnings?.[0]?.message).toContain('the disk is full')
+  })
+
+  it('S9.3 a floating rejection is reported with the line where its error was created', async () => {
+    const value = await run('const x = 1\n  Promise.reject(new RangeError("nobody listens"))\nreturn x')
+    expect(value).toMatchObject({ status: 'ok', value: 1 })
+    expect(value.warnings).toEqual([
+      {
+        kind: 'unhandled-rejection',
+        message: 'Unhandled promise rejection: RangeError: nobody listens. Nothing awaited or caught this promise when it rejected; await every promise the script starts (Promise.all for many).',
+        line: 2,
+        column: 18,
+      },
+    ])
+    const [content] = renderRunCode(value)
+    expect(content?.type === 'text' && content.text).toContain('(at line 2:18)')
+  })
+
+  it('S9.3 rejections that float after a failed call, in a callback or in an async function nobody awaits, are reported, with their lines when known', async () => {
+    const value = await run(
+      [
+        'try { await tools.refuse({}) } catch {}',
+        'Promise.reject(new Error("after an await"))',
+        'tools.refuse({}).catch((e) => { throw new TypeError(`in a callback: ${e.name}`) })',
+        'await tools.save({ name: "after.txt", text: "-" })',
+        'const forgotten = async () => { await tools.refuse({}) }',
+        'forgotten()',
+        'await tools.save({ name: "after.txt", text: "-" })',
+        'return "done"',
+      ].join('\n'),
+    )
+    expect(value).toMatchObject({ status: 'ok', value: 'done' })
+    expect(value.warnings?.map(({ message, line }) => [message.split('.')[0], line])).toEqual([
+      ['Unhandled promise rejection: Error: after an await', 2],
+      ['Unhandled promise rejection: TypeError: in a callback: ToolCallError', 3],
+      ['Unhandled promise rejection: ToolCallError: Tool "refuse" failed: the disk is full', undefined],
+    ])
+  })
+
+  it('S9.1 many floating calls are all run and reported in one warning; many floating rejections are capped with a count', async () => {
+    saved.clear()
+    const calls = await run('for (let i = 0; i < 60; i++) tools.save({ name: `f${i}`, text: String(i) })\nreturn "queued"')
+    expect(calls).toMatchObject({ status: 'ok', value: 'queued', toolCalls: 60 })
+    expect(saved.size).toBe(60)
+    expect(calls.warnings).toHaveLength(1)
+    expect(calls.warnings?.[0]?.message).toMatch(/^60 tool calls were not awaited, still running when the script returned: save \{"name":"f0","text":"0"\}, save \{"name":"f1","text":"1"\}, save \{"name":"f2","text":"2"\}, and 57 more\. The run waited for them: 60 succeeded\./)
+
+    const rejections = await run('for (let i = 0; i < 15; i++) {\n  await tools.refuse({}).catch(() => {})\n  Promise.reject(new Error(`r${i}`))\n}\nreturn 15')
+    expect(rejections).toMatchObject({ status: 'ok', value: 15 })
+    expect(kinds(rejections)).toEqual(Array(11).fill('unhandled-rejection'))
+    expect(rejections.warnings?.[0]).toMatchObject({ line: 3, message: expect.stringContaining('Error: r0.') })
+    expect(rejections.warnings?.[10]?.message).toBe('5 more unhandled promise rejections were not listed.')
+
+    const burst = await run('for (let i = 0; i < 1000; i++) Promise.reject(new Error(`b${i}`))\nreturn "burst"')
+    expect(burst).toMatchObject({ status: 'ok', value: 'burst' })
+    expect(burst.warnings?.[0]?.message).toContain('Error: b0.')
+  })
+
+  it('S9.3 a rejection handled later in the same turn is not reported; one first handled after another await is (Node’s rule)', async () => {
+    const sameTurn = await run('const p = tools.refuse({})\nawait null\nawait null\ntry { await p } catch (e) { return `caught: ${e.name}` }')
+    expect(sameTurn).toMatchObject({ status: 'ok', value: 'caught: ToolCallError' })
+    expect(sameTurn.warnings).toBeUndefined()
+    const laterTurn = await run('const p = tools.refuse({})\nawait tools.save({ name: "between.txt", text: "-" })\ntry { await p } catch (e) { return `caught: ${e.name}` }')
+    expect(laterTurn).toMatchObject({ status: 'ok', value: 'caught: ToolCallError' })
+    expect(kinds(laterTurn)).toEqual(['unhandled-rejection'])
+    expect(laterTurn.warnings?.[0]?.message).toContain('ToolCallError')
+  })
+
+  it('S9.1 no code of the script runs after it ended: a .then on an unawaited call never runs', async () => {
+    saved.delete('late.txt')
+    const value = await run('tools.echo({ text: "x" }).then(() => tools.save({ name: "late.txt", text: "never" }))\nreturn 1')
+    expect(value).toMatchObject({ status: 'ok', value: 1, toolCalls: 1 })
+    expect(saved.has('late.txt')).toBe(false)
+    expect(value.warnings?.[0]?.message).toContain('echo {"text":"x"}')
+  })
+
+  it('S9.1 a script that throws with calls running still gets them waited for, and its error stands', async () => {
+    saved.delete('sibling.txt')
+    const value = await run('await Promise.all([tools.refuse({}), tools.save({ name: "sibling.txt", text: "kept" })])')
+    expect(value).toMatchObject({ status: 'error', error: { name: 'ToolCallError' }, toolCalls: 2 })
+    expect(saved.get('sibling.txt')).toBe('kept')
+    expect(value.warnings?.[0]?.message).toMatch(/^1 tool call was not awaited, still running when the script threw: save .*it succeeded/)
+  })
+
+  it('S9.7 a call that never answers is cancelled at the deadline; the script’s own result stands and the warning says so', async () => {
+    results.length = 0
+    const value = await run('tools.hang({})\nreturn "returned"', 1_500)
+    expect(value).toMatchObject({ status: 'ok', value: 'returned', toolCalls: 1 })
+    expect(value.warnings?.[0]?.message).toContain("The run waited for it: the run's wall-clock limit cancelled it before it finished (it may or may not have taken effect).")
+    expect(resultsOf('hang')).toMatchObject([{ isError: true }])
+    const healthy = await run('return (await tools.echo({ text: "ok" })).text')
+    expect(healthy).toMatchObject({ status: 'ok', value: 'ok' })
+    expect(healthy.warnings).toBeUndefined()
+  })
+})
