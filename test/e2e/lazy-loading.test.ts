@@ -24,15 +24,15 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 /** The dependencies (by package name) a fresh `node --no-node-snapshot` resolves running `source` (ESM). */
-function packagesLoadedBy(source: string): Promise<string[]> {
-  return packagesLoadedByNode(['--no-node-snapshot', '--input-type=module', '-e', source])
+function packagesLoadedBy(source: string, env: Record<string, string> = {}): Promise<string[]> {
+  return packagesLoadedByNode(['--no-node-snapshot', '--input-type=module', '-e', source], env)
 }
 
 /** The dependencies (by package name) the main thread of `node --import <recorder> ...args` resolves. */
-function packagesLoadedByNode(args: string[]): Promise<string[]> {
+function packagesLoadedByNode(args: string[], env: Record<string, string> = {}): Promise<string[]> {
   const record = join(dir, `loads-${Math.random().toString(36).slice(2)}.txt`)
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', FIXTURE, ...args], { cwd: dir, env: { ...process.env, PTC_RECORD_LOADS: record }, timeout: 60_000 }, (error, _stdout, stderr) => {
+    execFile(process.execPath, ['--import', FIXTURE, ...args], { cwd: dir, env: { ...process.env, ...env, PTC_RECORD_LOADS: record }, timeout: 60_000 }, (error, _stdout, stderr) => {
       if (error) return reject(new Error(`${error.message}\n${stderr}`))
       const urls = readFileSync(record, 'utf8').split('\n')
       // A package.json read for a version (the checker snapshot's key) loads no code.
@@ -82,5 +82,17 @@ describe('lazy loading (issue 12)', { timeout: 90_000 }, () => {
     expect(loaded).toContain('isolated-vm')
     // esbuild may build the runtime bundle here (from the sources, when the cache has none).
     expect(heavyOf(loaded).filter((name) => name !== 'isolated-vm' && name !== 'esbuild')).toEqual([])
+  })
+
+  it('S9.1 with the runtime bundle cached by an earlier process, an inline host runs without loading esbuild', async () => {
+    const cache = { PTC_CACHE_DIR: join(dir, 'cache') }
+    const source = `
+      const { createHost } = await import(${JSON.stringify(INDEX)})
+      const host = await createHost({ workspace: ${JSON.stringify(dir)}, journal: false, ptc: { isolation: 'inline' } })
+      const result = await host.ctx.ptc.run('return 41 + 1', { typecheck: false })
+      if (result.value !== 42) throw new Error(JSON.stringify(result))
+      await host.dispose()`
+    expect(await packagesLoadedBy(source, cache)).toContain('esbuild')
+    expect(heavyOf(await packagesLoadedBy(source, cache))).toEqual(['isolated-vm'])
   })
 })

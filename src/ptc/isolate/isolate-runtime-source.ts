@@ -1,12 +1,15 @@
 /**
  * Turns `runtime/` into the script string evaluated in every isolate (SPEC S9.1). The built
  * package ships it prebuilt (`npm run build` writes {@link PREBUILT_RUNTIME_FILE}); from the
- * sources it is built once per process with esbuild (bundle → IIFE) and cached. The result is the
+ * sources it is built with esbuild (bundle → IIFE) and kept in the user cache folder between
+ * processes (`runtime-bundle-cache.ts`), and in memory for the process. The result is the
  * body of a function (for `context.evalClosure`) that returns the runtime's `installRuntime`.
  */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
+import { userCacheFolder } from '../user-cache.ts'
+import { readCachedRuntime, writeCachedRuntime } from './runtime-bundle-cache.ts'
 
 /** The bundled runtime and the files it was built from. */
 export interface IsolateRuntimeSource {
@@ -26,17 +29,27 @@ const GLOBAL_NAME = '__ptcRuntime'
 let cached: Promise<IsolateRuntimeSource> | undefined
 
 /**
- * The bundled runtime: the prebuilt bundle when this is the built package, else built from the
- * sources on first use; cached for the process either way.
+ * The bundled runtime: the prebuilt bundle when this is the built package, else the cached or
+ * a fresh build of the sources; kept for the process either way.
  * @throws Error when the bundle pulls in a file outside `runtime/` (the runtime must be
  *   self-contained) or esbuild fails.
  */
 export function loadIsolateRuntimeSource(): Promise<IsolateRuntimeSource> {
-  cached ??= (readPrebuilt() ?? buildIsolateRuntimeSource()).catch((error: unknown) => {
+  cached ??= (readPrebuilt() ?? readCachedOrBuild()).catch((error: unknown) => {
     cached = undefined
     throw error
   })
   return cached
+}
+
+/** From the sources: the bundle a previous process built and cached, else a fresh build, then cached. */
+async function readCachedOrBuild(): Promise<IsolateRuntimeSource> {
+  const folder = userCacheFolder()
+  const hit = folder === undefined ? undefined : readCachedRuntime(folder, RUNTIME_DIR)
+  if (hit !== undefined) return hit
+  const built = await buildIsolateRuntimeSource()
+  if (folder !== undefined) writeCachedRuntime(folder, RUNTIME_DIR, built)
+  return built
 }
 
 function readPrebuilt(): Promise<IsolateRuntimeSource> | undefined {

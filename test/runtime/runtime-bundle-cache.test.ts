@@ -1,0 +1,39 @@
+/**
+ * The runtime bundle built from the sources is kept between processes (issue 12: the isolate
+ * worker ready fast), and used only while it is intact and its inputs unchanged.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildIsolateRuntimeSource, RUNTIME_DIR } from '../../src/ptc/isolate/isolate-runtime-source.ts'
+import { readCachedRuntime, writeCachedRuntime } from '../../src/ptc/isolate/runtime-bundle-cache.ts'
+
+const folder = mkdtempSync(join(tmpdir(), 'ptc-runtime-cache-'))
+afterAll(() => rmSync(folder, { recursive: true, force: true }))
+
+describe('runtime bundle cache (issue 12)', () => {
+  it('S9.1 the bundle one process built is what the next one reads, inputs included', async () => {
+    const built = await buildIsolateRuntimeSource()
+    writeCachedRuntime(folder, RUNTIME_DIR, built)
+    expect(readCachedRuntime(folder, RUNTIME_DIR)).toEqual({ code: built.code, inputs: built.inputs })
+  })
+
+  it('an edited input file, a tampered or truncated entry, or another runtime folder are not used', () => {
+    const runtime = mkdtempSync(join(folder, 'runtime-'))
+    const input = join(runtime, 'index.ts')
+    writeFileSync(input, 'export const a = 1\n')
+    writeCachedRuntime(folder, runtime, { code: 'return 1', inputs: [input] })
+    expect(readCachedRuntime(folder, runtime)).toEqual({ code: 'return 1', inputs: [input] })
+    expect(readCachedRuntime(folder, `${runtime}-other`)).toBeUndefined()
+    writeFileSync(input, 'export const a = 2\n')
+    expect(readCachedRuntime(folder, runtime)).toBeUndefined()
+    writeFileSync(input, 'export const a = 1\n')
+    const entry = readdirSync(folder).find((name) => name.startsWith('runtime-') && name.endsWith('.json') && readFileSync(join(folder, name), 'utf8').includes(runtime))!
+    const text = readFileSync(join(folder, entry), 'utf8')
+    writeFileSync(join(folder, entry), text.replace('return 1', 'return 2'))
+    expect(readCachedRuntime(folder, runtime)).toBeUndefined()
+    writeFileSync(join(folder, entry), text.slice(0, text.length / 2))
+    expect(readCachedRuntime(folder, runtime)).toBeUndefined()
+  })
+})
