@@ -74,6 +74,23 @@ describe('S6.1 values JSON would change are refused with their path', () => {
     expect(result).toMatchObject({ status: 'ok', value: { bare: { k: 1 }, when: '1970-01-01T00:00:00.000Z', n: 2, s: 's', stamp: 'stamp', 'odd key': [true, null] } })
   })
 
+  // Hostile: a value that hides what it is until JSON.stringify reaches it is still refused.
+  it.each([
+    ['behind a toJSON', '({ toJSON() { return new Map([[1, 2]]) } })', 'value.x is a Map'],
+    ['behind a Proxy', 'new Proxy(new Set([1]), {})', 'value.x is a Set'],
+    ['behind a getter', '({ get lazy() { return new DataView(new ArrayBuffer(1)) } })', 'value.x.lazy is a DataView'],
+    ['frozen', 'Object.freeze(new Map())', 'value.x is a Map'],
+    ['a subclass of a typed array', 'new (class Bytes extends Uint8Array {})(2)', 'value.x is a Uint8Array'],
+    ['in an array in an array', '[[0, new Float32Array(1)]]', 'value.x[0][1] is a Float32Array'],
+  ])('S6.1 a lossy value %s is refused with its path, in return values and tool arguments', async (_label, expression, problem) => {
+    const returned = await run(`return { x: ${expression} }`, {}, pool)
+    expect(returned.result).toMatchObject({ status: 'error', error: { name: 'TypeError' } })
+    expect(returned.result.error?.message).toContain(`cannot be converted to JSON: ${problem}: `)
+    const sent = await run(`try { await tools.echo({ x: ${expression} }); return 'sent' } catch (e) { return e.message }`, {}, pool)
+    expect(sent.calls).toHaveLength(0)
+    expect(sent.result.value).toContain(`cannot be sent as JSON: ${problem.replace(/^value/, 'args')}: `)
+  })
+
   it('S6.1 names odd keys in brackets', async () => {
     const { result } = await run(`return { 'my key': { 'a-b': new Set() } }`, {}, pool)
     expect(result.error?.message).toBe(`the script's return value cannot be converted to JSON: value["my key"]["a-b"] is a Set: convert it with Array.from(set)`)

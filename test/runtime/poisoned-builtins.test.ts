@@ -74,6 +74,9 @@ const POISONS: [label: string, code: string][] = [
   ['Symbol.prototype description and toString', `${accessor('Symbol.prototype', "'description'")}; ${replace('Symbol.prototype', "'toString'")}`],
 ]
 
+/** Poisons of how V8 formats and sizes an error's stack: the script's own errors may lose their line. */
+const STACK_FORMAT_POISONS = ['Error.prepareStackTrace', 'Error.stackTraceLimit']
+
 /** Every tool-call path; only primitives and own properties, so the script itself survives each poison. */
 const PATHS = `
 let ok = 'unset', failed = 'unset', denied = 'unset', late = 'unset', refused = 'unset', limited = 'unset'
@@ -104,10 +107,24 @@ describe('S9.1–S9.3 poisoned built-ins cannot stop a tool call from settling',
     expect(calls.map((call) => call.name)).toEqual(['echo', 'fail', 'deny', 'late'])
   })
 
-  it.each(POISONS)('S9.3 after poisoning %s an uncaught error still ends the run as status error with its message', async (_label, poison) => {
-    const { result } = await run(`${PRELUDE}${poison}\nawait tools.echo({})\nnull.x`, { toolNames: TOOLS, dispatch }, pool)
+  it.each(POISONS)('S9.3 after poisoning %s an uncaught error still ends the run as status error with its message and line', async (label, poison) => {
+    const { result } = await run(`${PRELUDE}${poison}\nawait tools.echo({})\n  null.x`, { toolNames: TOOLS, dispatch }, pool)
     expect(result.status).toBe('error')
     expect(result.error).toMatchObject({ name: 'TypeError', message: "Cannot read properties of null (reading 'x')" })
+    // Issue 11: the line is read from the error's own stack, which these two poisons take over
+    // (V8 formats and sizes stacks with them), so they may cost the line, never the run.
+    if (STACK_FORMAT_POISONS.includes(label)) expect(result.error?.frames).toBeUndefined()
+    else expect(result.error?.frames).toEqual([{ line: 4, column: 8 }])
+  })
+
+  it.each(POISONS)('S9.1 after poisoning %s a call left without await is waited for and reported, and so is a floating rejection', async (_label, poison) => {
+    const { result, calls } = await run(`${PRELUDE}${poison}\n;(async () => { throw 'floating' })()\ntools.echo({ floating: true })\nreturn 'returned'`, { toolNames: TOOLS, dispatch }, pool)
+    expect(result).toMatchObject({ status: 'ok', value: 'returned', toolCalls: 1 })
+    expect(calls.map((call) => call.argsJson)).toEqual(['{"floating":true}'])
+    expect(result.warnings?.map((warning) => warning.message.split('. ')[0])).toEqual([
+      '1 tool call was not awaited, still running when the script returned: echo {"floating":true}',
+      'Unhandled promise rejection: floating',
+    ])
   })
 
   const ALL = PRELUDE + POISONS.filter(([label]) => label !== 'Promise.prototype.constructor').map(([, code]) => code).join('\n')
