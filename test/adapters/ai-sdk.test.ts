@@ -20,11 +20,13 @@ type Prompt = Parameters<Extract<Generate, (...args: never[]) => unknown>>[0]['p
 const USAGE = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
 
 /** A mock model: step 1 calls `run_code` with `code`, step 2 answers with the text of the tool result it was given. */
-function codeModel(code: string): { model: LanguageModel; prompts: Prompt[] } {
+function codeModel(code: string): { model: LanguageModel; prompts: Prompt[]; toolDescriptions: (string | undefined)[] } {
   const prompts: Prompt[] = []
+  const toolDescriptions: (string | undefined)[] = []
   const model = new MockLanguageModelV4({
-    doGenerate: async ({ prompt }) => {
+    doGenerate: async ({ prompt, tools }) => {
       prompts.push(prompt)
+      toolDescriptions.push(...(tools ?? []).map((entry) => (entry.type === 'function' && entry.name === 'run_code' ? entry.description : undefined)))
       if (prompts.length === 1) {
         return { content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'run_code', input: JSON.stringify({ code }) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage: USAGE, warnings: [] }
       }
@@ -32,7 +34,7 @@ function codeModel(code: string): { model: LanguageModel; prompts: Prompt[] } {
       return { content: [{ type: 'text', text: `model saw: ${JSON.stringify(toolMessage?.content)}` }], finishReason: { unified: 'stop', raw: undefined }, usage: USAGE, warnings: [] }
     },
   })
-  return { model, prompts }
+  return { model, prompts, toolDescriptions }
 }
 
 describe('ptc-runner/ai with the real AI SDK and MockLanguageModelV4 (issue 15)', { timeout: 60_000 }, () => {
@@ -106,9 +108,12 @@ describe('ptc-runner/ai with the real AI SDK and MockLanguageModelV4 (issue 15)'
   it('S9.1 S7.2 the model calls run_code, the script calls two AI SDK tools in parallel, and the result reaches the next step', async () => {
     const code = `const [f, p] = await Promise.all([tools.forecast({ city: 'Oslo', days: 2 }), tools.population({ city: 'Oslo' })])
 return { celsius: f.celsius, people: (p as { people: number }).people }`
-    const { model, prompts } = codeModel(code)
+    const { model, prompts, toolDescriptions } = codeModel(code)
     const result = await generateText({ model, prompt: 'How is Oslo?', tools: { run_code: createCodeTool({ host }) }, stopWhen: stepCountIs(3) })
     expect(both.widest).toBe(2)
+    // What the model was sent at each step: run_code with the declarations of the tools scripts may call.
+    expect(toolDescriptions).toHaveLength(2)
+    for (const description of toolDescriptions) expect(description).toContain('forecast(args: { city: string; days?: number }): Promise<{ city: string; celsius: number[] }>')
     const output = result.steps[0]!.toolResults[0]!.output as RunCodeValue
     expect(output).toMatchObject({ status: 'ok', value: { celsius: [20, 21], people: 400_000 }, toolCalls: 2 })
     expect(prompts).toHaveLength(2)

@@ -103,6 +103,9 @@ return { celsius: f.celsius, people: (p as { people: number }).people }`
     expect(result.finalOutput).toContain('400000')
     const output = result.newItems.find((item) => item.type === 'tool_call_output_item') as { customData?: { runCode?: RunCodeValue } }
     expect(output.customData?.runCode).toMatchObject({ status: 'ok', value: { celsius: [20, 21], people: 400_000 }, toolCalls: 2 })
+    // What the model was sent: run_code with the declarations of the tools scripts may call.
+    const sent = model.firstCall!.request.tools.find((entry) => entry.type === 'function' && entry.name === 'run_code') as { description: string } | undefined
+    expect(sent?.description).toContain('forecast(args: { city: string; days: number }): Promise<{ city: string; celsius: number[] }>')
     model.assertComplete()
   })
 
