@@ -99,8 +99,6 @@ export interface CheckerPoolOptions {
   size?: number
   /** Heap limit of one checker in MB (default 1024); past it the check ends `crashed`. */
   memoryMb?: number
-  /** How long in ms a checker may take to become ready before it is killed (default `defaultStartTimeoutMs()`: 20 000 unless `PTC_WORKER_START_TIMEOUT_MS` says otherwise). */
-  startTimeoutMs?: number
   /** The checker's main module (default `checker-worker-entry.ts` next to this file). */
   entry?: string
   /**

@@ -9,10 +9,15 @@
  * A script's deadline counts from its call, waiting for a busy checker included, so it is a hard
  * deadline; only the pool's first start (a cold `ptc run`: TypeScript loaded, lib files parsed,
  * the declarations checked once) is not charged.
+ *
+ * A checker's start has no wall-clock limit (issue 14): on a loaded machine it takes as long as
+ * the CPU it gets, and a limit in seconds would turn that into a failed run. A start ends when
+ * the checker is ready or when it exits (then "could not start", with how it ended); a caller
+ * stops waiting for it with its signal, and once any checker is ready its deadline bounds the rest.
  */
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { defaultStartTimeoutMs, startWorker, WORKER_NICENESS } from '../worker-channel.ts'
+import { startWorker, WORKER_NICENESS } from '../worker-channel.ts'
 import type { CheckerChildMessage, CheckerFailureMessage, CheckerParentMessage, CheckerPoolOptions, CheckerPreparedMessage, PrepareOptions, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
 import type { Checker, Clock, Job, Waiter } from './checker-pool-state.ts'
 
@@ -42,7 +47,6 @@ export class CheckerPool {
       kind: options.kind ?? 'process',
       size: Math.max(1, Math.floor(options.size ?? 2)),
       memoryMb: options.memoryMb ?? 1024,
-      startTimeoutMs: options.startTimeoutMs ?? defaultStartTimeoutMs(),
       entry: options.entry ?? DEFAULT_ENTRY,
       ...(options.warmup && { warmup: options.warmup }),
       ...(options.kind !== 'thread' && options.snapshot && { snapshot: options.snapshot }),
@@ -169,8 +173,8 @@ export class CheckerPool {
         },
       }
       checker.job = job
-      // The watchdog: whatever the checker is doing, it is killed at the deadline.
-      const timer = setTimeout(() => job.finish({ kind: 'timeout' }, false), options.timeoutMs)
+      // The watchdog: whatever the checker is doing, it is killed at the deadline (none for a warm-up).
+      const timer = Number.isFinite(options.timeoutMs) ? setTimeout(() => job.finish({ kind: 'timeout' }, false), options.timeoutMs) : undefined
       options.signal?.addEventListener('abort', onAbort, { once: true })
       const hash = createHash('sha256').update(options.declarations).digest('base64')
       const held = checker.held.delete(hash)
@@ -193,14 +197,10 @@ export class CheckerPool {
       memoryMb: this.#options.memoryMb,
       niceness: WORKER_NICENESS,
       onMessage: (message) => {
-        if (message.type === 'ready') this.#warmUp(checker).then(() => {
-          clearTimeout(startTimer)
-          markReady()
-        }, () => channel.kill())
+        if (message.type === 'ready') this.#warmUp(checker).then(markReady, () => channel.kill())
         else this.#onMessage(checker, message)
       },
       onExit: (description) => {
-        clearTimeout(startTimer)
         if (blob !== undefined && checker.state === 'starting' && !this.#disposed) {
           // The snapshot does not start (corrupt, or built for another Node): the module entry does.
           this.#options.snapshot = undefined
@@ -214,8 +214,6 @@ export class CheckerPool {
     })
     checker = { channel, state: 'starting', ready, held: new Map(), job: undefined }
     this.#checkers.add(checker)
-    const startTimer = setTimeout(() => channel.kill(), this.#options.startTimeoutMs)
-    startTimer.unref()
     this.#updateRefs()
     return checker
   }
@@ -228,7 +226,9 @@ export class CheckerPool {
     if (checker.state !== 'starting') throw new Error('the checker is gone')
     const declarations = await this.#options.warmup?.()
     if (declarations !== undefined) {
-      const outcome = await this.#run(checker, { code: 'return 1', typecheck: true, compile: true }, { declarations, timeoutMs: this.#options.startTimeoutMs })
+      // No watchdog: the warm-up is start-up work (it parses the lib files when there is no
+      // snapshot), and a start has no wall-clock limit.
+      const outcome = await this.#run(checker, { code: 'return 1', typecheck: true, compile: true }, { declarations, timeoutMs: Infinity })
       if (outcome.kind !== 'prepared') throw new Error(`the checker's warm-up ended ${outcome.kind}`)
     }
     if (checker.state !== 'starting') throw new Error('the checker is gone')

@@ -3,9 +3,12 @@
  * is stopped at the script's deadline by the host, never waited for, and replaced.
  */
 import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { CheckerPool } from '../../../src/ptc/check/checker-pool.ts'
 import { recursiveTypesScript } from '../../fixtures/attack-scripts.ts'
 
@@ -82,4 +85,48 @@ describe('CheckerPool and the process lifetime', () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 })
     expect(stdout.trim()).toBe('ready')
   }, 90_000)
+})
+
+describe('CheckerPool start-up on a loaded machine (issue 14)', () => {
+  const GATED_ENTRY = fileURLToPath(new URL('../../fixtures/gated-checker-entry.ts', import.meta.url))
+
+  it('S9.1 a checker that takes longer to start than any clock could allow is not killed: the waiting script is served once it is ready', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-gate-'))
+    const gate = path.join(folder, 'open')
+    vi.stubEnv('PTC_TEST_CHECKER_GATE', gate)
+    const pool = new CheckerPool({ kind: 'thread', size: 1, entry: GATED_ENTRY, warmup: async () => DECLARATIONS })
+    try {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+      const order: string[] = []
+      const pending = pool.prepare({ code: 'return 1', typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 500 }).finally(() => order.push('prepared'))
+      const [starting] = pool.checkerIds
+      // A day passes on every timer the pool could have set while the checker is still starting.
+      vi.advanceTimersByTime(24 * 3_600_000)
+      vi.useRealTimers()
+      order.push('gate opened')
+      fs.writeFileSync(gate, '')
+      const { outcome } = await pending
+      expect(order).toEqual(['gate opened', 'prepared'])
+      expect(outcome).toMatchObject({ kind: 'prepared', prepared: { kind: 'compiled' } })
+      // The same checker served it: it was never killed and replaced.
+      expect(pool.checkerIds).toEqual([starting])
+    } finally {
+      vi.useRealTimers()
+      vi.unstubAllEnvs()
+      pool.dispose()
+      fs.rmSync(folder, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it('S9.1 a checker that exits while starting fails the waiting script with a clear "could not start" error', async () => {
+    vi.stubEnv('PTC_TEST_CHECKER_GATE', '')
+    const pool = new CheckerPool({ kind: 'thread', size: 1, entry: GATED_ENTRY })
+    try {
+      // An empty gate path: the entry throws before it serves.
+      await expect(pool.prepare({ code: 'return 1', typecheck: false, compile: true }, { declarations: '', timeoutMs: 30_000 })).rejects.toThrow(/^the type checker could not start \(.+\); see its stderr$/)
+    } finally {
+      vi.unstubAllEnvs()
+      pool.dispose()
+    }
+  }, 60_000)
 })

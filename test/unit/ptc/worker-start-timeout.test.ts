@@ -7,7 +7,7 @@ afterEach(() => {
   else process.env.PTC_WORKER_START_TIMEOUT_MS = configured
 })
 
-describe('how long a checker or isolate worker may take to start (S9.1)', () => {
+describe('how long an isolate worker may take to start (S9.1)', () => {
   it('is 20 s by default, PTC_WORKER_START_TIMEOUT_MS when that is a positive integer', () => {
     delete process.env.PTC_WORKER_START_TIMEOUT_MS
     expect(defaultStartTimeoutMs()).toBe(20_000)
