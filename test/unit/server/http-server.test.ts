@@ -79,12 +79,20 @@ describe('ptc serve --http sessions are bounded (S9.4)', { timeout: 30_000 }, ()
   })
 
   it('a session with a call in flight is not idle', async () => {
-    const { server } = await start({ sessionIdleMs: 200, exposeTools: true })
-    const client = await connect(server.url)
-    const result = await client.callTool({ name: 'sleep', arguments: { ms: 700 } })
-    expect(result.isError).toBe(false)
-    expect(server.sessions).toBe(1)
-  })
+    // Order, not durations (issue 14): A's call stays in flight until a later call meets it, and
+    // is released only after idleness has closed B, a session opened after A with nothing in flight.
+    const { server } = await start({ sessionIdleMs: 2_000, exposeTools: true })
+    const a = await connect(server.url)
+    const inFlight = a.callTool({ name: 'meet', arguments: { ms: 120_000 } }, undefined, { timeout: 150_000 })
+    await connect(server.url)
+    expect(server.sessions).toBe(2)
+    await expect.poll(() => server.sessions, { timeout: 60_000, interval: 100 }).toBe(1)
+    // A is the one still open: it answers, and its in-flight call is met from a third session.
+    expect((await a.listTools()).tools.map((tool) => tool.name)).toContain('meet')
+    const c = await connect(server.url)
+    expect((await c.callTool({ name: 'meet', arguments: { ms: 60_000 } })).structuredContent).toEqual({ met: true })
+    expect((await inFlight).structuredContent).toEqual({ met: true })
+  }, 120_000)
 
   it('beyond maxSessions an initialize gets 503 with a clear message; closing one frees a slot', async () => {
     const { server } = await start({ maxSessions: 2 })
