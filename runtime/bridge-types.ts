@@ -36,8 +36,9 @@ export type HostLog = (level: LogLevel, text: string) => void
 
 /**
  * Script → host: the script ended. `value` carries the JSON of the return value, `undefined`
- * an empty payload, `error` the JSON of `{ name, message, stack? }` (`stack`: the thrown error's
- * own V8 stack text, for the script's line and column). `pendingIds`: the ids of the calls whose
+ * an empty payload, `error` the JSON of `{ name, message, stack?, toolName? }` (`stack`: the
+ * thrown error's own V8 stack text, for the script's line and column; `toolName`: the tool of a
+ * `ToolCallError`). `pendingIds`: the ids of the calls whose
  * outcome the script never received (it did not await them), comma-separated, `''` for none.
  */
 export type HostFinish = (kind: 'value' | 'undefined' | 'error', payload: string, pendingIds: string) => void

@@ -26,7 +26,7 @@ import {
   WRITABLE,
   globalObject,
 } from './intrinsics.ts'
-import { ToolCallError } from './tool-call-error.ts'
+import { ToolCallError, toolNameOf } from './tool-call-error.ts'
 
 /**
  * Globals removed before the script runs: the inert V8 `console` (replaced), and the shared-memory
@@ -172,7 +172,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
 
   function finishWithError(thrown: unknown): void {
     const { name, message } = describeThrown(thrown)
-    finish('error', errorJson(name, message, describeStack(thrown)))
+    finish('error', errorJson(name, message, describeStack(thrown), toolNameOf(thrown)))
   }
 
   function finishWithValue(value: unknown): void {

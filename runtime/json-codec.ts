@@ -46,14 +46,15 @@ export function describeStack(thrown: unknown): string {
 }
 
 /**
- * JSON of `{ name, message }` (and `stack` when not empty), built on a null-prototype object so
- * no `toJSON` is inherited.
+ * JSON of `{ name, message }` (and `stack`, `toolName` when not empty), built on a
+ * null-prototype object so no `toJSON` is inherited.
  */
-export function errorJson(name: string, message: string, stack = ''): string {
-  const record = ObjectCreate(null) as { name: string; message: string; stack?: string }
+export function errorJson(name: string, message: string, stack = '', toolName = ''): string {
+  const record = ObjectCreate(null) as { name: string; message: string; stack?: string; toolName?: string }
   record.name = name
   record.message = message
   if (stack !== '') record.stack = stack
+  if (toolName !== '') record.toolName = clip(toolName, 200)
   return JSONStringify(record)
 }
 

@@ -5,7 +5,7 @@
  * `instanceof ToolCallError` hold) and its three fields are read-only and enumerable, so
  * `JSON.stringify(error)` shows them.
  */
-import { defineData, ENUMERABLE, ObjectFreeze, OriginalError } from './intrinsics.ts'
+import { defineData, ENUMERABLE, ObjectFreeze, ObjectGetPrototypeOf, ObjectHasOwn, OriginalError } from './intrinsics.ts'
 
 export class ToolCallError extends OriginalError {
   declare readonly name: 'ToolCallError'
@@ -22,3 +22,20 @@ export class ToolCallError extends OriginalError {
 
 ObjectFreeze(ToolCallError.prototype)
 ObjectFreeze(ToolCallError)
+
+/**
+ * The tool of a `ToolCallError` (its own `toolName`), `''` for any other value: an uncaught one
+ * is reported with the tool whose call failed (issue 11). Never throws.
+ */
+export function toolNameOf(value: unknown): string {
+  try {
+    // By prototype identity, not `instanceof`, whose Symbol.hasInstance a script can replace on Error.
+    if (typeof value === 'object' && value !== null && ObjectGetPrototypeOf(value) === ToolCallError.prototype && ObjectHasOwn(value, 'toolName')) {
+      const toolName = (value as { toolName?: unknown }).toolName
+      if (typeof toolName === 'string') return toolName
+    }
+  } catch {
+    // A proxy's trap threw: no tool name.
+  }
+  return ''
+}

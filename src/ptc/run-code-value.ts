@@ -18,9 +18,9 @@ export const runCodeValueSchema = z.object({
   /**
    * Why the run did not end `ok`. For an error the script threw: `line` and `column` in the
    * script where it was thrown, and `stack` (the script's own frames, top first) when more
-   * than one function was involved.
+   * than one function was involved; `toolName` for an uncaught `ToolCallError`.
    */
-  error: z.object({ name: z.string(), message: z.string(), line: z.number().int().positive().optional(), column: z.number().int().positive().optional(), stack: z.array(scriptFrame).optional() }).optional(),
+  error: z.object({ name: z.string(), message: z.string(), toolName: z.string().optional(), line: z.number().int().positive().optional(), column: z.number().int().positive().optional(), stack: z.array(scriptFrame).optional() }).optional(),
   /**
    * What the script left behind (issue 11), absent when nothing: `unawaited-calls` (tool calls
    * still running when it ended; the run waited for them and says how each ended) and
@@ -62,8 +62,8 @@ export function runCodeTexts(value: RunCodeValue): { result: string; logs: strin
  * per script frame when there is a stack. Pure.
  */
 export function describeRunError(error: NonNullable<RunCodeValue['error']>): string[] {
-  const { name, message, line, column, stack } = error
-  return [`${name}: ${message}${line === undefined ? '' : ` at line ${line}:${column}`}`, ...(stack ?? []).map((frame) => `  ${describeFrame(frame)}`)]
+  const { name, message, toolName, line, column, stack } = error
+  return [`${name}${toolName === undefined ? '' : ` (tools.${toolName})`}: ${message}${line === undefined ? '' : ` at line ${line}:${column}`}`, ...(stack ?? []).map((frame) => `  ${describeFrame(frame)}`)]
 }
 
 /** A warning as one line of text: its message, then `(at line 3:7)` when it has a position. Pure. */

@@ -19,6 +19,8 @@ export interface ScriptFrame {
 export interface ScriptError {
   name: string
   message: string
+  /** For an uncaught `ToolCallError`: the tool whose call failed. */
+  toolName?: string
   /** The first script frame's line and column; absent when no frame is in the script. */
   line?: number
   column?: number

@@ -140,6 +140,11 @@ describe('S9.1–S9.3 poisoned built-ins cannot stop a tool call from settling',
     expect(result.error).toMatchObject({ name: 'TypeError', message: "Cannot read properties of null (reading 'x')" })
   })
 
+  it('S9.3 with every poison at once, an uncaught ToolCallError still names its tool', async () => {
+    const { result } = await run(`${ALL}\nawait tools.fail({})`, { toolNames: TOOLS, dispatch }, pool)
+    expect(result).toMatchObject({ status: 'error', error: { name: 'ToolCallError', toolName: 'fail', message: 'the tool failed: boom' } })
+  })
+
   it('S9.3 with every poison at once, a call that never answers ends at the run deadline as status timeout', async () => {
     const { result } = await run(`${ALL}\nawait tools.hang({})`, { toolNames: TOOLS, dispatch, limits: { wallClockMs: 300 } }, pool)
     expect(result.status).toBe('timeout')

@@ -70,6 +70,8 @@ export interface JsFrame {
 export interface IsolateRunError {
   name: string
   message: string
+  /** For an uncaught `ToolCallError`: the tool whose call failed. */
+  toolName?: string
   /** The script's frames of the thrown error's stack, top first (absent when it had none). */
   frames?: JsFrame[]
 }

@@ -27,9 +27,13 @@ export function scriptOutcome(kind: unknown, payload: unknown, maxCrossingBytes:
     return { status: 'ok', value: JSON.parse(payload) }
   }
   if (kind === 'error') {
-    const parsed = JSON.parse(payload) as { name?: unknown; message?: unknown; stack?: unknown }
+    const parsed = JSON.parse(payload) as { name?: unknown; message?: unknown; stack?: unknown; toolName?: unknown }
     const frames = scriptFrames(parsed.stack)
-    const error = { name: typeof parsed.name === 'string' ? parsed.name : 'Error', message: typeof parsed.message === 'string' ? parsed.message : 'the script failed' }
+    const error = {
+      name: typeof parsed.name === 'string' ? parsed.name : 'Error',
+      message: typeof parsed.message === 'string' ? parsed.message : 'the script failed',
+      ...(typeof parsed.toolName === 'string' && { toolName: parsed.toolName }),
+    }
     return { status: 'error', error: frames.length === 0 ? error : { ...error, frames } }
   }
   return undefined

@@ -152,6 +152,13 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     expect(laterTurn.warnings?.[0]?.message).toContain('ToolCallError')
   })
 
+  it('S9.3 an uncaught ToolCallError names the tool whose call failed, in the value and the rendered content', async () => {
+    const value = await run('const r = await tools.echo({ text: "a" })\nawait tools.refuse({})\nreturn r')
+    expect(value).toMatchObject({ status: 'error', error: { name: 'ToolCallError', toolName: 'refuse' } })
+    const [content] = renderRunCode(value)
+    expect(content?.type === 'text' && content.text).toContain('error: ToolCallError (tools.refuse): ')
+  })
+
   it('S9.1 no code of the script runs after it ended: a .then on an unawaited call never runs', async () => {
     saved.delete('late.txt')
     const value = await run('tools.echo({ text: "x" }).then(() => tools.save({ name: "late.txt", text: "never" }))\nreturn 1')
