@@ -4,7 +4,8 @@
  * `checker-snapshot-entry.ts` to one CommonJS file (esbuild; esbuild itself is left to be loaded
  * at run time), runs `node --snapshot-blob <blob> --build-snapshot <bundle>`, then publishes the
  * blob and its manifest by atomic renames, blob first, so a reader sees either no manifest or a
- * manifest whose blob is complete. Removes its lock and temporary files however it ends. Exit
+ * manifest whose blob is complete, and prunes the folder to the most recently used snapshots
+ * (`pruneSnapshots`). Removes its lock and temporary files however it ends. Exit
  * code 0 when published. Exports nothing.
  */
 import { spawnSync } from 'node:child_process'
@@ -12,7 +13,7 @@ import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { writeCacheFile } from '../user-cache.ts'
-import { type CheckerSnapshotManifest, fileSha256, SNAPSHOT_ENTRY, SNAPSHOT_FORMAT, snapshotKey } from './checker-snapshot.ts'
+import { type CheckerSnapshotManifest, fileSha256, pruneSnapshots, SNAPSHOT_ENTRY, SNAPSHOT_FORMAT, snapshotKey } from './checker-snapshot.ts'
 
 const [folder, name] = process.argv.slice(2)
 if (folder === undefined || name === undefined) throw new Error('usage: checker-snapshot-build.ts <cache folder> <name>')
@@ -52,6 +53,7 @@ try {
   renameSync(blob, path.join(folder, blobName))
   const manifest: CheckerSnapshotManifest = { format: SNAPSHOT_FORMAT, node: key.node, arch: key.arch, typescript: key.typescript, blob: blobName, blobBytes: statSync(path.join(folder, blobName)).size, inputs }
   if (!writeCacheFile(folder, `${name}.json`, `${JSON.stringify(manifest)}\n`)) throw new Error('cannot write the manifest')
+  pruneSnapshots(folder)
 } catch (error) {
   process.exitCode = 1
   process.stderr.write(`ptc checker snapshot: ${error instanceof Error ? error.message : String(error)}\n`)

@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { closeSync, constants, lstatSync, openSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { getPriority, setPriority } from 'node:os'
 import path from 'node:path'
@@ -22,6 +22,8 @@ import { userCacheFolder } from '../user-cache.ts'
 export const SNAPSHOT_FORMAT = 1
 /** A build that has not finished after this long is taken to have died; another may start. */
 const STALE_BUILD_MS = 10 * 60_000
+/** Snapshots kept in the cache folder, most recently used first (about 25 MB each). */
+export const KEPT_SNAPSHOTS = 4
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 /** `.ts` from the sources, `.js` in the built package. */
 const EXTENSION = path.extname(fileURLToPath(import.meta.url))
@@ -77,6 +79,7 @@ export function verifiedSnapshot(folder: string): string | undefined {
 }
 
 let buildStarted = false
+let touched = false
 let discarded = false
 
 /**
@@ -93,6 +96,15 @@ export function findCheckerSnapshot(): string | undefined {
     buildStarted = true
     startBuild(folder)
   }
+  if (blob !== undefined && !touched) {
+    touched = true // Once per process: marks the snapshot used, for pruneSnapshots.
+    try {
+      const now = new Date()
+      utimesSync(path.join(folder, `${snapshotKey().name}.json`), now, now)
+    } catch {
+      // Only an eviction hint.
+    }
+  }
   return blob
 }
 
@@ -100,6 +112,36 @@ export function findCheckerSnapshot(): string | undefined {
 export function discardCheckerSnapshot(blob: string): void {
   discarded = true
   rmSync(path.join(path.dirname(blob), `${snapshotKey().name}.json`), { force: true })
+  rmSync(blob, { force: true })
+}
+
+/**
+ * Keeps the {@link KEPT_SNAPSHOTS} most recently used snapshots in `folder` (by their manifest's
+ * modification time, refreshed on use) and removes the others, and blobs left without a
+ * manifest for longer than a build may take. Every checkout and installed copy gets its own
+ * snapshot, so without this the folder would only grow. Never throws.
+ */
+export function pruneSnapshots(folder: string): void {
+  try {
+    const names = readdirSync(folder)
+    const manifests = names
+      .filter((name) => /^checker-[0-9a-f]{16}\.json$/.test(name))
+      .map((name) => ({ name: name.slice(0, -'.json'.length), used: statSync(path.join(folder, name)).mtimeMs }))
+      .sort((a, b) => b.used - a.used)
+    for (const { name } of manifests.slice(KEPT_SNAPSHOTS)) {
+      rmSync(path.join(folder, `${name}.json`), { force: true })
+      rmSync(path.join(folder, `${name}.blob`), { force: true })
+    }
+    const kept = new Set(manifests.slice(0, KEPT_SNAPSHOTS).map(({ name }) => name))
+    for (const name of names) {
+      const match = /^(checker-[0-9a-f]{16})\.blob$/.exec(name)
+      if (!match || kept.has(match[1]!)) continue
+      const blob = path.join(folder, name)
+      if (Date.now() - (statSync(blob, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > STALE_BUILD_MS) rmSync(blob, { force: true })
+    }
+  } catch {
+    // Only housekeeping.
+  }
 }
 
 function startBuild(folder: string): void {

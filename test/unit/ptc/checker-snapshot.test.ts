@@ -4,12 +4,12 @@
  * current sources, and never a reason for a check to fail (a corrupt blob is replaced by the
  * module entry). Each test uses its own cache folder (`PTC_CACHE_DIR`).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { CheckerPool } from '../../../src/ptc/check/checker-pool.ts'
-import { type CheckerSnapshotManifest, fileSha256, findCheckerSnapshot, SNAPSHOT_FORMAT, snapshotKey, verifiedSnapshot } from '../../../src/ptc/check/checker-snapshot.ts'
+import { type CheckerSnapshotManifest, fileSha256, findCheckerSnapshot, KEPT_SNAPSHOTS, pruneSnapshots, SNAPSHOT_FORMAT, snapshotKey, verifiedSnapshot } from '../../../src/ptc/check/checker-snapshot.ts'
 
 const DECLARATIONS = 'declare const tools: { echo(args: { text: string }): Promise<{ text: string }> }\n'
 const TYPE_ERROR = 'await tools.echo({ text: 1 })'
@@ -69,6 +69,26 @@ describe('checker snapshot cache (issue 12)', () => {
     expect(verifiedSnapshot(folder)).toBeUndefined()
     writeFileSync(manifestFile, 'null')
     expect(verifiedSnapshot(folder)).toBeUndefined()
+  })
+
+  it('pruning keeps the most recently used snapshots, and drops blobs orphaned longer than a build takes', () => {
+    const folder = cacheFolder()
+    const names = Array.from({ length: KEPT_SNAPSHOTS + 2 }, (_, index) => `checker-${String(index).padStart(16, '0')}`)
+    names.forEach((name, index) => {
+      for (const file of [`${name}.json`, `${name}.blob`]) {
+        writeFileSync(join(folder, file), '{}')
+        const used = new Date(Date.now() - (index + 1) * 60_000)
+        utimesSync(join(folder, file), used, used)
+      }
+    })
+    const hourAgo = new Date(Date.now() - 3_600_000)
+    writeFileSync(join(folder, 'checker-aaaaaaaaaaaaaaaa.blob'), 'orphan')
+    utimesSync(join(folder, 'checker-aaaaaaaaaaaaaaaa.blob'), hourAgo, hourAgo)
+    writeFileSync(join(folder, 'checker-bbbbbbbbbbbbbbbb.blob'), 'being published')
+    writeFileSync(join(folder, 'runtime-0000000000000000.json'), '{}')
+    pruneSnapshots(folder)
+    const kept = names.slice(0, KEPT_SNAPSHOTS).flatMap((name) => [`${name}.blob`, `${name}.json`])
+    expect(readdirSync(folder).sort()).toEqual([...kept, 'checker-bbbbbbbbbbbbbbbb.blob', 'runtime-0000000000000000.json'].sort())
   })
 
   it('S9.1 a checker whose snapshot blob is corrupt is replaced by one from the module entry, and the blob is reported', async () => {
