@@ -23,10 +23,6 @@ export default defineConfig({
     // own waits by the deadlines of the code under test, not by vitest's timer.
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Isolate workers run niced below the host, so on a machine loaded by other processes their
-    // start can take longer than the product's default 20 s limit (checkers have none); every host a
-    // test starts (the CLI's children inherit it) gets 120 s (src/ptc/worker-channel.ts).
-    env: { PTC_WORKER_START_TIMEOUT_MS: '120000' },
     // Type tests (`test/types/*.test-d.ts`, expectTypeOf) are checked by tsc through vitest.
     typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
   },

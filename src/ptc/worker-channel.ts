@@ -56,18 +56,6 @@ export interface WorkerChannel<Message> {
  */
 export const WORKER_NICENESS = 5
 
-/**
- * The default of how long in ms an isolate worker may take to become ready before it is killed
- * (checkers have no start limit: `check/checker-pool.ts`): 20 000, or `PTC_WORKER_START_TIMEOUT_MS`
- * when set to a positive integer. A worker runs
- * {@link WORKER_NICENESS} below the host, so on a machine loaded by other processes its start can
- * take far longer than on an idle one; the test suite sets 120 000 (vitest.config.ts).
- */
-export function defaultStartTimeoutMs(): number {
-  const configured = Number(process.env.PTC_WORKER_START_TIMEOUT_MS)
-  return Number.isSafeInteger(configured) && configured > 0 ? configured : 20_000
-}
-
 /** Every live child process, SIGKILLed when the host process exits. */
 const liveChildren = new Set<ChildProcess>()
 let exitHookInstalled = false

@@ -134,8 +134,6 @@ export interface IsolateSupervisorOptions {
    * `error`. Default 30 000.
    */
   drainGraceMs?: number
-  /** How long in ms a new worker may take to report `ready` before it is killed. Default `defaultStartTimeoutMs()`: 20 000 unless `PTC_WORKER_START_TIMEOUT_MS` says otherwise. */
-  startTimeoutMs?: number
   /** The worker's main module (default `isolate-worker-entry.ts` next to this file). */
   entry?: string
 }

@@ -8,7 +8,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { raceAbort } from '../../pipeline/race-abort.ts'
-import { defaultStartTimeoutMs, startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
+import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
 import type { ChildMessage, IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
 
 export type { IsolateSupervisorOptions } from './isolate-contract.ts'
@@ -72,7 +72,6 @@ export class IsolateSupervisor {
       memoryMb: options.memoryMb ?? 128,
       graceMs: options.graceMs ?? 1_000,
       drainGraceMs: options.drainGraceMs ?? 30_000,
-      startTimeoutMs: options.startTimeoutMs ?? defaultStartTimeoutMs(),
       entry: options.entry ?? DEFAULT_ENTRY,
     }
   }
@@ -85,7 +84,8 @@ export class IsolateSupervisor {
   /**
    * Starts the worker now, so the first run does not pay process start-up (about 0.3 s: Node,
    * isolated-vm, the runtime bundle), and keeps one started after every restart. Does not keep
-   * the process alive once started (only while starting, at most `startTimeoutMs`).
+   * the process alive once started (only while starting). A start has no wall-clock limit (issue
+   * 14: on a loaded machine it takes as long as the CPU it gets); it ends ready or with the exit.
    * @throws Error when the worker cannot start (infrastructure) or the supervisor is disposed.
    */
   async prewarm(): Promise<void> {
@@ -182,7 +182,6 @@ export class IsolateSupervisor {
       niceness: WORKER_NICENESS,
       onMessage: (message) => {
         if (message.type !== 'ready') return this.onMessage(worker, message)
-        clearTimeout(startTimer)
         if (worker.state !== 'starting') return
         worker.state = 'ready'
         worker.wasReady = true
@@ -192,9 +191,6 @@ export class IsolateSupervisor {
     })
     worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => this.sendAnswers(worker, messages)) }
     this.workers.add(worker)
-    const startTimer = setTimeout(() => this.kill(worker, `it did not start within ${this.options.startTimeoutMs} ms`), this.options.startTimeoutMs)
-    startTimer.unref()
-    worker.timers.push(startTimer)
     this.updateRef(worker)
     return worker
   }

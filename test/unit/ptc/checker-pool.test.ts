@@ -88,7 +88,7 @@ describe('CheckerPool and the process lifetime', () => {
 })
 
 describe('CheckerPool start-up on a loaded machine (issue 14)', () => {
-  const GATED_ENTRY = fileURLToPath(new URL('../../fixtures/gated-checker-entry.ts', import.meta.url))
+  const GATED_ENTRY = fileURLToPath(new URL('../../fixtures/gated-worker-entry.ts', import.meta.url))
 
   it('S9.1 a checker that takes longer to start than any clock could allow is not killed: the waiting script is served once it is ready', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-gate-'))
