@@ -78,7 +78,8 @@ export type NamespaceKind = (typeof NAMESPACES)[number]
  */
 export type BwrapProbe =
   | { readonly available: true; readonly namespaces: readonly NamespaceKind[] }
-  | { readonly available: false; readonly cause: string }
+  /** `timedOut`: bwrap did not answer within the probe's budget (a loaded machine), so it may yet work. */
+  | { readonly available: false; readonly cause: string; readonly timedOut?: true }
 
 /** Input of `buildBwrapArgs`. `options` roots must be absolute and realpath'd; `cwd` too. */
 export interface BwrapArgsInput {
@@ -234,7 +235,7 @@ export function probeBwrap(bwrapPath: string, timeoutMs: number): Promise<BwrapP
         const code = (error as NodeJS.ErrnoException).code
         const cause =
           code === 'ENOENT' ? `${bwrapPath} not found` : error.killed ? `timed out after ${timeoutMs} ms` : (stderr.trim() || error.message).split('\n')[0]!
-        resolve({ available: false, cause })
+        resolve({ available: false, cause, ...(error.killed && code !== 'ENOENT' && { timedOut: true as const }) })
         return
       }
       const inside = stdout.trim().split('\n')

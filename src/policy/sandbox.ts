@@ -60,10 +60,18 @@ export class Sandbox extends Service {
 
   /**
    * The cached probe with details: the namespaces a sandboxed command gets, or why bwrap cannot
-   * run (S8). Never rejects.
+   * run (S8). A probe that timed out is not kept (the next call probes again). Never rejects.
    */
   probe(): Promise<BwrapProbe> {
-    this.probing ??= probeBwrap(this.bwrapPath, this.probeTimeoutMs)
+    if (this.probing === undefined) {
+      const probing = probeBwrap(this.bwrapPath, this.probeTimeoutMs)
+      this.probing = probing
+      // A probe that timed out (issue 14: a loaded machine) is not the answer for the service's
+      // life: that call is refused, and the next one probes again.
+      void probing.then((probe) => {
+        if (!probe.available && probe.timedOut && this.probing === probing) this.probing = undefined
+      })
+    }
     return this.probing
   }
 
