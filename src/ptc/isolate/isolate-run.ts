@@ -20,6 +20,7 @@ import { RunWarnings } from './run-warnings.ts'
 import { SCRIPT_ORIGIN } from './script-frames.ts'
 import { scriptOutcome, type ScriptOutcome } from './script-outcome.ts'
 import { ToolCallQueue } from './tool-call-queue.ts'
+import { setDeadline } from './deadline-timer.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 
 const CPU_POLL_MS = 20
@@ -94,7 +95,7 @@ class IsolateRun {
     this.prepared.onCatastrophe = (message) => this.end(catastropheEnding(message, this.limits.memoryMb, false))
     this.clock.start()
     this.request.signal?.addEventListener('abort', this.onAbort, { once: true })
-    this.timers.push(setTimeout(() => this.stop(this.deadlineEnding(), "the run's wall-clock limit"), Math.max(0, this.limits.wallClockMs - (performance.now() - this.startedAt))))
+    setDeadline(this.timers, this.startedAt + this.limits.wallClockMs, () => this.stop(this.deadlineEnding(), "the run's wall-clock limit"))
     this.timers.push(setInterval(() => this.checkCpu(), CPU_POLL_MS))
     try {
       await this.boot()
@@ -209,13 +210,12 @@ class IsolateRun {
   }
 
   /**
-   * Settlements cross into the isolate. A batch of successes goes without a completion back
-   * (`applyIgnored`): waiting for it would wake this thread once more per call, about a third of
-   * a sequential call's cost (issue 12). The run loses nothing it needs from it: the wall clock
-   * is the deadline timer's (it disposes the isolate), memory the poller's, and running time the
-   * isolate's own clock. A batch that rejects calls is tracked like `start`, so a `ToolCallError`
-   * the script leaves unhandled is still reported in `warnings` (and so is any other rejection
-   * that floats in that turn; one in a turn of successes goes unseen).
+   * Settlements cross into the isolate; a batch of successes without a completion back
+   * (`applyIgnored`: waiting for it woke this thread once more per call, issue 12). The wall clock
+   * is the deadline timer's, memory the poller's, running time the isolate's own clock. A batch
+   * that rejects calls is tracked like `start`, so a `ToolCallError` the script leaves unhandled
+   * is still reported in `warnings` (and any other rejection floating in that turn; one in a turn
+   * of successes goes unseen).
    */
   private flush(batch: Settlement[]): void {
     if (this.ended || this.settleRef === undefined) return
