@@ -14,6 +14,13 @@ export interface RunRecord {
   calls: IsolateToolCall[]
 }
 
+/**
+ * Limits of a memory-bomb run: 32 MB, and CPU and wall-clock budgets far away, so that on a
+ * loaded machine (where isolate "CPU time", a steady-clock measure, grows) the memory limit is
+ * still what ends it.
+ */
+export const MEMORY_BOMB_LIMITS = Object.freeze({ memoryMb: 32, cpuTimeMs: 120_000, wallClockMs: 120_000 })
+
 /** Default dispatch: echo returns its arguments, fail fails, slow answers after 20 ms, hang never answers. */
 export async function defaultDispatch(call: IsolateToolCall): Promise<IsolateToolOutcome> {
   switch (call.name) {

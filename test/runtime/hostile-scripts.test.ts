@@ -6,14 +6,14 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
 import { DEFAULT_RUN_LIMITS } from '../../src/ptc/isolate/run-limits.ts'
 import { MAX_FRAMES } from '../../src/ptc/isolate/script-frames.ts'
-import { expectHealthy, run } from './harness.ts'
+import { expectHealthy, MEMORY_BOMB_LIMITS, run } from './harness.ts'
 
 const pool = new IsolatePool({ size: 2 })
 afterAll(() => pool.dispose())
 
 describe('resource exhaustion', () => {
   it('ends a memory bomb with status memory', async () => {
-    const { result } = await run('const a = []; for (;;) a.push(new Array(1e6).fill(1))', { limits: { memoryMb: 32 } })
+    const { result } = await run('const a = []; for (;;) a.push(new Array(1e6).fill(1))', { limits: MEMORY_BOMB_LIMITS })
     expect(result.status).toBe('memory')
     expect(result.error).toEqual({
       name: 'MemoryError',
@@ -23,7 +23,7 @@ describe('resource exhaustion', () => {
   })
 
   it('ends a memory bomb after an await (inside a settle) with status memory', async () => {
-    const { result } = await run('await tools.noop({}); const a = []; for (;;) a.push(new Array(1e6).fill(1))', { limits: { memoryMb: 32 } })
+    const { result } = await run('await tools.noop({}); const a = []; for (;;) a.push(new Array(1e6).fill(1))', { limits: MEMORY_BOMB_LIMITS })
     expect(result.status).toBe('memory')
     await expectHealthy(pool)
   })
