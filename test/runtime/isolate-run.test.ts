@@ -181,7 +181,6 @@ describe('limits', () => {
     const { result } = await run('await new Promise(() => {})', { limits: { wallClockMs: 300 } }, pool)
     expect(result.status).toBe('timeout')
     expect(result.error?.message).toContain('wall-clock limit of 300 ms (wallClockMs)')
-    expect(result.durationMs).toBeGreaterThanOrEqual(300)
     await expectHealthy(pool)
   })
 

@@ -74,7 +74,6 @@ describe('IsolateSupervisor: the runner contract through a worker process (S9.1â
     const { result } = await run('await Promise.all([new Promise(() => {}), tools.hang({})])', { limits: { wallClockMs: 3_000 }, dispatch })
     expect(result.status).toBe('timeout')
     expect(result.error?.message).toContain('wall-clock limit of 3000 ms (wallClockMs)')
-    expect(result.durationMs).toBeGreaterThanOrEqual(3_000)
     expect(signals[0]!.aborted).toBe(true)
     await expectHealthy()
   })
@@ -120,7 +119,6 @@ describe('IsolateSupervisor: the worker process fails, the host does not', () =>
     expect(result.status).toBe('timeout')
     // The host's own timer ended it: the frozen worker never answered.
     expect(result.error?.message).toContain('did not answer in time')
-    expect(result.durationMs).toBeGreaterThanOrEqual(200)
     await expectHealthy()
     expect(supervisor.workerPid).not.toBe(pid)
   })
