@@ -50,6 +50,9 @@ export default [
 `
 
 const EMBED = `import { createHost, type HostOptions } from 'ptc-runner'
+import { startViewer } from 'ptc-runner/view'
+
+if (typeof startViewer !== 'function') throw new Error('ptc-runner/view exports no startViewer')
 
 const options: HostOptions = { workspace: '.', journal: false }
 const host = await createHost(options)
@@ -195,7 +198,7 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', value: 'HI', toolCalls: 1 })
   })
 
-  it("import { createHost } from 'ptc-runner' starts a host that runs code", async () => {
+  it("import { createHost } from 'ptc-runner' starts a host that runs code, and ptc-runner/view exports startViewer", async () => {
     const embed = await exec(process.execPath, ['--no-node-snapshot', 'embed.ts'], project())
     expect(embed.stderr).toBe('')
     expect(JSON.parse(embed.stdout)).toMatchObject({ status: 'ok', value: 42 })
