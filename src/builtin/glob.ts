@@ -2,6 +2,7 @@
  * `glob` (SPEC S8, S9.6, S11.1–S11.2): workspace paths matching a glob pattern, via Node's own
  * `fs.promises.glob`, sorted and bounded (the walk stops at the cap), with a `search` card (flat path list).
  */
+import type { Dirent } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { Context } from 'cordis'
@@ -10,8 +11,9 @@ import type { SearchCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
 import { workspaceRelative } from '../workspace/is-inside.ts'
+import { resolvePathAgainst } from '../workspace/resolve-path.ts'
 import { stateFolderRefusal } from '../workspace/state-folder.ts'
-import { resolveForCall } from './resolve-for-call.ts'
+import { callOptions, resolveForCall } from './resolve-for-call.ts'
 import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Most paths returned by glob. */
@@ -42,19 +44,32 @@ export const globValue = z.object({
 export type GlobValue = z.output<typeof globValue>
 
 /**
- * Walk `pattern` from `cwd` (a resolved directory) and yield matches (relative, `/`-separated),
- * skipping `SKIPPED_DIRECTORIES` unless the pattern names them. Patterns that are absolute or
- * contain `..` segments are refused, so a walk never leaves `cwd`.
+ * Walk `pattern` from `cwd` (a resolved, symlink-free directory) and yield matches (relative,
+ * `/`-separated), skipping `SKIPPED_DIRECTORIES` unless the pattern names them. Patterns that are
+ * absolute or contain `..` segments are refused. Symbolic links are never descended through (S8):
+ * a symlink is yielded as an entry itself, but nothing is yielded from, and the walk goes no
+ * deeper than, a directory that `symlinkFree` (called once per absolute directory below `cwd`)
+ * rejects. Node's `fs.glob` follows symlinks named literally in a pattern (`link/**`, `link/*`)
+ * without consulting `exclude`, so every match's directory is checked as well.
  * @throws WorkspaceToolError (`invalid-request`) for such patterns.
  */
-export async function* walkGlob(pattern: string, cwd: string, signal: AbortSignal, filesOnly = false): AsyncGenerator<string> {
+export async function* walkGlob(pattern: string, cwd: string, signal: AbortSignal, symlinkFree: (directory: string) => boolean, filesOnly = false): AsyncGenerator<string> {
   if (pattern.startsWith('/') || pattern.split(/[\\/]/).includes('..')) {
     throw new WorkspaceToolError('invalid-request', `glob pattern ${JSON.stringify(pattern)} must be relative and stay inside the workspace (no leading "/" and no ".." segments).`, { pattern })
   }
   const skipped = SKIPPED_DIRECTORIES.filter((dir) => !pattern.includes(dir))
-  const exclude = (dirent: { name: string; isDirectory(): boolean }) => dirent.isDirectory() && (skipped as readonly string[]).includes(dirent.name)
+  const verdicts = new Map<string, boolean>()
+  const symlinkFreeDir = (dir: string) => dir === cwd || (verdicts.get(dir) ?? verdicts.set(dir, symlinkFree(dir)).get(dir)!)
+  // `exclude` may get a `parentPath` relative to `cwd` ("." for `**`). `cwd` itself (matched by
+  // `**`) is reached from its parent, outside the walk: always admitted.
+  const reachable = (dirent: Dirent) => {
+    const parent = path.resolve(cwd, dirent.parentPath)
+    return path.join(parent, dirent.name) === cwd || symlinkFreeDir(parent)
+  }
+  const exclude = (dirent: Dirent) => !reachable(dirent) || (dirent.isDirectory() && (skipped as readonly string[]).includes(dirent.name))
   for await (const dirent of fs.glob(pattern, { cwd, exclude, withFileTypes: true })) {
     if (signal.aborted) throw signal.reason
+    if (!reachable(dirent)) continue
     if (filesOnly && !dirent.isFile()) continue
     const absolute = `${dirent.parentPath}/${dirent.name}`
     yield workspaceRelative(cwd, absolute)
@@ -89,7 +104,15 @@ async function glob(ctx: Context, exec: Readonly<ToolExecution>, pattern: string
   const paths: string[] = []
   const roots = ctx.sandboxPolicy.workspaceRoots
   let truncated = false
-  for await (const match of walkGlob(pattern, root, exec.signal)) {
+  // S8: a directory is walked only if resolving it at this moment gives back the same path, i.e.
+  // no symlink on the way (one leading out is refused by the resolution itself). The state folder
+  // rule is applied to each match below, so the walk may pass through `.ptc` to the own spills.
+  const options = callOptions(ctx, exec)
+  const symlinkFree = (directory: string) => {
+    const resolution = resolvePathAgainst(options, workspaceRelative(root, directory), 'read')
+    return resolution.ok && resolution.path === directory
+  }
+  for await (const match of walkGlob(pattern, root, exec.signal, symlinkFree)) {
     // Other sessions' journals and spills are not listed (S8), not even by name.
     if (stateFolderRefusal(roots, path.join(root, match), exec.agent)) continue
     if (paths.length === MAX_GLOB_RESULTS) {

@@ -43,7 +43,11 @@ export function areaForCall(ctx: Context, execution: Readonly<ToolExecution>): S
   }
 }
 
-function callOptions(ctx: Context, execution: Readonly<ToolExecution>): SandboxOptions {
+/**
+ * The sandbox policy snapshot (S8) that applies to this call: the deployment's, widened by the
+ * `permission/escalation` answer for it, if any. Roots are absolute and realpath'd.
+ */
+export function callOptions(ctx: Context, execution: Readonly<ToolExecution>): SandboxOptions {
   const escalation = ctx.bail('permission/escalation', execution)
   return escalation ? { ...ctx.sandboxPolicy.options(), ...escalation } : ctx.sandboxPolicy.options()
 }
