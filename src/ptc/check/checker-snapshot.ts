@@ -78,26 +78,26 @@ export function verifiedSnapshot(folder: string): string | undefined {
   }
 }
 
-let buildStarted = false
-let touched = false
-let discarded = false
+/** Cache folders this process started a build in, used a snapshot of, or discarded one of. */
+const buildStarted = new Set<string>()
+const touched = new Set<string>()
+const discarded = new Set<string>()
 
 /**
  * A blob to start a checker process from, or `undefined` (start from the module entry). When
- * there is none, starts building one in the background, at most once per process and once per
- * cache folder at a time, so the next processes start warm.
+ * there is none, starts building one in the background, at most once per process per cache
+ * folder and once per cache folder at a time, so the next processes start warm.
  */
 export function findCheckerSnapshot(): string | undefined {
-  if (discarded) return undefined
   const folder = userCacheFolder()
-  if (folder === undefined) return undefined
+  if (folder === undefined || discarded.has(folder)) return undefined
   const blob = verifiedSnapshot(folder)
-  if (blob === undefined && !buildStarted) {
-    buildStarted = true
+  if (blob === undefined && !buildStarted.has(folder)) {
+    buildStarted.add(folder)
     startBuild(folder)
   }
-  if (blob !== undefined && !touched) {
-    touched = true // Once per process: marks the snapshot used, for pruneSnapshots.
+  if (blob !== undefined && !touched.has(folder)) {
+    touched.add(folder) // Once per process and folder: marks the snapshot used, for pruneSnapshots.
     try {
       const now = new Date()
       utimesSync(path.join(folder, `${snapshotKey().name}.json`), now, now)
@@ -108,9 +108,9 @@ export function findCheckerSnapshot(): string | undefined {
   return blob
 }
 
-/** A checker could not start from `blob`: never use it again in this process, and let the next one rebuild it. */
+/** A checker could not start from `blob`: never use its cache folder's snapshot again in this process, and let the next one rebuild it. */
 export function discardCheckerSnapshot(blob: string): void {
-  discarded = true
+  discarded.add(path.dirname(blob))
   rmSync(path.join(path.dirname(blob), `${snapshotKey().name}.json`), { force: true })
   rmSync(blob, { force: true })
 }

@@ -106,6 +106,17 @@ describe('checker snapshot cache (issue 12)', () => {
     }
   }, 90_000)
 
+  it('S9.1 a process that already started a build for one cache folder still starts one for another (vitest reuses forks)', () => {
+    const first = cacheFolder()
+    const second = cacheFolder()
+    process.env.PTC_CACHE_DIR = first
+    expect(findCheckerSnapshot()).toBeUndefined()
+    expect(existsSync(join(first, `${snapshotKey().name}.building`))).toBe(true)
+    process.env.PTC_CACHE_DIR = second
+    expect(findCheckerSnapshot()).toBeUndefined()
+    expect(existsSync(join(second, `${snapshotKey().name}.building`))).toBe(true)
+  })
+
   it('S9.1 with none cached, one is built in the background; checkers started from it find the same errors', async () => {
     const folder = cacheFolder()
     process.env.PTC_CACHE_DIR = folder
