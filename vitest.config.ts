@@ -12,12 +12,11 @@ export default defineConfig({
     // it starts. Three forks keep both cores busy; files must therefore not share fixed ports,
     // folders or files (every test makes its own temporary folder and listens on port 0).
     maxWorkers: 3,
-    // Forks are reused from file to file (no new process and module graph per file: about 0.4 s
-    // of CPU per file). So a test file must leave the process as it found it: spies restored
-    // (vitest also restores them between files), environment variables and the working directory
-    // put back, servers and hosts disposed, and no `vi.mock` of a module another file imports.
-    // Nor may a test rely on being the first in its process to load or use a module.
-    isolate: false,
+    // Each test file gets a fresh fork (isolate: true). Reusing forks across files (isolate: false)
+    // saved about 0.4 s of CPU per file, but made outcomes depend on file order: a per-process
+    // "build once" guard used up by an earlier file failed the checker-snapshot test, and the
+    // search tests failed in two clean-clone runs and never alone. Correctness first.
+    isolate: true,
     // Outcomes, not durations: a test that passes on an idle machine must pass on a loaded one
     // (2 cores shared by many processes), so the per-test budget is generous. Tests bound their
     // own waits by the deadlines of the code under test, not by vitest's timer.

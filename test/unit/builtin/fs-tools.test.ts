@@ -220,7 +220,9 @@ describe('list_dir, glob, search', () => {
 
   it('search is bounded with a truncated flag, rejects bad regexes, and skips symlinks leading out', async () => {
     fs.writeFileSync(ws.file('many.txt'), 'hit\n'.repeat(500))
-    expect((await ws.call('search', { pattern: 'hit' })).value).toMatchObject({ matchCount: 200, truncated: true })
+    const bounded = await ws.call('search', { pattern: 'hit' })
+    expect(bounded.error).toBeUndefined()
+    expect(bounded.value).toMatchObject({ matchCount: 200, truncated: true })
     expect((await ws.call('search', { pattern: '(' })).error?.message).toMatch(/not a valid regular expression/)
     fs.writeFileSync(path.join(ws.outside, 'secret.txt'), 'TOKEN=abc\n')
     fs.symlinkSync(path.join(ws.outside, 'secret.txt'), ws.file('secret-link.txt'))
