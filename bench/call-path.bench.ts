@@ -25,6 +25,7 @@ import { ExecutionGate } from '../src/scheduler/execution-gate.ts'
 import { defineTool } from '../src/tools/define-tool.ts'
 import { CALLS, PAYLOAD_CALLS, productRunner, rawRunner, type ScriptName, type ScriptRunner } from './call-path-fixtures.ts'
 import { section, type BenchCase } from './harness.ts'
+import { pipelineBenchRoot, pipelineBody, pipelineCall } from './pipeline.bench.ts'
 
 const COLD_RUNS = 40
 const PAUSE_MS = 50
@@ -119,31 +120,11 @@ async function hopCases(): Promise<{ cases: BenchCase[]; close: () => Promise<vo
 
 /** As `pipeline.bench.ts`: the no-op tool with 3 pass-through pre-execute policies and 1 guard. */
 async function pipelineCases(): Promise<BenchCase[]> {
-  const root = new Context()
-  await root.plugin(ToolRegistry)
-  const body = async (args: { path: string; limit?: number }) => ({ ok: true, path: args.path })
-  await root.plugin({
-    name: 'bench-policy',
-    inject: ['tools'],
-    apply(ctx: Context) {
-      ctx.tools.register(
-        defineTool({
-          name: 'noop',
-          description: 'Does nothing.',
-          parameters: { path: { type: 'string', required: true }, limit: { type: 'number' } },
-          output: { schema: z.object({ ok: z.boolean(), path: z.string() }), render: (_args, value) => [{ type: 'text', text: value.path }] },
-          execute: body,
-        }),
-      )
-      for (let index = 0; index < 3; index++) ctx.on('tools/pre-execute', (_execution, next) => next())
-      ctx.tools.guard(() => undefined)
-    },
-  })
-  const args = { path: 'src/index.ts', limit: 10 }
-  const tools = root.tools
+  const tools = (await pipelineBenchRoot()).tools
+  const { arguments: args } = pipelineCall
   return [
-    { name: DIRECT, run: () => body(args), iterations: 20_000 },
-    { name: PIPELINE, run: () => tools.execute({ name: 'noop', arguments: args }), iterations: 20_000 },
+    { name: DIRECT, run: () => pipelineBody(args), iterations: 20_000 },
+    { name: PIPELINE, run: () => tools.execute(pipelineCall), iterations: 20_000 },
   ]
 }
 
