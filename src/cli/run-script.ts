@@ -8,6 +8,7 @@ import { callCardText, resultCardText } from '../present/replay.ts'
 import { terminalSafe } from '../present/terminal-safe.ts'
 import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
 import { describeRunError, describeWarning, type RunCodeValue } from '../ptc/run-code-value.ts'
+import type { ToolErrorKind } from '../tools/types.ts'
 
 /** How `ptc run` prints and limits one script. */
 export interface RunScriptOptions {
@@ -17,6 +18,16 @@ export interface RunScriptOptions {
   typecheck: boolean
   /** The script's deadline in ms. */
   timeoutMs?: number
+}
+
+/**
+ * What `ptc run --json` prints when `run_code` itself failed (refused by policy, no type checker
+ * could start, ...), so stdout always holds one JSON status object: `kind` is the pipeline's
+ * {@link ToolErrorKind}.
+ */
+export interface RunCodeFailure {
+  status: 'failed'
+  error: { kind: ToolErrorKind; message: string }
 }
 
 /**
@@ -50,8 +61,10 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
       { agent: 'cli', signal: stop.signal },
     )
     if (result.isError) {
-      // run_code itself was refused (policy) or failed: not a script status.
-      process.stderr.write(`ptc: run_code failed: ${terminalSafe(result.error?.message ?? '')}\n`)
+      // run_code itself was refused (policy) or failed (no checker could start): not a script status.
+      const failure: RunCodeFailure = { status: 'failed', error: { kind: result.error?.kind ?? 'failed', message: result.error?.message ?? '' } }
+      if (options.json) process.stdout.write(`${JSON.stringify(failure)}\n`)
+      process.stderr.write(`ptc: run_code failed: ${terminalSafe(failure.error.message)}\n`)
       return 1
     }
     const value = result.value as RunCodeValue

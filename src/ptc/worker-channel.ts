@@ -8,6 +8,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { getPriority, setPriority, tmpdir } from 'node:os'
 import path from 'node:path'
+import type { Readable } from 'node:stream'
 import { Worker } from 'node:worker_threads'
 
 /** Where a worker runs: its own process (SIGKILLed to stop) or a thread of this one (terminated). */
@@ -33,8 +34,42 @@ export interface StartWorkerOptions<Message> {
   niceness?: number
   /** Every message the worker sends, in order. */
   onMessage: (message: Message) => void
-  /** Called once when the worker has ended, however; `description` says how ("signal SIGKILL"). */
-  onExit: (description: string) => void
+  /**
+   * Called once when the worker has ended, however; `description` says how ("signal SIGKILL"),
+   * `stderrTail` is the last {@link STDERR_TAIL_CHARS} characters it wrote on stderr ('' for none).
+   */
+  onExit: (description: string, stderrTail: string) => void
+}
+
+/** How much of a worker's stderr is kept for its exit report. */
+export const STDERR_TAIL_CHARS = 2_000
+/** After a worker ended, how long its stderr may take to drain before `onExit` is called without the rest. */
+const STDERR_DRAIN_MS = 500
+
+/**
+ * Forwards `stream` (a worker's stderr) to this process's stderr as it comes, as an inherited
+ * stderr would, and keeps its tail. `drained(then)` calls `then` once the stream ended, or after
+ * {@link STDERR_DRAIN_MS} when something (a grandchild holding it open) keeps it from ending.
+ */
+function keepTail(stream: Readable | null): { tail: () => string; drained: (then: () => void) => void } {
+  let tail = ''
+  stream?.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk)
+    tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS)
+  })
+  return {
+    tail: () => tail,
+    drained(then) {
+      if (stream === null || stream.readableEnded || stream.destroyed) return then()
+      const done = (): void => {
+        clearTimeout(timer)
+        then()
+      }
+      const timer = setTimeout(done, STDERR_DRAIN_MS)
+      timer.unref()
+      stream.once('close', done)
+    },
+  }
 }
 
 /** A started worker. */
@@ -78,9 +113,11 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     // stripper and recompiling the modules (about 0.3 s of a worker's start-up). Same default
     // folder as `module.enableCompileCache()`; an explicit setting wins.
     env: { NODE_COMPILE_CACHE: path.join(tmpdir(), 'node-compile-cache'), ...options.env, ...process.env },
-    // Its stdout goes to our stderr: `ptc run --json` owns stdout.
-    stdio: ['ignore', 2, 'inherit', 'ipc'],
+    // Its stdout goes to our stderr: `ptc run --json` owns stdout. Its stderr is forwarded
+    // there too, and its tail kept for the exit report.
+    stdio: ['ignore', 2, 'pipe', 'ipc'],
   })
+  const stderr = keepTail(child.stderr)
   liveChildren.add(child)
   if (options.niceness !== undefined && child.pid !== undefined) {
     try {
@@ -100,7 +137,7 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     if (exited) return
     exited = true
     liveChildren.delete(child)
-    options.onExit(description)
+    stderr.drained(() => options.onExit(description, stderr.tail()))
   }
   child.on('message', (message: FromWorker) => options.onMessage(message))
   child.on('error', (error) => {
@@ -122,12 +159,16 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     kill: () => void child.kill('SIGKILL'),
     setRef(ref) {
       if (exited) return
+      // The stderr pipe is a handle of its own (a net.Socket), like the IPC channel.
+      const pipe = child.stderr as (Readable & { ref?: () => void; unref?: () => void }) | null
       if (ref) {
         child.ref()
         child.channel?.ref()
+        pipe?.ref?.()
       } else {
         child.unref()
         child.channel?.unref()
+        pipe?.unref?.()
       }
     },
   }
@@ -138,7 +179,9 @@ function startThread<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorke
     // Process-wide flags (`--no-node-snapshot`) are refused in a thread.
     execArgv: [],
     ...(options.memoryMb !== undefined && { resourceLimits: { maxOldGenerationSizeMb: options.memoryMb } }),
+    stderr: true,
   })
+  const stderr = keepTail(worker.stderr)
   let exited = false
   let failure: string | undefined
   worker.on('message', (message: FromWorker) => options.onMessage(message))
@@ -149,7 +192,7 @@ function startThread<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorke
   worker.on('exit', (code) => {
     if (exited) return
     exited = true
-    options.onExit(failure ?? `exit code ${code}`)
+    stderr.drained(() => options.onExit(failure ?? `exit code ${code}`, stderr.tail()))
   })
   return {
     id: worker.threadId,

@@ -17,7 +17,9 @@ export default defineCommand({
 isolate and prints a card per tool call on stderr and the result on stdout. Exit code 0 only for
 status ok, 1 otherwise.
 
---json             print exactly the run_code canonical value on stdout, and no cards.
+--json             print exactly the run_code canonical value on stdout, and no cards; when
+                   run_code itself fails (refused, or no type checker could start),
+                   {"status":"failed","error":{"kind":...,"message":...}} instead.
 --no-typecheck     skip the type check.
 --timeout-ms N     the script's deadline.
 --memory-mb N      the isolate's heap limit.

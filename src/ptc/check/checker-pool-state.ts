@@ -19,6 +19,8 @@ export interface Checker {
   /** Declaration hashes the checker holds, oldest first (mirrors its own eviction). */
   readonly held: Map<string, true>
   job: Job | undefined
+  /** Why its start failed when the pool itself stopped it (a failed warm-up), for the error. */
+  startFailure?: string
 }
 
 /** A caller waiting for a free checker. */

@@ -12,8 +12,9 @@
  *
  * A checker's start has no wall-clock limit (issue 14): on a loaded machine it takes as long as
  * the CPU it gets, and a limit in seconds would turn that into a failed run. A start ends when
- * the checker is ready or when it exits (then "could not start", with how it ended); a caller
- * stops waiting for it with its signal, and once any checker is ready its deadline bounds the rest.
+ * the checker is ready or when it exits (then "could not start", with how it ended or why its
+ * warm-up failed, and the tail of its stderr); a caller stops waiting for it with its signal,
+ * and once any checker is ready its deadline bounds the rest.
  */
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
@@ -197,10 +198,16 @@ export class CheckerPool {
       memoryMb: this.#options.memoryMb,
       niceness: WORKER_NICENESS,
       onMessage: (message) => {
-        if (message.type === 'ready') this.#warmUp(checker).then(markReady, () => channel.kill())
+        if (message.type === 'ready') {
+          this.#warmUp(checker).then(markReady, (error: Error) => {
+            // Reported as how the start ended, not as the kill that follows.
+            checker.startFailure ??= error.message
+            channel.kill()
+          })
+        }
         else this.#onMessage(checker, message)
       },
-      onExit: (description) => {
+      onExit: (description, stderrTail) => {
         if (blob !== undefined && checker.state === 'starting' && !this.#disposed) {
           // The snapshot does not start (corrupt, or built for another Node): the module entry does.
           this.#options.snapshot = undefined
@@ -209,7 +216,7 @@ export class CheckerPool {
           this.#spawn().ready.then(markReady, failReady)
           return
         }
-        this.#onExit(checker, description, failReady)
+        this.#onExit(checker, description, stderrTail, failReady)
       },
     })
     checker = { channel, state: 'starting', ready, held: new Map(), job: undefined }
@@ -229,7 +236,7 @@ export class CheckerPool {
       // No watchdog: the warm-up is start-up work (it parses the lib files when there is no
       // snapshot), and a start has no wall-clock limit.
       const outcome = await this.#run(checker, { code: 'return 1', typecheck: true, compile: true }, { declarations, timeoutMs: Infinity })
-      if (outcome.kind !== 'prepared') throw new Error(`the checker's warm-up ended ${outcome.kind}`)
+      if (outcome.kind !== 'prepared') throw new Error(`its warm-up check ended ${outcome.kind}${outcome.kind === 'crashed' ? `: ${outcome.message}` : ''}`)
     }
     if (checker.state !== 'starting') throw new Error('the checker is gone')
     if (this.#firstReadyAt === undefined) {
@@ -250,14 +257,14 @@ export class CheckerPool {
     }
   }
 
-  #onExit(checker: Checker, description: string, failReady: (error: Error) => void): void {
+  #onExit(checker: Checker, description: string, stderrTail: string, failReady: (error: Error) => void): void {
     const wasStarting = checker.state === 'starting'
     checker.state = 'dead'
     this.#checkers.delete(checker)
     checker.job?.finish({ kind: 'crashed', message: `the checker stopped (${description})` }, false)
     if (this.#disposed) return
     if (wasStarting) {
-      const error = new Error(`the type checker could not start (${description}); see its stderr`)
+      const error = new Error(`the type checker could not start (${checker.startFailure ?? description}).${stderrNote(stderrTail)}`)
       failReady(error)
       // No respawn loop after a failed start: fail the waiters no remaining checker will serve.
       if (this.#checkers.size === 0) for (const waiter of this.#waiters.splice(0)) waiter.reject(error)
@@ -280,4 +287,13 @@ export class CheckerPool {
     const awaited = this.#waiters.length > 0 || this.#prewarming > 0
     for (const checker of this.#checkers) checker.channel.setRef(checker.state === 'busy' || (checker.state === 'starting' && awaited))
   }
+}
+
+/**
+ * ` Its last stderr: a | b` (the last 5 lines of `tail` that say something: stack frames, blank
+ * lines and Node's version footer left out), or ` It wrote nothing on stderr.`
+ */
+function stderrNote(tail: string): string {
+  const lines = tail.split('\n').filter((line) => line.trim() !== '' && !/^\s+at /.test(line) && !/^Node\.js v\d/.test(line))
+  return lines.length === 0 ? ' It wrote nothing on stderr.' : ` Its last stderr: ${lines.slice(-5).join(' | ')}`
 }

@@ -89,6 +89,7 @@ describe('CheckerPool and the process lifetime', () => {
 
 describe('CheckerPool start-up on a loaded machine (issue 14)', () => {
   const GATED_ENTRY = fileURLToPath(new URL('../../fixtures/gated-worker-entry.ts', import.meta.url))
+  const FAILING_ENTRY = fileURLToPath(new URL('../../fixtures/failing-checker-entry.ts', import.meta.url))
 
   it('S9.1 a checker that takes longer to start than any clock could allow is not killed: the waiting script is served once it is ready', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-gate-'))
@@ -123,9 +124,36 @@ describe('CheckerPool start-up on a loaded machine (issue 14)', () => {
     const pool = new CheckerPool({ kind: 'thread', size: 1, entry: GATED_ENTRY })
     try {
       // An empty gate path: the entry throws before it serves.
-      await expect(pool.prepare({ code: 'return 1', typecheck: false, compile: true }, { declarations: '', timeoutMs: 30_000 })).rejects.toThrow(/^the type checker could not start \(.+\); see its stderr$/)
+      await expect(pool.prepare({ code: 'return 1', typecheck: false, compile: true }, { declarations: '', timeoutMs: 30_000 })).rejects.toThrow(
+        /^the type checker could not start \(Error: gated-worker-entry needs PTC_TEST_CHECKER_GATE .+\)\. It wrote nothing on stderr\.$/,
+      )
     } finally {
       vi.unstubAllEnvs()
+      pool.dispose()
+    }
+  }, 60_000)
+
+  it('S9.1 a checker process that exits while starting fails the waiting script with the tail of its stderr in the error', async () => {
+    vi.stubEnv('PTC_TEST_CHECKER_GATE', '')
+    const pool = new CheckerPool({ kind: 'process', size: 1, entry: GATED_ENTRY })
+    try {
+      // Node prints the entry's uncaught error on the child's stderr and exits 1.
+      await expect(pool.prepare({ code: 'return 1', typecheck: false, compile: true }, { declarations: '', timeoutMs: 30_000 })).rejects.toThrow(
+        /^the type checker could not start \(exit code 1\)\. Its last stderr: .*gated-worker-entry needs PTC_TEST_CHECKER_GATE/,
+      )
+    } finally {
+      vi.unstubAllEnvs()
+      pool.dispose()
+    }
+  }, 60_000)
+
+  it.each(['process', 'thread'] as const)('S9.1 a %s checker whose warm-up check fails is reported with that failure and its stderr, not as the kill that follows', async (kind) => {
+    const pool = new CheckerPool({ kind, size: 1, entry: FAILING_ENTRY, warmup: async () => DECLARATIONS })
+    try {
+      await expect(pool.prepare({ code: 'return 1', typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 30_000 })).rejects.toThrow(
+        /^the type checker could not start \(its warm-up check ended crashed: Error: fixture: cannot check\)\. Its last stderr: failing-checker: the lib files are unreadable$/,
+      )
+    } finally {
       pool.dispose()
     }
   }, 60_000)

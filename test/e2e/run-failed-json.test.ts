@@ -1,0 +1,29 @@
+/**
+ * `ptc run --json` when run_code itself fails (refused by policy here; a type checker that cannot
+ * start ends the same way): stdout still holds one JSON status object, and the exit code is 1.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { runPtc } from './ptc-cli.ts'
+
+const DENY = path.resolve(import.meta.dirname, '../fixtures/deny-run-code.ts')
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-run-failed-'))
+fs.writeFileSync(path.join(dir, 'ok.ts'), 'return 1\n')
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+describe('ptc run when run_code fails', { timeout: 300_000 }, () => {
+  it('S9.4 --json prints {"status":"failed"} with the error kind and message, and the one-line reason on stderr', async () => {
+    const { code, stdout, stderr } = await runPtc(['run', 'ok.ts', '--json', '--workspace', dir, '--tools', DENY], dir, 240_000)
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout)).toEqual({ status: 'failed', error: { kind: 'denied', message: expect.stringContaining('fixture: no scripts here') } })
+    expect(stderr).toMatch(/^ptc: run_code failed: .*fixture: no scripts here.*\n$/)
+  })
+
+  it('S9.4 without --json nothing is printed on stdout', async () => {
+    const { code, stdout, stderr } = await runPtc(['run', 'ok.ts', '--workspace', dir, '--tools', DENY], dir, 240_000)
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' })
+    expect(stderr).toContain('ptc: run_code failed: ')
+  })
+})
