@@ -22,11 +22,15 @@ import {
   JSONParse,
   ObjectCreate,
   ObjectFreeze,
+  ObjectHasOwn,
   OriginalPromise,
+  OriginalProxy,
+  OriginalTypeError,
   WRITABLE,
   globalObject,
 } from './intrinsics.ts'
 import { ToolCallError, toolNameOf } from './tool-call-error.ts'
+import { unknownToolMessage } from './unknown-tool.ts'
 
 /**
  * Globals removed before the script runs: the inert V8 `console` (replaced), and the shared-memory
@@ -58,6 +62,35 @@ function ownConstructor(promise: unknown): unknown {
     }
   }
   return promise
+}
+
+/**
+ * Names `tools` answers for although they are not tools: the probes of `await tools` (`then`)
+ * and `JSON.stringify(tools)` / `console.log(tools)` (`toJSON`). They read as absent.
+ */
+const PROBED_NAMES = ObjectCreate(null) as Record<string, true>
+PROBED_NAMES.then = true
+PROBED_NAMES.toJSON = true
+
+/**
+ * The proxy handler of `tools`: reading a name that is not a tool throws a `TypeError` saying so,
+ * with the closest tool names (`runtime/unknown-tool.ts`, the type check's wording), instead of
+ * `tools.raed_file is not a function` at the call. Symbols and own names read through; `in`,
+ * `Object.keys` and the rest see the frozen object itself. A null-prototype, frozen handler: a
+ * trap put on `Object.prototype` by the script is never consulted.
+ */
+function unknownToolTrap(names: readonly string[]): ProxyHandler<object> {
+  const handler = ObjectCreate(null) as ProxyHandler<object>
+  defineData(
+    handler,
+    'get',
+    function get(target: Record<PropertyKey, unknown>, key: PropertyKey): unknown {
+      if (typeof key !== 'string' || ObjectHasOwn(target, key) || PROBED_NAMES[key] === true) return target[key]
+      throw new OriginalTypeError(unknownToolMessage(key, names))
+    },
+    0,
+  )
+  return ObjectFreeze(handler)
 }
 
 export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish): RuntimeControl {
@@ -149,7 +182,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
       defineData(tools, toolName, fn, ENUMERABLE)
     }
     ObjectFreeze(tools)
-    defineData(globalObject, 'tools', tools, 0)
+    defineData(globalObject, 'tools', new OriginalProxy(tools, unknownToolTrap(names)), 0)
   }
 
   /** The calls whose outcome the script has not received, as `1,5,9` (no array method a script can poison). */

@@ -42,6 +42,9 @@ export const StringCtor = String
 export const FunctionPrototypeBind = uncurryThis(capturedBind as (this: Function, thisArg: unknown, ...args: unknown[]) => Function)
 export const StringPrototypeSlice = uncurryThis(String.prototype.slice)
 export const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt)
+export const StringPrototypeIndexOf = uncurryThis(String.prototype.indexOf) as (self: string, search: string) => number
+export const StringPrototypeToLowerCase = uncurryThis(String.prototype.toLowerCase) as (self: string) => string
+export const OriginalProxy = Proxy
 export const globalObject: typeof globalThis = globalThis
 export const ObjectGetPrototypeOf = Object.getPrototypeOf
 export const ObjectHasOwn = Object.hasOwn

@@ -4,7 +4,11 @@
  * (`type-checker.ts`) gathers the facts, this decides the wording, so the tests of this file show
  * exactly what a model reads.
  */
+import { unknownToolMessage } from '../../runtime/unknown-tool.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
+
+/** The same wording the isolate's `tools` throws without a type check (`runtime/unknown-tool.ts`). */
+export { unknownToolMessage }
 
 /** One TypeScript finding, already in the user's coordinates, with what the checker knows about it. */
 export interface CheckerFinding extends Diagnostic {
@@ -21,8 +25,6 @@ export interface CheckerFinding extends Diagnostic {
  */
 const KNOCK_ON_CODES: ReadonlySet<number> = new Set([7005, 7006, 7019, 7031, 7034])
 
-/** How many tool names an unknown-tool message lists in full; beyond it, only the closest ones. */
-const MAX_LISTED_TOOLS = 40
 
 /**
  * The diagnostics to report, sorted by position: related hints appended to their finding's
@@ -44,48 +46,4 @@ export function refineDiagnostics(findings: readonly CheckerFinding[]): Diagnost
     out.push({ line: finding.line, column: finding.column, message, ...(finding.code !== undefined && { code: finding.code }), category: finding.category })
   }
   return out
-}
-
-/** `There is no tool named 'x'. Did you mean 'y'? The tools are: a, b, c.` */
-export function unknownToolMessage(name: string, available: readonly string[]): string {
-  const sorted = [...available].sort()
-  const closest = closestNames(name, sorted)
-  const suggestion = closest.length > 0 ? ` Did you mean ${closest.map((candidate) => `'${candidate}'`).join(' or ')}?` : ''
-  const listed =
-    sorted.length === 0
-      ? ' No tools are available.'
-      : sorted.length <= MAX_LISTED_TOOLS
-        ? ` The tools are: ${sorted.join(', ')}.`
-        : ` There are ${sorted.length} tools; see the declarations for the full list.`
-  return `There is no tool named '${name}'.${suggestion}${listed}`
-}
-
-/** Up to three names within a small edit distance of `name` (or containing it), closest first. */
-function closestNames(name: string, names: readonly string[]): string[] {
-  const wanted = name.toLowerCase()
-  const limit = Math.max(2, Math.floor(wanted.length / 3))
-  return names
-    .map((candidate) => {
-      const lower = candidate.toLowerCase()
-      const distance = lower.includes(wanted) || wanted.includes(lower) ? 1 : editDistance(wanted, lower)
-      return { candidate, distance }
-    })
-    .filter(({ distance }) => distance <= limit)
-    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
-    .slice(0, 3)
-    .map(({ candidate }) => candidate)
-}
-
-/** Levenshtein distance with adjacent transpositions counted as one edit (`raed` → `read`). */
-function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1)
-      rows[i]![j] = best
-    }
-  }
-  return rows[a.length]![b.length]!
 }

@@ -42,13 +42,23 @@ describe('runInIsolate: results (S9.2)', () => {
 })
 
 describe('tools and ToolCallError (S9.1, S9.3)', () => {
-  it('exposes exactly the visible tools on a frozen null-prototype object', async () => {
+  it('exposes exactly the visible tools on a frozen null-prototype object; reading any other name throws a TypeError naming the closest tools', async () => {
     const { result } = await run(
-      `return { keys: Object.keys(tools), proto: Object.getPrototypeOf(tools), frozen: Object.isFrozen(tools),
-        unknown: typeof tools.missing, toStringAbsent: tools.toString === undefined, name: tools.echo.name }`,
+      `let read = 'no error'
+      try { tools.ehco } catch (e) { read = e.name + ': ' + e.message }
+      return { keys: Object.keys(tools), proto: Object.getPrototypeOf(tools), frozen: Object.isFrozen(tools),
+        unknown: 'missing' in tools, toStringAbsent: !('toString' in tools), name: tools.echo.name, read }`,
       { toolNames: ['echo', 'noop'] },
     )
-    expect(result.value).toEqual({ keys: ['echo', 'noop'], proto: null, frozen: true, unknown: 'undefined', toStringAbsent: true, name: 'echo' })
+    expect(result.value).toEqual({
+      keys: ['echo', 'noop'],
+      proto: null,
+      frozen: true,
+      unknown: false,
+      toStringAbsent: true,
+      name: 'echo',
+      read: "TypeError: There is no tool named 'ehco'. Did you mean 'echo'? The tools are: echo, noop.",
+    })
   })
 
   it('rejects a failed call with a real ToolCallError exposing only name, toolName and message', async () => {

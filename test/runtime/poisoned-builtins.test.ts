@@ -1,9 +1,9 @@
 /**
  * The runtime depends on nothing a script can change (SPEC S9.1–S9.3): each case poisons one
  * built-in before any tool call, then walks every tool-call path (success, failure, denial, a
- * tool-call timeout, arguments refused inside the isolate, the call limit, console, the return
- * value, an uncaught error, the run's deadline) and checks each still settles with its usual
- * outcome.
+ * tool-call timeout, arguments refused inside the isolate, the call limit, a misspelt tool name,
+ * console, the return value, an uncaught error, the run's deadline) and checks each still
+ * settles with its usual outcome.
  *
  * Not combined, on purpose: a replaced `Promise.prototype.constructor` together with a replaced
  * `then` diverts every `await` the script itself writes (the runtime's own await is protected).
@@ -69,6 +69,8 @@ const POISONS: [label: string, code: string][] = [
   ['Object.defineProperty, create, freeze, getPrototypeOf, hasOwn', ['defineProperty', 'create', 'freeze', 'getPrototypeOf', 'hasOwn'].map((key) => `Object.${key} = ${thrower(key)}`).join('; ')],
   ['Map.prototype get, set and has', `${replace('Map.prototype', "'get'")}; ${replace('Map.prototype', "'set'")}; ${replace('Map.prototype', "'has'")}`],
   ['String.prototype slice and charCodeAt', `${replace('String.prototype', "'slice'")}; ${replace('String.prototype', "'charCodeAt'")}`],
+  ['String.prototype toLowerCase and indexOf', `${replace('String.prototype', "'toLowerCase'")}; ${replace('String.prototype', "'indexOf'")}`],
+  ['Proxy', `Proxy = ${thrower('Proxy')}`],
   ['RegExp.prototype exec', replace('RegExp.prototype', "'exec'")],
   ['Number.isFinite, Array.isArray, ArrayBuffer.isView', `Number.isFinite = ${thrower('isFinite')}; Array.isArray = ${thrower('isArray')}; ArrayBuffer.isView = ${thrower('isView')}`],
   ['Symbol.prototype description and toString', `${accessor('Symbol.prototype', "'description'")}; ${replace('Symbol.prototype', "'toString'")}`],
@@ -79,15 +81,16 @@ const STACK_FORMAT_POISONS = ['Error.prepareStackTrace', 'Error.stackTraceLimit'
 
 /** Every tool-call path; only primitives and own properties, so the script itself survives each poison. */
 const PATHS = `
-let ok = 'unset', failed = 'unset', denied = 'unset', late = 'unset', refused = 'unset', limited = 'unset'
+let ok = 'unset', failed = 'unset', denied = 'unset', late = 'unset', refused = 'unset', limited = 'unset', unknown = 'unset'
 try { const r = await tools.echo({ a: 1, list: [2, 3] }); ok = 'ok ' + r.a + r.list[1] } catch (e) { ok = 'threw ' + e.message }
 try { await tools.fail({}); failed = 'resolved' } catch (e) { failed = e.name + ' ' + e.toolName + ' ' + e.message }
 try { await tools.echo({ m: new Set() }); refused = 'resolved' } catch (e) { refused = e.name + ' ' + e.message }
 try { await tools.deny({}); denied = 'resolved' } catch (e) { denied = e.name + ' ' + e.message }
 try { await tools.late({}); late = 'resolved' } catch (e) { late = e.name + ' ' + e.message }
 try { await tools.echo({}); limited = 'resolved' } catch (e) { limited = e.name + ' ' + e.message }
+try { await tools.ehco({}); unknown = 'resolved' } catch (e) { unknown = e.name + ' ' + e.message }
 console.log('logged', 1)
-return ok + ' | ' + failed + ' | ' + refused + ' | ' + denied + ' | ' + late + ' | ' + limited
+return ok + ' | ' + failed + ' | ' + refused + ' | ' + denied + ' | ' + late + ' | ' + limited + ' | ' + unknown
 `
 
 const EXPECTED = [
@@ -97,6 +100,7 @@ const EXPECTED = [
   'ToolCallError denied by policy: not allowed here',
   'ToolCallError the tool timed out after 5 ms',
   'ToolCallError tool call limit reached: a run may make at most 4 tool calls (maxToolCalls); this call was not made. Batch the work into fewer calls.',
+  "TypeError There is no tool named 'ehco'. Did you mean 'echo'? The tools are: deny, echo, fail, hang, late.",
 ].join(' | ')
 
 describe('S9.1–S9.3 poisoned built-ins cannot stop a tool call from settling', () => {

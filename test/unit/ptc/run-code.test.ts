@@ -141,14 +141,14 @@ describe('run_code (S9)', () => {
   it('S9.3 guard denials and invalid arguments are binding rejections too; unknown tools do not exist on tools', async () => {
     const result = await runCode(
       `const outcomes = await Promise.allSettled([tools.echo({ text: 'guarded' }), (tools as any).echo({ text: 1 })])
-       return { messages: outcomes.map((o) => o.status === 'rejected' ? o.reason.message : 'fulfilled'), unknown: typeof (tools as any).nope }`,
+       return { messages: outcomes.map((o) => o.status === 'rejected' ? o.reason.message : 'fulfilled'), unknown: 'nope' in tools }`,
       { typecheck: false },
     )
     expect(valueOf(result).status, JSON.stringify(valueOf(result))).toBe('ok')
-    const { messages, unknown } = valueOf(result).value as { messages: string[]; unknown: string }
+    const { messages, unknown } = valueOf(result).value as { messages: string[]; unknown: boolean }
     expect(messages[0]).toBe('the guard says no')
     expect(messages[1]).toMatch(/Invalid arguments for "echo"/)
-    expect(unknown).toBe('undefined')
+    expect(unknown).toBe(false)
   })
 
   it('S9.4 the bridge records only the pairing id, the name and the arguments before policy', async () => {
