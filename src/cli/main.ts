@@ -24,6 +24,34 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * `args` with a value that looks like a negative number joined to its flag (`--timeout-ms -5` →
+ * `--timeout-ms=-5`) for the command's string flags: parseArgs would refuse `-5` as an
+ * "ambiguous" option argument, and the flag's own check then says which numbers it takes.
+ */
+function joinNegativeValues(args: readonly string[], options: Command['options']): string[] {
+  const stringFlags = new Set<string>()
+  for (const [flag, option] of Object.entries(options)) {
+    if (option.type !== 'string') continue
+    stringFlags.add(`--${flag}`)
+    if (option.short !== undefined) stringFlags.add(`-${option.short}`)
+  }
+  const joined: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const next = args[i + 1]
+    if (arg === '--') {
+      joined.push(...args.slice(i))
+      break
+    }
+    if (stringFlags.has(arg) && next !== undefined && /^-\.?\d/.test(next)) {
+      joined.push(`${arg}=${next}`)
+      i++
+    } else joined.push(arg)
+  }
+  return joined
+}
+
 async function dispatch(argv: string[]): Promise<number> {
   const [name, ...args] = argv
   if (name === undefined || name === '--help' || name === '-h') {
@@ -35,10 +63,11 @@ async function dispatch(argv: string[]): Promise<number> {
   if (!command) throw new UsageError(`Unknown command "${name}". Commands: ${commandNames().join(', ')}.`)
   let parsed: { values: Record<string, unknown>; positionals: string[] }
   try {
-    parsed = parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
+    parsed = parseArgs({ args: joinNegativeValues(args, command.options), options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
   } catch (error) {
-    // parseArgs says e.g. `Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "--bogus"`: keep the first sentence.
-    const first = (error as Error).message.split('. ')[0]!.replace(/\.$/, '')
+    // parseArgs says e.g. `Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "--bogus"`
+    // (some messages span lines): keep the first sentence.
+    const first = (error as Error).message.split(/\.\s|\n/)[0]!.replace(/\.$/, '')
     throw new UsageError(`${first}. Run ptc ${name} --help for its flags.`)
   }
   const { values, positionals } = parsed

@@ -4,8 +4,18 @@
 import { readFileSync } from 'node:fs'
 import { UsageError } from './usage-error.ts'
 
+/** What a newcomer is told for the usual reasons a script file cannot be read (Node error codes). */
+const REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a directory',
+  EACCES: 'permission denied',
+  ENOTDIR: 'a folder on its path is a file',
+}
+
 /**
- * @throws UsageError when no path is given or the file cannot be read.
+ * The script text of `path` (`-`: all of standard input, as UTF-8).
+ * @throws UsageError when no path is given or the file cannot be read: one line naming the file
+ *   and why (`cannot read script 'x.ts': no such file. …`).
  */
 export async function readScript(path: string | undefined): Promise<string> {
   if (!path) throw new UsageError('Name a script file, or - to read it from standard input.')
@@ -17,6 +27,8 @@ export async function readScript(path: string | undefined): Promise<string> {
   try {
     return readFileSync(path, 'utf8')
   } catch (error) {
-    throw new UsageError(`Cannot read script ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    const code = (error as NodeJS.ErrnoException).code
+    const reason = (code !== undefined && REASONS[code]) || code || (error as Error).message
+    throw new UsageError(`cannot read script '${path}': ${reason}. Name a readable script file, or - to read it from standard input.`)
   }
 }

@@ -24,7 +24,11 @@ ${HOST_FLAGS_HELP}`,
     ...HOST_FLAGS,
   },
   positionals: { max: 0 },
-  precheck: checkHostFlags,
+  precheck(values) {
+    // --compact is the embedded form cut short: asking for both is asking for two outputs.
+    if (values.embedded && values.compact) throw new UsageError('--embedded and --compact are two forms of the declarations; pass one of them (--compact is the embedded form with first sentences only).')
+    checkHostFlags(values)
+  },
   async run(values) {
     const options = await hostOptionsFrom(values)
     const { createHost } = await import('../../host/create-host.ts')

@@ -1,0 +1,73 @@
+/**
+ * The CLI's one-line answers to a newcomer's mistakes, run in-process through `main()` (issue 14
+ * item 3): what was wrong and what to do, on one `ptc:` line, exit code 2, before any host starts.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { main } from '../../../src/cli/main.ts'
+
+let dir: string
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ptc-usage-'))
+  writeFileSync(join(dir, 'ok.ts'), 'return 1\n')
+  mkdirSync(join(dir, 'scripts'))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** Run `ptc ...argv` in-process; the exit code and what it wrote on stderr. */
+async function ptc(...argv: string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = ''
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk)
+    return true
+  })
+  try {
+    return { code: await main(argv), stderr }
+  } finally {
+    spy.mockRestore()
+  }
+}
+
+describe('ptc usage errors are one line and exit 2 (issue 14)', () => {
+  it('a script that does not exist: "no such file", not ENOENT', async () => {
+    const missing = join(dir, 'missing.ts')
+    expect(await ptc('run', missing)).toEqual({ code: 2, stderr: `ptc: cannot read script '${missing}': no such file. Name a readable script file, or - to read it from standard input.\n` })
+    expect((await ptc('check', missing)).stderr).toContain(`cannot read script '${missing}': no such file.`)
+  })
+
+  it('a script path that is a folder: "is a directory", not EISDIR', async () => {
+    const folder = join(dir, 'scripts')
+    expect(await ptc('run', folder)).toEqual({ code: 2, stderr: `ptc: cannot read script '${folder}': is a directory. Name a readable script file, or - to read it from standard input.\n` })
+  })
+
+  it('typegen --embedded --compact is a usage error: the two forms conflict', async () => {
+    expect(await ptc('typegen', '--embedded', '--compact', '--workspace', dir)).toEqual({
+      code: 2,
+      stderr: 'ptc: --embedded and --compact are two forms of the declarations; pass one of them (--compact is the embedded form with first sentences only).\n',
+    })
+  })
+
+  it.each([
+    [['run', 'ok.ts', '--timeout-ms', '-5'], '--timeout-ms takes a positive whole number, got "-5".'],
+    [['run', 'ok.ts', '--timeout-ms', '1.5'], '--timeout-ms takes a positive whole number, got "1.5".'],
+    [['run', 'ok.ts', '--memory-mb', '-64'], '--memory-mb takes a positive whole number, got "-64".'],
+    [['view', '--port', '-1'], '--port takes a whole number from 0 to 65535, got "-1".'],
+  ])('a negative or fractional number for a numeric flag names the flag and what it takes: ptc %j', async (argv, message) => {
+    const cwd = process.cwd()
+    process.chdir(dir)
+    try {
+      expect(await ptc(...argv)).toEqual({ code: 2, stderr: `ptc: ${message}\n` })
+    } finally {
+      process.chdir(cwd)
+    }
+  })
+
+  it('a flag whose value is missing is one line, not parseArgs\' three', async () => {
+    const { code, stderr } = await ptc('run', join(dir, 'ok.ts'), '--timeout-ms')
+    expect(code).toBe(2)
+    expect(stderr).toBe("ptc: Option '--timeout-ms <value>' argument missing. Run ptc run --help for its flags.\n")
+  })
+})
