@@ -26,6 +26,7 @@ import * as runCodeTool from '../ptc/run-code-tool.ts'
 import { ToolRegistry } from '../pipeline/tool-registry.ts'
 import { builtinGroups, type BuiltinsOption } from '../builtin/builtin-groups.ts'
 import { HostOptionsError } from '../errors/host-options-error.ts'
+import { checkHostOptions, checkJournalFolder } from './check-host-options.ts'
 import { loadToolModules } from './load-tool-modules.ts'
 
 /** Options of {@link createHost}. */
@@ -53,7 +54,7 @@ export interface HostOptions {
    * (no journal unless `journal` names a file, and an oversized result is cut without a spill).
    */
   stateDir?: string | false
-  /** Journal file; `false` for none; default `<stateDir>/journal/<time>-<pid>.jsonl`. */
+  /** Journal file (its folder must exist); `false` for none; default `<stateDir>/journal/<time>-<pid>.jsonl`. */
   journal?: string | false
   /**
    * How many journals `<stateDir>/journal` keeps, oldest deleted first, applied when the host
@@ -89,14 +90,19 @@ export interface Host {
 
 /**
  * Start a host.
- * @throws HostOptionsError (`host-options`) for an unknown built-in group, a `stateDir` inside the
- *   workspace other than `.ptc`, or an invalid `journalRetention`.
+ * @throws HostOptionsError (`host-options`) for an unknown option or built-in group, an unknown
+ *   `preset` (the message lists the presets), a negative, fractional or non-numeric `ptc`,
+ *   `ptc.limits` or `jobs` number (naming the option), a `stateDir` inside the workspace other
+ *   than `.ptc`, or an invalid `journalRetention`.
+ * @throws PtcError (`journal-unwritable`) when `journal` names a file whose folder does not exist
+ *   (it is not created) or that cannot be written.
  * @throws ToolModuleError when a tool module cannot be loaded (the host is disposed first).
  * @throws SandboxError (`sandbox-policy-invalid`) when the workspace does not exist, or the state
  *   folder (or `spill/`, `journal/` in it) is a symlink, not a directory, or not owned by us.
  * @throws McpConfigError / McpConnectionError when `mcpConfig` is invalid or a server cannot start.
  */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
+  checkHostOptions(options)
   const workspace = resolve(options.workspace ?? '.')
   const groups = builtinGroups(options.builtins)
   const retention = options.journalRetention === undefined ? DEFAULT_JOURNAL_RETENTION : options.journalRetention
@@ -105,6 +111,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // S8: the state folder exists, is ours and is a real directory before any tool can run, so a
   // symlink planted by a `bash` job can never redirect the journal or the spills.
   const state = options.stateDir === false ? undefined : prepareStateFolder(workspace, options.stateDir)
+  if (typeof options.journal === 'string' && options.journal !== '') checkJournalFolder(options.journal)
   const root = new Context()
   // Every plugin goes through this child fiber, so one dispose stops them all, in reverse order.
   const host = root.plugin({ name: 'ptc-host', apply: () => {} })

@@ -90,6 +90,30 @@ export function replayJournal(text: string, tools: ToolLookup): string {
   return out
 }
 
+/**
+ * How much of `text` is journal: `lines`, its non-empty lines; `records`, those that are a
+ * journal record (a JSON object with a string `type` and a numeric `seq`, as the journal plugin
+ * writes every line). A file with lines but no record is not a journal (`ptc replay` refuses
+ * it). Pure; never throws.
+ */
+export function countJournalRecords(text: string): { lines: number; records: number } {
+  let lines = 0
+  let records = 0
+  for (const raw of typeof text === 'string' ? text.split('\n') : []) {
+    const line = raw.trim()
+    if (line === '') continue
+    lines++
+    let fields: Record<string, unknown> | undefined
+    try {
+      fields = asRecord(JSON.parse(line))
+    } catch {
+      continue
+    }
+    if (typeof fields?.type === 'string' && typeof fields.seq === 'number') records++
+  }
+  return { lines, records }
+}
+
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
 }

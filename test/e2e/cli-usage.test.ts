@@ -101,11 +101,18 @@ describe('ptc usage errors', { timeout: 90_000 }, () => {
     expect(stderr).toMatch(/^ptc: Cannot write .*tools\.d\.ts: ENOENT\. Check that its folder exists and is writable\.\n$/)
   })
 
+  it('a --journal in a folder that does not exist is one line, exit 2, and no folder is made', async () => {
+    const { code, stderr } = await ptc('run', 'ok.ts', '--workspace', dir, '--journal', join(dir, 'path', 'in', 'missing', 'x.jsonl'))
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/^ptc: Cannot write the journal .*x\.jsonl: its folder .*missing does not exist\. Create the folder first, or name a file in an existing folder with --journal\.\n$/)
+    expect(existsSync(join(dir, 'path'))).toBe(false)
+  })
+
   it('an unwritable --journal stops the run before anything runs', async () => {
     writeFileSync(join(dir, 'afile'), 'not a folder')
     const { code, stderr } = await ptc('run', 'ok.ts', '--workspace', dir, '--journal', join(dir, 'afile', 'j.jsonl'))
     expect(code).toBe(2)
-    expect(stderr).toMatch(/^ptc: Cannot write the journal .*afile\/j\.jsonl: .*Name a writable file with --journal\.\n$/)
+    expect(stderr).toMatch(/^ptc: Cannot write the journal .*afile\/j\.jsonl: its folder .*afile is not a directory\. Create the folder first, or name a file in an existing folder with --journal\.\n$/)
   })
 
   describe('serve', () => {

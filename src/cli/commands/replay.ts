@@ -2,7 +2,8 @@
  * `ptc replay JOURNAL.jsonl` (S11.3, S11.5): the cards of every call in the journal, on stdout,
  * through the same presenters and formatter as the live run. The host only supplies the tool
  * definitions: nothing runs, no journal is written, MCP servers are not started (their tools have
- * generic cards, which replay gives unknown tools too). Exit 0; 2 when the file cannot be read.
+ * generic cards, which replay gives unknown tools too). Exit 0; 2 when the file cannot be read or
+ * is not a journal (it has lines, but none is a journal record).
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -27,8 +28,14 @@ printed them; damaged lines become notes. Pass the run's --tools for their cards
     } catch (error) {
       throw new UsageError(`cannot read the journal ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
     }
+    const { countJournalRecords, replayJournal } = await import('../../present/replay.ts')
+    const { lines, records } = countJournalRecords(text)
+    if (lines > 0 && records === 0) {
+      throw new UsageError(
+        `${file} is not a ptc journal: none of its ${lines} line${lines === 1 ? '' : 's'} is a journal record. Name a journal file (ptc run --journal FILE writes one; ptc serve and ptc run keep theirs in .ptc/journal/).`,
+      )
+    }
     const { createHost } = await import('../../host/create-host.ts')
-    const { replayJournal } = await import('../../present/replay.ts')
     const host = await createHost({ workspace, toolModules: values.tools ?? [], journal: false })
     try {
       process.stdout.write(replayJournal(text, (name) => host.ctx.tools.get(name)))

@@ -55,7 +55,8 @@ export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
   maxLogBytes: 1024 * 1024,
 })
 
-const MINIMUMS: Readonly<RunLimits> = Object.freeze({
+/** The smallest value each limit takes (`resolveRunLimits` and `createHost` refuse less). */
+export const RUN_LIMIT_MINIMUMS: Readonly<RunLimits> = Object.freeze({
   wallClockMs: 1,
   cpuTimeMs: 1,
   memoryMb: 8,
@@ -75,8 +76,8 @@ export function resolveRunLimits(overrides: Partial<RunLimits> = {}): RunLimits 
   for (const key of Object.keys(DEFAULT_RUN_LIMITS) as (keyof RunLimits)[]) {
     const value = overrides[key]
     if (value === undefined) continue
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < MINIMUMS[key]) {
-      throw new RangeError(`RunLimits.${key} must be a finite number >= ${MINIMUMS[key]}, got ${String(value)}`)
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < RUN_LIMIT_MINIMUMS[key]) {
+      throw new RangeError(`RunLimits.${key} must be a finite number >= ${RUN_LIMIT_MINIMUMS[key]}, got ${String(value)}`)
     }
     limits[key] = Math.floor(value)
   }

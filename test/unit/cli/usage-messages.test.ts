@@ -65,6 +65,15 @@ describe('ptc usage errors are one line and exit 2 (issue 14)', () => {
     }
   })
 
+  it('S11.3 ptc replay of a file that is not a journal fails (exit 2) instead of printing nothing and exiting 0', async () => {
+    const notes = join(dir, 'notes.txt')
+    writeFileSync(notes, 'just some notes\n{"not": "a record"}\n')
+    expect(await ptc('replay', notes)).toEqual({
+      code: 2,
+      stderr: `ptc: ${notes} is not a ptc journal: none of its 2 lines is a journal record. Name a journal file (ptc run --journal FILE writes one; ptc serve and ptc run keep theirs in .ptc/journal/).\n`,
+    })
+  })
+
   it('a flag whose value is missing is one line, not parseArgs\' three', async () => {
     const { code, stderr } = await ptc('run', join(dir, 'ok.ts'), '--timeout-ms')
     expect(code).toBe(2)

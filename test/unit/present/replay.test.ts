@@ -9,7 +9,7 @@ import { Jobs } from '../../../src/jobs/jobs.ts'
 import * as journal from '../../../src/journal/journal.ts'
 import { formatCard } from '../../../src/present/format-card.ts'
 import { genericCall, genericResult, presentCallCard, presentResultCard } from '../../../src/present/present.ts'
-import { callCardText, replayJournal, resultCardText, type ToolLookup } from '../../../src/present/replay.ts'
+import { callCardText, countJournalRecords, replayJournal, resultCardText, type ToolLookup } from '../../../src/present/replay.ts'
 import { defineTool } from '../../../src/tools/define-tool.ts'
 import type { ToolResult } from '../../../src/tools/types.ts'
 import { createRoot, echoTool } from '../../helpers/registry.ts'
@@ -190,5 +190,15 @@ describe('replay fuzz (S11.5)', () => {
       cards += out.split('\n').length
     }
     expect(cards).toBeGreaterThan(500)
+  })
+})
+
+describe('countJournalRecords (S11.3)', () => {
+  it('counts the lines that are journal records, so a file that is not a journal can be told apart', () => {
+    expect(countJournalRecords('')).toEqual({ lines: 0, records: 0 })
+    expect(countJournalRecords('hello\nworld\n')).toEqual({ lines: 2, records: 0 })
+    // JSON, but not records the journal writes (no type and seq).
+    expect(countJournalRecords('{"name":"ptc-runner","version":"1.0.0"}\n[1,2]\n')).toEqual({ lines: 2, records: 0 })
+    expect(countJournalRecords('{"type":"tool/call","seq":1,"name":"x"}\n{"type":"tool/res')).toEqual({ lines: 2, records: 1 })
   })
 })

@@ -1,0 +1,82 @@
+/**
+ * The checks `createHost` makes on its options before anything starts (issue 14): an unknown
+ * option name, an unknown preset, a negative or non-numeric limit (each one
+ * {@link HostOptionsError}, code `host-options`, naming the option and what it takes); and, once
+ * the state folder is made, a journal file in a folder that does not exist. So a mistake is
+ * reported when the host is created, not when a run fails.
+ */
+import { existsSync, statSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { HostOptionsError } from '../errors/host-options-error.ts'
+import { PtcError } from '../errors/ptc-error.ts'
+import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permission-presets.ts'
+import { DEFAULT_RUN_LIMITS, RUN_LIMIT_MINIMUMS } from '../ptc/isolate/run-limits.ts'
+import type { HostOptions } from './create-host.ts'
+
+/** Every option `createHost` reads (a new one must be listed here: the type says so). */
+const HOST_OPTION_NAMES = Object.keys({
+  workspace: true, preset: true, toolModules: true, builtins: true, stateDir: true, journal: true,
+  journalRetention: true, jobs: true, ptc: true, setup: true, mcpConfig: true,
+} satisfies Record<keyof HostOptions, true>)
+
+/** The smallest value of each numeric `ptc` option (whole numbers; `limits` are separate). */
+const PTC_MINIMUMS = { maxWallClockMs: 1, checkers: 1, poolSize: 0, concurrency: 1, maxScriptBytes: 1, startTimeoutMs: 1 } as const
+
+/** The smallest value of each numeric `jobs` option (whole numbers). */
+const JOBS_MINIMUMS = { ringBytes: 1, killWaitMs: 0, maxRunningPerOwner: 1, retainEnded: 0 } as const
+
+/**
+ * Check `options` as {@link createHost} does before it starts anything.
+ * @throws HostOptionsError for an unknown option, an unknown `preset`, or a numeric `ptc`,
+ *   `ptc.limits` or `jobs` value that is not a number at or above its minimum.
+ */
+export function checkHostOptions(options: HostOptions): void {
+  for (const key of Object.keys(options)) {
+    if (!HOST_OPTION_NAMES.includes(key)) {
+      throw new HostOptionsError(`createHost has no option "${key}"; the options are ${HOST_OPTION_NAMES.join(', ')} (run limits go in ptc.limits).`, { option: key })
+    }
+  }
+  if (options.preset !== undefined && !isPermissionPresetName(options.preset)) {
+    throw new HostOptionsError(`preset ${JSON.stringify(options.preset)} is not a permission preset; use one of ${PERMISSION_PRESET_NAMES.join(', ')}.`, { option: 'preset' })
+  }
+  const ptc = options.ptc ?? {}
+  checkNumbers('ptc', ptc as Record<string, unknown>, PTC_MINIMUMS, true)
+  if (ptc.isolation !== undefined && ptc.isolation !== 'process' && ptc.isolation !== 'inline') {
+    throw new HostOptionsError(`ptc.isolation takes 'process' or 'inline', got ${JSON.stringify(ptc.isolation)}.`, { option: 'ptc.isolation' })
+  }
+  const limits = (ptc.limits ?? {}) as Record<string, unknown>
+  for (const key of Object.keys(limits)) {
+    if (!(key in DEFAULT_RUN_LIMITS)) {
+      throw new HostOptionsError(`ptc.limits has no limit "${key}"; the limits are ${Object.keys(DEFAULT_RUN_LIMITS).join(', ')}.`, { option: `ptc.limits.${key}` })
+    }
+  }
+  checkNumbers('ptc.limits', limits, RUN_LIMIT_MINIMUMS, false)
+  checkNumbers('jobs', (options.jobs ?? {}) as Record<string, unknown>, JOBS_MINIMUMS, true)
+}
+
+/** @throws HostOptionsError when a field of `values` named in `minimums` is set but not a finite number ≥ its minimum (and whole, when `whole`). */
+function checkNumbers(prefix: string, values: Record<string, unknown>, minimums: Readonly<Record<string, number>>, whole: boolean): void {
+  for (const [key, minimum] of Object.entries(minimums)) {
+    const value = values[key]
+    if (value === undefined) continue
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < minimum || (whole && !Number.isInteger(value))) {
+      throw new HostOptionsError(`${prefix}.${key} takes a ${whole ? 'whole ' : ''}number ≥ ${minimum}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`, { option: `${prefix}.${key}` })
+    }
+  }
+}
+
+/**
+ * The journal file a caller named (`--journal`) goes into an existing folder: like the workspace,
+ * it is never created (a typo must not make folders). `createHost` checks it once the state folder
+ * (`.ptc`) exists, so `.ptc/j.jsonl` in a fresh workspace is fine.
+ * @throws PtcError (`journal-unwritable`) unless the folder of `file` is an existing directory.
+ */
+export function checkJournalFolder(file: string): void {
+  const folder = dirname(resolve(file))
+  let problem: string | undefined
+  if (!existsSync(folder)) problem = 'does not exist'
+  else if (!statSync(folder).isDirectory()) problem = 'is not a directory'
+  if (problem) {
+    throw new PtcError('journal-unwritable', `Cannot write the journal ${resolve(file)}: its folder ${folder} ${problem}. Create the folder first, or name a file in an existing folder with --journal.`, { details: { file } })
+  }
+}

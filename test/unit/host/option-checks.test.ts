@@ -1,0 +1,78 @@
+/**
+ * `createHost` refuses a bad option before it starts anything (issue 14): an unknown option, an
+ * unknown preset, a negative or non-numeric limit, a journal in a folder that does not exist.
+ * Each is one HostOptionsError (code `host-options`) naming the option and what it takes; the
+ * journal's folder, like the workspace, must exist (nothing is created).
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HostOptionsError } from '../../../src/errors/host-options-error.ts'
+import { PtcError } from '../../../src/errors/ptc-error.ts'
+import { createHost, type HostOptions } from '../../../src/host/create-host.ts'
+
+let workspace: string
+beforeAll(() => {
+  workspace = mkdtempSync(join(tmpdir(), 'ptc-option-checks-'))
+})
+afterAll(() => rmSync(workspace, { recursive: true, force: true }))
+
+/** The error `createHost(options)` rejects with (the test fails if it starts a host). */
+async function refusal(options: Record<string, unknown>): Promise<PtcError> {
+  let host
+  try {
+    host = await createHost({ workspace, stateDir: false, ...options } as HostOptions)
+  } catch (error) {
+    return error as PtcError
+  }
+  await host.dispose()
+  throw new Error(`createHost accepted ${JSON.stringify(options)}`)
+}
+
+describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
+  it('an unknown preset is a HostOptionsError listing the presets, not a TypeError', async () => {
+    const error = await refusal({ preset: 'bogus' })
+    expect(HostOptionsError.isInstance(error)).toBe(true)
+    expect(error.code).toBe('host-options')
+    expect(error.message).toBe('preset "bogus" is not a permission preset; use one of read-only, workspace-write, danger-full-access.')
+  })
+
+  it.each([
+    [{ ptc: { limits: { wallClockMs: -5 } } }, 'ptc.limits.wallClockMs takes a number ≥ 1, got -5.'],
+    [{ ptc: { limits: { cpuTimeMs: Number.NaN } } }, 'ptc.limits.cpuTimeMs takes a number ≥ 1, got NaN.'],
+    [{ ptc: { limits: { memoryMb: 4 } } }, 'ptc.limits.memoryMb takes a number ≥ 8, got 4.'],
+    [{ ptc: { limits: { maxToolCalls: '10' } } }, 'ptc.limits.maxToolCalls takes a number ≥ 0, got "10".'],
+    [{ ptc: { maxWallClockMs: -1 } }, 'ptc.maxWallClockMs takes a whole number ≥ 1, got -1.'],
+    [{ ptc: { checkers: 1.5 } }, 'ptc.checkers takes a whole number ≥ 1, got 1.5.'],
+    [{ ptc: { startTimeoutMs: 0 } }, 'ptc.startTimeoutMs takes a whole number ≥ 1, got 0.'],
+    [{ jobs: { ringBytes: -1 } }, 'jobs.ringBytes takes a whole number ≥ 1, got -1.'],
+  ])('S9.7 a negative, NaN or non-numeric limit is refused, naming the option: %j', async (options, message) => {
+    const error = await refusal(options)
+    expect(HostOptionsError.isInstance(error)).toBe(true)
+    expect(error.message).toBe(message)
+  })
+
+  it('a misplaced or misspelt option is refused instead of silently ignored', async () => {
+    expect((await refusal({ limits: { timeoutMs: -5 } })).message).toMatch(/^createHost has no option "limits"; the options are workspace, preset, .*\(run limits go in ptc\.limits\)\.$/)
+    expect((await refusal({ ptc: { limits: { timeoutMs: 1000 } } })).message).toBe(
+      'ptc.limits has no limit "timeoutMs"; the limits are wallClockMs, cpuTimeMs, memoryMb, maxToolCalls, maxCallsInFlight, maxCrossingBytes, maxLogBytes.',
+    )
+  })
+
+  it('a journal in a folder that does not exist is refused, and no folder is created', async () => {
+    const missing = join(workspace, 'path', 'in', 'missing')
+    const error = await refusal({ journal: join(missing, 'x.jsonl') })
+    expect(error.code).toBe('journal-unwritable')
+    expect(error.message).toBe(`Cannot write the journal ${join(missing, 'x.jsonl')}: its folder ${missing} does not exist. Create the folder first, or name a file in an existing folder with --journal.`)
+    expect(existsSync(join(workspace, 'path'))).toBe(false)
+    writeFileSync(join(workspace, 'afile'), '')
+    expect((await refusal({ journal: join(workspace, 'afile', 'x.jsonl') })).message).toMatch(/: its folder .*afile is not a directory\. Create the folder first/)
+  })
+
+  it('a journal in an existing folder is written', async () => {
+    const host = await createHost({ workspace, stateDir: false, journal: join(workspace, 'j.jsonl'), ptc: { isolation: 'inline', limits: { wallClockMs: 5_000 } } })
+    await host.dispose()
+    expect(existsSync(join(workspace, 'j.jsonl'))).toBe(true)
+  })
+})
