@@ -4,7 +4,8 @@
  * `defineTool` results (default export or a named `tools` export). TypeScript modules load
  * directly on Node 24.
  */
-import { resolve } from 'node:path'
+import { findPackageJSON } from 'node:module'
+import { basename, extname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Context, Plugin } from 'cordis'
 import { describeThrown } from '../errors/describe-thrown.ts'
@@ -24,12 +25,7 @@ export class ToolModuleError extends PtcError {
  */
 export async function loadToolModules(ctx: Context, modules: readonly string[]): Promise<void> {
   for (const specifier of modules) {
-    let module: Record<string, unknown>
-    try {
-      module = await import(pathToFileURL(resolve(specifier)).href)
-    } catch (error) {
-      throw new ToolModuleError(`Could not import tool module ${specifier}: ${(error as Error).message}`)
-    }
+    const module = await importToolModule(specifier)
     const tools = [module.default, module.tools].find((value) => Array.isArray(value)) as unknown[] | undefined
     if (tools) {
       const bad = tools.findIndex((tool) => !isTool(tool))
@@ -53,6 +49,48 @@ export async function loadToolModules(ctx: Context, modules: readonly string[]):
       throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}`)
     }
   }
+}
+
+/** Node's warning when it loaded a file as CommonJS that has ES module syntax; names the file. */
+const LOADED_AS_COMMONJS = /^Failed to load the ES module: (.+?)\. Make sure to set "type": "module"/
+
+/**
+ * Import `specifier` (a path). A `.ts`/`.js` file with `import`/`export` in a `"type": "commonjs"`
+ * project is loaded by Node as CommonJS and fails with a SyntaxError after a two-line warning:
+ * the warning is held back while importing, and the failure is one line saying what to do.
+ * @throws ToolModuleError when the module cannot be imported.
+ */
+async function importToolModule(specifier: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(resolve(specifier)).href
+  let loadedAsCommonJs: string | undefined
+  const emit = process.emit
+  // Node reports it through process.emit('warning') before the import rejects; only that warning is held back.
+  process.emit = function (this: NodeJS.Process, event: string | symbol, ...args: unknown[]): boolean {
+    const match = event === 'warning' && args[0] instanceof Error ? LOADED_AS_COMMONJS.exec(args[0].message) : null
+    if (match) {
+      loadedAsCommonJs ??= match[1]
+      return false
+    }
+    return (emit as (this: NodeJS.Process, event: string | symbol, ...rest: unknown[]) => boolean).call(this, event, ...args)
+  } as typeof process.emit
+  try {
+    return (await import(url)) as Record<string, unknown>
+  } catch (error) {
+    if (loadedAsCommonJs !== undefined) throw new ToolModuleError(commonJsMessage(specifier, loadedAsCommonJs))
+    throw new ToolModuleError(`Could not import tool module ${specifier}: ${(error as Error).message}`)
+  } finally {
+    process.emit = emit
+  }
+}
+
+/** One line: which file Node loaded as CommonJS, because of which package.json, and the two fixes. */
+function commonJsMessage(specifier: string, file: string): string {
+  const packageJson = findPackageJSON(pathToFileURL(file))
+  const why = packageJson === undefined ? 'no package.json says "type": "module"' : `${packageJson} does not say "type": "module"`
+  const extension = extname(file)
+  const renamed = extension === '.ts' ? `${basename(file, '.ts')}.mts` : extension === '.js' ? `${basename(file, '.js')}.mjs` : undefined
+  const which = resolve(specifier) === file ? '' : ` (imported by ${specifier})`
+  return `Tool module ${file}${which} uses import/export, but Node loads it as CommonJS because ${why}: ${renamed ? `rename it ${renamed}, or ` : ''}set "type": "module" in that package.json.`
 }
 
 function isPlugin(value: unknown): boolean {

@@ -1,0 +1,67 @@
+/**
+ * Loading `--tools` modules (issue 14): a TypeScript plugin with `import`/`export` in a project
+ * whose package.json says `"type": "commonjs"` (what `npm init -y` writes) is loaded by Node as
+ * CommonJS and fails; the user gets one line naming the file and the two fixes, and not Node's
+ * warning and raw SyntaxError.
+ */
+import { execFile } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const LOADER = new URL('../../../src/host/load-tool-modules.ts', import.meta.url).href
+
+/**
+ * `loadToolModules` of `file` in a plain Node process (vitest's own module loader would transform
+ * the plugin and hide how Node loads it): the error message, and every warning its listeners heard.
+ */
+async function loadInNode(file: string): Promise<{ message: string; warnings: string[] }> {
+  const script = `
+    import { Context } from 'cordis'
+    import { loadToolModules } from ${JSON.stringify(LOADER)}
+    const warnings = []
+    process.on('warning', (warning) => warnings.push(warning.message))
+    let message = ''
+    try { await loadToolModules(new Context(), [${JSON.stringify(file)}]) } catch (error) { message = error.message }
+    process.emitWarning('still heard')
+    setImmediate(() => console.log(JSON.stringify({ message, warnings })))
+  `
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: import.meta.dirname, timeout: 60_000 })
+  return JSON.parse(stdout) as { message: string; warnings: string[] }
+}
+
+let project: string
+beforeAll(() => {
+  project = mkdtempSync(join(tmpdir(), 'ptc-cjs-project-'))
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-agent', version: '1.0.0', type: 'commonjs' }))
+  writeFileSync(join(project, 'weather.ts'), 'const days: number = 3\nexport default [days]\n')
+  writeFileSync(join(project, 'entry.mts'), "export * from './weather.ts'\n")
+  mkdirSync(join(project, 'broken'))
+  writeFileSync(join(project, 'broken', 'package.json'), JSON.stringify({ type: 'module' }))
+  writeFileSync(join(project, 'broken', 'plugin.ts'), 'export const = 1\n')
+})
+afterAll(() => rmSync(project, { recursive: true, force: true }))
+
+describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
+  it('an ES module .ts plugin in a "type": "commonjs" project fails with one line: rename it .mts or set "type": "module"', async () => {
+    const file = join(project, 'weather.ts')
+    const { message, warnings } = await loadInNode(file)
+    expect(message).toBe(
+      `Tool module ${file} uses import/export, but Node loads it as CommonJS because ${join(project, 'package.json')} does not say "type": "module": rename it weather.mts, or set "type": "module" in that package.json.`,
+    )
+    // Node's own two-line warning about it was held back; other warnings still reach listeners.
+    expect(warnings).toEqual(['still heard'])
+  })
+
+  it('the message names the file Node loaded as CommonJS when the plugin imports it', async () => {
+    const { message } = await loadInNode(join(project, 'entry.mts'))
+    expect(message).toMatch(new RegExp(`^Tool module ${join(project, 'weather.ts')} \\(imported by .*entry\\.mts\\) uses import/export, but Node loads it as CommonJS`))
+  })
+
+  it('another import failure keeps its own message', async () => {
+    const file = join(project, 'broken', 'plugin.ts')
+    expect((await loadInNode(file)).message).toMatch(new RegExp(`^Could not import tool module ${file}: `))
+  })
+})
