@@ -14,6 +14,7 @@ import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import { createBridge } from './bridge.ts'
 import { CheckerPool } from './check/checker-pool.ts'
+import { canPrepareInHost, prepareInHost } from './check/prepare-in-host.ts'
 import { discardCheckerSnapshot, findCheckerSnapshot } from './check/checker-snapshot.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-contract.ts'
@@ -153,8 +154,9 @@ export class Ptc extends Service {
    *
    * The deadline (`timeoutMs`, default `limits.wallClockMs`) covers checking, compiling and
    * running, counted from the call, waiting for a busy checker included. Not charged: the cold
-   * start of the first checker (a `ptc run`; `ptc serve` prewarms) and waiting for the isolate
-   * worker to start or restart. `durationMs` is the charged time.
+   * start of the first checker (a `ptc run`; `ptc serve` prewarms) or, for an unchecked script
+   * (compiled by esbuild from the host, `prepare-in-host.ts`), of esbuild's service, and waiting
+   * for the isolate worker to start or restart. `durationMs` is the charged time.
    * @throws Error only for infrastructure failures (a worker cannot start).
    */
   async run(code: string, options: RunOptions = {}): Promise<RunCodeValue> {
@@ -175,7 +177,9 @@ export class Ptc extends Service {
     // a failure surfaces in the run.
     const isolationReady = (this._config.isolation === 'inline' ? this.pool() : this.supervisor().prewarm()).then(() => {}, () => {})
     const declarations = typecheck ? await this.declarations() : ''
-    const { outcome, startedAt, checkMs } = await this.checkers().prepare({ code, typecheck, compile: true }, { declarations, timeoutMs: deadlineMs, ...(options.signal && { signal: options.signal }) })
+    const prepareOptions = { timeoutMs: deadlineMs, ...(options.signal && { signal: options.signal }) }
+    // Unchecked, esbuild compiles from here (issue 12): no checker process to start and wait for.
+    const { outcome, startedAt, checkMs } = !typecheck && canPrepareInHost(code) ? await prepareInHost(code, prepareOptions) : await this.checkers().prepare({ code, typecheck, compile: true }, { declarations, ...prepareOptions })
     const stopped = (status: RunCodeValue['status'], error: { name: string; message: string }): RunCodeValue => ({ status, error, logs: [], toolCalls: 0, durationMs: checkMs })
     if (outcome.kind === 'timeout' || (outcome.kind === 'prepared' && outcome.prepared.kind === 'compiled' && Math.ceil(checkMs) >= deadlineMs)) {
       const { status, error } = checkTimeoutEnding(deadlineMs, typecheck)

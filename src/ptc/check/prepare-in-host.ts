@@ -1,0 +1,65 @@
+/**
+ * The compile step of an unchecked script without a checker worker (SPEC S9.1; issue 12: a
+ * `ptc run --no-typecheck` starts no checker process). esbuild already does its work in a
+ * process of its own (its service, started with the first compile), so the host only hands it
+ * the text and waits: the host's event loop does nothing whose length the script decides beyond
+ * copying the text there and back, exactly as it would to and from a checker (issue 16).
+ * A script that mentions `import` or `require` still goes to a checker: finding those needs
+ * TypeScript's parser, which stays out of the host.
+ */
+import { mentionsModules } from '../compile-source.ts'
+import type { TypeChecker } from '../type-checker.ts'
+import type { PrepareOptions, PrepareResult } from './checker-contract.ts'
+import { prepareScript } from './prepare-script.ts'
+
+/** Set once a compile in this process answered: esbuild's service is started from then on. */
+let esbuildStarted = false
+
+/**
+ * Whether {@link prepareInHost} can compile `code` for an unchecked run: true unless the script
+ * mentions modules (see `mentionsModules`).
+ */
+export function canPrepareInHost(code: string): boolean {
+  return !mentionsModules(code)
+}
+
+/**
+ * Compiles `code` (not type-checked) with esbuild from this process, with the result shape of
+ * `CheckerPool.prepare`: `compiled`, or `syntax-error` with diagnostics in the user's coordinates.
+ * The deadline (`options.timeoutMs`) counts from the call, except for the first compile in this
+ * process, which also starts esbuild's service and is not charged, as a checker pool's first
+ * start is not; `timeout` when it passes first, `cancelled` when `options.signal` aborts first
+ * (the compile itself then finishes unobserved). `declarations` are not used.
+ * @throws Error when esbuild cannot start or fails (infrastructure), as `CheckerPool.prepare` does
+ *   when no checker can start.
+ */
+export async function prepareInHost(code: string, options: Pick<PrepareOptions, 'timeoutMs' | 'signal'>): Promise<PrepareResult> {
+  const called = performance.now()
+  const { signal } = options
+  if (signal?.aborted) return { outcome: { kind: 'cancelled' }, startedAt: called, checkMs: 0 }
+  const charged = esbuildStarted
+  const compiled = prepareScript(noChecker, { code, typecheck: false, compile: true }, '')
+  let timer: NodeJS.Timeout | undefined
+  let onAbort: (() => void) | undefined
+  const stopped = new Promise<'timeout' | 'cancelled'>((resolve) => {
+    if (charged) timer = setTimeout(() => resolve('timeout'), options.timeoutMs)
+    onAbort = () => resolve('cancelled')
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+  try {
+    const first = await Promise.race([compiled, stopped])
+    esbuildStarted = true
+    const startedAt = charged ? called : performance.now()
+    const checkMs = performance.now() - startedAt
+    return { outcome: typeof first === 'string' ? { kind: first } : { kind: 'prepared', prepared: first }, startedAt, checkMs }
+  } finally {
+    clearTimeout(timer)
+    if (onAbort) signal?.removeEventListener('abort', onAbort)
+    compiled.catch(() => {}) // Abandoned after a timeout or cancel: its failure is nobody's.
+  }
+}
+
+/** An unchecked request never asks for the type checker. */
+function noChecker(): Promise<TypeChecker> {
+  return Promise.reject(new Error('an unchecked script needs no type checker'))
+}

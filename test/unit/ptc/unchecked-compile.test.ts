@@ -1,0 +1,66 @@
+/**
+ * An unchecked script is compiled by esbuild from the host, without a checker worker (SPEC S9.1;
+ * issue 12: a `ptc run --no-typecheck` starts no checker process), with the same outcomes as
+ * the checker's compile: the value, syntax errors in the script's own lines, runtime errors
+ * mapped back to them. Scripts that mention modules still go to a checker (TypeScript's parser
+ * finds the imports), and so does every type-checked script.
+ */
+import type { Context } from 'cordis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { prepareInHost } from '../../../src/ptc/check/prepare-in-host.ts'
+import { NO_IMPORTS_MESSAGE } from '../../../src/ptc/compile-source.ts'
+import { Ptc } from '../../../src/ptc/ptc-service.ts'
+import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
+
+describe('unchecked scripts compile in the host (S9.1, issue 12)', () => {
+  let root: Context
+  let dispose: () => unknown
+  beforeAll(async () => {
+    root = await createRoot()
+    const fiber = root.plugin(Ptc, { isolation: 'inline', poolSize: 1, checkers: 1 })
+    await fiber
+    dispose = () => fiber.dispose()
+    await usePlugin(root, (ctx) => void ctx.tools.register(echoTool()))
+  }, 60_000)
+  afterAll(() => dispose())
+
+  it('S9.1 an unchecked run is answered without starting a checker worker', async () => {
+    const result = await root.ptc.run('const r: { text: string } = await tools.echo({ text: "hi" })\nreturn r.text', { typecheck: false })
+    expect(result).toMatchObject({ status: 'ok', value: 'hi', toolCalls: 1 })
+    expect(root.ptc._checkers).toBeUndefined()
+  })
+
+  it("S9.1 an unchecked syntax error is a type-error status whose diagnostics are in the script's lines", async () => {
+    const result = await root.ptc.run('const a = 1\nreturn (a', { typecheck: false })
+    expect(result).toMatchObject({ status: 'type-error', toolCalls: 0, error: { name: 'SyntaxError' } })
+    expect(result.diagnostics?.[0]).toMatchObject({ line: 2, category: 'error' })
+    expect(root.ptc._checkers).toBeUndefined()
+  })
+
+  it("S9.1 a runtime error of an unchecked script points at the script's own line and column", async () => {
+    const result = await root.ptc.run('const n: number = 2\nconst o: any = undefined\nreturn o.field', { typecheck: false })
+    expect(result).toMatchObject({ status: 'error', error: { name: 'TypeError', line: 3, column: 10 } })
+  })
+
+  it('S9.1 an unchecked script that mentions import still goes to a checker, which refuses the import', async () => {
+    const result = await root.ptc.run("const fs = await import('node:fs')\nreturn 1", { typecheck: false })
+    expect(result).toMatchObject({ status: 'type-error', toolCalls: 0 })
+    expect(result.error?.message).toContain(NO_IMPORTS_MESSAGE)
+    expect(root.ptc._checkers).toBeDefined()
+  }, 60_000)
+})
+
+describe('prepareInHost (S9.1)', () => {
+  it('S9.1 a signal aborted before the compile ends it cancelled', async () => {
+    const stop = new AbortController()
+    stop.abort()
+    expect((await prepareInHost('return 1', { timeoutMs: 60_000, signal: stop.signal })).outcome).toEqual({ kind: 'cancelled' })
+  })
+
+  it('S9.1 a script compiles to the body the isolate runs', async () => {
+    const { outcome } = await prepareInHost('const x: number = 41\nreturn x + 1', { timeoutMs: 60_000 })
+    expect(outcome.kind).toBe('prepared')
+    if (outcome.kind !== 'prepared' || outcome.prepared.kind !== 'compiled') throw new Error(JSON.stringify(outcome))
+    await expect(new Function(`return (async () => {\n${outcome.prepared.compiled.js}\n})()`)()).resolves.toBe(42)
+  })
+})
