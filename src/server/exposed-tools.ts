@@ -12,6 +12,9 @@
  * type-checking, timed out, …), which keeps its full canonical value as `structuredContent` so a
  * client reads the diagnostics while one that looks only at `isError` sees a failure.
  *
+ * Listed schemas have one `type` per node (`type: ["number", "null"]` is listed as `anyOf`
+ * branches, `single-type-schema.ts`), as portable clients and the MCP Inspector's `--strict` want.
+ *
  * Each entry carries the tool's `title` and `annotations` (MCP behaviour hints). `run_code`'s hints
  * are derived from the tools a script can call: read-only only when every one of them is, and
  * destructive or open-world when any of them may be (a tool without hints counts as MCP's
@@ -24,6 +27,7 @@ import { runCodeDescription } from '../ptc/run-code-tool.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { ToolAnnotations, ToolResult } from '../tools/types.ts'
+import { withSingleTypes } from './single-type-schema.ts'
 
 /** The background job tools (S10.6), exposed whenever they are registered. */
 export const JOB_TOOLS: readonly string[] = ['job_list', 'job_read', 'job_kill']
@@ -66,8 +70,9 @@ export function mcpToolList(tools: ToolRegistry, exposed: readonly Tool[], decla
         name: tool.name,
         ...(tool.title !== undefined && { title: tool.title }),
         description,
-        inputSchema: { ...schema.parameters, type: 'object' },
-        ...(outputSchema && { outputSchema: { ...outputSchema, type: 'object' } }),
+        // One `type` per schema node (anyOf for nullable fields): what the Inspector's --strict asks for.
+        inputSchema: withSingleTypes({ ...schema.parameters, type: 'object' }),
+        ...(outputSchema && { outputSchema: withSingleTypes({ ...outputSchema, type: 'object' }) }),
         ...(annotations !== undefined && { annotations: { ...annotations } }),
       },
     ]
