@@ -63,6 +63,43 @@ export function traceWithoutShadow(service: Service): void {
   delete tracker.associate
 }
 
+/** Marks a reflect service whose `bind` {@link bindListenersWithoutProxyTraps} already replaced. */
+const FAST_BIND = Symbol('ptc.fastBind')
+
+/**
+ * Speed (bench/pipeline.bench.ts, issue 12): every `ctx.on(...)` listener is wrapped by cordis'
+ * `reflect.bind` in an apply proxy that traces `this` and each argument into the listening
+ * plugin's context (so a service passed to it answers `this.ctx` as that plugin). cordis' wrapper
+ * reaches `trace` and `ctx` through the reflect service's own tracing proxy, two proxy traps per
+ * argument and per call: with three policies on `tools/pre-execute` that was about a third of the
+ * pipeline's overhead. This `bind` does the same tracing (cordis' own `trace`, with the listening
+ * plugin's context read once at `ctx.on` time, exactly what the proxy answered for `this.ctx`)
+ * without the traps. Listeners registered before this ran keep cordis' wrapper. Idempotent.
+ */
+export function bindListenersWithoutProxyTraps(ctx: Context): void {
+  const reflect = untraced(ctx.reflect) as unknown as Record<PropertyKey, unknown> & { trace: (value: unknown) => unknown }
+  if (reflect[FAST_BIND] === true) return
+  const trace = reflect.trace
+  Object.defineProperty(reflect, FAST_BIND, { value: true })
+  Object.defineProperty(reflect, 'bind', {
+    configurable: true,
+    writable: true,
+    value: function bind(this: { ctx: Context }, callback: Listener): Listener {
+      // `this` is the reflect service as the listening plugin reached it: its `ctx` is that plugin's.
+      const site = { ctx: this.ctx }
+      const traced = (value: unknown): unknown => (value !== null && (typeof value === 'object' || typeof value === 'function') ? trace.call(site, value) : value)
+      return new Proxy(callback, {
+        apply: (target, thisArg, args: unknown[]) => {
+          const tracedArgs = new Array<unknown>(args.length)
+          for (let index = 0; index < args.length; index++) tracedArgs[index] = traced(args[index])
+          return Reflect.apply(target, traced(thisArg), tracedArgs)
+        },
+        construct: (target, args: unknown[], newTarget) => Reflect.construct(target, args.map(traced), newTarget),
+      })
+    },
+  })
+}
+
 const NONE: readonly Listener[] = Object.freeze([])
 
 /** Snapshot of the listeners of `name`, as cordis' `_resolve` returns them for a dispatch. */

@@ -108,11 +108,18 @@ function copy(value: unknown, ancestors: object[], depth: number): JsonValue {
   return Object.freeze(out)
 }
 
-/** Deep-freeze a value in place and return it (S6.4). Cycles are safe. */
-export function deepFreeze<T>(value: T, seen: WeakSet<object> = new WeakSet()): T {
-  if (typeof value !== 'object' || value === null || seen.has(value)) return value
-  seen.add(value)
+/**
+ * Deep-freeze a value in place and return it (S6.4). Cycles are safe. The set of visited objects
+ * is only made once an object holds another object: a flat record (most arguments) is frozen
+ * without allocating anything.
+ */
+export function deepFreeze<T>(value: T, seen?: WeakSet<object>): T {
+  if (typeof value !== 'object' || value === null || seen?.has(value)) return value
+  seen?.add(value)
   Object.freeze(value)
-  for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key], seen)
+  for (const key of Reflect.ownKeys(value)) {
+    const child = (value as Record<PropertyKey, unknown>)[key]
+    if (typeof child === 'object' && child !== null) deepFreeze(child, (seen ??= new WeakSet([value])))
+  }
   return value
 }

@@ -33,17 +33,34 @@ const deny = (message: string, info?: JsonValue): PreExecuteVerdict => ({ kind: 
 /**
  * Decide whether `execution` runs. A throwing listener or an unknown decision denies
  * (fail-closed, S5.1); a guard's denial is final (S4.1); `ask` runs only on `allowed-once` (S5.3,
- * S8.1); the caller's stop during any of it cancels (S6.3). Never throws.
+ * S8.1); the caller's stop during any of it cancels (S6.3). Never throws, never rejects.
+ * Synchronous when every listener answers synchronously (the common case: each `await` of the
+ * pipeline costs a microtask turn per call), a promise otherwise.
  */
-export async function preExecute(host: PreExecuteHost, execution: Execution): Promise<PreExecuteVerdict> {
-  const { callerSignal } = execution
-  let decision: PreToolDecision
+export function preExecute(host: PreExecuteHost, execution: Execution): PreExecuteVerdict | Promise<PreExecuteVerdict> {
+  let decision: PreToolDecision | Promise<PreToolDecision>
   try {
-    decision = await untilCallerStop(waterfall<PreToolDecision | Promise<PreToolDecision>>(host.events, 'tools/pre-execute', [execution], () => ALLOW), callerSignal)
+    decision = untilCallerStop(waterfall<PreToolDecision | Promise<PreToolDecision>>(host.events, 'tools/pre-execute', [execution], () => ALLOW), execution.callerSignal)
   } catch (error) {
-    if (error === CANCELLED) return CANCEL
-    return deny(`A policy check failed, so the call was denied: ${describeThrown(error)}`)
+    return policyFailed(error)
   }
+  if (isThenable(decision)) return Promise.resolve(decision).then((settled) => decide(host, execution, settled), policyFailed)
+  return decide(host, execution, decision)
+}
+
+/** A listener threw or rejected: the caller's stop cancels, anything else denies (S5.1, S6.3). */
+function policyFailed(error: unknown): PreExecuteVerdict {
+  if (error === CANCELLED) return CANCEL
+  return deny(`A policy check failed, so the call was denied: ${describeThrown(error)}`)
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+}
+
+/** The waterfall's answer → the guards → `ask`'s approval (see {@link preExecute}). */
+function decide(host: PreExecuteHost, execution: Execution, decision: PreToolDecision): PreExecuteVerdict | Promise<PreExecuteVerdict> {
+  const { callerSignal } = execution
   const kind = (decision as { kind?: unknown } | undefined)?.kind
   if (kind === 'deny') {
     const { reason, info } = decision as Extract<PreToolDecision, { kind: 'deny' }>
@@ -57,8 +74,7 @@ export async function preExecute(host: PreExecuteHost, execution: Execution): Pr
   if (refusal !== undefined) return deny(refusal)
 
   if (kind === 'ask') {
-    const verdict = await ask(host.ctx, execution, decision as Extract<PreToolDecision, { kind: 'ask' }>)
-    if (verdict.kind !== 'run') return verdict
+    return ask(host.ctx, execution, decision as Extract<PreToolDecision, { kind: 'ask' }>).then((verdict) => (verdict.kind !== 'run' ? verdict : callerSignal.aborted ? CANCEL : RUN))
   }
   return callerSignal.aborted ? CANCEL : RUN
 }

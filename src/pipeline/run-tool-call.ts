@@ -45,7 +45,9 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     if (!(execution instanceof Execution)) return finish(events, record, failure(execution))
     if (execution.callerSignal.aborted) return finish(events, record, cancellation())
 
-    const verdict = await preExecute(host, execution)
+    // Awaited only when a listener answered asynchronously (an `await` costs a microtask turn).
+    const decided = preExecute(host, execution)
+    const verdict = decided instanceof Promise ? await decided : decided
     if (verdict.kind === 'deny') return finish(events, record, denial(verdict.message, verdict.info))
     if (verdict.kind === 'cancel') return finish(events, record, cancellation())
 

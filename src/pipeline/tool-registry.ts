@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { ToolDefinitionError } from '../errors/ptc-error.ts'
 import { isTool, type Tool } from '../tools/define-tool.ts'
 import type { ExecuteOptions, ToolCall, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from '../tools/types.ts'
-import { eventHooks, traceWithoutShadow } from './cordis-adapter.ts'
+import { bindListenersWithoutProxyTraps, eventHooks, traceWithoutShadow } from './cordis-adapter.ts'
 import { materializeJson } from './materialize.ts'
 import { runToolCall } from './run-tool-call.ts'
 
@@ -38,6 +38,8 @@ export class ToolRegistry extends Service {
     super(ctx, 'tools')
     // Speed: no per-call shadow proxies (see cordis-adapter.ts); tests pin the fiber ownership this must keep.
     traceWithoutShadow(this)
+    // Speed: policies' listeners (registered after the registry) are called without cordis' proxy traps.
+    bindListenersWithoutProxyTraps(ctx)
   }
 
   /**

@@ -92,6 +92,26 @@ describe('hook dispatch (S3)', () => {
     expect(bail(eventHooks(root), 'no/listeners', [])).toBeUndefined()
   })
 
+  it('S1.4 a service passed to a listener is still traced into the listening plugin (listeners are bound without proxy traps)', async () => {
+    const root = await createRoot()
+    expect(Object.hasOwn(untraced(root.reflect) as object, 'bind')).toBe(true)
+    const received: unknown[] = []
+    const listener = await usePlugin(root, (ctx) => {
+      ctx.on('test/hand-over' as never, ((tools: ToolRegistry, extra: unknown) => {
+        received.push(extra)
+        tools.register(echoTool())
+      }) as never)
+    }, 'listener')
+    const plain = { a: 1 }
+    ;(root as unknown as { emit: (...args: unknown[]) => void }).emit('test/hand-over', untraced(root.tools), plain)
+    expect(received).toEqual([plain])
+    expect(received[0]).toBe(plain)
+    expect(root.tools.get('echo')).toBeDefined()
+    // The registration belongs to the listener's fiber, as with cordis' own binding.
+    await listener.dispose()
+    expect(root.tools.get('echo')).toBeUndefined()
+  })
+
   it('untraced is the registry behind ctx.tools, and a plain object stays itself', async () => {
     const root = await createRoot()
     await usePlugin(root, (ctx) => void ctx.tools.register(echoTool()))
