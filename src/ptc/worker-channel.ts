@@ -32,6 +32,12 @@ export interface StartWorkerOptions<Message> {
    * the CPU to the host's routing when cores are short. Processes only; default 0.
    */
   niceness?: number
+  /**
+   * When {@link niceness} applies: `'start'` (default) as the process is forked, `'first-message'`
+   * once it sends its first message (a worker's `ready`), so its own start-up, which nothing a
+   * script controls takes part in, is not slowed by it on a busy machine (issue 12).
+   */
+  niceFrom?: 'start' | 'first-message'
   /** Every message the worker sends, in order. */
   onMessage: (message: Message) => void
   /**
@@ -119,13 +125,17 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
   })
   const stderr = keepTail(child.stderr)
   liveChildren.add(child)
-  if (options.niceness !== undefined && child.pid !== undefined) {
+  let toNice = options.niceness
+  const lowerPriority = (): void => {
+    if (toNice === undefined || child.pid === undefined) return
     try {
-      setPriority(child.pid, Math.min(19, getPriority(child.pid) + options.niceness))
+      setPriority(child.pid, Math.min(19, getPriority(child.pid) + toNice))
     } catch {
       // Only a preference: the worker runs at the host's priority.
     }
+    toNice = undefined
   }
+  if (options.niceFrom !== 'first-message') lowerPriority()
   if (!exitHookInstalled) {
     exitHookInstalled = true
     process.on('exit', () => {
@@ -139,7 +149,10 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     liveChildren.delete(child)
     stderr.drained(() => options.onExit(description, stderr.tail()))
   }
-  child.on('message', (message: FromWorker) => options.onMessage(message))
+  child.on('message', (message: FromWorker) => {
+    lowerPriority()
+    options.onMessage(message)
+  })
   child.on('error', (error) => {
     // Spawn failures leave no pid (and may never emit 'exit'); send failures are seen by send().
     if (child.pid === undefined) exit(`it could not be started: ${error.message}`)

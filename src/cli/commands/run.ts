@@ -41,6 +41,10 @@ ${HOST_FLAGS_HELP}`,
     const timeoutMs = positiveInt(values['timeout-ms'], 'timeout-ms')
     const memoryMb = positiveInt(values['memory-mb'], 'memory-mb')
     const options = await hostOptionsFrom(values)
+    // The isolate worker starts now and the host's modules load while it does (issue 12); the
+    // host's supervisor adopts it. Same options as the host's defaults: poolSize 2, memoryMb.
+    const [{ prestartIsolateWorker }, { DEFAULT_RUN_LIMITS }] = await Promise.all([import('../../ptc/isolate/worker-start.ts'), import('../../ptc/isolate/run-limits.ts')])
+    prestartIsolateWorker({ poolSize: 2, memoryMb: memoryMb ?? DEFAULT_RUN_LIMITS.memoryMb })
     const { runScript } = await import('../run-script.ts')
     return runScript(code, {
       ...options,

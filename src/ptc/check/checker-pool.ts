@@ -197,6 +197,7 @@ export class CheckerPool {
       ...(blob !== undefined && { execArgv: ['--snapshot-blob', blob] }),
       memoryMb: this.#options.memoryMb,
       niceness: WORKER_NICENESS,
+      niceFrom: 'first-message',
       onMessage: (message) => {
         if (message.type === 'ready') {
           this.#warmUp(checker).then(markReady, (error: Error) => {

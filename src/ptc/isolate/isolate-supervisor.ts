@@ -6,9 +6,8 @@
  * supervisor can always SIGKILL and replace, while tool calls run here, in the host, through the
  * caller's `dispatch` ({@link SupervisedRun}, one per run).
  */
-import { fileURLToPath } from 'node:url'
 import { raceAbort } from '../../pipeline/race-abort.ts'
-import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
+import type { WorkerChannel } from '../worker-channel.ts'
 import type { ChildMessage, IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
 
 export type { IsolateSupervisorOptions } from './isolate-contract.ts'
@@ -16,17 +15,9 @@ import { cancelledError, catastropheEnding, disposedEnding, workerCrashEnding } 
 import { resolveRunLimits } from './run-limits.ts'
 import { SupervisedRun } from './supervised-run.ts'
 import { TurnBatcher } from './turn-batcher.ts'
+import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
 
-const DEFAULT_ENTRY = fileURLToPath(new URL('./isolate-worker-entry.ts', import.meta.url))
-
-/**
- * Largest semi-space of the worker's young generation, in MB (V8's `--max-semi-space-size`).
- * Without a cap V8 doubles the young generation whenever the bytes that survived scavenges since
- * its last growth exceed its size, which a long series of runs always reaches: the worker's RSS
- * then stepped up by 16-32 MB every few thousand runs although nothing leaked (its old space
- * stayed flat). Capped, the RSS stays nearly flat from the first runs on (bench/memory.bench.ts).
- */
-export const WORKER_SEMI_SPACE_MB = 4
+export { WORKER_SEMI_SPACE_MB } from './worker-start.ts'
 
 /**
  * One worker process and the runs it is serving. `wasReady`: it has been ready (before draining
@@ -72,7 +63,7 @@ export class IsolateSupervisor {
       memoryMb: options.memoryMb ?? 128,
       graceMs: options.graceMs ?? 1_000,
       drainGraceMs: options.drainGraceMs ?? 30_000,
-      entry: options.entry ?? DEFAULT_ENTRY,
+      entry: options.entry ?? DEFAULT_WORKER_ENTRY,
     }
   }
 
@@ -169,17 +160,7 @@ export class IsolateSupervisor {
     const { promise: ready, resolve: markReady, reject: failReady } = Promise.withResolvers<void>()
     ready.catch(() => {}) // Observed by whoever awaits it; never an unhandled rejection.
     let worker!: Worker
-    const channel = startWorker<ParentMessage, ChildMessage>({
-      kind: 'process',
-      entry: this.options.entry,
-      args: [JSON.stringify(workerOptions)],
-      // isolated-vm on Node >= 20 needs `--no-node-snapshot`; the worker's own heap holds no
-      // script data. The young generation is capped (WORKER_SEMI_SPACE_MB, issue 12: memory flat).
-      execArgv: ['--no-node-snapshot', `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`],
-      // Fewer glibc malloc arenas: isolates allocate on many threads, and memory freed in
-      // per-thread arenas stays in the RSS (issue 12: 89 -> 101 MB over 4,000 runs instead of -> 106).
-      env: { MALLOC_ARENA_MAX: '2' },
-      niceness: WORKER_NICENESS,
+    const handlers: WorkerHandlers = {
       onMessage: (message) => {
         if (message.type !== 'ready') return this.onMessage(worker, message)
         if (worker.state !== 'starting') return
@@ -188,7 +169,9 @@ export class IsolateSupervisor {
         markReady()
       },
       onExit: (description) => this.onExit(worker, description, failReady),
-    })
+    }
+    // A `ptc run` may have started this worker before the host existed (`prestartIsolateWorker`).
+    const channel = takePrestartedWorker(workerOptions, this.options.entry, handlers) ?? startIsolateWorker(workerOptions, this.options.entry, handlers)
     worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => this.sendAnswers(worker, messages)) }
     this.workers.add(worker)
     this.updateRef(worker)

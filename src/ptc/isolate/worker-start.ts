@@ -1,0 +1,109 @@
+/**
+ * How an isolate worker process is started (SPEC S9.1), and starting one before the host that
+ * will use it exists (issue 12: start-up). A `ptc run` knows from its arguments that a script
+ * will run, so it starts the worker first and loads the host's modules while the worker starts
+ * (Node without its start-up snapshot, isolated-vm, the isolate pool: the longest part of a
+ * cold run); the host's {@link IsolateSupervisor} then adopts that worker instead of forking one.
+ */
+import { fileURLToPath } from 'node:url'
+import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
+import type { ChildMessage, IsolateWorkerOptions, ParentMessage } from './isolate-contract.ts'
+
+/** The worker's main module. */
+export const DEFAULT_WORKER_ENTRY = fileURLToPath(new URL('./isolate-worker-entry.ts', import.meta.url))
+
+/**
+ * Largest semi-space of the worker's young generation, in MB (V8's `--max-semi-space-size`).
+ * Without a cap V8 doubles the young generation whenever the bytes that survived scavenges since
+ * its last growth exceed its size, which a long series of runs always reaches: the worker's RSS
+ * then stepped up by 16-32 MB every few thousand runs although nothing leaked (its old space
+ * stayed flat). Capped, the RSS stays nearly flat from the first runs on (bench/memory.bench.ts).
+ */
+export const WORKER_SEMI_SPACE_MB = 4
+
+/** What the owner of a worker hears from it (see `StartWorkerOptions`). */
+export interface WorkerHandlers {
+  onMessage: (message: ChildMessage) => void
+  onExit: (description: string, stderrTail: string) => void
+}
+
+/**
+ * Forks an isolate worker process for `options` from `entry`. Never throws for a worker that
+ * fails to start: `handlers.onExit` reports it.
+ */
+export function startIsolateWorker(options: IsolateWorkerOptions, entry: string, handlers: WorkerHandlers): WorkerChannel<ParentMessage> {
+  return startWorker<ParentMessage, ChildMessage>({
+    kind: 'process',
+    entry,
+    args: [JSON.stringify(options)],
+    // isolated-vm on Node >= 20 needs `--no-node-snapshot`; the worker's own heap holds no
+    // script data. The young generation is capped (WORKER_SEMI_SPACE_MB, issue 12: memory flat).
+    execArgv: ['--no-node-snapshot', `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`],
+    // Fewer glibc malloc arenas: isolates allocate on many threads, and memory freed in
+    // per-thread arenas stays in the RSS (issue 12: 89 -> 101 MB over 4,000 runs instead of -> 106).
+    env: { MALLOC_ARENA_MAX: '2' },
+    // Niced once ready: only the runs, not the start, should yield to the host's routing.
+    niceness: WORKER_NICENESS,
+    niceFrom: 'first-message',
+    ...handlers,
+  })
+}
+
+/** The worker started ahead, until a supervisor takes it. */
+interface Prestarted {
+  key: string
+  channel: WorkerChannel<ParentMessage>
+  /** What it said before it was taken, in order; `undefined` once taken. */
+  heard: ({ message: ChildMessage } | { exit: [string, string] })[] | undefined
+  handlers: WorkerHandlers | undefined
+}
+
+let prestarted: Prestarted | undefined
+
+/**
+ * Starts the worker a later `IsolateSupervisor` with these `options` and the default entry will
+ * adopt (see {@link takePrestartedWorker}). It does not keep the process alive, and one never
+ * taken ends with the process (every worker is SIGKILLed at exit). A second call while one
+ * waits does nothing. Returns the waiting worker's pid (`undefined` when it could not be forked).
+ */
+export function prestartIsolateWorker(options: IsolateWorkerOptions): number | undefined {
+  if (prestarted !== undefined) return prestarted.channel.id
+  const entry: Prestarted = { key: keyOf(options, DEFAULT_WORKER_ENTRY), channel: undefined!, heard: [], handlers: undefined }
+  entry.channel = startIsolateWorker(options, DEFAULT_WORKER_ENTRY, {
+    onMessage: (message) => (entry.handlers ? entry.handlers.onMessage(message) : entry.heard?.push({ message })),
+    onExit: (description, tail) => (entry.handlers ? entry.handlers.onExit(description, tail) : entry.heard?.push({ exit: [description, tail] })),
+  })
+  entry.channel.setRef(false)
+  prestarted = entry
+  return entry.channel.id
+}
+
+/**
+ * The prestarted worker, when there is one for `options` and `entry`, now reporting to
+ * `handlers`: what it said before is replayed to them in order, after the caller's current
+ * synchronous code (a microtask), so the caller can first store the channel. `undefined`
+ * otherwise; a prestarted worker for other options is killed (it would never be taken).
+ */
+export function takePrestartedWorker(options: IsolateWorkerOptions, entry: string, handlers: WorkerHandlers): WorkerChannel<ParentMessage> | undefined {
+  const taken = prestarted
+  if (taken === undefined) return undefined
+  prestarted = undefined
+  if (taken.key !== keyOf(options, entry)) {
+    taken.channel.kill()
+    return undefined
+  }
+  const heard = taken.heard ?? []
+  taken.heard = undefined
+  queueMicrotask(() => {
+    for (const event of heard) {
+      if ('message' in event) handlers.onMessage(event.message)
+      else handlers.onExit(...event.exit)
+    }
+    taken.handlers = handlers
+  })
+  return taken.channel
+}
+
+function keyOf(options: IsolateWorkerOptions, entry: string): string {
+  return JSON.stringify([entry, options.poolSize, options.memoryMb])
+}
