@@ -47,6 +47,13 @@ export interface PtcConfig {
   /** Isolates created ahead of time (default 2). */
   poolSize?: number
   /**
+   * Longest the start of a checker or of the isolate worker may take, in ms (default 60,000,
+   * `DEFAULT_START_TIMEOUT_MS`). Not a run's deadline (a cold start is not charged to a run): a
+   * safety limit for a start that truly hangs, after which that start fails with "could not
+   * start … not ready within N ms" and the tail of the worker's stderr.
+   */
+  startTimeoutMs?: number
+  /**
    * Where isolates run (default `'process'`). `'process'`: in a supervised worker process
    * (`IsolateSupervisor`), so nothing a script does to isolated-vm (a catastrophic out-of-memory,
    * an isolate thread that never ends) can hang or take down the host; costs one IPC round trip
@@ -242,6 +249,7 @@ export class Ptc extends Service {
     return (this._checkers ??= new CheckerPool({
       kind: this._config.isolation === 'inline' ? 'thread' : 'process',
       size: this._config.checkers ?? 2,
+      ...(this._config.startTimeoutMs !== undefined && { startTimeoutMs: this._config.startTimeoutMs }),
       warmup: async () => (this._typechecks ? this.declarations() : undefined),
       // A checker that type-checks starts from the snapshot with TypeScript warm, when there is one.
       snapshot: () => (this._typechecks ? findCheckerSnapshot() : undefined),
@@ -259,7 +267,11 @@ export class Ptc extends Service {
   }
 
   private supervisor(): IsolateSupervisor {
-    return (this._supervisor ??= new IsolateSupervisor({ poolSize: this._config.poolSize ?? 2, memoryMb: this._config.limits?.memoryMb ?? 128 }))
+    return (this._supervisor ??= new IsolateSupervisor({
+      poolSize: this._config.poolSize ?? 2,
+      memoryMb: this._config.limits?.memoryMb ?? 128,
+      ...(this._config.startTimeoutMs !== undefined && { startTimeoutMs: this._config.startTimeoutMs }),
+    }))
   }
 
   private pool(): Promise<IsolatePool> {

@@ -47,6 +47,28 @@ export interface StartWorkerOptions<Message> {
   onExit: (description: string, stderrTail: string) => void
 }
 
+/**
+ * Default of `PtcConfig.startTimeoutMs`: how long a checker or isolate worker may take to become
+ * ready before its start fails, in ms (60 s). A safety limit for a start that truly hangs, not a
+ * deadline: a loaded 2-core machine starts one in 1-5 s, so it is far above any slow start.
+ */
+export const DEFAULT_START_TIMEOUT_MS = 60_000
+
+/** How a start that reached `startTimeoutMs` ended, for the "could not start" error. */
+export function startLimitFailure(startTimeoutMs: number): string {
+  return `it was not ready within ${startTimeoutMs} ms, the start limit set by PtcConfig.startTimeoutMs`
+}
+
+/**
+ * What a worker's start failure adds about its stderr: ` Its last stderr: a | b` (the last 5
+ * lines of `tail`, a {@link StartWorkerOptions.onExit} stderr tail, that say something: stack
+ * frames, blank lines and Node's version footer left out), or ` It wrote nothing on stderr.`
+ */
+export function stderrNote(tail: string): string {
+  const lines = tail.split('\n').filter((line) => line.trim() !== '' && !/^\s+at /.test(line) && !/^Node\.js v\d/.test(line))
+  return lines.length === 0 ? ' It wrote nothing on stderr.' : ` Its last stderr: ${lines.slice(-5).join(' | ')}`
+}
+
 /** How much of a worker's stderr is kept for its exit report. */
 export const STDERR_TAIL_CHARS = 2_000
 /** After a worker ended, how long its stderr may take to drain before `onExit` is called without the rest. */

@@ -1,7 +1,8 @@
 /**
- * The isolate worker's start on a loaded machine (issue 14, S9.1): it has no wall-clock limit, so
- * a worker that starts slowly is waited for, not killed; a worker that exits while starting fails
- * the run with a clear error (isolate-supervisor.test.ts).
+ * The isolate worker's start on a loaded machine (issue 14, S9.1): only a generous safety limit
+ * bounds it (`startTimeoutMs`, default 60 s), so a worker that starts slowly is waited for, not
+ * killed; one that never becomes ready fails at that limit, and one that exits while starting
+ * fails the run, each with a clear error and the tail of the worker's stderr.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -9,13 +10,15 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi } from 'vitest'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
+import { DEFAULT_START_TIMEOUT_MS } from '../../src/ptc/worker-channel.ts'
+import { NEVER_READY_ENTRY, reachStartLimit } from '../helpers/never-ready-worker.ts'
 import { defaultDispatch } from './harness.ts'
 
 const GATED_ENTRY = fileURLToPath(new URL('../fixtures/gated-worker-entry.ts', import.meta.url))
 const WORKER_ENTRY = fileURLToPath(new URL('../../src/ptc/isolate/isolate-worker-entry.ts', import.meta.url))
 
 describe('IsolateSupervisor start-up (issue 14)', () => {
-  it('S9.1 a worker that takes longer to start than any clock could allow is not killed: the waiting run is answered by it', async () => {
+  it('S9.1 a worker that starts far slower than any run deadline, but within the start limit, is not killed: the waiting run is answered by it', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-gate-'))
     const gate = path.join(folder, 'open')
     vi.stubEnv('PTC_TEST_CHECKER_GATE', gate)
@@ -26,8 +29,8 @@ describe('IsolateSupervisor start-up (issue 14)', () => {
       const order: string[] = []
       const pending = supervisor.run({ js: 'return 6 * 7', toolNames: [], dispatch: defaultDispatch }).finally(() => order.push('answered'))
       const starting = supervisor.workerPid
-      // A day passes on every timer the supervisor could have set while the worker is still starting.
-      vi.advanceTimersByTime(24 * 3_600_000)
+      // All but a second of the default start limit passes on every timer the supervisor set while the worker is still starting.
+      vi.advanceTimersByTime(DEFAULT_START_TIMEOUT_MS - 1_000)
       vi.useRealTimers()
       order.push('gate opened')
       fs.writeFileSync(gate, '')
@@ -41,4 +44,31 @@ describe('IsolateSupervisor start-up (issue 14)', () => {
       fs.rmSync(folder, { recursive: true, force: true })
     }
   }, 120_000)
+
+  it('S9.1 a worker that never becomes ready is killed at the configured start limit, and the run fails saying so with its stderr', async () => {
+    const supervisor = new IsolateSupervisor({ entry: NEVER_READY_ENTRY, startTimeoutMs: 300 })
+    try {
+      const { outcome } = await reachStartLimit(300, () => supervisor.run({ js: 'return 1', toolNames: [], dispatch: defaultDispatch, limits: { wallClockMs: 600_000 } }))
+      await expect(outcome).rejects.toThrow(
+        /^the isolate worker process was stopped: it was not ready within 300 ms, the start limit set by PtcConfig\.startTimeoutMs\. Its last stderr: never-ready: waiting forever$/,
+      )
+      expect(supervisor.workerPid).toBeUndefined()
+    } finally {
+      supervisor.dispose()
+    }
+  }, 60_000)
+
+  it('S9.1 a worker that exits before it is ready fails the run with the tail of its stderr in the message', async () => {
+    // An empty gate path: the gated entry throws at once, and Node prints the error on its stderr.
+    vi.stubEnv('PTC_TEST_CHECKER_GATE', '')
+    const supervisor = new IsolateSupervisor({ entry: GATED_ENTRY })
+    try {
+      await expect(supervisor.run({ js: 'return 1', toolNames: [], dispatch: defaultDispatch })).rejects.toThrow(
+        /^the isolate worker process exited before it was ready \(exit code 1\)\. Its last stderr: .*gated-worker-entry needs PTC_TEST_CHECKER_GATE/,
+      )
+    } finally {
+      vi.unstubAllEnvs()
+      supervisor.dispose()
+    }
+  }, 60_000)
 })

@@ -102,6 +102,11 @@ export interface CheckerPoolOptions {
   /** The checker's main module (default `checker-worker-entry.ts` next to this file). */
   entry?: string
   /**
+   * Longest a checker's start (warm-up included) may take, in ms, before it fails as "could not
+   * start" (default `DEFAULT_START_TIMEOUT_MS`, 60 s): a safety limit for a hung start.
+   */
+  startTimeoutMs?: number
+  /**
    * The declarations most scripts are checked against (`Ptc.declarations()`). When given, a new
    * checker checks one small script against them before it counts as ready, so parsing them is
    * start-up work too, not the first script's.

@@ -10,15 +10,16 @@
  * deadline; only the pool's first start (a cold `ptc run`: TypeScript loaded, lib files parsed,
  * the declarations checked once) is not charged.
  *
- * A checker's start has no wall-clock limit (issue 14): on a loaded machine it takes as long as
- * the CPU it gets, and a limit in seconds would turn that into a failed run. A start ends when
- * the checker is ready or when it exits (then "could not start", with how it ended or why its
- * warm-up failed, and the tail of its stderr); a caller stops waiting for it with its signal,
- * and once any checker is ready its deadline bounds the rest.
+ * A checker's start is bounded only by a generous safety limit (`startTimeoutMs`, default 60 s,
+ * issue 14): on a loaded machine it takes as long as the CPU it gets, and no run's deadline may
+ * turn that into a failed run, but a start that truly hangs must not wait forever. A start ends
+ * when the checker is ready, when it exits, or at that limit (then "could not start", with how it
+ * ended or why its warm-up failed, and the tail of its stderr); a caller stops waiting for it
+ * with its signal, and once any checker is ready its deadline bounds the rest.
  */
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { startWorker, WORKER_NICENESS } from '../worker-channel.ts'
+import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, startWorker, stderrNote, WORKER_NICENESS } from '../worker-channel.ts'
 import type { CheckerChildMessage, CheckerFailureMessage, CheckerParentMessage, CheckerPoolOptions, CheckerPreparedMessage, PrepareOptions, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
 import type { Checker, Clock, Job, Waiter } from './checker-pool-state.ts'
 
@@ -49,6 +50,7 @@ export class CheckerPool {
       size: Math.max(1, Math.floor(options.size ?? 2)),
       memoryMb: options.memoryMb ?? 1024,
       entry: options.entry ?? DEFAULT_ENTRY,
+      startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
       ...(options.warmup && { warmup: options.warmup }),
       ...(options.kind !== 'thread' && options.snapshot && { snapshot: options.snapshot }),
       ...(options.snapshotFailed && { snapshotFailed: options.snapshotFailed }),
@@ -209,6 +211,7 @@ export class CheckerPool {
         else this.#onMessage(checker, message)
       },
       onExit: (description, stderrTail) => {
+        clearTimeout(startLimit)
         if (blob !== undefined && checker.state === 'starting' && !this.#disposed) {
           // The snapshot does not start (corrupt, or built for another Node): the module entry does.
           this.#options.snapshot = undefined
@@ -221,6 +224,12 @@ export class CheckerPool {
       },
     })
     checker = { channel, state: 'starting', ready, held: new Map(), job: undefined }
+    // The safety limit of a start (warm-up included): past it the start fails as "could not start".
+    const startLimit = setTimeout(() => {
+      if (checker.state !== 'starting') return
+      checker.startFailure ??= startLimitFailure(this.#options.startTimeoutMs)
+      channel.kill()
+    }, this.#options.startTimeoutMs).unref()
     this.#checkers.add(checker)
     this.#updateRefs()
     return checker
@@ -234,8 +243,8 @@ export class CheckerPool {
     if (checker.state !== 'starting') throw new Error('the checker is gone')
     const declarations = await this.#options.warmup?.()
     if (declarations !== undefined) {
-      // No watchdog: the warm-up is start-up work (it parses the lib files when there is no
-      // snapshot), and a start has no wall-clock limit.
+      // No watchdog of its own: the warm-up is start-up work (it parses the lib files when there
+      // is no snapshot), bounded by the start's safety limit.
       const outcome = await this.#run(checker, { code: 'return 1', typecheck: true, compile: true }, { declarations, timeoutMs: Infinity })
       if (outcome.kind !== 'prepared') throw new Error(`its warm-up check ended ${outcome.kind}${outcome.kind === 'crashed' ? `: ${outcome.message}` : ''}`)
     }
@@ -288,13 +297,4 @@ export class CheckerPool {
     const awaited = this.#waiters.length > 0 || this.#prewarming > 0
     for (const checker of this.#checkers) checker.channel.setRef(checker.state === 'busy' || (checker.state === 'starting' && awaited))
   }
-}
-
-/**
- * ` Its last stderr: a | b` (the last 5 lines of `tail` that say something: stack frames, blank
- * lines and Node's version footer left out), or ` It wrote nothing on stderr.`
- */
-function stderrNote(tail: string): string {
-  const lines = tail.split('\n').filter((line) => line.trim() !== '' && !/^\s+at /.test(line) && !/^Node\.js v\d/.test(line))
-  return lines.length === 0 ? ' It wrote nothing on stderr.' : ` Its last stderr: ${lines.slice(-5).join(' | ')}`
 }

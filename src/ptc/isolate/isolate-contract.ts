@@ -136,6 +136,11 @@ export interface IsolateSupervisorOptions {
   drainGraceMs?: number
   /** The worker's main module (default `isolate-worker-entry.ts` next to this file). */
   entry?: string
+  /**
+   * Longest the worker's start may take, in ms, before it is killed and the waiting runs fail
+   * (default `DEFAULT_START_TIMEOUT_MS`, 60 s): a safety limit for a hung start.
+   */
+  startTimeoutMs?: number
 }
 
 /** argv[2] of the worker: JSON of these options for its `IsolatePool`. */

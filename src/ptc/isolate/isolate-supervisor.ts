@@ -7,7 +7,7 @@
  * caller's `dispatch` ({@link SupervisedRun}, one per run).
  */
 import { raceAbort } from '../../pipeline/race-abort.ts'
-import type { WorkerChannel } from '../worker-channel.ts'
+import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, stderrNote, type WorkerChannel } from '../worker-channel.ts'
 import type { ChildMessage, IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
 
 export type { IsolateSupervisorOptions } from './isolate-contract.ts'
@@ -64,6 +64,7 @@ export class IsolateSupervisor {
       graceMs: options.graceMs ?? 1_000,
       drainGraceMs: options.drainGraceMs ?? 30_000,
       entry: options.entry ?? DEFAULT_WORKER_ENTRY,
+      startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
     }
   }
 
@@ -75,8 +76,9 @@ export class IsolateSupervisor {
   /**
    * Starts the worker now, so the first run does not pay process start-up (about 0.3 s: Node,
    * isolated-vm, the runtime bundle), and keeps one started after every restart. Does not keep
-   * the process alive once started (only while starting). A start has no wall-clock limit (issue
-   * 14: on a loaded machine it takes as long as the CPU it gets); it ends ready or with the exit.
+   * the process alive once started (only while starting). A start has only a generous safety
+   * limit (`startTimeoutMs`, default 60 s; issue 14: on a loaded machine it takes as long as the
+   * CPU it gets); it ends ready, with the exit, or at that limit (the worker is killed).
    * @throws Error when the worker cannot start (infrastructure) or the supervisor is disposed.
    */
   async prewarm(): Promise<void> {
@@ -168,10 +170,17 @@ export class IsolateSupervisor {
         worker.wasReady = true
         markReady()
       },
-      onExit: (description) => this.onExit(worker, description, failReady),
+      onExit: (description, stderrTail) => {
+        clearTimeout(startLimit)
+        this.onExit(worker, description, stderrTail, failReady)
+      },
     }
     // A `ptc run` may have started this worker before the host existed (`prestartIsolateWorker`).
     const channel = takePrestartedWorker(workerOptions, this.options.entry, handlers) ?? startIsolateWorker(workerOptions, this.options.entry, handlers)
+    // The safety limit of a start: past it the worker is killed and its start fails, saying why.
+    const startLimit = setTimeout(() => {
+      if (worker.state === 'starting') this.kill(worker, startLimitFailure(this.options.startTimeoutMs))
+    }, this.options.startTimeoutMs).unref()
     worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => this.sendAnswers(worker, messages)) }
     this.workers.add(worker)
     this.updateRef(worker)
@@ -233,7 +242,7 @@ export class IsolateSupervisor {
     worker.channel.kill()
   }
 
-  private onExit(worker: Worker, description: string, failReady: (error: Error) => void): void {
+  private onExit(worker: Worker, description: string, stderrTail: string, failReady: (error: Error) => void): void {
     if (worker.state === 'dead') return
     const wasStarting = !worker.wasReady
     worker.state = 'dead'
@@ -241,7 +250,8 @@ export class IsolateSupervisor {
     this.workers.delete(worker)
     if (this.current === worker) this.current = undefined
     if (wasStarting) {
-      failReady(new Error(`the isolate worker process ${worker.killReason !== undefined ? `was stopped: ${worker.killReason}` : `exited before it was ready (${description}); see its stderr`}`))
+      const how = worker.killReason !== undefined ? `was stopped: ${worker.killReason}.` : `exited before it was ready (${description}).`
+      failReady(new Error(`the isolate worker process ${how}${stderrNote(stderrTail)}`))
     }
     for (const run of [...worker.runs.values()]) {
       if (worker.catastrophe !== undefined) run.end(catastropheEnding(worker.catastrophe, run.limits.memoryMb, true))

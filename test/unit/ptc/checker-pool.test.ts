@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { CheckerPool } from '../../../src/ptc/check/checker-pool.ts'
+import { DEFAULT_START_TIMEOUT_MS } from '../../../src/ptc/worker-channel.ts'
 import { recursiveTypesScript } from '../../fixtures/attack-scripts.ts'
+import { NEVER_READY_ENTRY, reachStartLimit } from '../../helpers/never-ready-worker.ts'
 
 const DECLARATIONS = 'declare const tools: { echo(args: { text: string }): Promise<{ text: string }> }\n'
 
@@ -91,7 +93,7 @@ describe('CheckerPool start-up on a loaded machine (issue 14)', () => {
   const GATED_ENTRY = fileURLToPath(new URL('../../fixtures/gated-worker-entry.ts', import.meta.url))
   const FAILING_ENTRY = fileURLToPath(new URL('../../fixtures/failing-checker-entry.ts', import.meta.url))
 
-  it('S9.1 a checker that takes longer to start than any clock could allow is not killed: the waiting script is served once it is ready', async () => {
+  it('S9.1 a checker that starts far slower than the script\'s deadline, but within the start limit, is not killed: the waiting script is served once it is ready', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-gate-'))
     const gate = path.join(folder, 'open')
     vi.stubEnv('PTC_TEST_CHECKER_GATE', gate)
@@ -101,8 +103,8 @@ describe('CheckerPool start-up on a loaded machine (issue 14)', () => {
       const order: string[] = []
       const pending = pool.prepare({ code: 'return 1', typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 500 }).finally(() => order.push('prepared'))
       const [starting] = pool.checkerIds
-      // A day passes on every timer the pool could have set while the checker is still starting.
-      vi.advanceTimersByTime(24 * 3_600_000)
+      // All but a second of the default start limit passes on every timer the pool set while the checker is still starting.
+      vi.advanceTimersByTime(DEFAULT_START_TIMEOUT_MS - 1_000)
       vi.useRealTimers()
       order.push('gate opened')
       fs.writeFileSync(gate, '')
@@ -143,6 +145,20 @@ describe('CheckerPool start-up on a loaded machine (issue 14)', () => {
       )
     } finally {
       vi.unstubAllEnvs()
+      pool.dispose()
+    }
+  }, 60_000)
+
+  it.each(['process', 'thread'] as const)('S9.1 a %s checker that never becomes ready fails its start at the configured start limit, saying so with its stderr', async (kind) => {
+    const pool = new CheckerPool({ kind, size: 1, entry: NEVER_READY_ENTRY, startTimeoutMs: 300 })
+    try {
+      // The script's own deadline is far away: only the start limit can end this wait.
+      const { outcome } = await reachStartLimit(300, () => pool.prepare({ code: 'return 1', typecheck: false, compile: true }, { declarations: '', timeoutMs: 600_000 }))
+      await expect(outcome).rejects.toThrow(
+        /^the type checker could not start \(it was not ready within 300 ms, the start limit set by PtcConfig\.startTimeoutMs\)\. Its last stderr: never-ready: waiting forever$/,
+      )
+      expect(pool.checkerIds).toEqual([])
+    } finally {
       pool.dispose()
     }
   }, 60_000)
