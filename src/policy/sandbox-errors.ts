@@ -27,15 +27,20 @@ export class SandboxError extends PtcError {
 
 /**
  * Thrown by `ctx.sandbox.wrap` when a sandboxed mode is requested but bubblewrap is missing or
- * cannot create namespaces (S8, S8.2: refuse, never run unconfined). Code `sandbox-unavailable`;
- * `details`: `{ bwrapPath, cause }`, `cause` being the probe's failure text.
+ * cannot create namespaces (S8, S8.2: refuse, never run unconfined), or when its probe did not
+ * answer in time (`timedOut`: bwrap may well be installed, the machine was too busy; the next
+ * call probes again). Code `sandbox-unavailable`; `details`: `{ bwrapPath, cause, timedOut? }`,
+ * `cause` being the probe's failure text.
  */
 export class SandboxUnavailableError extends SandboxError {
-  constructor(details: { bwrapPath: string; cause: string }) {
+  constructor(details: { bwrapPath: string; cause: string; timedOut?: boolean }) {
     super(
       'sandbox-unavailable',
-      'bubblewrap (bwrap) is not installed or cannot create namespaces: install the Debian package bubblewrap, ' +
-        `or choose the danger-full-access preset to run unconfined (probe of ${details.bwrapPath}: ${details.cause})`,
+      details.timedOut
+        ? `the bubblewrap (bwrap) sandbox probe ${details.cause} (${details.bwrapPath} did not answer: the machine may be busy), so this command was refused: ` +
+            'try again; the next sandboxed command probes again'
+        : 'bubblewrap (bwrap) is not installed or cannot create namespaces: install the Debian package bubblewrap, ' +
+            `or choose the danger-full-access preset to run unconfined (probe of ${details.bwrapPath}: ${details.cause})`,
       details,
     )
   }

@@ -115,7 +115,7 @@ export class Sandbox extends Service {
       })
     }
     const probe = await this.probe()
-    if (!probe.available) throw new SandboxUnavailableError({ bwrapPath: this.bwrapPath, cause: probe.cause })
+    if (!probe.available) throw new SandboxUnavailableError({ bwrapPath: this.bwrapPath, cause: probe.cause, ...(probe.timedOut && { timedOut: true }) })
     if (!options.network && !probe.namespaces.includes('net')) {
       throw new SandboxUnavailableError({ bwrapPath: this.bwrapPath, cause: 'bwrap did not create a network namespace, so network-off cannot be enforced' })
     }

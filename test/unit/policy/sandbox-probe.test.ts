@@ -12,7 +12,7 @@ import { Sandbox } from '../../../src/policy/sandbox.ts'
 import { SandboxPolicy } from '../../../src/policy/sandbox-policy.ts'
 
 describe('Sandbox probe (S8, issue 14)', () => {
-  it('S8 a probe that timed out is not the answer for good: once bwrap answers, the sandbox is available', async () => {
+  it('S8 a probe that timed out says so (not "not installed") and is not the answer for good: once bwrap answers, the sandbox is available', async () => {
     const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-probe-')))
     const gate = path.join(folder, 'open')
     const bwrap = path.join(folder, 'bwrap')
@@ -23,7 +23,10 @@ describe('Sandbox probe (S8, issue 14)', () => {
       await root.plugin(SandboxPolicy, { workspaceRoots: [folder], mode: 'workspace-write' })
       await root.plugin(Sandbox, { bwrapPath: bwrap, probeTimeoutMs: 300 })
       expect(await root.sandbox.probe()).toMatchObject({ available: false, cause: 'timed out after 300 ms', timedOut: true })
-      await expect(root.sandbox.wrap({ argv: ['true'], cwd: folder })).rejects.toThrow(/bubblewrap/)
+      // It says the probe timed out, not that bubblewrap is not installed.
+      await expect(root.sandbox.wrap({ argv: ['true'], cwd: folder })).rejects.toThrow(
+        `the bubblewrap (bwrap) sandbox probe timed out after 300 ms (${bwrap} did not answer: the machine may be busy), so this command was refused: try again; the next sandboxed command probes again`,
+      )
       fs.writeFileSync(gate, '')
       expect(await root.sandbox.probe()).toMatchObject({ available: true })
       expect((await root.sandbox.wrap({ argv: ['true'], cwd: folder })).enforced.backend).toBe('bwrap')
