@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
+import { runInIsolate } from '../../src/ptc/isolate/isolate-run.ts'
+import { SNAPSHOT_INSTALL_GLOBAL } from '../../src/ptc/isolate/runtime-snapshot.ts'
 import { expectHealthy } from './harness.ts'
 
 const RUNNER = fileURLToPath(new URL('../../src/ptc/isolate/isolate-run.ts', import.meta.url))
@@ -25,6 +27,19 @@ describe('IsolatePool', () => {
     first.isolate.dispose()
     second.isolate.dispose()
     await expectHealthy(pool)
+  })
+
+  it('S9.1 an isolate made from the runtime snapshot has the runtime installed and nothing of the snapshot left on its global', async () => {
+    pool = new IsolatePool({ size: 2 })
+    const script = `return [typeof globalThis.${SNAPSHOT_INSTALL_GLOBAL}, typeof ToolCallError, typeof console.log, typeof SharedArrayBuffer, Object.keys(tools), Math.random()]`
+    const dispatch = async () => ({ ok: true as const, valueJson: 'null' })
+    const first = await runInIsolate({ js: script, toolNames: ['noop'], dispatch }, pool)
+    const second = await runInIsolate({ js: script, toolNames: ['noop'], dispatch }, pool)
+    expect(first.status).toBe('ok')
+    const [install, toolCallError, log, shared, tools, random] = first.value as [string, string, string, string, string[], number]
+    expect([install, toolCallError, log, shared, tools]).toEqual(['undefined', 'function', 'function', 'undefined', ['noop']])
+    // Each context made from the snapshot is its own copy: Math.random is not replayed.
+    expect((second.value as unknown[])[5]).not.toBe(random)
   })
 
   it('refuses take() after dispose()', async () => {

@@ -10,6 +10,7 @@ import ivm from 'isolated-vm'
 import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeControl, Settlement } from '../../../runtime/bridge-types.ts'
 import { reportIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
+import { RUNTIME_FILENAME, runtimeSnapshot, SNAPSHOT_INSTALL_GLOBAL } from './runtime-snapshot.ts'
 
 /** An isolate + context with the runtime prelude evaluated, ready for one run. */
 export interface PreparedIsolate {
@@ -58,8 +59,10 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
   const memoryMb = options.memoryMb ?? 128
   const runtime = await loadIsolateRuntimeSource()
   let prepared: PreparedIsolate | undefined
+  const snapshot = runtimeSnapshot(runtime.code)
   const isolate = new ivm.Isolate({
     memoryLimit: memoryMb,
+    ...(snapshot !== undefined && { snapshot }),
     onCatastrophicError: (message) => {
       reportIsolateCatastrophe(message)
       prepared?.onCatastrophe?.(message)
@@ -70,10 +73,18 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
     // entry is short, and an asynchronous one would cost two thread hops (six of them made
     // preparing take about twice as long on a loaded machine; issue 12).
     const context = isolate.createContextSync()
-    const install = context.evalClosureSync(runtime.code, [], {
-      filename: 'file:///ptc/runtime.js',
-      result: { reference: true },
-    }) as ivm.Reference<InstallRuntime>
+    let install: ivm.Reference<InstallRuntime>
+    if (snapshot !== undefined) {
+      // The bundle was evaluated into the snapshot: one entry takes its `installRuntime` off the
+      // global (`context.global` would be a Reference isolated-vm keeps after disposal, one a run).
+      install = context.evalClosureSync(`const install = globalThis.${SNAPSHOT_INSTALL_GLOBAL}; delete globalThis.${SNAPSHOT_INSTALL_GLOBAL}; return install`, [], {
+        filename: RUNTIME_FILENAME,
+        result: { reference: true },
+      }) as ivm.Reference<InstallRuntime>
+      if (install.typeof !== 'function') throw new Error('the isolate runtime snapshot has no installRuntime')
+    } else {
+      install = context.evalClosureSync(runtime.code, [], { filename: RUNTIME_FILENAME, result: { reference: true } }) as ivm.Reference<InstallRuntime>
+    }
     // Until a run sets `handlers` nothing can call back (no script runs before `start`).
     const forward = (): IsolateHandlers | undefined => prepared?.handlers
     const hostCall: HostCall = (callId, toolName, argsJson) => forward()?.call(callId, toolName, argsJson)
