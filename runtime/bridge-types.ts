@@ -38,10 +38,12 @@ export type HostLog = (level: LogLevel, text: string) => void
  * Script → host: the script ended. `value` carries the JSON of the return value, `undefined`
  * an empty payload, `error` the JSON of `{ name, message, stack?, toolName? }` (`stack`: the
  * thrown error's own V8 stack text, for the script's line and column; `toolName`: the tool of a
- * `ToolCallError`). `pendingIds`: the ids of the calls whose
- * outcome the script never received (it did not await them), comma-separated, `''` for none.
+ * `ToolCallError`). `pendingIds`: the ids of the calls whose outcome the script never received,
+ * comma-separated, `''` for none; `handedIds`: those of them whose promise the script had called
+ * `then` on (passed to `Promise.all`/`race`/`any`, or `.then`/`.catch`/`.finally`), the rest it
+ * never awaited.
  */
-export type HostFinish = (kind: 'value' | 'undefined' | 'error', payload: string, pendingIds: string) => void
+export type HostFinish = (kind: 'value' | 'undefined' | 'error', payload: string, pendingIds: string, handedIds: string) => void
 
 /** Host → script: the outcome of one call. `ok` carries the value JSON, otherwise a message. */
 export type Settlement = [callId: number, ok: boolean, text: string]

@@ -12,6 +12,7 @@
  */
 import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlement } from './bridge-types.ts'
 import { createConsole, type LogBudget } from './console-capture.ts'
+import { createCallPromises, type CallUse } from './call-promise.ts'
 import { clip, describeStack, describeThrown, errorJson } from './json-codec.ts'
 import { toJsonLossless } from './lossless-json.ts'
 import {
@@ -22,15 +23,14 @@ import {
   JSONParse,
   ObjectCreate,
   ObjectFreeze,
-  ObjectHasOwn,
   OriginalPromise,
   OriginalProxy,
-  OriginalTypeError,
   WRITABLE,
   globalObject,
 } from './intrinsics.ts'
 import { ToolCallError, toolNameOf } from './tool-call-error.ts'
-import { unknownToolMessage } from './unknown-tool.ts'
+import { unknownToolTrap } from './tools-proxy.ts'
+import { installDeferredReject, rejectSoon } from './reject-soon.ts'
 
 /**
  * Globals removed before the script runs: the inert V8 `console` (replaced), and the shared-memory
@@ -39,10 +39,12 @@ import { unknownToolMessage } from './unknown-tool.ts'
  */
 const REMOVED_GLOBALS = ['console', 'SharedArrayBuffer', 'Atomics', 'WebAssembly']
 
-interface PendingCall {
+interface PendingCall extends CallUse {
   toolName: string
   resolve: (value: unknown) => void
   reject: (reason: unknown) => void
+  /** The promise the script holds; `handed` records what the script did with it (`call-promise.ts`). */
+  promise: Promise<unknown> | undefined
 }
 
 /**
@@ -64,35 +66,6 @@ function ownConstructor(promise: unknown): unknown {
   return promise
 }
 
-/**
- * Names `tools` answers for although they are not tools: the probes of `await tools` (`then`)
- * and `JSON.stringify(tools)` / `console.log(tools)` (`toJSON`). They read as absent.
- */
-const PROBED_NAMES = ObjectCreate(null) as Record<string, true>
-PROBED_NAMES.then = true
-PROBED_NAMES.toJSON = true
-
-/**
- * The proxy handler of `tools`: reading a name that is not a tool throws a `TypeError` saying so,
- * with the closest tool names (`runtime/unknown-tool.ts`, the type check's wording), instead of
- * `tools.raed_file is not a function` at the call. Symbols and own names read through; `in`,
- * `Object.keys` and the rest see the frozen object itself. A null-prototype, frozen handler: a
- * trap put on `Object.prototype` by the script is never consulted.
- */
-function unknownToolTrap(names: readonly string[]): ProxyHandler<object> {
-  const handler = ObjectCreate(null) as ProxyHandler<object>
-  defineData(
-    handler,
-    'get',
-    function get(target: Record<PropertyKey, unknown>, key: PropertyKey): unknown {
-      if (typeof key !== 'string' || ObjectHasOwn(target, key) || PROBED_NAMES[key] === true) return target[key]
-      throw new OriginalTypeError(unknownToolMessage(key, names))
-    },
-    0,
-  )
-  return ObjectFreeze(handler)
-}
-
 export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish): RuntimeControl {
   // Set by `configure`; until then no call can be made (and no script has started).
   let maxToolCalls = 0
@@ -105,30 +78,24 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   let nextCallId = 1
   let callsStarted = 0
   let finished = false
-
-  /**
-   * Rejects one microtask later rather than inside the executor. A script that fires many calls
-   * at once (`Promise.all(Array.from(…, () => tools.x()))`) attaches its handlers synchronously
-   * after creating them all; rejecting eagerly would first register every promise as an
-   * unhandled rejection, and isolated-vm's bookkeeping of those is linear per handled promise,
-   * i.e. quadratic for a burst (100,000 calls took > 10 s of CPU). `await` uses no lookups a
-   * script can poison.
-   */
-  async function rejectSoon(reject: (reason: unknown) => void, error: ToolCallError): Promise<void> {
-    await undefined
-    reject(error)
-  }
+  const callPromises = createCallPromises()
 
   function callTool(toolName: string, args: unknown): Promise<unknown> {
-    return new OriginalPromise<unknown>(function (resolve, reject) {
-      const refusal = refuseCall(toolName, args)
-      if (typeof refusal !== 'string') {
+    const refusal = refuseCall(toolName, args)
+    if (typeof refusal !== 'string') {
+      return new OriginalPromise<unknown>(function (_resolve, reject) {
         void rejectSoon(reject, refusal)
-        return
-      }
-      callsStarted++
-      const callId = nextCallId++
-      pending[callId] = { toolName, resolve, reject }
+      })
+    }
+    callsStarted++
+    const callId = nextCallId++
+    const call: PendingCall = { toolName, resolve: undefined!, reject: undefined!, promise: undefined, handed: false }
+    // Only a dispatched call can still be running when the script ends: its promise records
+    // what the script does with it (issue 11).
+    const promise = callPromises.create(function (resolve, reject) {
+      call.resolve = resolve
+      call.reject = reject
+      pending[callId] = call
       try {
         hostCall(callId, toolName, refusal)
       } catch {
@@ -136,6 +103,11 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
         void rejectSoon(reject, new ToolCallError(toolName, 'the host did not accept the call'))
       }
     })
+    if (pending[callId] === call) {
+      call.promise = promise
+      callPromises.track(promise, call)
+    }
+    return promise
   }
 
   /** The arguments' JSON when the call may be made, otherwise the error to reject it with. */
@@ -161,6 +133,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   for (let index = 0; index < REMOVED_GLOBALS.length; index++) {
     delete (globalObject as unknown as Record<string, unknown>)[REMOVED_GLOBALS[index]!]
   }
+  installDeferredReject()
   defineData(globalObject, 'ToolCallError', ToolCallError, WRITABLE | CONFIGURABLE)
   defineData(globalObject, 'console', createConsole(hostLog, logBudget), WRITABLE | CONFIGURABLE)
 
@@ -185,11 +158,17 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     defineData(globalObject, 'tools', new OriginalProxy(tools, unknownToolTrap(names)), 0)
   }
 
-  /** The calls whose outcome the script has not received, as `1,5,9` (no array method a script can poison). */
-  function pendingIds(): string {
+  /**
+   * The calls whose outcome the script has not received, as `1,5,9` (no array method a script can
+   * poison); with `handed`, only those whose promise the script had called `then` on.
+   */
+  function pendingIds(handed: boolean): string {
     let ids = ''
     // `pending` has a null prototype: for…in sees its own keys only.
-    for (const callId in pending) ids = ids === '' ? callId : ids + ',' + callId
+    for (const callId in pending) {
+      if (handed && !pending[callId as unknown as number]!.handed) continue
+      ids = ids === '' ? callId : ids + ',' + callId
+    }
     return ids
   }
 
@@ -197,7 +176,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     if (finished) return
     finished = true
     try {
-      hostFinish(kind, payload, pendingIds())
+      hostFinish(kind, payload, pendingIds(false), pendingIds(true))
     } catch {
       // The host has gone away (run ended by a limit); nothing to report to.
     }
@@ -261,6 +240,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
         const call = pending[callId]
         if (call === undefined) continue
         delete pending[callId]
+        if (call.promise !== undefined) callPromises.forget(call.promise)
         if (!entry[1]) {
           call.reject(new ToolCallError(call.toolName, entry[2]))
           continue

@@ -28,9 +28,12 @@ export function uncurryThis<T, A extends unknown[], R>(method: (this: T, ...args
 }
 
 export const ReflectApply = Reflect.apply
+export const ReflectConstruct = Reflect.construct
 export const JSONStringify = JSON.stringify
 export const JSONParse = JSON.parse
 export const OriginalPromise = Promise
+/** `Promise.prototype.then`, for {@link ReflectApply} (the runtime never looks `then` up on a promise). */
+export const PromisePrototypeThen = Promise.prototype.then
 export const OriginalError = Error
 export const OriginalTypeError = TypeError
 export const ObjectCreate = Object.create
@@ -54,6 +57,7 @@ export const ArrayBufferIsView = ArrayBuffer.isView
 export const OriginalMap = Map
 export const MapPrototypeGet = uncurryThis(Map.prototype.get) as (map: Map<unknown, unknown>, key: unknown) => unknown
 export const MapPrototypeSet = uncurryThis(Map.prototype.set) as (map: Map<unknown, unknown>, key: unknown, value: unknown) => Map<unknown, unknown>
+export const MapPrototypeDelete = uncurryThis(Map.prototype.delete) as (map: Map<unknown, unknown>, key: unknown) => boolean
 export const MapPrototypeHas = uncurryThis(Map.prototype.has) as (map: Map<unknown, unknown>, key: unknown) => boolean
 /** `%TypedArray%.prototype`, the shared prototype of every typed array's own prototype. */
 export const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object

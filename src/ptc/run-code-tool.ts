@@ -40,7 +40,7 @@ const DESCRIPTION =
   'Each call goes through the same policy as a direct call; a failed or denied call rejects with ToolCallError {name, toolName, message}. ' +
   'Fan out calls in parallel (Promise.all), filter and aggregate in code, return only what matters. ' +
   // Issue 11: what the result's `warnings` report (run-warnings.ts); the model must know to await.
-  'Await every call: calls left running at return and unhandled rejections come back as warnings.'
+  'Await every call: calls still running at return (not awaited, or left behind by a Promise.all that rejected: use Promise.allSettled to wait for all) and unhandled rejections come back as warnings.'
 
 /**
  * The description a model reads for `run_code` wherever it is offered (`ptc serve`, the AI SDK

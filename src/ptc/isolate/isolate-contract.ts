@@ -78,11 +78,12 @@ export interface IsolateRunError {
 
 /**
  * Something the script left behind that the model must hear about (issue 11; see
- * `run-warnings.ts`): tool calls it did not await, or a rejection nothing handled. `frames`:
+ * `run-warnings.ts`): tool calls it did not await, calls it had passed to `Promise.all` and the
+ * like that were still running when it ended, or a rejection nothing handled. `frames`:
  * where the rejected error was created, as in {@link IsolateRunError}.
  */
 export interface IsolateRunWarning {
-  kind: 'unawaited-calls' | 'unhandled-rejection'
+  kind: 'unawaited-calls' | 'abandoned-calls' | 'unhandled-rejection'
   message: string
   frames?: JsFrame[]
 }

@@ -89,7 +89,7 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
     const forward = (): IsolateHandlers | undefined => prepared?.handlers
     const hostCall: HostCall = (callId, toolName, argsJson) => forward()?.call(callId, toolName, argsJson)
     const hostLog: HostLog = (level, text) => forward()?.log(level, text)
-    const hostFinish: HostFinish = (kind, payload, pendingIds) => forward()?.finish(kind, payload, pendingIds)
+    const hostFinish: HostFinish = (kind, payload, pendingIds, handedIds) => forward()?.finish(kind, payload, pendingIds, handedIds)
     const control = install.applySync(
       undefined,
       [new ivm.Callback(hostCall, { ignored: true }), new ivm.Callback(hostLog, { ignored: true }), new ivm.Callback(hostFinish, { ignored: true })] as never,

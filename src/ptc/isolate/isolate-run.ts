@@ -122,7 +122,7 @@ class IsolateRun {
           this.calls.accept(callId, name, argsJson)
         }),
       log: (level, text) => quietly(() => !this.ended && this.logs.add(level, text)),
-      finish: (kind, payload, pendingIds) => quietly(() => this.onFinish(kind, payload, pendingIds)),
+      finish: (kind, payload, pendingIds, handedIds) => quietly(() => this.onFinish(kind, payload, pendingIds, handedIds)),
     }
     // The isolate is idle and only our runtime runs until `start`, so these entries are
     // synchronous: each async entry costs two thread hops (about 0.1–0.3 ms each under load).
@@ -233,10 +233,10 @@ class IsolateRun {
     this.settleRef.applyIgnored(undefined, [batch], { arguments: { copy: true } })
   }
 
-  private onFinish(kind: unknown, payload: unknown, pendingIds: unknown): void {
+  private onFinish(kind: unknown, payload: unknown, pendingIds: unknown, handedIds: unknown): void {
     if (this.ended || this.scriptEnding !== undefined) return
     const ending = scriptOutcome(kind, payload, this.limits.maxCrossingBytes)
-    if (ending !== undefined) this.scriptEnded(ending, pendingIds)
+    if (ending !== undefined) this.scriptEnded(ending, pendingIds, handedIds)
   }
 
   /**
@@ -246,9 +246,9 @@ class IsolateRun {
    * if any, is reported by then) and the calls the script did not await (`pendingIds`, the
    * runtime's list) have finished, within the deadline.
    */
-  private scriptEnded(ending: Ending, pendingIds: unknown): void {
+  private scriptEnded(ending: Ending, pendingIds: unknown, handedIds: unknown): void {
     this.scriptEnding = ending
-    this.leftovers.scriptEnded(ending.status === 'ok' ? 'returned' : 'threw', pendingIds)
+    this.leftovers.scriptEnded(ending.status === 'ok' ? 'returned' : 'threw', pendingIds, handedIds)
     this.settlements.clear()
     this.endAfterScript()
   }

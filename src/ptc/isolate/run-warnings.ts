@@ -1,10 +1,15 @@
 /**
  * Nothing vanishes at return (issue 11): what a script left behind, kept by its isolate run and
- * reported as the result's `warnings`. Two kinds:
- * - `unawaited-calls`: tool calls whose outcome had not reached the script when it ended (no
- *   `await`; the runtime's own list). The run waits for them (within its deadline) rather than
- *   cutting them off, so each one either completed or failed and the journal agrees; none of the
- *   script's code runs after it ended, so a `.then` on such a call never runs.
+ * reported as the result's `warnings`. Three kinds:
+ * - `unawaited-calls`: tool calls whose outcome had not reached the script when it ended and
+ *   that it never reacted to (no `await` reached them, no `then`; the runtime's own list). The
+ *   run waits for them (within its deadline) rather than cutting them off, so each one either
+ *   completed or failed and the journal agrees; none of the script's code runs after it ended,
+ *   so a `.then` on such a call never runs.
+ * - `abandoned-calls`: the same, for calls the script had passed to something that reacts to
+ *   them (`Promise.all`, `race`, `any`, `.then`/`.catch`/`.finally`: the runtime saw their
+ *   `then` called), typically the siblings of a call whose failure rejected a `Promise.all` the
+ *   script caught before it returned. They are waited for in the same way.
  * - `unhandled-rejection`: a promise that rejected with nothing awaiting or catching it by the end
  *   of that turn of the isolate (Node's rule for `unhandledRejection`): isolated-vm reports the
  *   first such rejection of each entry into the isolate the run waits on (its first turn and
@@ -26,14 +31,22 @@ interface TrackedCall {
   args: string
   /** Set once its outcome is known (a failure's message clipped). */
   outcome?: { ok: boolean; text: string }
+  /** Set when the script ended before its outcome reached it: the run waits for it. */
+  waited?: boolean
 }
 
-/** One run's leftovers; see the file comment. All methods are cheap and never throw. */
+/** One run's leftovers; see the file comment. All methods are cheap (O(1) a call) and never throw. */
 export class RunWarnings {
   /** Every call the host accepted, by call id, in a compact form. */
   readonly #calls = new Map<number, TrackedCall>()
-  /** The calls still pending inside the isolate when the script ended (the runtime's own list). */
+  /** The calls still pending inside the isolate when the script ended and never reacted to (the runtime's own list). */
   #unawaited: TrackedCall[] | undefined
+  /** The pending calls the script had handed to `Promise.all`, `.then` and the like. */
+  #abandoned: TrackedCall[] = []
+  /** The first call whose failure was sent to the script before it ended. */
+  #firstFailure: TrackedCall | undefined
+  /** Waited-for calls without an outcome yet. */
+  #stillRunning = 0
   #ending = 'returned'
   readonly #rejections: IsolateRunWarning[] = []
   #moreRejections = 0
@@ -47,27 +60,37 @@ export class RunWarnings {
   /** A call's outcome, as it is sent toward the isolate. */
   outcome(callId: number, ok: boolean, text: string): void {
     const call = this.#calls.get(callId)
-    if (call !== undefined && call.outcome === undefined) call.outcome = { ok, text: ok ? '' : copyClipped(text, 300) }
+    if (call === undefined || call.outcome !== undefined) return
+    call.outcome = { ok, text: ok ? '' : copyClipped(text, 300) }
+    if (call.waited === true) this.#stillRunning--
+    else if (!ok && this.#unawaited === undefined) this.#firstFailure ??= call
   }
 
   /**
    * The script ended (`how`: `returned` or `threw`). `pendingIds` is the runtime's list of the
-   * calls whose outcome it had not received (comma-separated ids): the calls it did not await.
+   * calls whose outcome it had not received (comma-separated ids), `handedIds` those of them
+   * whose promise it had called `then` on; the others it did not await.
    */
-  scriptEnded(how: 'returned' | 'threw', pendingIds: unknown): void {
+  scriptEnded(how: 'returned' | 'threw', pendingIds: unknown, handedIds: unknown): void {
     if (this.#unawaited !== undefined) return
     this.#ending = how
     this.#unawaited = []
     if (typeof pendingIds !== 'string' || pendingIds === '') return
+    const handed = new Set(typeof handedIds === 'string' && handedIds !== '' ? handedIds.split(',') : [])
     for (const id of pendingIds.split(',')) {
       const call = this.#calls.get(Number(id))
-      if (call !== undefined) this.#unawaited.push(call)
+      if (call === undefined) continue
+      ;(handed.has(id) ? this.#abandoned : this.#unawaited).push(call)
+      call.waited = true
+      if (call.outcome === undefined) this.#stillRunning++
     }
+    // A failure still on its way when the script ended is one it never saw.
+    if (this.#firstFailure?.waited === true) this.#firstFailure = undefined
   }
 
-  /** Whether an unawaited call is still without an outcome (the run waits for it). */
+  /** Whether a call the run waits for is still without an outcome. */
   get waiting(): boolean {
-    return this.#unawaited?.some((call) => call.outcome === undefined) ?? false
+    return this.#stillRunning > 0
   }
 
   /** isolated-vm reported a rejection nothing handled (the error it copied out of the isolate). */
@@ -89,6 +112,7 @@ export class RunWarnings {
     const warnings: IsolateRunWarning[] = []
     const unawaited = this.#unawaited ?? []
     if (unawaited.length > 0) warnings.push({ kind: 'unawaited-calls', message: describeUnawaited(unawaited, this.#ending, stoppedBy) })
+    if (this.#abandoned.length > 0) warnings.push({ kind: 'abandoned-calls', message: describeAbandoned(this.#abandoned, this.#ending, stoppedBy, this.#firstFailure) })
     warnings.push(...this.#rejections)
     if (this.#moreRejections > 0) {
       warnings.push({ kind: 'unhandled-rejection', message: `${this.#moreRejections} more unhandled promise rejection${this.#moreRejections === 1 ? ' was' : 's were'} not listed.` })
@@ -99,22 +123,43 @@ export class RunWarnings {
 
 function describeUnawaited(calls: readonly TrackedCall[], ending: string, stoppedBy: string): string {
   const one = calls.length === 1
+  return (
+    `${calls.length} tool call${one ? ' was' : 's were'} not awaited, still running when the script ${ending}: ${nameCalls(calls)}. ` +
+    `The run waited for ${one ? 'it' : 'them'}: ${describeOutcomes(calls, stoppedBy)}. The script never saw ${one ? 'its result' : 'their results'}; await every tool call.`
+  )
+}
+
+/** Calls the script had passed to `Promise.all`, `.then` and the like, still running when it ended. */
+function describeAbandoned(calls: readonly TrackedCall[], ending: string, stoppedBy: string, firstFailure: TrackedCall | undefined): string {
+  const one = calls.length === 1
+  const failure = firstFailure === undefined ? '' : `Before that, ${describeCall(firstFailure)} failed (${firstFailure.outcome!.text}), and a Promise.all rejects at its first failure without waiting for the rest. `
+  return (
+    `${calls.length} tool call${one ? ' was' : 's were'} still running when the script ${ending}, although it had passed ${one ? 'it' : 'them'} to Promise.all (or race, any, .then): ${nameCalls(calls)}. ` +
+    failure +
+    `The run waited for ${one ? 'it' : 'them'}: ${describeOutcomes(calls, stoppedBy)}. The script never saw ${one ? 'its result' : 'their results'}; to wait for every call, await Promise.allSettled.`
+  )
+}
+
+function nameCalls(calls: readonly TrackedCall[]): string {
+  return calls.slice(0, NAMED_CALLS).map(describeCall).join(', ') + (calls.length > NAMED_CALLS ? `, and ${calls.length - NAMED_CALLS} more` : '')
+}
+
+/** How the waited-for `calls` ended: `it succeeded`, `2 succeeded, 1 failed (the first: …)`. */
+function describeOutcomes(calls: readonly TrackedCall[], stoppedBy: string): string {
   const failed = calls.filter((call) => call.outcome?.ok === false)
   const cancelled = calls.filter((call) => call.outcome === undefined).length
   const succeeded = calls.length - failed.length - cancelled
-  const named = calls.slice(0, NAMED_CALLS).map(describeCall).join(', ') + (calls.length > NAMED_CALLS ? `, and ${calls.length - NAMED_CALLS} more` : '')
   const firstFailure = failed[0] === undefined ? '' : `${describeCall(failed[0])}: ${failed[0].outcome!.text}`
-  const outcomes = one
-    ? [succeeded === 1 ? 'it succeeded' : cancelled === 1 ? `${stoppedBy} cancelled it before it finished (it may or may not have taken effect)` : `it failed (${firstFailure})`]
-    : [
-        succeeded > 0 ? `${succeeded} succeeded` : '',
-        failed.length > 0 ? `${failed.length} failed (the first: ${firstFailure})` : '',
-        cancelled > 0 ? `${stoppedBy} cancelled ${cancelled} before ${cancelled === 1 ? 'it' : 'they'} finished (${cancelled === 1 ? 'it' : 'each'} may or may not have taken effect)` : '',
-      ].filter((text) => text !== '')
-  return (
-    `${calls.length} tool call${one ? ' was' : 's were'} not awaited, still running when the script ${ending}: ${named}. ` +
-    `The run waited for ${one ? 'it' : 'them'}: ${outcomes.join(', ')}. The script never saw ${one ? 'its result' : 'their results'}; await every tool call.`
-  )
+  if (calls.length === 1) {
+    return succeeded === 1 ? 'it succeeded' : cancelled === 1 ? `${stoppedBy} cancelled it before it finished (it may or may not have taken effect)` : `it failed (${firstFailure})`
+  }
+  return [
+    succeeded > 0 ? `${succeeded} succeeded` : '',
+    failed.length > 0 ? `${failed.length} failed (the first: ${firstFailure})` : '',
+    cancelled > 0 ? `${stoppedBy} cancelled ${cancelled} before ${cancelled === 1 ? 'it' : 'they'} finished (${cancelled === 1 ? 'it' : 'each'} may or may not have taken effect)` : '',
+  ]
+    .filter((text) => text !== '')
+    .join(', ')
 }
 
 function describeCall(call: TrackedCall): string {

@@ -164,7 +164,7 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     const value = await run('tools.echo({ text: "x" }).then(() => tools.save({ name: "late.txt", text: "never" }))\nreturn 1')
     expect(value).toMatchObject({ status: 'ok', value: 1, toolCalls: 1 })
     expect(saved.has('late.txt')).toBe(false)
-    expect(value.warnings?.[0]?.message).toContain('echo {"text":"x"}')
+    expect(value.warnings).toMatchObject([{ kind: 'abandoned-calls', message: expect.stringContaining('passed it to Promise.all (or race, any, .then): echo {"text":"x"}') }])
   })
 
   it('S9.1 a script that throws with calls running still gets them waited for, and its error stands', async () => {
@@ -172,7 +172,34 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     const value = await run('await Promise.all([tools.refuse({}), tools.save({ name: "sibling.txt", text: "kept" })])')
     expect(value).toMatchObject({ status: 'error', error: { name: 'ToolCallError' }, toolCalls: 2 })
     expect(saved.get('sibling.txt')).toBe('kept')
-    expect(value.warnings?.[0]?.message).toMatch(/^1 tool call was not awaited, still running when the script threw: save .*it succeeded/)
+    expect(kinds(value)).toEqual(['abandoned-calls'])
+    expect(value.warnings?.[0]?.message).toMatch(/^1 tool call was still running when the script threw, although it had passed it to Promise\.all .*: save .*it succeeded/)
+  })
+
+  it('S9.1 the siblings of a failed call in a Promise.all the script caught are reported as left behind by it, not as unawaited', async () => {
+    saved.delete('left.txt')
+    const value = await run(
+      'try { await Promise.all([tools.save({ name: "left.txt", text: "kept" }), tools.refuse({}), tools.save({ name: "left.txt", text: "again" })]) } catch { return "caught" }\nreturn "unreachable"',
+    )
+    expect(value).toMatchObject({ status: 'ok', value: 'caught', toolCalls: 3 })
+    expect(saved.get('left.txt')).toBe('again')
+    expect(value.warnings).toEqual([
+      {
+        kind: 'abandoned-calls',
+        message:
+          '2 tool calls were still running when the script returned, although it had passed them to Promise.all (or race, any, .then): save {"name":"left.txt","text":"kept"}, save {"name":"left.txt","text":"again"}. ' +
+          'Before that, refuse {} failed (Tool "refuse" failed: the disk is full), and a Promise.all rejects at its first failure without waiting for the rest. ' +
+          'The run waited for them: 2 succeeded. The script never saw their results; to wait for every call, await Promise.allSettled.',
+      },
+    ])
+  })
+
+  it('S9.1 a script with both kinds left over gets one warning each: the calls it never awaited, and those a caught Promise.all left behind', async () => {
+    const value = await run('tools.save({ name: "a.txt", text: "a" })\ntry { await Promise.all([tools.refuse({}), tools.save({ name: "b.txt", text: "b" })]) } catch {}\nreturn 2')
+    expect(value).toMatchObject({ status: 'ok', value: 2, toolCalls: 3 })
+    expect(kinds(value)).toEqual(['unawaited-calls', 'abandoned-calls'])
+    expect(value.warnings?.[0]?.message).toMatch(/^1 tool call was not awaited, still running when the script returned: save \{"name":"a\.txt"/)
+    expect(value.warnings?.[1]?.message).toMatch(/^1 tool call was still running when the script returned, although it had passed it to Promise\.all .*: save \{"name":"b\.txt"/)
   })
 
   it('S9.7 a call that never answers is cancelled at the deadline; the script’s own result stands and the warning says so', async () => {
