@@ -84,13 +84,13 @@ export function checkHostFlags(values: { workspace?: string; builtins?: string }
 }
 
 /**
- * A whole number ≥ 1 from a flag, or undefined when the flag is absent.
+ * A whole number ≥ 1 (≥ `min`, when given) from a flag, or undefined when the flag is absent.
  * @throws UsageError when the text is not one.
  */
-export function positiveInt(text: string | undefined, flag: string): number | undefined {
+export function positiveInt(text: string | undefined, flag: string, min = 1): number | undefined {
   if (text === undefined) return undefined
   const value = Number(text)
-  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--${flag} takes a positive whole number, got "${text}".`)
+  if (!Number.isInteger(value) || value < min) throw new UsageError(`--${flag} takes a ${min === 1 ? 'positive whole number' : `whole number ≥ ${min}`}, got "${text}".`)
   return value
 }
 

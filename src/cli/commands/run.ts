@@ -22,7 +22,7 @@ status ok, 1 otherwise.
                    {"status":"failed","error":{"kind":...,"message":...}} instead.
 --no-typecheck     skip the type check.
 --timeout-ms N     the script's deadline.
---memory-mb N      the isolate's heap limit.
+--memory-mb N      the isolate's heap limit in MB (at least 8).
 --journal FILE     where the session journal goes (default .ptc/journal/<time>-<pid>.jsonl in the
                    workspace, which keeps the newest 100); replay it with ptc replay.
 ${HOST_FLAGS_HELP}`,
@@ -39,7 +39,8 @@ ${HOST_FLAGS_HELP}`,
   async run(values, [file]) {
     const code = await readScript(file)
     const timeoutMs = positiveInt(values['timeout-ms'], 'timeout-ms')
-    const memoryMb = positiveInt(values['memory-mb'], 'memory-mb')
+    // isolated-vm's smallest heap (RunLimits.memoryMb's minimum).
+    const memoryMb = positiveInt(values['memory-mb'], 'memory-mb', 8)
     const options = await hostOptionsFrom(values)
     // The isolate worker starts now and the host's modules load while it does (issue 12); the
     // host's supervisor adopts it. Same options as the host's defaults: poolSize 2, memoryMb.

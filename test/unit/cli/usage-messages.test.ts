@@ -53,7 +53,8 @@ describe('ptc usage errors are one line and exit 2 (issue 14)', () => {
   it.each([
     [['run', 'ok.ts', '--timeout-ms', '-5'], '--timeout-ms takes a positive whole number, got "-5".'],
     [['run', 'ok.ts', '--timeout-ms', '1.5'], '--timeout-ms takes a positive whole number, got "1.5".'],
-    [['run', 'ok.ts', '--memory-mb', '-64'], '--memory-mb takes a positive whole number, got "-64".'],
+    [['run', 'ok.ts', '--memory-mb', '-64'], '--memory-mb takes a whole number ≥ 8, got "-64".'],
+    [['run', 'ok.ts', '--memory-mb', '4'], '--memory-mb takes a whole number ≥ 8, got "4".'],
     [['view', '--port', '-1'], '--port takes a whole number from 0 to 65535, got "-1".'],
   ])('a negative or fractional number for a numeric flag names the flag and what it takes: ptc %j', async (argv, message) => {
     const cwd = process.cwd()
