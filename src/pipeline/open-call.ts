@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { describeThrown } from '../errors/describe-thrown.ts'
+import type { Tool } from '../tools/define-tool.ts'
 import type { ExecuteOptions, JsonValue, ToolCall } from '../tools/types.ts'
 import { Execution, NEVER_ABORTED } from './execution.ts'
 import type { CallRecord } from './finish.ts'
@@ -13,6 +14,17 @@ import { deepFreeze, materializeJson } from './materialize.ts'
 import { notify } from './notify.ts'
 import type { ResultError } from './results.ts'
 import type { PipelineHost } from './run-tool-call.ts'
+
+/**
+ * A call's arguments as the registry's `classifyOnce` already read them: materialized (S6.1),
+ * then validated by `tool` and deep-frozen (`args`). Used by {@link openCall} instead of reading
+ * them again, only while the registered tool is still `tool`.
+ */
+export interface ClassifiedCall {
+  readonly tool: Tool
+  readonly arguments: JsonValue
+  readonly args: unknown
+}
 
 const callPrefix = `call_${Math.random().toString(36).slice(2, 8)}_`
 let callCounter = 0
@@ -46,9 +58,11 @@ export function openCall(host: PipelineHost, record: CallRecord, call: ToolCall,
   if (typeof requestedId === 'string' && requestedId !== '') record.callId = requestedId
   const name = (record.name = typeof requestedName === 'string' ? requestedName : String(requestedName))
   const tool = (record.tool = host.tool(name))
+  const classified = host.takeClassified?.(call)
+  const reuse = classified !== undefined && classified.tool === tool
   let materializeError: unknown
   try {
-    record.arguments = materializeJson(input === undefined ? {} : input)
+    record.arguments = reuse ? classified.arguments : materializeJson(input === undefined ? {} : input)
   } catch (error) {
     materializeError = error
   }
@@ -63,9 +77,13 @@ export function openCall(host: PipelineHost, record: CallRecord, call: ToolCall,
   if (materializeError !== undefined) {
     return { kind: 'invalid-arguments', message: `Arguments of "${name}" are not lossless JSON: ${describeThrown(materializeError)}` }
   }
-  const parsed = tool.parameters.safeParse(record.arguments)
-  if (!parsed.success) return { kind: 'invalid-arguments', message: `Invalid arguments for "${name}": ${z.prettifyError(parsed.error)}` }
-  record.args = deepFreeze(parsed.data)
+  if (reuse) {
+    record.args = classified.args
+  } else {
+    const parsed = tool.parameters.safeParse(record.arguments)
+    if (!parsed.success) return { kind: 'invalid-arguments', message: `Invalid arguments for "${name}": ${z.prettifyError(parsed.error)}` }
+    record.args = deepFreeze(parsed.data)
+  }
   return new Execution({ callId: record.callId, name, args: record.args, agent: record.agent, parentToken, callerSignal, timeoutMs: tool.timeoutMs })
 }
 

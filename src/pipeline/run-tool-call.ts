@@ -19,7 +19,7 @@ import { dispatch } from './dispatch.ts'
 import { Execution } from './execution.ts'
 import { cancellation, denial, failure, finish } from './finish.ts'
 import type { EventHooks } from './cordis-adapter.ts'
-import { newCallRecord, openCall } from './open-call.ts'
+import { type ClassifiedCall, newCallRecord, openCall } from './open-call.ts'
 import { postExecute } from './post-execute.ts'
 import { preExecute } from './pre-execute.ts'
 
@@ -31,6 +31,8 @@ export interface PipelineHost {
   tool(name: string): Tool | undefined
   guards(): Iterable<ToolGuard>
   toolNames(): string[]
+  /** The arguments the registry's `classifyOnce` read of this call object, once (see open-call.ts). */
+  takeClassified?(call: object): ClassifiedCall | undefined
 }
 
 /**

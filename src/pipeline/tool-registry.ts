@@ -9,7 +9,8 @@ import { ToolDefinitionError } from '../errors/ptc-error.ts'
 import { isTool, type Tool } from '../tools/define-tool.ts'
 import type { ExecuteOptions, ToolCall, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from '../tools/types.ts'
 import { bindListenersWithoutProxyTraps, eventHooks, traceWithoutShadow } from './cordis-adapter.ts'
-import { materializeJson } from './materialize.ts'
+import { deepFreeze, materializeJson } from './materialize.ts'
+import type { ClassifiedCall } from './open-call.ts'
 import { runToolCall } from './run-tool-call.ts'
 
 declare module 'cordis' {
@@ -26,12 +27,19 @@ export class ToolRegistry extends Service {
   readonly _tools = new Map<string, Tool>()
   readonly _guards = new Set<ToolGuard>()
   readonly _schemas = new WeakMap<Tool, ToolSchema>()
+  /** What {@link classifyOnce} read of a call, until {@link execute} of that call object takes it. */
+  readonly _classified = new WeakMap<object, ClassifiedCall>()
   readonly _host = {
     ctx: this.ctx,
     events: eventHooks(this.ctx),
     tool: (name: string) => this._tools.get(name),
     guards: () => this._guards,
     toolNames: () => [...this._tools.keys()].sort(),
+    takeClassified: (call: object) => {
+      const classified = this._classified.get(call)
+      if (classified !== undefined) this._classified.delete(call)
+      return classified
+    },
   }
 
   constructor(ctx: Context) {
@@ -110,12 +118,36 @@ export class ToolRegistry extends Service {
    * JSON or fail validation, an omitted or throwing classifier, or any other answer: exclusive.
    */
   executionMode(call: ToolCall): ToolExecutionMode {
+    return this._classify(call, false)
+  }
+
+  /**
+   * {@link executionMode} of a call its caller made itself and hands unchanged to {@link execute}
+   * next (the PTC bridge): the arguments materialized, validated and deep-frozen here are the ones
+   * that `execute` of the same call object then runs with, so a call from code reads and
+   * validates its arguments once instead of twice (S6.1; issue 12). The classifier sees the
+   * frozen arguments. Kept for one `execute` of that object; a tool replaced in between is
+   * validated again.
+   */
+  classifyOnce(call: ToolCall): ToolExecutionMode {
+    return this._classify(call, true)
+  }
+
+  /** Both classifications; `keep`: remember what was read for `execute` (a method, not `#private`: callers reach it through cordis' proxy). */
+  _classify(call: ToolCall, keep: boolean): ToolExecutionMode {
     try {
       const tool = this._tools.get(call.name)
-      if (!tool?.isConcurrencySafe) return EXCLUSIVE
-      const parsed = tool.parameters.safeParse(materializeJson(call.arguments === undefined ? {} : call.arguments))
+      // Without a classifier the answer is exclusive; classifyOnce still reads the arguments for execute.
+      if (tool === undefined || (!tool.isConcurrencySafe && !keep)) return EXCLUSIVE
+      const materialized = materializeJson(call.arguments === undefined ? {} : call.arguments)
+      const parsed = tool.parameters.safeParse(materialized)
       if (!parsed.success) return EXCLUSIVE
-      return tool.isConcurrencySafe(parsed.data) === true ? PARALLEL : EXCLUSIVE
+      let data = parsed.data
+      if (keep) {
+        data = deepFreeze(data)
+        this._classified.set(call, { tool, arguments: materialized, args: data })
+      }
+      return tool.isConcurrencySafe?.(data) === true ? PARALLEL : EXCLUSIVE
     } catch {
       return EXCLUSIVE
     }

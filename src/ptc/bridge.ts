@@ -62,7 +62,8 @@ export function createBridge(options: BridgeOptions): (call: BridgeCall) => Prom
     notify(events, 'tool/ptc-dispatch', dispatch)
     if (signal.aborted) return { ok: false, message: `The run ended before "${name}" could start.` }
     const call = { callId: `${parentCallId}/${pairingId}`, name, arguments: args }
-    const result = await gate.run(tools.executionMode(call), () => tools.execute(call, { agent, signal, parentToken }))
+    // classifyOnce: `execute` of this same call object runs with the arguments classified here (read once).
+    const result = await gate.run(tools.classifyOnce(call), () => tools.execute(call, { agent, signal, parentToken }))
     if (result.isError) return { ok: false, message: result.error?.message ?? `Tool "${name}" failed.` }
     return { ok: true, valueJson: result.value === undefined ? 'null' : JSON.stringify(result.value) }
   }

@@ -173,3 +173,58 @@ describe('executionMode() is fail-closed (S2.2, S7.1)', () => {
     expect(root.tools.executionMode(null as never).kind).toBe('exclusive')
   })
 })
+
+describe('classifyOnce() reads a call from code once (S6.1, S2.2)', () => {
+  const counting = (name: string, seen: unknown[], isConcurrencySafe: (args: { n: number }) => boolean = () => true) => {
+    const parameters = z.object({ n: z.number() }).transform((value) => (seen.push(value), value))
+    return defineTool({ name, description: 'd', parameters, output, execute: (args) => `n=${args.n}`, isConcurrencySafe })
+  }
+
+  it('S6.1 execute of the classified call object runs with the arguments classified, validated once', async () => {
+    const root = await createRoot()
+    const parses: unknown[] = []
+    let frozen: boolean | undefined
+    await usePlugin(root, (ctx) => ctx.tools.register(counting('c', parses, (args) => ((frozen = Object.isFrozen(args)), true))))
+    const call = { name: 'c', arguments: { n: 1 } }
+    expect(root.tools.classifyOnce(call).kind).toBe('parallel')
+    expect(frozen).toBe(true)
+    const result = await root.tools.execute(call)
+    expect(result.value).toBe('n=1')
+    expect(result.arguments).toEqual({ n: 1 })
+    expect(parses).toHaveLength(1)
+    // Once per classification: the same object executed again is read and validated again.
+    await root.tools.execute(call)
+    expect(parses).toHaveLength(2)
+  })
+
+  it('S2.2 executionMode() keeps nothing: execute validates again', async () => {
+    const root = await createRoot()
+    const parses: unknown[] = []
+    await usePlugin(root, (ctx) => ctx.tools.register(counting('c', parses)))
+    const call = { name: 'c', arguments: { n: 1 } }
+    expect(root.tools.executionMode(call).kind).toBe('parallel')
+    await root.tools.execute(call)
+    expect(parses).toHaveLength(2)
+  })
+
+  it('S6.1 a tool replaced between classification and execution validates the arguments itself', async () => {
+    const root = await createRoot()
+    const first: unknown[] = []
+    const second: unknown[] = []
+    const fiber = await usePlugin(root, (ctx) => ctx.tools.register(counting('c', first)), 'first')
+    const call = { name: 'c', arguments: { n: 2 } }
+    root.tools.classifyOnce(call)
+    await fiber.dispose()
+    await usePlugin(root, (ctx) => ctx.tools.register(counting('c', second)), 'second')
+    expect((await root.tools.execute(call)).value).toBe('n=2')
+    expect([first.length, second.length]).toEqual([1, 1])
+  })
+
+  it('S2.2 arguments that fail validation are exclusive and execute reports them as invalid', async () => {
+    const root = await createRoot()
+    await usePlugin(root, (ctx) => ctx.tools.register(counting('c', [])))
+    const call = { name: 'c', arguments: { n: 'one' } }
+    expect(root.tools.classifyOnce(call).kind).toBe('exclusive')
+    expect((await root.tools.execute(call)).error?.kind).toBe('invalid-arguments')
+  })
+})
