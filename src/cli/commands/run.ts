@@ -46,6 +46,11 @@ ${HOST_FLAGS_HELP}`,
     // host's supervisor adopts it. Same options as the host's defaults: poolSize 2, memoryMb.
     const [{ prestartIsolateWorker }, { DEFAULT_RUN_LIMITS }] = await Promise.all([import('../../ptc/isolate/worker-start.ts'), import('../../ptc/isolate/run-limits.ts')])
     prestartIsolateWorker({ poolSize: 2, memoryMb: memoryMb ?? DEFAULT_RUN_LIMITS.memoryMb })
+    if (values['no-typecheck'] === true) {
+      // Unchecked, the host compiles it: esbuild's service starts now too, and the host finds it compiled.
+      const { precompileInHost } = await import('../../ptc/check/prepare-in-host.ts')
+      await precompileInHost(code)
+    }
     const { runScript } = await import('../run-script.ts')
     return runScript(code, {
       ...options,

@@ -7,6 +7,7 @@
  * A script that mentions `import` or `require` still goes to a checker: finding those needs
  * TypeScript's parser, which stays out of the host.
  */
+import { compileScript } from '../compile.ts'
 import { mentionsModules } from '../compile-source.ts'
 import type { TypeChecker } from '../type-checker.ts'
 import type { PrepareOptions, PrepareResult } from './checker-contract.ts'
@@ -21,6 +22,25 @@ let esbuildStarted = false
  */
 export function canPrepareInHost(code: string): boolean {
   return !mentionsModules(code)
+}
+
+/**
+ * Starts compiling `code` now, when {@link prepareInHost} could compile it, so esbuild's service
+ * starts while the caller does other work (a `ptc run --no-typecheck` loads the host meanwhile);
+ * the later {@link prepareInHost} of the same code then finds the result in the compile cache
+ * (`compileScript`). Resolves once esbuild's module is loaded and the compile is under way, not
+ * when it ends. Never rejects; a failure is left for that later compile to report.
+ */
+export async function precompileInHost(code: string): Promise<void> {
+  if (!canPrepareInHost(code)) return
+  try {
+    // esbuild's service process starts with its first call: now, before the caller loads more.
+    const esbuild = await import('esbuild')
+    esbuild.transform('', { loader: 'ts', logLevel: 'silent' }).catch(() => {})
+  } catch {
+    return
+  }
+  compileScript(code).catch(() => {})
 }
 
 /**

@@ -1,0 +1,48 @@
+/**
+ * `ptc run --no-typecheck` as a user runs it (S9.1): the host compiles the script itself, with
+ * esbuild started while the host loads, and the isolate worker started before the host exists
+ * (issue 12: start-up); outcomes are those of a compile in a checker: no type errors, syntax
+ * errors at the script's lines, imports refused.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { NO_IMPORTS_MESSAGE } from '../../src/ptc/compile-source.ts'
+import { runPtc } from './ptc-cli.ts'
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-run-unchecked-'))
+const script = (name: string, code: string): string => {
+  fs.writeFileSync(path.join(dir, name), code)
+  return name
+}
+const run = (name: string, ...flags: string[]) => runPtc(['run', name, '--json', '--no-typecheck', '--workspace', dir, '--journal', path.join(dir, 'journal.jsonl'), ...flags], dir, 240_000)
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+describe('ptc run --no-typecheck (S9.1, issue 12)', { timeout: 300_000 }, () => {
+  it('S9.1 a script with a type error runs unchecked and prints its value', async () => {
+    const { code, stdout } = await run(script('typed.ts', "const n: number = 'six' as any\nreturn `${n}-${6 * 7}`\n"))
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'ok', value: 'six-42' })
+  })
+
+  it("S9.1 a syntax error is a type-error status with a diagnostic at the script's line, exit 1", async () => {
+    const { code, stdout } = await run(script('broken.ts', 'const a = 1\nreturn (a\n'))
+    expect(code).toBe(1)
+    const value = JSON.parse(stdout)
+    expect(value).toMatchObject({ status: 'type-error', error: { name: 'SyntaxError' } })
+    expect(value.diagnostics[0]).toMatchObject({ line: 3, category: 'error' })
+  })
+
+  it('S9.1 an import is refused, as with the type check', async () => {
+    const { code, stdout } = await run(script('imports.ts', "const fs = await import('node:fs')\nreturn 1\n"))
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'type-error', error: { message: expect.stringContaining(NO_IMPORTS_MESSAGE) } })
+  })
+
+  it('S9.1 --memory-mb gives the isolate its limit, whichever worker runs it', async () => {
+    const { code, stdout } = await run(script('heap.ts', 'const a = []\nwhile (true) a.push(new Array(100_000).fill(1))\n'), '--memory-mb', '16')
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'memory' })
+  })
+})
