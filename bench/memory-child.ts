@@ -5,16 +5,19 @@
  * line: `{ runs, points: [{ run, hostMb, workerMb, heapMb, externalMb }] }`, in MB sampled after a
  * full GC at every tenth of the runs: RSS of the host and of the isolate worker process (null
  * inline), the host's committed JS heap and its external memory.
- * Arguments: isolation (`process` | `inline`), RUNS.
+ * Arguments: isolation (`process` | `inline`), RUNS, and `small-young` to keep the host's young
+ * generation small first, as `ptc serve` does (`keepYoungGenerationSmall`).
  */
 import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
+import { keepYoungGenerationSmall } from '../src/cli/young-generation.ts'
 import { createHost, defineTool, type Context } from '../src/index.ts'
 
 const isolation = process.argv[2] === 'inline' ? 'inline' : 'process'
 const runs = Number(process.argv[3] ?? 2_000)
+if (process.argv[4] === 'small-young') keepYoungGenerationSmall()
 const gc = (globalThis as { gc?: () => void }).gc
 if (gc === undefined) throw new Error('memory-child.ts needs node --expose-gc')
 

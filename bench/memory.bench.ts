@@ -15,6 +15,17 @@ const CHILD = resolve(import.meta.dirname, 'memory-child.ts')
 const RUNS = Number(process.env.PTC_BENCH_MEMORY_RUNS ?? 2_000)
 const TARGET_PERCENT = 5
 
+/**
+ * The hosts measured: as `ptc serve` runs (young generation kept small), an embedding that sets
+ * nothing, and an inline embedding set up as the README recommends (small young generation, and
+ * glibc's malloc arenas capped because isolates allocate on threads of this process).
+ */
+const CASES = [
+  { isolation: 'process', label: 'worker process (default), host as ptc serve runs it (young generation kept small)', smallYoung: true, env: {} },
+  { isolation: 'process', label: 'worker process (default), host that sets nothing', smallYoung: false, env: {} },
+  { isolation: 'inline', label: 'inline, young generation kept small and MALLOC_ARENA_MAX=2', smallYoung: true, env: { MALLOC_ARENA_MAX: '2' } },
+] as const
+
 interface Point {
   run: number
   hostMb: number
@@ -31,11 +42,11 @@ function growth(label: string, values: number[]): string {
 
 async function report(): Promise<string[]> {
   const lines = [`load average ${loadavg()[0]!.toFixed(2)}; ${RUNS.toLocaleString('en-US')} runs of one tools.noop() call each, RSS after GC every ${Math.round(RUNS / 10).toLocaleString('en-US')} runs`]
-  for (const isolation of ['process', 'inline'] as const) {
+  for (const { isolation, label, smallYoung, env } of CASES) {
     const started = performance.now()
-    const out = execFileSync(process.execPath, ['--no-node-snapshot', '--expose-gc', CHILD, isolation, String(RUNS)], { encoding: 'utf8', maxBuffer: 1 << 20 })
+    const out = execFileSync(process.execPath, ['--no-node-snapshot', '--expose-gc', CHILD, isolation, String(RUNS), ...(smallYoung ? ['small-young'] : [])], { encoding: 'utf8', maxBuffer: 1 << 20, env: { ...process.env, ...env } })
     const { points } = JSON.parse(out) as { points: Point[] }
-    lines.push(`  ${isolation === 'process' ? 'worker process (default)' : 'inline'}: ${((performance.now() - started) / RUNS).toFixed(2)} ms a run`)
+    lines.push(`  ${label}: ${((performance.now() - started) / RUNS).toFixed(2)} ms a run`)
     lines.push(growth('host', points.map((point) => point.hostMb)))
     if (isolation === 'process') lines.push(growth('isolate worker', points.map((point) => point.workerMb ?? 0)))
   }

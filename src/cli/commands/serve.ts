@@ -44,6 +44,9 @@ ${HOST_FLAGS_HELP}`,
   precheck: checkHostFlags,
   async run(values) {
     const options = await hostOptionsFrom(values)
+    // A server's RSS stays flat over many runs (issue 12).
+    const { keepYoungGenerationSmall } = await import('../young-generation.ts')
+    keepYoungGenerationSmall()
     const { serveCommand } = await import('../../server/serve-command.ts')
     return serveCommand(values, options)
   },
