@@ -8,7 +8,8 @@
  *   in both isolation modes, target ≤ 250 ms.
  * Node's compile cache and ptc-runner's own cache (`PTC_CACHE_DIR`) are warm after the warm-up,
  * as they are for a user from the second run on; "cold" here means a new process.
- * `ptc help` is measured in `cli.bench.ts`.
+ * `node --no-node-snapshot -e 0` is the floor of the isolate worker's start (isolated-vm needs
+ * the flag). `ptc help` is measured in `cli.bench.ts`.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -53,6 +54,8 @@ async function report(): Promise<string[]> {
   const run = (...flags: string[]) => () => wall(BIN, ['run', script, '--json', '--workspace', workspace, '--journal', join(workspace, 'journal.jsonl'), ...flags])
   const scenarios: Scenario[] = [
     { name: 'node -e 0 (baseline)', sample: () => wall(process.execPath, ['-e', '0']) },
+    // The isolate worker's floor: isolated-vm needs Node without its start-up snapshot.
+    { name: 'node --no-node-snapshot -e 0 (the isolate worker process floor)', sample: () => wall(process.execPath, ['--no-node-snapshot', '-e', '0']) },
     { name: 'ptc run return-1.ts --no-typecheck (whole process)', target: 400, sample: run('--no-typecheck') },
     { name: 'ptc run return-1.ts, type-checked (whole process)', target: 1_000, sample: run() },
     { name: 'createHost → first answered run, worker process', target: 250, sample: () => firstRun('process', false) },
