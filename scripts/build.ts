@@ -2,6 +2,9 @@
  * `npm run build` (also run by `npm pack` / `npm publish` through `prepack`): the package users
  * install, in `dist/`. Development from the repository needs no build (Node 24 runs the sources).
  * 1. `tsc -p tsconfig.build.json`: `src/`, `runtime/`, `typegen/` → JavaScript and declarations.
+ *    With `PTC_BUILD_NO_CHECK=1` tsc emits without type-checking (`--noCheck`, 40 % less CPU): for
+ *    callers that have just type-checked the same sources, as `npm test` does before the
+ *    pack-install test builds the package.
  * 2. Relative `.ts` specifiers → `.js` in every emitted file: tsc rewrites static imports only, so
  *    this also covers `import()` of lazily loaded modules, declaration files, and worker entries
  *    named by path (`new URL('./x-worker-entry.ts', import.meta.url)`), whatever entries exist.
@@ -47,7 +50,8 @@ function rewriteSpecifiers(file: string): string[] {
 
 rmSync(DIST, { recursive: true, force: true })
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit', cwd: ROOT })
+const noCheck = process.env.PTC_BUILD_NO_CHECK === '1' ? ['--noCheck'] : []
+execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), ...noCheck], { stdio: 'inherit', cwd: ROOT })
 
 for (const dir of SOURCE_ASSET_DIRS) cpSync(path.join(ROOT, dir), path.join(DIST, dir), { recursive: true })
 mkdirSync(path.join(DIST, 'bin'))
