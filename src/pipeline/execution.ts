@@ -81,11 +81,18 @@ const cancel = (): never => {
 /**
  * S6.3: the caller's stop ends every wait of the pipeline (policy, approval, projectContent,
  * post-execute), not only the body's: a listener or an approval prompt that never answers cannot
- * keep a stopped call alive. Rejects with {@link CANCELLED} on the stop. Without a caller signal
- * the value is returned as is (no promise allocated for synchronous answers).
+ * keep a stopped call alive. Rejects with {@link CANCELLED} on the stop. A synchronous answer is
+ * no wait: it is returned as is (no promise, no abort listener: a call from code has a caller
+ * signal, and adding and removing a listener for each synchronous policy answer cost more than
+ * the policies), or {@link CANCELLED} is thrown when the caller has already stopped.
+ * @throws CANCELLED for a synchronous answer after the caller's stop.
  */
 export function untilCallerStop<T>(work: T | Promise<T>, callerSignal: AbortSignal): T | Promise<T> {
   if (callerSignal === NEVER_ABORTED) return work
+  if (typeof (work as { then?: unknown } | null)?.then !== 'function') {
+    if (callerSignal.aborted) throw CANCELLED
+    return work
+  }
   return raceAbort(Promise.resolve(work), callerSignal, cancel)
 }
 
