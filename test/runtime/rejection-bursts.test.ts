@@ -59,3 +59,35 @@ describe('issue 11 bursts of rejections', () => {
     expect(result.warnings).toMatchObject([{ kind: 'unhandled-rejection', message: expect.stringContaining('RangeError: nobody listens'), frames: [{ line: 6, column: 16 }] }])
   })
 })
+
+describe('issue 11 rejections in turns where only successful results arrived', () => {
+  const floating = (js: string) => run(js, {}, pool).then(({ result }) => ({ status: result.status, value: result.value, messages: (result.warnings ?? []).map((warning) => `${warning.kind}: ${warning.message.split('.')[0]}`) }))
+
+  it('S9.3 a throwing .then on a successful call is reported while the script awaits another call', async () => {
+    expect(await floating('tools.noop({}).then(() => { throw new TypeError("in a then") })\nawait tools.slow({})\nreturn 2')).toEqual({
+      status: 'ok',
+      value: 2,
+      messages: ['unhandled-rejection: Unhandled promise rejection: TypeError: in a then'],
+    })
+  })
+
+  it('S9.3 an async helper nobody awaits that throws after its successful call is reported', async () => {
+    expect(await floating('const helper = async () => { await tools.echo({ n: 1 }); throw new RangeError("in a helper") }\nhelper()\nawait tools.slow({})\nreturn 3')).toEqual({
+      status: 'ok',
+      value: 3,
+      messages: ['unhandled-rejection: Unhandled promise rejection: RangeError: in a helper'],
+    })
+  })
+
+  it('S9.3 a Promise.reject left floating after a successful call is reported while another call runs', async () => {
+    expect(await floating('const later = tools.slow({})\nawait tools.noop({})\nPromise.reject(new Error("after a success"))\nawait later\nreturn 1')).toEqual({
+      status: 'ok',
+      value: 1,
+      messages: ['unhandled-rejection: Unhandled promise rejection: Error: after a success'],
+    })
+  })
+
+  it('S9.3 a sequential loop of successful calls that handles everything has no warning', async () => {
+    expect(await floating('let n = 0\nfor (let i = 0; i < 50; i++) n += (await tools.echo({ i })).i\nreturn n')).toEqual({ status: 'ok', value: 1225, messages: [] })
+  })
+})

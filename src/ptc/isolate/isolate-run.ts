@@ -56,6 +56,9 @@ class IsolateRun {
   private settleRef: ivm.Reference<(batch: Settlement[]) => void> | undefined
   private readonly clock: IsolateClock
   private openEntries = 0
+  /** Calls the script made, and outcomes sent back: equal when none is outstanding. */
+  private callsMade = 0
+  private callsSettled = 0
   private ended = false
   private readonly timers: NodeJS.Timeout[] = []
   private readonly onAbort = (): void => this.stop({ status: 'cancelled', error: cancelledError() }, "the caller's cancel")
@@ -85,6 +88,7 @@ class IsolateRun {
       dispatch: request.dispatch,
       settle: (callId, ok, text) => {
         if (this.ended) return
+        this.callsSettled++
         this.leftovers.outcome(callId, ok, text)
         this.settlements.push([callId, ok, text])
       },
@@ -118,6 +122,7 @@ class IsolateRun {
     this.prepared.handlers = {
       call: (callId, name, argsJson) =>
         quietly(() => {
+          this.callsMade++
           this.leftovers.called(callId, name, argsJson)
           this.calls.accept(callId, name, argsJson)
         }),
@@ -145,10 +150,7 @@ class IsolateRun {
     this.enter(start.apply(undefined, [scriptFunction.derefInto()], { timeout: this.entryTimeoutMs() }))
   }
 
-  /**
-   * Tracks one entry into the isolate: its failure is classified, never thrown. Open entries are
-   * counted so a run does not end inside the one its script finished in (issue 11).
-   */
+  /** Tracks one entry: its failure is classified, never thrown; open ones keep the run from ending (issue 11). */
   private enter(entry: Promise<unknown>): void {
     this.openEntries++
     entry.then(undefined, (error: unknown) => this.onIsolateFailure(error)).finally(() => {
@@ -160,9 +162,9 @@ class IsolateRun {
   /**
    * An entry into the isolate failed. After our own disposal that is expected; a disposed
    * isolate we did not dispose hit its memory limit; a timeout is the wall clock (or the CPU limit
-   * when that is used up too). Anything else is an
-   * unhandled promise rejection in the script, which isolated-vm reports as the failure of the
-   * entry it happened in: the run goes on and the rejection becomes a warning.
+   * when that is used up too). Anything else is an unhandled promise rejection in the script,
+   * which isolated-vm reports as the failure of the entry it happened in: the run goes on and the
+   * rejection becomes a warning.
    */
   private onIsolateFailure(error: unknown): void {
     if (this.ended) return
@@ -210,12 +212,11 @@ class IsolateRun {
   }
 
   /**
-   * Settlements cross into the isolate; a batch of successes without a completion back
-   * (`applyIgnored`: waiting for it woke this thread once more per call, issue 12). The wall clock
-   * is the deadline timer's, memory the poller's, running time the isolate's own clock. A batch
-   * that rejects calls is tracked like `start`, so a `ToolCallError` the script leaves unhandled
-   * is still reported in `warnings` (and any other rejection floating in that turn; one in a turn
-   * of successes goes unseen).
+   * Settlements cross into the isolate. isolated-vm reports an unhandled rejection only as the
+   * failure of an entry the host waits for, a wait that costs a fifth of a sequential call (issue
+   * 12): it is skipped (`applyIgnored`) only for successes answering the only call outstanding;
+   * with a failure or other calls running (a chain that may float), it is waited for (issue 11).
+   * No timeout of its own: the wall clock is the deadline timer's, CPU and memory the poller's.
    */
   private flush(batch: Settlement[]): void {
     if (this.ended || this.settleRef === undefined) return
@@ -224,13 +225,10 @@ class IsolateRun {
       this.endAfterScript()
       return
     }
-    for (let index = 0; index < batch.length; index++) {
-      if (!batch[index]![1]) {
-        this.enter(this.settleRef.apply(undefined, [batch], { arguments: { copy: true }, timeout: this.entryTimeoutMs() }))
-        return
-      }
-    }
-    this.settleRef.applyIgnored(undefined, [batch], { arguments: { copy: true } })
+    let wait = this.callsSettled !== this.callsMade
+    for (let index = 0; index < batch.length && !wait; index++) wait = !batch[index]![1]
+    if (wait) this.enter(this.settleRef.apply(undefined, [batch], { arguments: { copy: true } }))
+    else this.settleRef.applyIgnored(undefined, [batch], { arguments: { copy: true } })
   }
 
   private onFinish(kind: unknown, payload: unknown, pendingIds: unknown, handedIds: unknown): void {

@@ -12,8 +12,8 @@
  *   script caught before it returned. They are waited for in the same way.
  * - `unhandled-rejection`: a promise that rejected with nothing awaiting or catching it by the end
  *   of that turn of the isolate (Node's rule for `unhandledRejection`): isolated-vm reports the
- *   first such rejection of each entry into the isolate the run waits on (its first turn and
- *   turns with a failed call; batches of successes are entered without waiting, issue 12).
+ *   first such rejection of each entry into the isolate the run waits on (every one but a batch
+ *   of successes answering the only call outstanding, issue 12).
  */
 import type { IsolateRunWarning } from './isolate-contract.ts'
 import { scriptFrames } from './script-frames.ts'
