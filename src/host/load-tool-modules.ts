@@ -30,7 +30,7 @@ export async function loadToolModules(ctx: Context, modules: readonly string[]):
     if (tools) {
       const bad = tools.findIndex((tool) => !isTool(tool))
       if (bad >= 0) throw new ToolModuleError(`Tool module ${specifier}: item ${bad} of its tool array is not a defineTool({...}) result.`)
-      await ctx.plugin({
+      await startPlugin(ctx, specifier, {
         name: `tools:${specifier}`,
         inject: ['tools'],
         apply: (child: Context) => tools.forEach((tool) => child.tools.register(tool as Tool)),
@@ -43,11 +43,21 @@ export async function loadToolModules(ctx: Context, modules: readonly string[]):
         `Tool module ${specifier} exports neither a cordis plugin (export function apply(ctx) {...}) nor an array of defineTool results (export default [defineTool({...})]).`,
       )
     }
-    try {
-      await ctx.plugin(plugin as Plugin)
-    } catch (error) {
-      throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}`)
-    }
+    await startPlugin(ctx, specifier, plugin as Plugin)
+  }
+}
+
+/**
+ * Install one module's plugin; a failure while it starts (e.g. a tool name already registered,
+ * by a built-in or an earlier module) is a `ToolModuleError` naming the module, for the array
+ * form as for a plugin.
+ * @throws ToolModuleError when the plugin throws while it starts.
+ */
+async function startPlugin(ctx: Context, specifier: string, plugin: Plugin): Promise<void> {
+  try {
+    await ctx.plugin(plugin)
+  } catch (error) {
+    throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}`)
   }
 }
 

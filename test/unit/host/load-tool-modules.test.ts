@@ -12,24 +12,30 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const LOADER = new URL('../../../src/host/load-tool-modules.ts', import.meta.url).href
+const REGISTRY = new URL('../../../src/pipeline/tool-registry.ts', import.meta.url).href
+const INDEX = new URL('../../../src/index.ts', import.meta.url).href
 
 /**
  * `loadToolModules` of `file` in a plain Node process (vitest's own module loader would transform
  * the plugin and hide how Node loads it): the error message, and every warning its listeners heard.
  */
-async function loadInNode(file: string): Promise<{ message: string; warnings: string[] }> {
+async function loadInNode(...files: string[]): Promise<{ message: string; code: string; warnings: string[] }> {
   const script = `
     import { Context } from 'cordis'
     import { loadToolModules } from ${JSON.stringify(LOADER)}
+    import { ToolRegistry } from ${JSON.stringify(REGISTRY)}
     const warnings = []
     process.on('warning', (warning) => warnings.push(warning.message))
     let message = ''
-    try { await loadToolModules(new Context(), [${JSON.stringify(file)}]) } catch (error) { message = error.message }
+    let code = ''
+    const ctx = new Context()
+    await ctx.plugin(ToolRegistry)
+    try { await loadToolModules(ctx, ${JSON.stringify(files)}) } catch (error) { message = error.message; code = error.code }
     process.emitWarning('still heard')
-    setImmediate(() => console.log(JSON.stringify({ message, warnings })))
+    setImmediate(() => console.log(JSON.stringify({ message, code, warnings })))
   `
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: import.meta.dirname, timeout: 60_000 })
-  return JSON.parse(stdout) as { message: string; warnings: string[] }
+  return JSON.parse(stdout) as { message: string; code: string; warnings: string[] }
 }
 
 let project: string
@@ -41,6 +47,11 @@ beforeAll(() => {
   mkdirSync(join(project, 'broken'))
   writeFileSync(join(project, 'broken', 'package.json'), JSON.stringify({ type: 'module' }))
   writeFileSync(join(project, 'broken', 'plugin.ts'), 'export const = 1\n')
+  const echo = (name: string) =>
+    `import { defineTool, z } from ${JSON.stringify(INDEX)}\n` +
+    `export default [defineTool({ name: '${name}', description: 'Echo.', parameters: {}, output: { schema: z.string(), render: (_a, v) => [{ type: 'text', text: v }] }, async execute() { return 'x' } })]\n`
+  writeFileSync(join(project, 'first.mjs'), echo('echo'))
+  writeFileSync(join(project, 'again.mjs'), echo('echo'))
 })
 afterAll(() => rmSync(project, { recursive: true, force: true }))
 
@@ -63,5 +74,14 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
   it('another import failure keeps its own message', async () => {
     const file = join(project, 'broken', 'plugin.ts')
     expect((await loadInNode(file)).message).toMatch(new RegExp(`^Could not import tool module ${file}: `))
+  })
+
+  it('S1.4 an array module whose tool name is taken fails with one ToolModuleError line naming the module, as a plugin does', async () => {
+    const again = join(project, 'again.mjs')
+    const { message, code } = await loadInNode(join(project, 'first.mjs'), again)
+    expect(code).toBe('tool-module')
+    expect(message).toBe(
+      `Tool module ${again} failed to start: A tool named "echo" is already registered; tool names must be unique. Unregister the other plugin or rename one of them.`,
+    )
   })
 })
