@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Context, Fiber } from 'cordis'
 import * as journal from '../journal/journal.ts'
 import type { JournalRetention } from '../journal/journal-retention.ts'
@@ -128,7 +128,7 @@ export async function openSession(ctx: Context, options: SessionOptions, session
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params
     const tool = exposedTools(session.tools, options).find((candidate) => candidate.name === name)
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". This server exposes: ${exposedTools(session.tools, options).map((t) => t.name).join(', ')}.`)
+    if (!tool) throw unknownTool(name, exposedTools(session.tools, options))
     const callId = `${agent}.${++counter}`
     const cancel = new AbortController()
     if (earlyCancels.has(extra.requestId)) {
@@ -186,4 +186,15 @@ export async function openSession(ctx: Context, options: SessionOptions, session
         await jobs?.disposeOwner(agent)
       })()),
   }
+}
+
+/**
+ * The JSON-RPC error (InvalidParams, -32602) for a `tools/call` of a tool this session does not
+ * expose. Not an `McpError`: its message already starts `MCP error -32602:`, the SDK sends the
+ * message as it is, and the client's SDK prefixes it once more (`MCP error -32602: MCP error
+ * -32602: …`); a plain error with a `code` goes on the wire as the bare sentence.
+ */
+function unknownTool(name: string, exposed: readonly { name: string }[]): Error {
+  const message = `Unknown tool "${name}". This server exposes: ${exposed.map((tool) => tool.name).join(', ')}.`
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams })
 }

@@ -86,9 +86,11 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 120_000 }, () => {
     expect(JSON.stringify(result.content)).toMatch(/Invalid arguments for \\"echo\\"/)
   })
 
-  it('a tool that is not exposed is an unknown tool', async () => {
+  it('a tool that is not exposed is an unknown tool: InvalidParams, its message prefixed once by the client, not twice', async () => {
     const { client } = await connect()
-    await expect(client.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toThrow(/Unknown tool "echo"/)
+    const error = await client.callTool({ name: 'echo', arguments: { text: 'x' } }).then(() => undefined, (thrown: unknown) => thrown)
+    expect(error).toMatchObject({ code: -32602 })
+    expect((error as Error).message).toMatch(/^MCP error -32602: Unknown tool "echo"\. This server exposes: [^"]*run_code/)
   })
 
   it('each session has its own agent and journal file, recording only its own calls', async () => {
