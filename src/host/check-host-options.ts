@@ -1,6 +1,6 @@
 /**
  * The checks `createHost` makes on its options before anything starts (issue 14): an unknown
- * option name, an unknown preset, a negative or non-numeric limit (each one
+ * option name, an option of the wrong kind, an unknown preset, a negative or non-numeric limit (each one
  * {@link HostOptionsError}, code `host-options`, naming the option and what it takes); and, once
  * the state folder is made, a journal file in a folder that does not exist. So a mistake is
  * reported when the host is created, not when a run fails.
@@ -27,7 +27,8 @@ const JOBS_MINIMUMS = { ringBytes: 1, killWaitMs: 0, maxRunningPerOwner: 1, reta
 
 /**
  * Check `options` as {@link createHost} does before it starts anything.
- * @throws HostOptionsError for an unknown option, an unknown `preset`, or a numeric `ptc`,
+ * @throws HostOptionsError for an unknown option, an option of the wrong kind (a number for
+ *   `workspace`, a string for `toolModules`…), an unknown `preset`, or a numeric `ptc`,
  *   `ptc.limits` or `jobs` value that is not a number at or above its minimum.
  */
 export function checkHostOptions(options: HostOptions): void {
@@ -36,6 +37,7 @@ export function checkHostOptions(options: HostOptions): void {
       throw new HostOptionsError(`createHost has no option "${key}"; the options are ${HOST_OPTION_NAMES.join(', ')} (run limits go in ptc.limits).`, { option: key })
     }
   }
+  checkKinds(options)
   if (options.preset !== undefined && !isPermissionPresetName(options.preset)) {
     throw new HostOptionsError(`preset ${JSON.stringify(options.preset)} is not a permission preset; use one of ${PERMISSION_PRESET_NAMES.join(', ')}.`, { option: 'preset' })
   }
@@ -52,6 +54,41 @@ export function checkHostOptions(options: HostOptions): void {
   }
   checkNumbers('ptc.limits', limits, RUN_LIMIT_MINIMUMS, false)
   checkNumbers('jobs', (options.jobs ?? {}) as Record<string, unknown>, JOBS_MINIMUMS, true)
+}
+
+/** What each option whose value is not a number must be, as a test and the words for it. */
+const OPTION_KINDS: readonly [keyof HostOptions, (value: unknown) => boolean, string][] = [
+  ['workspace', (value) => typeof value === 'string', 'a folder path (a string)'],
+  ['stateDir', (value) => typeof value === 'string' || value === false, 'a folder path (a string) or false'],
+  ['journal', (value) => typeof value === 'string' || value === false, 'a file path (a string) or false'],
+  ['toolModules', (value) => Array.isArray(value) && value.every((item) => typeof item === 'string'), 'an array of module paths (strings)'],
+  ['setup', (value) => typeof value === 'function', 'a function (ctx) => void'],
+  ['mcpConfig', (value) => typeof value === 'string' || isObject(value), 'a config file path (a string) or a parsed { mcpServers } object'],
+  ['ptc', isObject, 'an object (PtcConfig)'],
+  ['jobs', isObject, 'an object (JobsConfig)'],
+]
+
+/**
+ * Each option set to a value of the wrong kind (`workspace: 5`, `toolModules: './x.mjs'`, which
+ * would be read letter by letter) is refused before anything is created.
+ * @throws HostOptionsError naming the option, what it takes and what it got.
+ */
+function checkKinds(options: HostOptions): void {
+  for (const [option, ok, takes] of OPTION_KINDS) {
+    const value = options[option]
+    if (value === undefined || ok(value)) continue
+    throw new HostOptionsError(`${option} takes ${takes}, got ${describeValue(value)}.`, { option })
+  }
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'function') return 'a function'
+  if (Array.isArray(value)) return `an array ${JSON.stringify(value)?.slice(0, 80)}`
+  return typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' && value !== null ? 'an object' : String(value)
 }
 
 /** @throws HostOptionsError when a field of `values` named in `minimums` is set but not a finite number ≥ its minimum (and whole, when `whole`). */

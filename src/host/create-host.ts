@@ -90,7 +90,8 @@ export interface Host {
 
 /**
  * Start a host.
- * @throws HostOptionsError (`host-options`) for an unknown option or built-in group, an unknown
+ * @throws HostOptionsError (`host-options`) for an unknown option or built-in group, an option of
+ *   the wrong kind (`workspace: 5`, `toolModules: './x.mjs'`), an unknown
  *   `preset` (the message lists the presets), a negative, fractional or non-numeric `ptc`,
  *   `ptc.limits` or `jobs` number (naming the option), a `stateDir` inside the workspace other
  *   than `.ptc`, or an invalid `journalRetention`.
@@ -110,8 +111,13 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   if (problem) throw new HostOptionsError(problem)
   // S8: the state folder exists, is ours and is a real directory before any tool can run, so a
   // symlink planted by a `bash` job can never redirect the journal or the spills.
+  const named = typeof options.journal === 'string' && options.journal !== '' ? options.journal : undefined
+  // A named journal is checked before the state folder is made, so a refused one leaves nothing
+  // behind; only one inside the state folder (`.ptc/j.jsonl` in a fresh workspace) waits for it.
+  const inState = named !== undefined && options.stateDir !== false && isInside(resolve(options.stateDir ?? join(workspace, STATE_FOLDER)), resolve(named))
+  if (named !== undefined && !inState) checkJournalFolder(named)
   const state = options.stateDir === false ? undefined : prepareStateFolder(workspace, options.stateDir)
-  if (typeof options.journal === 'string' && options.journal !== '') checkJournalFolder(options.journal)
+  if (named !== undefined && inState) checkJournalFolder(named)
   const root = new Context()
   // Every plugin goes through this child fiber, so one dispose stops them all, in reverse order.
   const host = root.plugin({ name: 'ptc-host', apply: () => {} })

@@ -4,7 +4,7 @@
  * Each is one HostOptionsError (code `host-options`) naming the option and what it takes; the
  * journal's folder, like the workspace, must exist (nothing is created).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -68,6 +68,36 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     expect(existsSync(join(workspace, 'path'))).toBe(false)
     writeFileSync(join(workspace, 'afile'), '')
     expect((await refusal({ journal: join(workspace, 'afile', 'x.jsonl') })).message).toMatch(/: its folder .*afile is not a directory\. Create the folder first/)
+  })
+
+  it.each([
+    [{ workspace: 5 }, 'workspace takes a folder path (a string), got 5.'],
+    [{ stateDir: true }, 'stateDir takes a folder path (a string) or false, got true.'],
+    [{ journal: true }, 'journal takes a file path (a string) or false, got true.'],
+    [{ toolModules: './tools.mjs' }, 'toolModules takes an array of module paths (strings), got "./tools.mjs".'],
+    [{ toolModules: [{}] }, 'toolModules takes an array of module paths (strings), got an array [{}].'],
+    [{ setup: 'install()' }, 'setup takes a function (ctx) => void, got "install()".'],
+    [{ mcpConfig: 5 }, 'mcpConfig takes a config file path (a string) or a parsed { mcpServers } object, got 5.'],
+    [{ ptc: 'inline' }, 'ptc takes an object (PtcConfig), got "inline".'],
+  ])('an option of the wrong kind is a HostOptionsError naming it, not a TypeError from deep inside: %j', async (options, message) => {
+    const error = await refusal(options)
+    expect(HostOptionsError.isInstance(error)).toBe(true)
+    expect(error.message).toBe(message)
+  })
+
+  it('S8 a refused journal creates no state folder either', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'ptc-option-checks-fresh-'))
+    try {
+      const error = await createHost({ workspace: fresh, journal: join(fresh, 'missing', 'x.jsonl') }).then(() => undefined, (thrown: PtcError) => thrown)
+      expect(error?.code).toBe('journal-unwritable')
+      expect(readdirSync(fresh)).toEqual([])
+      // A journal inside the state folder to be made is still fine in a fresh workspace.
+      const host = await createHost({ workspace: fresh, journal: join(fresh, '.ptc', 'j.jsonl'), ptc: { isolation: 'inline' } })
+      await host.dispose()
+      expect(existsSync(join(fresh, '.ptc', 'j.jsonl'))).toBe(true)
+    } finally {
+      rmSync(fresh, { recursive: true, force: true })
+    }
   })
 
   it('a journal in an existing folder is written', async () => {
