@@ -131,6 +131,17 @@ describe('S9.1–S9.3 poisoned built-ins cannot stop a tool call from settling',
     ])
   })
 
+  // Not with Promise[Symbol.species]: the built-in `then` the script calls reads it (on any promise).
+  const THEN_POISONS = POISONS.filter(([label]) => label !== 'Promise[Symbol.species]')
+
+  it.each(THEN_POISONS)('S9.1 after poisoning %s a call the script reacted to with .then and left running is reported as abandoned, not unawaited', async (_label, poison) => {
+    const { result } = await run(`${PRELUDE}${poison}\ntools.late({}).then(undefined, () => {})\nreturn 'returned'`, { toolNames: TOOLS, dispatch }, pool)
+    expect(result).toMatchObject({ status: 'ok', value: 'returned', toolCalls: 1 })
+    expect(result.warnings?.map((warning) => `${warning.kind}: ${warning.message.split(': late')[0]}`)).toEqual([
+      'abandoned-calls: 1 tool call was still running when the script returned, although it had passed it to Promise.all (or race, any, .then)',
+    ])
+  })
+
   const ALL = PRELUDE + POISONS.filter(([label]) => label !== 'Promise.prototype.constructor').map(([, code]) => code).join('\n')
 
   it('S9.3 with Promise.prototype.constructor and then replaced, an uncaught error still ends the run as status error', async () => {
