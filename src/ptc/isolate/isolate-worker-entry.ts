@@ -29,8 +29,8 @@ if (typeof process.send !== 'function') {
 const options = JSON.parse(process.argv[2] ?? '{}') as Partial<IsolateWorkerOptions>
 const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128 })
 const runs = new Map<string, AbortController>()
-/** Keyed by `${runId}\n${pairingId}`. */
-const calls = new Map<string, PendingCall>()
+/** The calls of each run waiting for the host's answer, by run id, then pairing id. */
+const calls = new Map<string, Map<string, PendingCall>>()
 
 /** Calls and call aborts go to the host once per event-loop turn (one IPC write for a burst). */
 const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((messages) => sendNow(messages.length === 1 ? messages[0]! : { type: 'batch', messages }))
@@ -51,10 +51,6 @@ function sendNow(message: ChildMessage): void {
   } catch {
     // The channel is closed: the host is gone and 'disconnect' ends this process.
   }
-}
-
-function callKey(runId: string, pairingId: string): string {
-  return `${runId}\n${pairingId}`
 }
 
 onIsolateCatastrophe((message) => send({ type: 'catastrophe', message }))
@@ -90,29 +86,32 @@ function startRun(message: WorkerRunMessage): void {
   const { runId } = message
   const controller = new AbortController()
   runs.set(runId, controller)
+  const pending = new Map<string, PendingCall>()
+  calls.set(runId, pending)
+  // A call's signal aborts only when its run ends (ToolCallQueue.close), just before the run's
+  // result: the calls still waiting then are ended here, with no abort listener on every call.
   const dispatch = (call: IsolateToolCall): Promise<IsolateToolOutcome> =>
     new Promise<IsolateToolOutcome>((resolve, reject) => {
-      const key = callKey(runId, call.pairingId)
-      calls.set(key, { resolve, reject })
-      call.signal.addEventListener(
-        'abort',
-        () => {
-          if (!calls.delete(key)) return
-          send({ type: 'abort-call', runId, pairingId: call.pairingId })
-          // The runner has ended and discards this outcome; settle only to free the closure.
-          resolve({ ok: false, message: 'the run ended' })
-        },
-        { once: true },
-      )
+      pending.set(call.pairingId, { resolve, reject })
       send({ type: 'dispatch', runId, pairingId: call.pairingId, name: call.name, argsJson: call.argsJson })
     })
+  const ended = (): void => {
+    runs.delete(runId)
+    calls.delete(runId)
+    for (const [pairingId, call] of pending) {
+      send({ type: 'abort-call', runId, pairingId })
+      // The runner has ended and discards this outcome; settle only to free the closure.
+      call.resolve({ ok: false, message: 'the run ended' })
+    }
+    pending.clear()
+  }
   runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, checkMs: message.checkMs, signal: controller.signal, dispatch }, pool).then(
     (result) => {
-      runs.delete(runId)
+      ended()
       send({ type: 'result', runId, result })
     },
     (error: unknown) => {
-      runs.delete(runId)
+      ended()
       const failure = error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) }
       send({ type: 'failure', runId, error: failure })
     },
@@ -120,12 +119,12 @@ function startRun(message: WorkerRunMessage): void {
 }
 
 function answer(message: WorkerAnswerMessage): void {
-  const key = callKey(message.runId, message.pairingId)
-  const pending = calls.get(key)
-  if (pending === undefined) return // The run already ended: the runner discards late outcomes anyway.
-  calls.delete(key)
-  if (message.outcome !== undefined) pending.resolve(message.outcome)
-  else pending.reject(new Error(message.rejection ?? 'the tool failed'))
+  const pending = calls.get(message.runId)
+  const call = pending?.get(message.pairingId)
+  if (call === undefined) return // The run already ended: the runner discards late outcomes anyway.
+  pending!.delete(message.pairingId)
+  if (message.outcome !== undefined) call.resolve(message.outcome)
+  else call.reject(new Error(message.rejection ?? 'the tool failed'))
 }
 
 // Build the runtime bundle before announcing readiness, so the first run does not pay for it.
