@@ -183,16 +183,23 @@ export class PermissionPresets extends Service {
     return PERMISSION_PRESETS[name]
   }
 
-  private async preExecute(execution: Readonly<ToolExecution>, next: () => PreToolDecision | Promise<PreToolDecision>): Promise<PreToolDecision> {
+  /**
+   * Synchronous unless a later listener answers asynchronously: a call no `permission/access`
+   * responder claims (most calls from code) adds no promise to the pipeline (issue 12).
+   */
+  private preExecute(execution: Readonly<ToolExecution>, next: () => PreToolDecision | Promise<PreToolDecision>): PreToolDecision | Promise<PreToolDecision> {
     const access = bail<AccessRequest>(this.events, 'permission/access', [execution])
     if (!access) return next()
     const decision = decideAccess(access, this.approvalOptions, this.ctx.sandboxPolicy.options())
     if (decision.kind === 'deny') return { kind: 'deny', reason: decision.reason }
     if (decision.escalation) this.grants.set(execution.token, decision.escalation)
     // Later listeners still get their say; a denial, cancel or ask of theirs stands.
-    const later = await next()
-    if (decision.kind === 'allow' || later.kind !== 'allow') return later
-    const what = decision.needs.join(' and ')
-    return { kind: 'ask', reason: `${this.currentName} preset: ${execution.name} needs approval to ${what}`, displayReason: `Allow ${execution.name} to ${what}? (once)` }
+    const combine = (later: PreToolDecision): PreToolDecision => {
+      if (decision.kind === 'allow' || later.kind !== 'allow') return later
+      const what = decision.needs.join(' and ')
+      return { kind: 'ask', reason: `${this.currentName} preset: ${execution.name} needs approval to ${what}`, displayReason: `Allow ${execution.name} to ${what}? (once)` }
+    }
+    const later = next()
+    return typeof (later as { then?: unknown } | null)?.then === 'function' ? Promise.resolve(later).then(combine) : combine(later as PreToolDecision)
   }
 }
