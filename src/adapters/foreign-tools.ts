@@ -48,6 +48,20 @@ export interface RegisteredTools {
 const ANY_JSON_OBJECT = z.record(z.string(), z.any())
 
 /**
+ * A `concurrent` option lists tools of the set being registered: a misspelt name would leave that
+ * tool exclusive (S2.2) without a word, so it is refused.
+ * @throws TypeError naming `fn`, the unknown names and the tools there are.
+ */
+export function checkConcurrentNames(fn: string, concurrent: true | readonly string[] | undefined, names: readonly string[]): void {
+  if (concurrent === undefined || concurrent === true) return
+  if (!Array.isArray(concurrent)) throw new TypeError(`${fn}: options.concurrent takes true or an array of tool names.`)
+  const unknown = concurrent.filter((name) => !names.includes(name))
+  if (unknown.length === 0) return
+  const listed = unknown.map((name) => JSON.stringify(name)).join(', ')
+  throw new TypeError(`${fn}: options.concurrent names ${listed}, not ${unknown.length === 1 ? 'a tool' : 'tools'} of this set; the tools are ${[...names].sort().join(', ')}.`)
+}
+
+/**
  * Register `tools` on `host` in one plugin fiber named `plugin` (disposing it removes them all).
  * @throws ToolDefinitionError when a name is invalid or already registered (nothing of this set
  *   stays registered then).

@@ -95,6 +95,13 @@ describe('ptc-runner/ai with the real AI SDK and MockLanguageModelV4 (issue 15)'
     expect(value).toMatchObject({ status: 'ok', value: 42, toolCalls: 0 })
   })
 
+  it('S2.2 a concurrent name that is not in the tool set (a typo) is refused, not left exclusive without a word', async () => {
+    const set = { forecast: tool({ description: 'Forecast.', inputSchema: z.object({}), execute: async () => 1 }) }
+    await expect(registerAiSdkTools(host, set, { concurrent: ['forcast' as 'forecast'], plugin: 'typo' })).rejects.toThrow(
+      'registerAiSdkTools: options.concurrent names "forcast", not a tool of this set; the tools are forecast.',
+    )
+  })
+
   it('S9.1 registers every tool with an execute, lists the others as skipped, and types them in the declarations', async () => {
     expect(registered.names).toEqual(['delete_city', 'forecast', 'population', 'rename_city', 'wait_forever'])
     expect(registered.skipped).toEqual([{ name: 'ask_user', reason: expect.stringContaining('no execute') }])

@@ -93,6 +93,13 @@ describe('ptc-runner/openai-agents with a real Runner and the SDK ScriptedModel 
     expect(createCodeTool({ host }).description).toContain(declarations.trimEnd())
   })
 
+  it('S2.2 a concurrent name that is not one of the tools (a typo) is refused, not left exclusive without a word', async () => {
+    await expect(registerAgentsTools(host, cityTools, { concurrent: ['forcast'], plugin: 'typo' })).rejects.toThrow(
+      'registerAgentsTools: options.concurrent names "forcast", not a tool of this set; the tools are delete_city, forecast, population, wait_forever.',
+    )
+    expect(host.ctx.tools.list().filter((tool) => tool.name === 'forecast')).toHaveLength(1)
+  })
+
   it('S9.1 S7.2 the model calls run_code, the script calls two agent tools in parallel, and the output reaches the next turn', async () => {
     const code = `const [f, p] = await Promise.all([tools.forecast({ city: 'Oslo', days: 2 }), tools.population({ city: 'Oslo' })])
 return { celsius: f.celsius, people: (p as { people: number }).people }`

@@ -8,7 +8,7 @@
  */
 import type { ToolApprovalConfiguration, ToolApprovalStatus, ToolSet } from 'ai'
 import type { Context, ToolExecution } from '../../index.ts'
-import { type ForeignApproval, type ForeignTool, type RegisteredTools, registerForeignTools } from '../foreign-tools.ts'
+import { checkConcurrentNames, type ForeignApproval, type ForeignTool, type RegisteredTools, registerForeignTools } from '../foreign-tools.ts'
 import { ai } from './ai-peer.ts'
 
 /** Options of {@link registerAiSdkTools}. */
@@ -39,6 +39,7 @@ type AnyTool = ToolSet[string]
  * Tools without `execute` and provider tools are listed in `skipped`.
  * @returns the registered names, the skipped ones, and `dispose()` to unregister them.
  * @throws ToolDefinitionError for a name ptc cannot use or one already registered.
+ * @throws TypeError when `concurrent` names a tool that is not in `toolSet`.
  */
 export async function registerAiSdkTools<TOOLS extends ToolSet>(
   host: { ctx: Context },
@@ -46,6 +47,7 @@ export async function registerAiSdkTools<TOOLS extends ToolSet>(
   options: RegisterAiSdkToolsOptions<TOOLS> = {},
 ): Promise<RegisteredTools> {
   if (typeof toolSet !== 'object' || toolSet === null) throw new TypeError('registerAiSdkTools(host, toolSet): toolSet must be an object of AI SDK tools, as for generateText({ tools }).')
+  checkConcurrentNames('registerAiSdkTools', options.concurrent, Object.keys(toolSet))
   const tools: ForeignTool[] = []
   const skipped: { name: string; reason: string }[] = []
   for (const [name, tool] of Object.entries(toolSet) as [string, AnyTool][]) {

@@ -7,7 +7,7 @@
  */
 import type { Agent, FunctionTool, Tool } from '@openai/agents'
 import type { Context } from '../../index.ts'
-import { type ForeignTool, type RegisteredTools, registerForeignTools } from '../foreign-tools.ts'
+import { checkConcurrentNames, type ForeignTool, type RegisteredTools, registerForeignTools } from '../foreign-tools.ts'
 import { agents } from './agents-peer.ts'
 
 /** Options of {@link registerAgentsTools}. */
@@ -35,10 +35,12 @@ export interface RegisterAgentsToolsOptions {
  * and other non-function tools are listed in `skipped`.
  * @returns the registered names, the skipped ones, and `dispose()` to unregister them.
  * @throws ToolDefinitionError for a name ptc cannot use or one already registered.
+ * @throws TypeError when `concurrent` names a tool that is not in `source`.
  */
 export async function registerAgentsTools(host: { ctx: Context }, source: Agent<any, any> | readonly Tool<any>[], options: RegisterAgentsToolsOptions = {}): Promise<RegisteredTools> {
   const list = Array.isArray(source) ? (source as readonly Tool<any>[]) : (source as Agent<any, any> | undefined)?.tools
   if (!Array.isArray(list)) throw new TypeError('registerAgentsTools(host, source): source must be an Agent or an array of Agents SDK tools.')
+  checkConcurrentNames('registerAgentsTools', options.concurrent, list.map((tool) => ('name' in tool && typeof tool.name === 'string' ? tool.name : tool.type)))
   const tools: ForeignTool[] = []
   const skipped: { name: string; reason: string }[] = []
   for (const tool of list) {
