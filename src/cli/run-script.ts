@@ -84,6 +84,22 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
     return value.status === 'ok' ? 0 : 1
   } finally {
     process.off('SIGINT', onSignal)
+    warnRunningJobs(host.ctx.jobs.list('cli'))
     await host.dispose()
   }
+}
+
+/**
+ * S10.5: `ptc run` ends with its script, and disposing the host kills the background jobs the
+ * script left running; one stderr line says so (stdout stays the result), so a job that was meant
+ * to go on (a server, a long build) is not killed without a word.
+ */
+function warnRunningJobs(jobs: readonly { jobId: string; label: string; status: string }[]): void {
+  const running = jobs.filter((job) => job.status === 'running')
+  if (running.length === 0) return
+  const names = running.map((job) => `${job.jobId} (${job.label})`).join(', ')
+  const what = running.length === 1 ? '1 background job was' : `${running.length} background jobs were`
+  process.stderr.write(
+    `${terminalSafe(`ptc: ${what} still running when the script ended and is killed as ptc run exits: ${names}. To let a job finish, wait for it in the script (job_read with waitMs until its status is not running); ptc serve keeps jobs for its session.`)}\n`,
+  )
 }

@@ -69,4 +69,16 @@ describe('background jobs through run_code (S10)', () => {
     // The `sleep 30` was killed (killed, exitCode null), not waited for.
     expect(code).toBe(0)
   }, 60_000)
+
+  it('S10.5 a background job still running when the script ends is killed as ptc run exits, and stderr says so in one line', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'ptc-jobs-e2e-'))
+    dirs.push(workspace)
+    writeFileSync(join(workspace, 'left.ts'), "return await tools.bash({ command: 'sleep 40 && echo late > late.txt', background: true })\n")
+    const { code, stdout, stderr } = await ptc(['run', '--json', '--no-typecheck', 'left.ts', '--workspace', '.'], workspace)
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'ok', value: { kind: 'background', jobId: 'bash-1' } })
+    expect(stderr).toBe(
+      'ptc: 1 background job was still running when the script ended and is killed as ptc run exits: bash-1 (sleep 40 && echo late > late.txt). To let a job finish, wait for it in the script (job_read with waitMs until its status is not running); ptc serve keeps jobs for its session.\n',
+    )
+  })
 })
