@@ -28,6 +28,7 @@ import { builtinGroups, type BuiltinsOption } from '../builtin/builtin-groups.ts
 import { HostOptionsError } from '../errors/host-options-error.ts'
 import { checkHostOptions, checkJournalFolder } from './check-host-options.ts'
 import { loadToolModules } from './load-tool-modules.ts'
+import { unlessStalled } from './unless-stalled.ts'
 
 /** Options of {@link createHost}. */
 export interface HostOptions {
@@ -156,7 +157,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     if (!services) throw new Error('ptc-runner: the host services did not start')
     return { ctx: services, workspace, journalFile, journalDir: state?.journal, journalRetention: retention, dispose }
   } catch (error) {
-    await dispose()
+    // A plugin that never settled (a tool module's apply) keeps its fiber from disposing: the
+    // error still reaches the caller once nothing else is running.
+    await unlessStalled(dispose(), () => new Error('dispose stalled')).catch(() => {})
     throw error
   }
 }

@@ -11,6 +11,7 @@ import type { Context, Plugin } from 'cordis'
 import { describeThrown } from '../errors/describe-thrown.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import { isTool, type Tool } from '../tools/define-tool.ts'
+import { unlessStalled } from './unless-stalled.ts'
 
 /** A module could not be used as a tool module; the message says what it should export. */
 export class ToolModuleError extends PtcError {
@@ -55,8 +56,9 @@ export async function loadToolModules(ctx: Context, modules: readonly string[]):
  */
 async function startPlugin(ctx: Context, specifier: string, plugin: Plugin): Promise<void> {
   try {
-    await ctx.plugin(plugin)
+    await unlessStalled(ctx.plugin(plugin), () => new ToolModuleError(`Tool module ${specifier} never finished starting: its apply awaits a promise that never settles, and nothing else is left running. Make every promise apply awaits settle.`))
   } catch (error) {
+    if (error instanceof ToolModuleError) throw error
     throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}`)
   }
 }
@@ -84,8 +86,12 @@ async function importToolModule(specifier: string): Promise<Record<string, unkno
     return (emit as (this: NodeJS.Process, event: string | symbol, ...rest: unknown[]) => boolean).call(this, event, ...args)
   } as typeof process.emit
   try {
-    return (await import(url)) as Record<string, unknown>
+    return (await unlessStalled(
+      import(url),
+      () => new ToolModuleError(`Tool module ${specifier} never finished loading: its top-level await waits for a promise that never settles, and nothing else is left running. Make every promise the module awaits at load settle.`),
+    )) as Record<string, unknown>
   } catch (error) {
+    if (error instanceof ToolModuleError) throw error
     if (loadedAsCommonJs !== undefined) throw new ToolModuleError(commonJsMessage(specifier, loadedAsCommonJs))
     throw new ToolModuleError(`Could not import tool module ${specifier}: ${(error as Error).message}`)
   } finally {

@@ -38,6 +38,19 @@ async function loadInNode(...files: string[]): Promise<{ message: string; code: 
   return JSON.parse(stdout) as { message: string; code: string; warnings: string[] }
 }
 
+const CREATE_HOST = new URL('../../../src/host/create-host.ts', import.meta.url).href
+
+/** `createHost({ toolModules: [file] })` in a plain Node process with nothing else running: what it rejects with. */
+async function createHostInNode(file: string): Promise<{ message: string; code: string }> {
+  const script = `
+    import { createHost } from ${JSON.stringify(CREATE_HOST)}
+    try { await createHost({ workspace: ${JSON.stringify(project)}, stateDir: false, toolModules: [${JSON.stringify(file)}] }); console.log('{}') }
+    catch (error) { console.log(JSON.stringify({ message: error.message, code: error.code })) }
+  `
+  const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script], { cwd: import.meta.dirname, timeout: 60_000 })
+  return JSON.parse(stdout) as { message: string; code: string }
+}
+
 let project: string
 beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), 'ptc-cjs-project-'))
@@ -50,6 +63,8 @@ beforeAll(() => {
   const echo = (name: string) =>
     `import { defineTool, z } from ${JSON.stringify(INDEX)}\n` +
     `export default [defineTool({ name: '${name}', description: 'Echo.', parameters: {}, output: { schema: z.string(), render: (_a, v) => [{ type: 'text', text: v }] }, async execute() { return 'x' } })]\n`
+  writeFileSync(join(project, 'stalls.mjs'), 'await new Promise(() => {})\nexport default []\n')
+  writeFileSync(join(project, 'apply-stalls.mjs'), 'export async function apply() { await new Promise(() => {}) }\n')
   writeFileSync(join(project, 'first.mjs'), echo('echo'))
   writeFileSync(join(project, 'again.mjs'), echo('echo'))
 })
@@ -83,5 +98,26 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
     expect(message).toBe(
       `Tool module ${again} failed to start: A tool named "echo" is already registered; tool names must be unique. Unregister the other plugin or rename one of them.`,
     )
+  })
+
+  it('a module whose top-level await never settles is a ToolModuleError once nothing else is running, not a silent exit 0', async () => {
+    const file = join(project, 'stalls.mjs')
+    const { message, code } = await loadInNode(file)
+    expect(code).toBe('tool-module')
+    expect(message).toBe(
+      `Tool module ${file} never finished loading: its top-level await waits for a promise that never settles, and nothing else is left running. Make every promise the module awaits at load settle.`,
+    )
+  })
+
+  it('a plugin whose apply never settles is a ToolModuleError once nothing else is running', async () => {
+    const file = join(project, 'apply-stalls.mjs')
+    const { message, code } = await loadInNode(file)
+    expect(code).toBe('tool-module')
+    expect(message).toMatch(new RegExp(`^Tool module ${file} never finished starting: its apply awaits a promise that never settles`))
+  })
+
+  it('createHost with such a plugin rejects with that ToolModuleError, though the stalled plugin keeps its fiber from disposing', async () => {
+    const file = join(project, 'apply-stalls.mjs')
+    expect(await createHostInNode(file)).toMatchObject({ code: 'tool-module', message: expect.stringMatching(/never finished starting/) })
   })
 })
