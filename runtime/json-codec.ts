@@ -18,7 +18,7 @@ export function describeThrown(thrown: unknown): { name: string; message: string
       const candidateName = (thrown as { name?: unknown }).name
       const candidateMessage = (thrown as { message?: unknown }).message
       if (typeof candidateName === 'string' && candidateName !== '') name = candidateName
-      message = typeof candidateMessage === 'string' ? candidateMessage : StringCtor(thrown)
+      message = typeof candidateMessage === 'string' ? candidateMessage : describePlainThrown(thrown)
     } else {
       message = StringCtor(thrown)
     }
@@ -26,6 +26,20 @@ export function describeThrown(thrown: unknown): { name: string; message: string
     message = message || 'a value that could not be described'
   }
   return { name: clip(name, 100), message: clip(message, MAX_MESSAGE_LENGTH) }
+}
+
+/**
+ * A thrown object with no string `message` (`throw { code: 7 }`): its JSON, so the model reads
+ * what was thrown instead of `[object Object]`, else `String()` of it. May throw (getters).
+ */
+function describePlainThrown(thrown: object): string {
+  let json: string | undefined
+  try {
+    json = JSONStringify(thrown)
+  } catch {
+    // Cycles, BigInt, a throwing toJSON: String() below.
+  }
+  return typeof json === 'string' && json !== '{}' ? `a thrown non-Error value: ${json}` : StringCtor(thrown)
 }
 
 /**

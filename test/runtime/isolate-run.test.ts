@@ -28,6 +28,11 @@ describe('runInIsolate: results (S9.2)', () => {
     expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'plain string' } })
   })
 
+  it('S9.3 reports a thrown plain object by its JSON, not as [object Object]', async () => {
+    const { result } = await run('throw { code: 7, reason: "quota" }', {}, pool)
+    expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'a thrown non-Error value: {"code":7,"reason":"quota"}' } })
+  })
+
   it('reports a syntax error as status error SyntaxError', async () => {
     const { result } = await run('return (', {}, pool)
     expect(result.status).toBe('error')
