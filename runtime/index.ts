@@ -13,7 +13,7 @@
 import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlement } from './bridge-types.ts'
 import { createConsole, type LogBudget } from './console-capture.ts'
 import { createCallPromises, type CallUse } from './call-promise.ts'
-import { clip, describeStack, describeThrown, errorJson } from './json-codec.ts'
+import { clip, describeConversionError, describeStack, describeThrown, errorJson } from './json-codec.ts'
 import { toJsonLossless } from './lossless-json.ts'
 import {
   CONFIGURABLE,
@@ -122,7 +122,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     try {
       argsJson = toJsonLossless(args === undefined ? {} : args, 'args') as string
     } catch (error) {
-      return new ToolCallError(toolName, `the arguments cannot be sent as JSON: ${describeThrown(error).message}`)
+      return new ToolCallError(toolName, `the arguments cannot be sent as JSON: ${describeConversionError(error)}`)
     }
     if (argsJson.length > maxCrossing) {
       return new ToolCallError(toolName, `the arguments are too large: at least ${argsJson.length} bytes of JSON, the limit is ${maxCrossing} bytes (maxCrossingBytes); this call was not made`)
@@ -196,7 +196,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     try {
       json = toJsonLossless(value, 'value') as string
     } catch (error) {
-      finish('error', errorJson('TypeError', `the script's return value cannot be converted to JSON: ${describeThrown(error).message}`))
+      finish('error', errorJson('TypeError', `the script's return value cannot be converted to JSON: ${describeConversionError(error)}`))
       return
     }
     if (json.length > maxCrossing) {

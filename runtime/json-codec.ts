@@ -29,6 +29,18 @@ export function describeThrown(thrown: unknown): { name: string; message: string
 }
 
 /**
+ * Why a value could not be converted to JSON, from what the conversion threw: V8's stack overflow
+ * on a deeply nested value is said as such, with what to do; anything else is its message.
+ */
+export function describeConversionError(error: unknown): string {
+  const { name, message } = describeThrown(error)
+  if (name === 'RangeError' && message === 'Maximum call stack size exceeded') {
+    return 'it is nested too deeply to convert (the call stack ran out); send a flatter value, e.g. a list instead of a chain of nested objects'
+  }
+  return message
+}
+
+/**
  * A thrown object with no string `message` (`throw { code: 7 }`): its JSON, so the model reads
  * what was thrown instead of `[object Object]`, else `String()` of it. May throw (getters).
  */

@@ -58,6 +58,16 @@ describe('S6.1 values JSON would change are refused with their path', () => {
     ])
   })
 
+  it('S6.1 a value nested too deeply to convert says so and what to send, in return values and arguments alike', async () => {
+    const deep = 'const root = {}; let o = root; for (let i = 0; i < 100000; i++) { o.c = {}; o = o.c }'
+    const why = 'it is nested too deeply to convert (the call stack ran out); send a flatter value, e.g. a list instead of a chain of nested objects'
+    const args = await run(`${deep}; try { await tools.echo({ d: root }) } catch (e) { return e.message }`, {}, pool)
+    expect(args.calls).toHaveLength(0)
+    expect(args.result.value).toBe(`the arguments cannot be sent as JSON: ${why}`)
+    const returned = await run(`${deep}; return root`, {}, pool)
+    expect(returned.result.error).toEqual({ name: 'TypeError', message: `the script's return value cannot be converted to JSON: ${why}` })
+  })
+
   it('S6.1 a cycle names where it closes; a shared (acyclic) object is fine', async () => {
     const { result } = await run(`const a = { list: [] }; a.list.push({ back: a }); try { await tools.echo(a) } catch (e) { const shared = { s: 1 }; return [e.message, await tools.echo({ x: shared, y: [shared] })] }`, {}, pool)
     expect(result.value).toEqual(['the arguments cannot be sent as JSON: args.list[0].back refers back to args: a cycle cannot be sent as JSON', { x: { s: 1 }, y: [{ s: 1 }] }])
