@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { describeThrown } from '../errors/describe-thrown.ts'
+import { NotJsonError } from '../errors/ptc-error.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import type { ContentBlock, JsonValue, PendingResult, PostToolDecision } from '../tools/types.ts'
 import { CANCELLED, type Execution, untilCallerStop } from './execution.ts'
@@ -81,11 +82,25 @@ export async function postExecute(events: EventHooks, tool: Tool, execution: Exe
   return { isError: false, value, content, presentationMeta, additionalContexts }
 }
 
-/** The value checked against `output.schema` and materialized (S1.2, S6.1). @throws Error with the schema's complaint. */
+/**
+ * The value checked against `output.schema` and materialized (S1.2, S6.1). @throws Error with the
+ * schema's complaint, led by what JSON cannot carry when the tool returned that (a `Map`
+ * returned for an object schema says `$: Map is not plain JSON…`, not only "expected object").
+ */
 function canonical(tool: Tool, raw: unknown): JsonValue {
   const checked = tool.output.schema.safeParse(raw)
-  if (!checked.success) throw new Error(z.prettifyError(checked.error))
+  if (!checked.success) throw new Error(notJsonFirst(raw) + z.prettifyError(checked.error))
   return materializeJson(checked.data)
+}
+
+/** `'<path>: <why> — '` when `raw` is not lossless JSON, else `''` (only on the error path: it copies `raw`). */
+function notJsonFirst(raw: unknown): string {
+  try {
+    materializeJson(raw)
+    return ''
+  } catch (error) {
+    return error instanceof NotJsonError ? `${error.message}; and against output.schema:\n` : ''
+  }
 }
 
 function render(tool: Tool, args: unknown, value: JsonValue): readonly ContentBlock[] {

@@ -669,6 +669,13 @@ describe('failures are values (S6.5)', () => {
     }
   })
 
+  it('S6.5 a Map returned for an object schema says it is a Map, not only what the schema expected', async () => {
+    const root = await setup((ctx) => ctx.tools.register(echoTool({ execute: () => new Map([['text', 'a']]) as never })))
+    const result = await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })
+    expect(result).toMatchObject({ isError: true, error: { kind: 'invalid-output' } })
+    expect(result.error?.message).toContain('returned an invalid value: $: Map is not plain JSON; pass a plain object, array or string; and against output.schema:\n✖ Invalid input: expected string')
+  })
+
   it('S6.5 content blocks returned from execute are not a canonical value when the schema says otherwise', async () => {
     const root = await setup((ctx) => ctx.tools.register(echoTool({ execute: () => [{ type: 'text', text: 'prose' }] })))
     expect((await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })).error?.kind).toBe('invalid-output')
