@@ -28,6 +28,7 @@ import { builtinGroups, type BuiltinsOption } from '../builtin/builtin-groups.ts
 import { HostOptionsError } from '../errors/host-options-error.ts'
 import { checkHostOptions, checkJournalFolder } from './check-host-options.ts'
 import { loadToolModules } from './load-tool-modules.ts'
+import { trackOpenCalls } from './open-calls.ts'
 import { unlessStalled } from './unless-stalled.ts'
 
 /** Options of {@link createHost}. */
@@ -86,6 +87,11 @@ export interface Host {
   journalDir: string | undefined
   /** The retention applied in {@link Host.journalDir} (`false`: keep all). */
   journalRetention: JournalRetention | false
+  /**
+   * Stops every plugin and frees isolates. Calls still finishing (cancelled ones end a moment
+   * after their abort) are waited for first, up to 2 s (`DISPOSE_DRAIN_MS`), so each journaled
+   * `tool/call` keeps its `tool/result` (S11.1).
+   */
   dispose(): Promise<void>
 }
 
@@ -124,7 +130,12 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const host = root.plugin({ name: 'ptc-host', apply: () => {} })
   await host
   const ctx = host.ctx
-  const dispose = () => host.dispose()
+  // S11.1: calls still finishing (cancelled a moment ago) get their tool/result journaled first.
+  const openCalls = trackOpenCalls(ctx)
+  const dispose = async () => {
+    await openCalls.drained()
+    await host.dispose()
+  }
   try {
     await ctx.plugin(ToolRegistry)
     await ctx.plugin(Approval)

@@ -1,0 +1,36 @@
+/**
+ * The tool calls a host has opened and not yet finished (SPEC S3, S11.1): every `tool/call` is
+ * answered by one `tools/result` with the same `callId`. `host.dispose()` waits for them, up to a
+ * bound, before it stops the plugins, so a call that was cancelled (Ctrl-C during `ptc run`: the
+ * run's calls are aborted and end a moment later) still gets its `tool/result` in the journal
+ * instead of being cut off with only its `tool/call`.
+ */
+import type { Context } from 'cordis'
+
+/** How long `dispose()` waits for open calls to finish, in ms, before it stops the host anyway. */
+export const DISPOSE_DRAIN_MS = 2_000
+
+/** Tracks open calls on `ctx`; `drained(limitMs)` resolves once none is open, or after `limitMs` ms. Never rejects. */
+export function trackOpenCalls(ctx: Context): { drained: (limitMs?: number) => Promise<void> } {
+  const open = new Set<string>()
+  let wake: (() => void) | undefined
+  ctx.on('tool/call', (call) => void open.add(call.callId))
+  ctx.on('tools/result', (result) => {
+    open.delete(result.callId)
+    if (open.size === 0) wake?.()
+  })
+  return {
+    drained(limitMs = DISPOSE_DRAIN_MS) {
+      if (open.size === 0) return Promise.resolve()
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(done, limitMs)
+        function done(): void {
+          clearTimeout(timer)
+          wake = undefined
+          resolve()
+        }
+        wake = done
+      })
+    },
+  }
+}
