@@ -5,6 +5,7 @@
  */
 import type { ToolExecution } from '../tools/types.ts'
 import { raceAbort } from './race-abort.ts'
+import { isThenable } from './thenable.ts'
 
 /** The signal of a call made without one: never aborts. */
 export const NEVER_ABORTED: AbortSignal = new AbortController().signal
@@ -89,7 +90,7 @@ const cancel = (): never => {
  */
 export function untilCallerStop<T>(work: T | Promise<T>, callerSignal: AbortSignal): T | Promise<T> {
   if (callerSignal === NEVER_ABORTED) return work
-  if (typeof (work as { then?: unknown } | null)?.then !== 'function') {
+  if (!isThenable(work)) {
     if (callerSignal.aborted) throw CANCELLED
     return work
   }

@@ -6,6 +6,7 @@
  */
 import type { Context, Events } from 'cordis'
 import { type EventHooks, eventHooks, isEventHooks, listenersOf } from './cordis-adapter.ts'
+import { isThenable } from './thenable.ts'
 
 /**
  * Call every listener of `name` with `payload`. `ctx` is a context or, on the hot path, the raw
@@ -30,8 +31,8 @@ export function notify<K extends keyof Events & string>(
   for (const listener of listeners) {
     try {
       const returned = listener(payload)
-      if (returned && typeof (returned as PromiseLike<unknown>).then === 'function') {
-        ;(returned as Promise<unknown>).then(undefined, onError)
+      if (isThenable(returned)) {
+        returned.then(undefined, onError)
       }
     } catch (error) {
       onError(error)

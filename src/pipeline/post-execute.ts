@@ -93,7 +93,7 @@ function canonical(tool: Tool, raw: unknown): JsonValue {
   return materializeJson(checked.data)
 }
 
-/** `'<path>: <why> — '` when `raw` is not lossless JSON, else `''` (only on the error path: it copies `raw`). */
+/** `'<path>: <why>; and against output.schema:\n'` when `raw` is not lossless JSON, else `''` (only on the error path: it copies `raw`). */
 function notJsonFirst(raw: unknown): string {
   try {
     materializeJson(raw)

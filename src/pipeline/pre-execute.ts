@@ -11,6 +11,7 @@ import { runGuards } from './guards.ts'
 import { type EventHooks, waterfall } from './cordis-adapter.ts'
 import { materializeJson } from './materialize.ts'
 import { requestApproval } from './request-approval.ts'
+import { isThenable } from './thenable.ts'
 
 /** What pre-execution decided: run the body, deny with a model-facing reason, or cancel (S5.1). */
 export type PreExecuteVerdict =
@@ -52,10 +53,6 @@ export function preExecute(host: PreExecuteHost, execution: Execution): PreExecu
 function policyFailed(error: unknown): PreExecuteVerdict {
   if (error === CANCELLED) return CANCEL
   return deny(`A policy check failed, so the call was denied: ${describeThrown(error)}`)
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function'
 }
 
 /** The waterfall's answer → the guards → `ask`'s approval (see {@link preExecute}). */

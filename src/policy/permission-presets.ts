@@ -11,6 +11,7 @@
  */
 import { type Context, Service } from 'cordis'
 import { bail, eventHooks, type EventHooks } from '../pipeline/cordis-adapter.ts'
+import { isThenable } from '../pipeline/thenable.ts'
 import type { PreToolDecision, ToolExecution } from '../tools/types.ts'
 import { resolvePathAgainst } from '../workspace/resolve-path.ts'
 import type { AccessRequest } from '../workspace/workspace-events.ts'
@@ -200,6 +201,6 @@ export class PermissionPresets extends Service {
       return { kind: 'ask', reason: `${this.currentName} preset: ${execution.name} needs approval to ${what}`, displayReason: `Allow ${execution.name} to ${what}? (once)` }
     }
     const later = next()
-    return typeof (later as { then?: unknown } | null)?.then === 'function' ? Promise.resolve(later).then(combine) : combine(later as PreToolDecision)
+    return isThenable(later) ? Promise.resolve(later).then(combine) : combine(later as PreToolDecision)
   }
 }
