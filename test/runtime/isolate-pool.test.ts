@@ -33,6 +33,12 @@ describe('IsolatePool', () => {
     pool = new IsolatePool({ size: 2 })
     const script = `return [typeof globalThis.${SNAPSHOT_INSTALL_GLOBAL}, typeof ToolCallError, typeof console.log, typeof SharedArrayBuffer, Object.keys(tools), Math.random()]`
     const dispatch = async () => ({ ok: true as const, valueJson: 'null' })
+    // The pool makes the snapshot when it refills after a run; the isolates after that come from it.
+    await runInIsolate({ js: 'return 1', toolNames: [], dispatch }, pool)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const taken = await pool.take()
+    expect(taken.fromSnapshot).toBe(true)
+    taken.isolate.dispose()
     const first = await runInIsolate({ js: script, toolNames: ['noop'], dispatch }, pool)
     const second = await runInIsolate({ js: script, toolNames: ['noop'], dispatch }, pool)
     expect(first.status).toBe('ok')
@@ -40,6 +46,27 @@ describe('IsolatePool', () => {
     expect([install, toolCallError, log, shared, tools]).toEqual(['undefined', 'function', 'function', 'undefined', ['noop']])
     // Each context made from the snapshot is its own copy: Math.random is not replayed.
     expect((second.value as unknown[])[5]).not.toBe(random)
+  })
+
+  it('S9.1 a new pool prepares one isolate without making the runtime snapshot; the refill after a run makes it and fills the pool (issue 12)', () => {
+    // A fresh process: the snapshot is made once per process.
+    const child = runNode(`
+      import { IsolatePool } from ${JSON.stringify(POOL)}
+      import { runInIsolate } from ${JSON.stringify(RUNNER)}
+      const dispatch = async () => ({ ok: true, valueJson: 'null' })
+      const pool = new IsolatePool({ size: 2 })
+      const first = await pool.take()
+      const second = await pool.take() // nothing idle: prepared on demand, still without the snapshot
+      const seen = [first.fromSnapshot, second.fromSnapshot]
+      first.isolate.dispose(); second.isolate.dispose()
+      const run = await runInIsolate({ js: 'return 1', toolNames: [], dispatch }, pool)
+      await new Promise((resolve) => setTimeout(resolve, 500)) // the refill after the run
+      const third = await pool.take(), fourth = await pool.take()
+      console.log(JSON.stringify([...seen, run.value, third.fromSnapshot, fourth.fromSnapshot]))
+      pool.dispose(); third.isolate.dispose(); fourth.isolate.dispose()
+    `)
+    expect(child.stderr).toBe('')
+    expect(JSON.parse(child.stdout.trim())).toEqual([false, false, 1, true, true])
   })
 
   it('refuses take() after dispose()', async () => {

@@ -10,7 +10,7 @@ import ivm from 'isolated-vm'
 import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeControl, Settlement } from '../../../runtime/bridge-types.ts'
 import { reportIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
-import { RUNTIME_FILENAME, runtimeSnapshot, SNAPSHOT_INSTALL_GLOBAL } from './runtime-snapshot.ts'
+import { madeRuntimeSnapshot, RUNTIME_FILENAME, runtimeSnapshot, SNAPSHOT_INSTALL_GLOBAL } from './runtime-snapshot.ts'
 
 /** An isolate + context with the runtime prelude evaluated, ready for one run. */
 export interface PreparedIsolate {
@@ -26,6 +26,8 @@ export interface PreparedIsolate {
   handlers: IsolateHandlers | undefined
   /** The isolate's heap limit in MB. */
   readonly memoryMb: number
+  /** Whether it was made from the runtime snapshot (else the bundle was evaluated in it). */
+  readonly fromSnapshot: boolean
   /** Set by the run that owns the isolate; called if isolated-vm reports a catastrophic error. */
   onCatastrophe: ((message: string) => void) | undefined
   /**
@@ -46,6 +48,13 @@ export interface IsolateHandlers {
 export interface PrepareIsolateOptions {
   /** Heap limit in MB (isolated-vm `memoryLimit`, min 8). Default 128. */
   memoryMb?: number
+  /**
+   * Whether to make the runtime snapshot (`runtimeSnapshot`, about 11 ms idle and 40-55 ms at
+   * load 7-8, once per process) when it does not exist yet. Default false: an isolate wanted now
+   * evaluates the bundle instead (about a millisecond more), so no start-up or first run waits for
+   * the snapshot; the pool makes it when it refills after a run.
+   */
+  makeSnapshot?: boolean
 }
 
 let snapshotWarningShown = false
@@ -59,7 +68,7 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
   const memoryMb = options.memoryMb ?? 128
   const runtime = await loadIsolateRuntimeSource()
   let prepared: PreparedIsolate | undefined
-  const snapshot = runtimeSnapshot(runtime.code)
+  const snapshot = options.makeSnapshot === true ? runtimeSnapshot(runtime.code) : madeRuntimeSnapshot(runtime.code)
   const isolate = new ivm.Isolate({
     memoryLimit: memoryMb,
     ...(snapshot !== undefined && { snapshot }),
@@ -101,7 +110,7 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
     const start = control.getSync('start', { reference: true }) as ivm.Reference<(script: unknown) => void>
     const settle = control.getSync('settle', { reference: true }) as ivm.Reference<(batch: Settlement[]) => void>
     control.release()
-    prepared = { isolate, context, control: { configure, start, settle }, handlers: undefined, memoryMb, onCatastrophe: undefined }
+    prepared = { isolate, context, control: { configure, start, settle }, handlers: undefined, memoryMb, fromSnapshot: snapshot !== undefined, onCatastrophe: undefined }
     return prepared
   } catch (error) {
     disposeQuietly(isolate)
@@ -130,58 +139,71 @@ export interface IsolatePoolOptions {
  * A small pool of {@link PreparedIsolate}s, refilled in the background after each `take()`.
  * It holds no timers and no handles of its own, so it never keeps the process alive; call
  * `dispose()` to free the idle isolates.
+ *
+ * Start-up (issue 12): a new pool prepares one isolate, without the runtime snapshot, so the
+ * first run (and the isolate worker's `ready`, sent after it) waits for one preparation only;
+ * the first refill after a run makes the snapshot and fills the pool to `size`.
  */
 export class IsolatePool {
   readonly size: number
   readonly memoryMb: number
   private readonly idle: PreparedIsolate[] = []
   private filling = 0
+  /** take() calls waiting for an isolate being prepared (`undefined`: its preparation failed). */
+  private readonly waiters: ((prepared: PreparedIsolate | undefined) => void)[] = []
   private disposed = false
 
   constructor(options: IsolatePoolOptions = {}) {
     this.size = Math.max(0, Math.floor(options.size ?? 2))
     this.memoryMb = options.memoryMb ?? 128
-    this.refill()
+    this.refill(Math.min(1, this.size), false)
   }
 
   /**
-   * A prepared isolate for one run: an idle one if available, otherwise a fresh one. The caller
-   * owns it and must dispose it, then call its `onReleased` (the runner does both when the run
-   * ends): the replacement is prepared then, not now, because creating an isolate blocks this
-   * thread for milliseconds that would otherwise land inside the run that just started.
+   * A prepared isolate for one run: an idle one if available, else one being prepared, otherwise
+   * a fresh one. The caller owns it and must dispose it, then call its `onReleased` (the runner
+   * does both when the run ends): the pool refills then, not now, because creating an isolate
+   * blocks this thread for milliseconds that would otherwise land inside the run that just started.
    * @throws Error when the pool is disposed or an isolate cannot be created.
    */
   async take(): Promise<PreparedIsolate> {
     if (this.disposed) throw new Error('IsolatePool is disposed')
-    const ready = this.idle.shift()
-    if (ready === undefined) {
-      // Nothing was ready: this run pays for preparation anyway, so refill alongside it.
-      this.refill()
-      return prepareIsolate({ memoryMb: this.memoryMb })
+    // Nothing idle: the one being prepared, when one is not promised to another take() yet (a
+    // second preparation would only queue behind it on this thread), else one prepared now.
+    const ready = this.idle.shift() ?? (this.filling > this.waiters.length ? await new Promise<PreparedIsolate | undefined>((resolve) => this.waiters.push(resolve)) : undefined)
+    if (this.disposed) {
+      if (ready !== undefined) disposeQuietly(ready.isolate)
+      throw new Error('IsolatePool is disposed')
     }
-    ready.onReleased = () => this.refill()
-    return ready
+    const taken = ready ?? (await prepareIsolate({ memoryMb: this.memoryMb }))
+    // After the run: the snapshot, when not made yet, is made then, off every run's path.
+    taken.onReleased = () => this.refill(this.size, true)
+    return taken
   }
 
   /** Disposes the idle isolates; isolates being prepared are disposed when ready. Idempotent. */
   dispose(): void {
     this.disposed = true
     for (const prepared of this.idle.splice(0)) disposeQuietly(prepared.isolate)
+    for (const waiter of this.waiters.splice(0)) waiter(undefined)
   }
 
-  private refill(): void {
-    while (!this.disposed && this.idle.length + this.filling < this.size) {
+  /** Prepares isolates until `upTo` are idle or being prepared; `makeSnapshot`: see `PrepareIsolateOptions`. */
+  private refill(upTo: number, makeSnapshot: boolean): void {
+    while (!this.disposed && this.idle.length + this.filling < upTo) {
       this.filling++
-      prepareIsolate({ memoryMb: this.memoryMb }).then(
+      prepareIsolate({ memoryMb: this.memoryMb, makeSnapshot }).then(
         (prepared) => {
           this.filling--
           if (this.disposed) disposeQuietly(prepared.isolate)
+          else if (this.waiters.length > 0) this.waiters.shift()!(prepared)
           else this.idle.push(prepared)
         },
         () => {
           // A failed background preparation is not retried here; take() prepares on demand and
           // reports the error to its caller.
           this.filling--
+          this.waiters.shift()?.(undefined)
         },
       )
     }
