@@ -6,6 +6,7 @@
  * instead of being cut off with only its `tool/call`.
  */
 import type { Context } from 'cordis'
+import { bindListenersWithoutProxyTraps } from '../pipeline/cordis-adapter.ts'
 
 /** How long `dispose()` waits for open calls to finish, in ms, before it stops the host anyway. */
 export const DISPOSE_DRAIN_MS = 2_000
@@ -14,6 +15,9 @@ export const DISPOSE_DRAIN_MS = 2_000
 export function trackOpenCalls(ctx: Context): { drained: (limitMs?: number) => Promise<void> } {
   const open = new Set<string>()
   let wake: (() => void) | undefined
+  // Speed (issue 12): these two listeners run on every call; registered before the registry
+  // plugin, they would keep cordis' per-call proxy traps (a twentieth of the host's CPU a call).
+  bindListenersWithoutProxyTraps(ctx)
   ctx.on('tool/call', (call) => void open.add(call.callId))
   ctx.on('tools/result', (result) => {
     open.delete(result.callId)
