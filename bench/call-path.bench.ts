@@ -11,7 +11,10 @@
  * - the pipeline alone (3 policies + 1 guard over a direct call), as `pipeline.bench.ts`.
  * The summary prints each hop and each target of issue 12 beside its measured value.
  */
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
 import { loadavg } from 'node:os'
+import { resolve } from 'node:path'
 import ivm from 'isolated-vm'
 import { Context } from 'cordis'
 import { z } from 'zod'
@@ -41,6 +44,7 @@ const caseName = (runner: RunnerName, script: ScriptName) => `${runner}: ${scrip
 const HOP_RAW = 'hop: raw Reference.apply, reused context'
 const HOP_RUNNER = (mode: 'inline' | 'process', script: 'trivial' | 'sequential') => `hop: runner ${mode}, trivial dispatch: ${script}`
 const HOP_HOST = 'hop: host bridge + gate + pipeline, noop'
+const HOP_IPC = 'hop: bare IPC round trip (process.send, advanced)'
 const LATENCY = 'process: trivial run, pool refilled'
 const DIRECT = 'pipeline: direct await body(args)'
 const PIPELINE = 'pipeline: tools.execute (3 policies + 1 guard)'
@@ -89,6 +93,15 @@ async function hopCases(): Promise<{ cases: BenchCase[]; close: () => Promise<vo
   const dispatch = createBridge({ ctx: root, tools: root.tools, visible: new Set(['noop']), parentToken: Symbol('bench'), parentCallId: 'bench', agent: 'bench', gate: new ExecutionGate() })
   const signal = new AbortController().signal
   let pairing = 0
+  // The floor of the worker process's extra hop: one dispatch-sized message there and back
+  // between two processes doing nothing else, as the supervisor's channel sends it.
+  const echo = fork(resolve(import.meta.dirname, 'ipc-echo-child.ts'), [], { serialization: 'advanced', execArgv: [] })
+  await once(echo, 'spawn')
+  const message = { type: 'dispatch', runId: 'bench', pairingId: 'bench:1', name: 'noop', argsJson: '{"i":1}' }
+  const roundTrip = () => new Promise<unknown>((answered) => {
+    echo.once('message', answered)
+    echo.send(message)
+  })
   const cases: BenchCase[] = [
     { name: HOP_RAW, run: () => raw.run(context, { promise: true }) },
     ...(['inline', 'process'] as const).flatMap((mode) =>
@@ -98,6 +111,7 @@ async function hopCases(): Promise<{ cases: BenchCase[]; close: () => Promise<vo
         iterations: script === 'trivial' ? 20 : 1,
       })),
     ),
+    { name: HOP_IPC, run: roundTrip, iterations: 2_000 },
     {
       name: HOP_HOST,
       run: async () => {
@@ -114,6 +128,7 @@ async function hopCases(): Promise<{ cases: BenchCase[]; close: () => Promise<vo
       isolate.dispose()
       pool.dispose()
       supervisor.dispose()
+      echo.disconnect()
     },
   }
 }
@@ -153,6 +168,8 @@ function summary(m: Readonly<Record<string, number>>): string[] {
     `  + worker main thread ⇄ host IPC (runner process − runner inline)  ${(runnerCall('process') - runnerCall('inline')).toFixed(1)}`,
     `  + host: bridge, gate, pipeline (measured alone)                    ${host.toFixed(1)}`,
     `  = expected inline ${(runnerCall('inline') + host).toFixed(1)}, process ${(runnerCall('process') + host).toFixed(1)}; measured through run_code: inline ${perCall('inline', 'sequential', CALLS).toFixed(1)}, process ${perCall('process', 'sequential', CALLS).toFixed(1)}`,
+    `  floor of the worker process's extra hop: a bare IPC round trip between two idle processes ${m[HOP_IPC]!.toFixed(1)}, so a sequential call there costs at least (raw + IPC) / raw = ${((rawCall + m[HOP_IPC]!) / rawCall).toFixed(2)}× raw before any work`,
+    `  floor of a parallel call inline: raw's whole parallel call ${perCall('raw', 'parallel', CALLS).toFixed(1)} plus the host's part alone ${host.toFixed(1)} = ${((perCall('raw', 'parallel', CALLS) + host) / perCall('raw', 'parallel', CALLS)).toFixed(2)}× raw (the host's thread runs both, one call after another)`,
     '',
     `load average now: ${loadavg().map((load) => load.toFixed(2)).join(' / ')} (targets are for a machine at load 1.4–1.7 or idle; compare ratios)`,
     '| issue 12 target | measured (same run) | target |',
