@@ -46,6 +46,9 @@ export function checkHostOptions(options: HostOptions): void {
   if (ptc.isolation !== undefined && ptc.isolation !== 'process' && ptc.isolation !== 'inline') {
     throw new HostOptionsError(`ptc.isolation takes 'process' or 'inline', got ${JSON.stringify(ptc.isolation)}.`, { option: 'ptc.isolation' })
   }
+  if (ptc.prestart !== undefined && typeof ptc.prestart !== 'boolean') {
+    throw new HostOptionsError(`ptc.prestart takes true or false, got ${JSON.stringify(ptc.prestart)}.`, { option: 'ptc.prestart' })
+  }
   const limits = (ptc.limits ?? {}) as Record<string, unknown>
   for (const key of Object.keys(limits)) {
     if (!(key in DEFAULT_RUN_LIMITS)) {

@@ -21,6 +21,8 @@ import { SandboxPolicy } from '../policy/sandbox-policy.ts'
 import { isInside } from '../workspace/is-inside.ts'
 import { STATE_FOLDER } from '../workspace/state-folder.ts'
 import * as timeoutPolicy from '../policy/timeout-policy.ts'
+import { DEFAULT_RUN_LIMITS } from '../ptc/isolate/run-limits.ts'
+import { dropPrestartedWorker, prestartIsolateWorker } from '../ptc/isolate/worker-start.ts'
 import { Ptc, type PtcConfig } from '../ptc/ptc-service.ts'
 import * as runCodeTool from '../ptc/run-code-tool.ts'
 import { ToolRegistry } from '../pipeline/tool-registry.ts'
@@ -125,6 +127,10 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   if (named !== undefined && !inState) checkJournalFolder(named)
   const state = options.stateDir === false ? undefined : prepareStateFolder(workspace, options.stateDir)
   if (named !== undefined && inState) checkJournalFolder(named)
+  // Issue 12: the isolate worker (Node without its snapshot, isolated-vm: most of a first run's
+  // wait) starts before the plugins load; the Ptc service adopts it (`PtcConfig.prestart`).
+  const ptc = options.ptc ?? {}
+  const prestarted = ptc.isolation === 'inline' || ptc.prestart === false ? undefined : prestartIsolateWorker({ poolSize: ptc.poolSize ?? 2, memoryMb: ptc.limits?.memoryMb ?? DEFAULT_RUN_LIMITS.memoryMb })
   const root = new Context()
   // Every plugin goes through this child fiber, so one dispose stops them all, in reverse order.
   const host = root.plugin({ name: 'ptc-host', apply: () => {} })
@@ -153,7 +159,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await ctx.plugin(Jobs, options.jobs ?? {})
     if (groups.has('fs') || groups.has('bash')) await ctx.plugin(workspaceTools, { fs: groups.has('fs'), bash: groups.has('bash'), background: groups.has('jobs') })
     if (groups.has('jobs')) await ctx.plugin(jobTools)
-    await ctx.plugin(Ptc, options.ptc ?? {})
+    await ctx.plugin(Ptc, ptc)
     await ctx.plugin(runCodeTool, state ? { spillDir: state.spill, ...(state.outside && { spillOutside: true }) } : { spill: false })
     await loadToolModules(ctx, options.toolModules ?? [])
     if (options.mcpConfig !== undefined) {
@@ -168,6 +174,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     if (!services) throw new Error('ptc-runner: the host services did not start')
     return { ctx: services, workspace, journalFile, journalDir: state?.journal, journalRetention: retention, dispose }
   } catch (error) {
+    dropPrestartedWorker(prestarted)
     // A plugin that never settled (a tool module's apply) keeps its fiber from disposing: the
     // error still reaches the caller once nothing else is running.
     await unlessStalled(dispose(), () => new Error('dispose stalled')).catch(() => {})

@@ -57,12 +57,17 @@ export interface PtcConfig {
    * Where isolates run (default `'process'`). `'process'`: in a supervised worker process
    * (`IsolateSupervisor`), so nothing a script does to isolated-vm (a catastrophic out-of-memory,
    * an isolate thread that never ends) can hang or take down the host; costs one IPC round trip
-   * per tool call and a worker start-up (overlapped with the type-check of the first run, and
+   * per tool call and a worker start-up (overlapped with the host's start, see `prestart`, and
    * redone after a worker is recycled). `'inline'`: isolates in this process (`runInIsolate`),
    * for embedding without child processes and for benchmarks; a catastrophic isolate failure can
    * then leave the host unable to exit (see `onIsolateCatastrophe`).
    */
   isolation?: 'process' | 'inline'
+  /**
+   * Start the isolate worker process (`isolation: 'process'`) with the service, default true
+   * (`createHost`: before its plugins; issue 12). `false`: with the first run (hosts that run none).
+   */
+  prestart?: boolean
   /** Width of the rolling pool for parallel calls from one script (default 16, `DEFAULT_CONCURRENCY`; `limits.maxCallsInFlight` also bounds it). */
   concurrency?: number
   /** Largest script accepted, in bytes (UTF-8); larger ones are refused before type-checking. Default 512 KiB. */
@@ -110,6 +115,8 @@ export class Ptc extends Service {
       this._checkers?.dispose()
       this._pool = this._checkers = this._supervisor = undefined
     }, 'ptc resources')
+    // Adopts the worker that `createHost` or `ptc run` prestarted, if any; disposed with the service.
+    if (config.isolation !== 'inline' && config.prestart !== false) this.supervisor().start()
   }
 
   /** The tools a script may call, sorted by name (S9.1: every visible registered tool). */

@@ -23,7 +23,7 @@ ${HOST_FLAGS_HELP}`,
     const options = await hostOptionsFrom(values)
     const { createHost } = await import('../../host/create-host.ts')
     const { formatDiagnostics } = await import('../../ptc/compile-diagnostics.ts')
-    const host = await createHost({ ...options, journal: false })
+    const host = await createHost({ ...options, journal: false, ptc: { ...options.ptc, prestart: false } })
     try {
       const diagnostics = await host.ctx.ptc.check(code)
       if (diagnostics.length > 0) process.stdout.write(`${formatDiagnostics(diagnostics)}\n`)

@@ -36,7 +36,7 @@ printed them; damaged lines become notes. Pass the run's --tools for their cards
       )
     }
     const { createHost } = await import('../../host/create-host.ts')
-    const host = await createHost({ workspace, toolModules: values.tools ?? [], journal: false })
+    const host = await createHost({ workspace, toolModules: values.tools ?? [], journal: false, ptc: { prestart: false } })
     try {
       process.stdout.write(replayJournal(text, (name) => host.ctx.tools.get(name)))
       return 0

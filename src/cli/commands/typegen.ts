@@ -32,7 +32,7 @@ ${HOST_FLAGS_HELP}`,
   async run(values) {
     const options = await hostOptionsFrom(values)
     const { createHost } = await import('../../host/create-host.ts')
-    const host = await createHost({ ...options, journal: false })
+    const host = await createHost({ ...options, journal: false, ptc: { ...options.ptc, prestart: false } })
     try {
       const text = await host.ctx.ptc.declarations({ compact: values.compact ?? false, embedded: values.embedded ?? false })
       if (values.output === undefined) {

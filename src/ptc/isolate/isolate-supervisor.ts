@@ -9,14 +9,13 @@
 import { raceAbort } from '../../pipeline/race-abort.ts'
 import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, stderrNote, type WorkerChannel } from '../worker-channel.ts'
 import type { ChildMessage, IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
-
-export type { IsolateSupervisorOptions } from './isolate-contract.ts'
 import { cancelledError, catastropheEnding, disposedEnding, workerCrashEnding } from './run-endings.ts'
 import { resolveRunLimits } from './run-limits.ts'
 import { SupervisedRun } from './supervised-run.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
 
+export type { IsolateSupervisorOptions } from './isolate-contract.ts'
 export { WORKER_SEMI_SPACE_MB } from './worker-start.ts'
 
 /**
@@ -55,6 +54,8 @@ export class IsolateSupervisor {
   private readonly workers = new Set<Worker>()
   private nextRunId = 0
   private prewarmed = false
+  /** The worker {@link start} began, until a run claims it. */
+  private early: Worker | undefined
   private disposed = false
 
   constructor(options: IsolateSupervisorOptions = {}) {
@@ -85,6 +86,7 @@ export class IsolateSupervisor {
     if (this.disposed) throw new Error('IsolateSupervisor is disposed')
     this.prewarmed = true
     const worker = this.activeWorker()
+    if (worker.state === 'dead') await worker.ready // start()'s worker failed: its error
     if (worker.state === 'starting') await this.waitReady(worker, undefined)
   }
 
@@ -103,6 +105,8 @@ export class IsolateSupervisor {
     const cancelled = (): IsolateRunResult => ({ status: 'cancelled', error: cancelledError(), logs: [], toolCalls: 0, durationMs: performance.now() - startedAt })
     if (request.signal?.aborted) return cancelled()
     const worker = this.activeWorker()
+    this.early = undefined // Claimed: a later failure to start is this run's, or a new worker's.
+    if (worker.state === 'dead') await worker.ready // start()'s worker failed: its error
     if (worker.state === 'starting' && (await this.waitReady(worker, request.signal)) === 'aborted') return cancelled()
     if (worker.state !== 'ready') return this.run(request) // Retired meanwhile (another run's catastrophe).
     const run = new SupervisedRun({
@@ -126,6 +130,15 @@ export class IsolateSupervisor {
     this.updateRef(worker)
     run.start()
     return run.result
+  }
+
+  /**
+   * Starts the worker now, not waiting, never keeping the process alive (issue 12: `createHost`).
+   * If this start fails, the next `run` (and `prewarm` until then) rejects with the error it would
+   * have got itself; the run after starts anew. No-op with a worker running or once disposed.
+   */
+  start(): void {
+    if (!this.disposed && this.current === undefined) this.early = this.activeWorker()
   }
 
   /** Kills every worker; their pending runs resolve `error`. Idempotent. */
@@ -153,6 +166,8 @@ export class IsolateSupervisor {
 
   /** The worker new runs go to, spawned when there is none. */
   private activeWorker(): Worker {
+    // A failed start() is the next run's failure, not a reason to start another worker yet.
+    if (this.early?.state === 'dead' && !this.early.wasReady) return this.early
     if (this.current === undefined || this.current.state === 'draining' || this.current.state === 'dead') this.current = this.spawn()
     return this.current
   }

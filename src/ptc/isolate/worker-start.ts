@@ -78,6 +78,13 @@ export function prestartIsolateWorker(options: IsolateWorkerOptions): number | u
   return entry.channel.id
 }
 
+/** Kills the prestarted worker with pid `id` if nothing took it (a host that failed to start). */
+export function dropPrestartedWorker(id: number | undefined): void {
+  if (id === undefined || prestarted?.channel.id !== id) return
+  prestarted.channel.kill()
+  prestarted = undefined
+}
+
 /**
  * The prestarted worker, when there is one for `options` and `entry`, now reporting to
  * `handlers`: what it said before is replayed to them in order, after the caller's current
