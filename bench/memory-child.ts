@@ -2,9 +2,10 @@
  * One fresh process for `memory.bench.ts` (run with `--expose-gc`): a host with one `noop` tool
  * runs `const x = await tools.noop({ i: 1 }); return x.i + 1` through the `run_code` tool (the
  * pipeline, no type-check, as the peer harness's leak check does) RUNS times, and prints one JSON
- * line: `{ runs, points: [{ run, hostMb, workerMb, heapMb, externalMb }] }`, in MB sampled after a
- * full GC at every tenth of the runs: RSS of the host and of the isolate worker process (null
- * inline), the host's committed JS heap and its external memory.
+ * line: `{ runs, points: [{ run, hostMb, workerMb, heapMb, externalMb, host, worker }] }`, in MB
+ * sampled after a full GC at every tenth of the runs: RSS of the host and of the isolate worker
+ * process (null inline), the host's committed JS heap and its external memory, and each
+ * process's RSS split into anonymous and file-backed pages (`{ anonMb, fileMb }`).
  * Arguments: isolation (`process` | `inline`), RUNS, and `small-young` to keep the host's young
  * generation small first, as `ptc serve` does (`keepYoungGenerationSmall`).
  */
@@ -21,16 +22,30 @@ if (process.argv[4] === 'small-young') keepYoungGenerationSmall()
 const gc = (globalThis as { gc?: () => void }).gc
 if (gc === undefined) throw new Error('memory-child.ts needs node --expose-gc')
 
-/** RSS in MB of this process's child process running the isolate worker, from /proc. */
-function workerRss(): number | null {
+/**
+ * Of a process's RSS in MB, the anonymous part (heaps, malloc, stacks: what a leak grows) and the
+ * rest (pages of the node binary and libraries mapped from files, shared with every node process
+ * and paged in as code runs for the first time), from /proc/<pid>/smaps_rollup.
+ */
+function rssParts(pid: number | 'self'): { anonMb: number; fileMb: number } | null {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? NaN)
+    const anon = kb('Anonymous')
+    return { anonMb: Math.round(anon / 1024), fileMb: Math.round((kb('Rss') - anon) / 1024) }
+  } catch {
+    return null
+  }
+}
+
+/** The pid of this process's child process running the isolate worker, from /proc. */
+function workerPid(): number | null {
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
       if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('isolate-worker-entry')) continue
-      const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-      if (kb) return Math.round(Number(kb[1]) / 1024)
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('isolate-worker-entry')) return Number(pid)
     } catch {
       // The process ended while we looked.
     }
@@ -57,14 +72,27 @@ await host.ctx.plugin({
   },
 })
 const code = 'const x = await tools.noop({ i: 1 }); return x.i + 1'
-const points: Array<{ run: number; hostMb: number; workerMb: number | null; heapMb: number; externalMb: number }> = []
+/** RSS in MB of the isolate worker process. */
+function workerRss(pid: number | null): number | null {
+  if (pid === null) return null
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return kb ? Math.round(Number(kb[1]) / 1024) : null
+  } catch {
+    return null
+  }
+}
+
+type Parts = { anonMb: number; fileMb: number } | null
+const points: Array<{ run: number; hostMb: number; workerMb: number | null; heapMb: number; externalMb: number; host: Parts; worker: Parts }> = []
 const sample = async (run: number) => {
   await new Promise((resolve) => setTimeout(resolve, 50))
   gc()
   gc()
   const usage = process.memoryUsage()
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
-  points.push({ run, hostMb: mb(usage.rss), workerMb: workerRss(), heapMb: mb(usage.heapTotal), externalMb: mb(usage.external) })
+  const worker = workerPid()
+  points.push({ run, hostMb: mb(usage.rss), workerMb: workerRss(worker), heapMb: mb(usage.heapTotal), externalMb: mb(usage.external), host: rssParts('self'), worker: worker === null ? null : rssParts(worker) })
 }
 const every = Math.max(1, Math.round(runs / 10))
 for (let run = 1; run <= runs; run++) {

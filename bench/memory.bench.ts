@@ -3,7 +3,9 @@
  * 10,000"): `memory-child.ts` in a fresh process per isolation mode runs a one-tool-call script
  * `PTC_BENCH_MEMORY_RUNS` times (default 2,000; set 10000 for the issue's check) and samples RSS
  * after a full GC every tenth of the runs. Printed: the samples, and the change from the first
- * tenth to the last, against the ±5 % target. The baseline is the RSS at the first sample.
+ * tenth to the last, against the ±5 % target; beside each RSS its anonymous part (heaps and
+ * malloc; the rest is the node binary's pages mapped from its file, shared between processes and
+ * paged in as code first runs, which a leak does not grow). The baseline is the RSS at the first sample.
  * `npm run bench memory` runs this section alone.
  */
 import { execFileSync } from 'node:child_process'
@@ -30,6 +32,9 @@ interface Point {
   run: number
   hostMb: number
   workerMb: number | null
+  /** The RSS split into anonymous pages (what a leak grows) and pages mapped from files (the node binary, shared). */
+  host: { anonMb: number; fileMb: number } | null
+  worker: { anonMb: number; fileMb: number } | null
 }
 
 function growth(label: string, values: number[]): string {
@@ -48,7 +53,11 @@ async function report(): Promise<string[]> {
     const { points } = JSON.parse(out) as { points: Point[] }
     lines.push(`  ${label}: ${((performance.now() - started) / RUNS).toFixed(2)} ms a run`)
     lines.push(growth('host', points.map((point) => point.hostMb)))
-    if (isolation === 'process') lines.push(growth('isolate worker', points.map((point) => point.workerMb ?? 0)))
+    lines.push(growth('host (anonymous pages only)', points.map((point) => point.host?.anonMb ?? 0)))
+    if (isolation === 'process') {
+      lines.push(growth('isolate worker', points.map((point) => point.workerMb ?? 0)))
+      lines.push(growth('isolate worker (anonymous pages only)', points.map((point) => point.worker?.anonMb ?? 0)))
+    }
   }
   return lines
 }
