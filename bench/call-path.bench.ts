@@ -168,7 +168,7 @@ function summary(m: Readonly<Record<string, number>>): string[] {
     `  + worker main thread ⇄ host IPC (runner process − runner inline)  ${(runnerCall('process') - runnerCall('inline')).toFixed(1)}`,
     `  + host: bridge, gate, pipeline (measured alone)                    ${host.toFixed(1)}`,
     `  = expected inline ${(runnerCall('inline') + host).toFixed(1)}, process ${(runnerCall('process') + host).toFixed(1)}; measured through run_code: inline ${perCall('inline', 'sequential', CALLS).toFixed(1)}, process ${perCall('process', 'sequential', CALLS).toFixed(1)}`,
-    `  floor of the worker process's extra hop: a bare IPC round trip between two idle processes ${m[HOP_IPC]!.toFixed(1)}, so a sequential call there costs at least (raw + IPC) / raw = ${((rawCall + m[HOP_IPC]!) / rawCall).toFixed(2)}× raw before any work`,
+    `  floor of the worker process's extra hop: a bare IPC round trip between two idle processes ${m[HOP_IPC]!.toFixed(1)}, so a sequential call there costs at least (raw + IPC) / raw = ${((perCall('raw', 'sequential', CALLS) + m[HOP_IPC]!) / perCall('raw', 'sequential', CALLS)).toFixed(2)}× raw's sequential call (${perCall('raw', 'sequential', CALLS).toFixed(1)}) before any work`,
     `  floor of a parallel call inline: raw's whole parallel call ${perCall('raw', 'parallel', CALLS).toFixed(1)} plus the host's part alone ${host.toFixed(1)} = ${((perCall('raw', 'parallel', CALLS) + host) / perCall('raw', 'parallel', CALLS)).toFixed(2)}× raw (the host's thread runs both, one call after another)`,
     '',
     `load average now: ${loadavg().map((load) => load.toFixed(2)).join(' / ')} (targets are for a machine at load 1.4–1.7 or idle; compare ratios)`,
