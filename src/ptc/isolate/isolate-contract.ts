@@ -11,6 +11,7 @@
  * the host) tells them apart, `pairingId` (chosen by the isolate runner) tells a run's calls apart.
  */
 import type { LogLevel } from '../../../runtime/bridge-types.ts'
+import type { AnswerTuple } from './answer-tuples.ts'
 import type { RunLimits } from './run-limits.ts'
 
 /** One tool call from the script, as handed to {@link IsolateRunRequest.dispatch}. */
@@ -187,8 +188,14 @@ export interface WorkerAnswerBatchMessage {
   messages: WorkerAnswerMessage[]
 }
 
+/** Host → worker: the answers of one turn as tuples (`answer-tuples.ts`), handled in order. */
+export interface WorkerAnswersMessage {
+  type: 'answers'
+  answers: AnswerTuple[]
+}
+
 /** Every message the host sends. */
-export type ParentMessage = WorkerRunMessage | WorkerCancelMessage | WorkerAnswerMessage | WorkerAnswerBatchMessage
+export type ParentMessage = WorkerRunMessage | WorkerCancelMessage | WorkerAnswerMessage | WorkerAnswerBatchMessage | WorkerAnswersMessage
 
 /** Worker → host: the worker has loaded isolated-vm and built the runtime; it serves runs. */
 export interface WorkerReadyMessage {

@@ -11,6 +11,7 @@ import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, stderrNote, type WorkerCha
 import type { ChildMessage, IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
 import { cancelledError, catastropheEnding, disposedEnding, workerCrashEnding } from './run-endings.ts'
 import { resolveRunLimits } from './run-limits.ts'
+import { compactAnswers } from './answer-tuples.ts'
 import { SupervisedRun } from './supervised-run.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
@@ -276,6 +277,8 @@ export class IsolateSupervisor {
 
   /** The answers of one turn as one message; one by one if that fails, so only an unclonable outcome fails. */
   private sendAnswers(worker: Worker, messages: WorkerAnswerMessage[]): void {
+    const compact = compactAnswers(messages)
+    if (compact !== undefined && this.send(worker, compact)) return
     if (messages.length > 1 && this.send(worker, { type: 'batch', messages })) return
     for (const { runId, pairingId, ...answer } of messages) {
       if (this.send(worker, { runId, pairingId, ...answer }) || answer.outcome === undefined) continue
@@ -285,7 +288,7 @@ export class IsolateSupervisor {
 
   /** Sends one message (queued answers first); false when the channel is closed or the message cannot be cloned. */
   private send(worker: Worker, message: ParentMessage): boolean {
-    if (message.type !== 'answer' && message.type !== 'batch') worker.answers.flush()
+    if (message.type !== 'answer' && message.type !== 'batch' && message.type !== 'answers') worker.answers.flush()
     if (worker.state === 'dead') return false
     return worker.channel.send(message)
   }

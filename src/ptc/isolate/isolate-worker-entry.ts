@@ -11,6 +11,7 @@
  * worker SIGKILLs itself: after a catastrophe `process.exit` may hang forever.
  */
 import type { ChildMessage, IsolateToolCall, IsolateToolOutcome, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './isolate-contract.ts'
+import { expandAnswer } from './answer-tuples.ts'
 import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { IsolatePool } from './isolate-pool.ts'
 import { runInIsolate } from './isolate-run.ts'
@@ -78,6 +79,9 @@ process.on('message', (message: ParentMessage) => {
       break
     case 'batch':
       for (const entry of message.messages) answer(entry)
+      break
+    case 'answers':
+      for (const tuple of message.answers) answer(expandAnswer(tuple))
       break
   }
 })
