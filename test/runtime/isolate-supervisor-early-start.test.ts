@@ -12,18 +12,10 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi } from 'vitest'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
 import { defaultDispatch } from './harness.ts'
+import { isAlive as alive } from '../helpers/process-alive.ts'
 
 const GATED_ENTRY = fileURLToPath(new URL('../fixtures/gated-worker-entry.ts', import.meta.url))
 const WORKER_ENTRY = fileURLToPath(new URL('../../src/ptc/isolate/isolate-worker-entry.ts', import.meta.url))
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe('IsolateSupervisor.start (issue 12, S9.1)', { timeout: 120_000 }, () => {
   it('S9.1 the first run is answered by the worker start() began', async () => {

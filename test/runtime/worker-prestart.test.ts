@@ -12,18 +12,10 @@ import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
 import { prestartIsolateWorker } from '../../src/ptc/isolate/worker-start.ts'
 import { WORKER_NICENESS } from '../../src/ptc/worker-channel.ts'
 import { defaultDispatch } from './harness.ts'
+import { isAlive as alive } from '../helpers/process-alive.ts'
 
 const GATED_ENTRY = fileURLToPath(new URL('../fixtures/gated-worker-entry.ts', import.meta.url))
 const WORKER_ENTRY = fileURLToPath(new URL('../../src/ptc/isolate/isolate-worker-entry.ts', import.meta.url))
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe('prestarted isolate worker (issue 12, S9.1)', { timeout: 120_000 }, () => {
   it('S9.1 a supervisor with the same options adopts the prestarted worker: its first run is answered by that process', async () => {

@@ -9,18 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost } from '../../../src/host/create-host.ts'
+import { isAlive as alive } from '../../helpers/process-alive.ts'
 
 const workspace = mkdtempSync(join(tmpdir(), 'ptc-early-worker-'))
 afterAll(() => rmSync(workspace, { recursive: true, force: true }))
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** Pids of this process's isolate worker children (Linux /proc), except those in `before`. */
 function isolateWorkers(before: readonly number[] = []): number[] {
