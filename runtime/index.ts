@@ -39,6 +39,9 @@ import { installDeferredReject, rejectSoon } from './reject-soon.ts'
  */
 const REMOVED_GLOBALS = ['console', 'SharedArrayBuffer', 'Atomics', 'WebAssembly']
 
+/** Put in `settle`'s answer once the script has ended, so the host cannot copy it (see `RuntimeControl.settle`). */
+const KEEP_REJECTIONS = Symbol('ptc.keep-rejections') // Evaluated with the bundle, before any script.
+
 interface PendingCall extends CallUse {
   toolName: string
   resolve: (value: unknown) => void
@@ -79,6 +82,8 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   let callsStarted = 0
   let finished = false
   const callPromises = createCallPromises()
+  /** `settle`'s answer to an entry not waited for: empty until the script ends (see `RuntimeControl.settle`). */
+  const settleAnswer = ObjectCreate(null) as object
 
   function callTool(toolName: string, args: unknown): Promise<unknown> {
     const refusal = refuseCall(toolName, args)
@@ -175,6 +180,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   function finish(kind: 'value' | 'undefined' | 'error', payload: string): void {
     if (finished) return
     finished = true
+    defineData(settleAnswer, 'ended', KEEP_REJECTIONS, ENUMERABLE)
     try {
       hostFinish(kind, payload, pendingIds(false), pendingIds(true))
     } catch {
@@ -230,7 +236,13 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     }
   }
 
-  function settle(batch: Settlement[]): void {
+  /** See `RuntimeControl.settle`. */
+  function settle(batch: Settlement[], keepRejections?: boolean): object | undefined {
+    deliver(batch)
+    return keepRejections === true ? settleAnswer : undefined
+  }
+
+  function deliver(batch: Settlement[]): void {
     // After the script ended none of its code runs (issue 11): the host reports these calls.
     if (finished) return
     for (let index = 0; index < batch.length; index++) {

@@ -87,6 +87,31 @@ describe('issue 11 rejections in turns where only successful results arrived', (
     })
   })
 
+  // The step of a plain sequential script: its successful result is entered without waiting (issue 12).
+  it.each([
+    ['Promise.reject', 'await tools.echo({})\nPromise.reject(new Error("floating"))\nreturn 1', 'Error: floating'],
+    ['an async function nobody awaits that throws', 'async function f() { throw new TypeError("thrown") }\nawait tools.echo({})\nf()\nreturn 1', 'TypeError: thrown'],
+    ['a new Promise rejected later in the same step', 'await tools.echo({})\nnew Promise((_, reject) => { Promise.resolve().then(() => Promise.resolve()).then(() => reject(new RangeError("later"))) })\nreturn 1', 'RangeError: later'],
+    ['a rejection after the return, in the same step', 'async function g() { for (let i = 0; i < 20; i++) await null\n throw new Error("after the return") }\nawait tools.echo({})\ng()\nreturn 1', 'Error: after the return'],
+  ])('S9.3 in the last step, after the only call succeeded, %s is reported', async (_label, js, reason) => {
+    expect(await floating(js)).toEqual({ status: 'ok', value: 1, messages: [`unhandled-rejection: Unhandled promise rejection: ${reason}`] })
+  })
+
+  it('S9.3 a hostile reason in the last step (a Proxy, a throwing getter) is still reported; one whose trap spins ends the run at its CPU limit, and the host goes on', async () => {
+    for (const reason of ['new Proxy({}, { get() { throw new Error("trap") } })', '{ get message() { throw new Error("getter") }, toString() { throw 1 } }']) {
+      const { result } = await run(`await tools.echo({})\nPromise.reject(${reason})\nreturn 1`, {}, pool)
+      expect(result).toMatchObject({ status: 'ok', value: 1, warnings: [{ kind: 'unhandled-rejection', message: expect.stringContaining('not an instance of `Error`') }] })
+    }
+    const { result } = await run('await tools.echo({})\nPromise.reject(new Proxy({}, { get() { for (;;) {} } }))\nreturn 1', { limits: { cpuTimeMs: 500 } }, pool)
+    expect(result).toMatchObject({ status: 'timeout', error: { message: expect.stringContaining('CPU time limit') } })
+    await expectHealthy(pool)
+  })
+
+  it('S9.3 in the steps of a sequential script, a rejection handled in the same step or a later one is not reported', async () => {
+    expect(await floating('await tools.echo({})\nawait Promise.reject(new Error("caught")).catch(() => 0)\ntry { await (async () => { throw new Error("also caught") })() } catch {}\nreturn 1')).toEqual({ status: 'ok', value: 1, messages: [] })
+    expect(await floating('await tools.echo({})\nconst p = (async () => { throw new Error("caught later") })()\nawait tools.echo({})\nawait p.catch(() => 0)\nreturn 1')).toEqual({ status: 'ok', value: 1, messages: [] })
+  })
+
   it('S9.3 a sequential loop of successful calls that handles everything has no warning', async () => {
     expect(await floating('let n = 0\nfor (let i = 0; i < 50; i++) n += (await tools.echo({ i })).i\nreturn n')).toEqual({ status: 'ok', value: 1225, messages: [] })
   })

@@ -20,7 +20,7 @@ export interface PreparedIsolate {
   readonly control: {
     readonly configure: ivm.Reference<RuntimeControl['configure']>
     readonly start: ivm.Reference<(script: unknown) => void>
-    readonly settle: ivm.Reference<(batch: Settlement[]) => void>
+    readonly settle: ivm.Reference<(batch: Settlement[], keepRejections?: boolean) => unknown>
   }
   /** Set by the run that owns the isolate: where the runtime's host callbacks go. */
   handlers: IsolateHandlers | undefined
@@ -108,7 +108,7 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
     // `control` is a frozen null-prototype object of data properties: reading it runs no script code.
     const configure = control.getSync('configure', { reference: true }) as ivm.Reference<RuntimeControl['configure']>
     const start = control.getSync('start', { reference: true }) as ivm.Reference<(script: unknown) => void>
-    const settle = control.getSync('settle', { reference: true }) as ivm.Reference<(batch: Settlement[]) => void>
+    const settle = control.getSync('settle', { reference: true }) as ivm.Reference<(batch: Settlement[], keepRejections?: boolean) => unknown>
     control.release()
     prepared = { isolate, context, control: { configure, start, settle }, handlers: undefined, memoryMb, fromSnapshot: snapshot !== undefined, onCatastrophe: undefined }
     return prepared

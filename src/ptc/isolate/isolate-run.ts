@@ -21,6 +21,7 @@ import { SCRIPT_ORIGIN } from './script-frames.ts'
 import { scriptOutcome, type ScriptOutcome } from './script-outcome.ts'
 import { ToolCallQueue } from './tool-call-queue.ts'
 import { setDeadline } from './deadline-timer.ts'
+import { SettleEntries } from './settle-entries.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 
 const CPU_POLL_MS = 20
@@ -53,7 +54,7 @@ class IsolateRun {
   private readonly calls: ToolCallQueue
   /** Settlements of tool calls cross into the isolate once per event-loop turn. */
   private readonly settlements = new TurnBatcher<Settlement>((batch) => this.flush(batch))
-  private settleRef: ivm.Reference<(batch: Settlement[]) => void> | undefined
+  private settleEntries: SettleEntries | undefined
   private readonly clock: IsolateClock
   private openEntries = 0
   /** Calls the script made, and outcomes sent back: equal when none is outstanding. */
@@ -134,7 +135,7 @@ class IsolateRun {
     const { configure, start, settle } = this.prepared.control
     configure.applySync(undefined, [JSON.stringify(config)], { timeout: this.entryTimeoutMs() })
     if (this.ended) return
-    this.settleRef = settle
+    this.settleEntries = new SettleEntries(settle, (entry) => this.enter(entry))
     let script: ivm.Script
     try {
       // Compiling runs no script code; it costs what parsing the script costs.
@@ -212,14 +213,14 @@ class IsolateRun {
   }
 
   /**
-   * Settlements cross into the isolate. isolated-vm reports an unhandled rejection only as the
-   * failure of an entry the host waits for, a wait that costs a fifth of a sequential call (issue
-   * 12): it is skipped (`applyIgnored`) only for successes answering the only call outstanding;
-   * with a failure or other calls running (a chain that may float), it is waited for (issue 11).
-   * No timeout of its own: the wall clock is the deadline timer's, CPU and memory the poller's.
+   * Settlements cross into the isolate. Waiting for the entry (the only way isolated-vm reports an
+   * unhandled rejection) costs a fifth of a sequential call (issue 12), so successes answering the
+   * only call outstanding, the step of a plain sequential script, are not waited for; the step in
+   * which the script ends is still checked for rejections (see {@link SettleEntries}). A failure or
+   * other calls running (a chain that may float) are waited for (issue 11).
    */
   private flush(batch: Settlement[]): void {
-    if (this.ended || this.settleRef === undefined) return
+    if (this.ended || this.settleEntries === undefined) return
     if (this.scriptEnding !== undefined) {
       // The script has ended: these are outcomes of calls it did not await (kept by `leftovers`).
       this.endAfterScript()
@@ -227,8 +228,7 @@ class IsolateRun {
     }
     let wait = this.callsSettled !== this.callsMade
     for (let index = 0; index < batch.length && !wait; index++) wait = !batch[index]![1]
-    if (wait) this.enter(this.settleRef.apply(undefined, [batch], { arguments: { copy: true } }))
-    else this.settleRef.applyIgnored(undefined, [batch], { arguments: { copy: true } })
+    this.settleEntries.send(batch, wait)
   }
 
   private onFinish(kind: unknown, payload: unknown, pendingIds: unknown, handedIds: unknown): void {
@@ -248,6 +248,7 @@ class IsolateRun {
     this.scriptEnding = ending
     this.leftovers.scriptEnded(ending.status === 'ok' ? 'returned' : 'threw', pendingIds, handedIds)
     this.settlements.clear()
+    this.settleEntries?.checkRejections()
     this.endAfterScript()
   }
 

@@ -102,6 +102,23 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     expect(content?.type === 'text' && content.text).toContain('(at line 2:18)')
   })
 
+  it.each([
+    ['Promise.reject', 'await tools.echo({ text: "a" })\nPromise.reject(new Error("floating"))\nreturn 1', 'Error: floating', 2],
+    ['an async function nobody awaits that throws', 'async function f() { throw new TypeError("thrown") }\nawait tools.echo({ text: "a" })\nf()\nreturn 1', 'TypeError: thrown', 1],
+    ['a new Promise rejected later in the same step', 'await tools.echo({ text: "a" })\nnew Promise((_, reject) => { Promise.resolve().then(() => reject(new RangeError("later"))) })\nreturn 1', 'RangeError: later', 2],
+    ['a rejection after the return', 'async function g() { for (let i = 0; i < 20; i++) await null\n  throw new Error("after the return") }\nawait tools.echo({ text: "a" })\ng()\nreturn 1', 'Error: after the return', 2],
+  ])('S9.3 in the last step of a sequential script (after the only call succeeded), %s is reported with its line', async (_label, code, reason, line) => {
+    const value = await run(code)
+    expect(value).toMatchObject({ status: 'ok', value: 1, toolCalls: 1 })
+    expect(value.warnings?.map((warning) => [warning.kind, warning.message.split('. ')[0], warning.line])).toEqual([['unhandled-rejection', `Unhandled promise rejection: ${reason}`, line]])
+  })
+
+  it('S9.3 in the last step of a sequential script, a rejection the script handles is not reported', async () => {
+    const value = await run('await tools.echo({ text: "a" })\nconst caught = await Promise.reject(new Error("x")).catch((e) => e.message)\ntry { await (async () => { throw new Error("y") })() } catch {}\nreturn caught')
+    expect(value).toMatchObject({ status: 'ok', value: 'x', toolCalls: 1 })
+    expect(value.warnings).toBeUndefined()
+  })
+
   it('S9.3 rejections that float after a failed call, in a callback or in an async function nobody awaits, are reported, with their lines when known', async () => {
     const value = await run(
       [
