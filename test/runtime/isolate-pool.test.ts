@@ -69,6 +69,16 @@ describe('IsolatePool', () => {
     expect(JSON.parse(child.stdout.trim())).toEqual([false, false, 1, true, true])
   })
 
+  it('S9.1 a take() while the pool is still preparing gets that isolate instead of preparing another (issue 12)', async () => {
+    pool = new IsolatePool({ size: 1 })
+    const taken = await pool.take() // Called before the first preparation ended.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(pool.idleCount).toBe(0) // The pool's one isolate is the taken one; nothing else was made.
+    taken.isolate.dispose()
+    taken.onReleased?.()
+    await expect.poll(() => pool!.idleCount).toBe(1) // Refilled after the run, as after any run.
+  })
+
   it('refuses take() after dispose()', async () => {
     pool = new IsolatePool({ size: 1 })
     pool.dispose()

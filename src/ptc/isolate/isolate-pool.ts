@@ -153,6 +153,11 @@ export class IsolatePool {
   private readonly waiters: ((prepared: PreparedIsolate | undefined) => void)[] = []
   private disposed = false
 
+  /** Isolates prepared and not taken yet (for tests and diagnostics). */
+  get idleCount(): number {
+    return this.idle.length
+  }
+
   constructor(options: IsolatePoolOptions = {}) {
     this.size = Math.max(0, Math.floor(options.size ?? 2))
     this.memoryMb = options.memoryMb ?? 128
