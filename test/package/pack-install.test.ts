@@ -2,18 +2,24 @@
  * The package as a user installs it (issue 14): `npm pack` (which builds `dist/` through
  * `prepack`), the tarball installed into a scratch project, and there `npx ptc help`, a `ptc run`
  * of a script, a `--tools` plugin in the user's own folder importing `defineTool` and `z` from
- * `ptc-runner`, and `import { createHost } from 'ptc-runner'`; then publint and
- * arethetypeswrong (ESM only) on what was packed. The framework adapters (issue 15): without
- * their peer, `ptc-runner/ai` and `ptc-runner/openai-agents` fail in one line; in a scratch
- * project with `ai` installed, and in another with `@openai/agents`, a mock model's tool call
- * runs a script through the subpath's code tool that calls the framework's own tools,
- * type-checked with tsc against the shipped declarations. One build and one scratch project for
- * the whole file: the tarball is installed alone first (the tests without the peers), then both
- * peers are added to the same project by a second npm install (the adapter tests). Installing
- * three projects cost about twice the CPU of these two installs, which is most of this file's time.
+ * `ptc-runner`, and `import { createHost } from 'ptc-runner'`; publint and arethetypeswrong (ESM
+ * only) on the packed tarball. The framework adapters (issue 15): without their peer,
+ * `ptc-runner/ai` and `ptc-runner/openai-agents` fail in one line; with `ai` and with
+ * `@openai/agents`, a mock model's tool call runs a script through the subpath's code tool that
+ * calls the framework's own tools, type-checked with tsc against the shipped declarations.
+ *
+ * Most of this file's time is npm, so there is one build, one scratch project and one
+ * `npm install` of the tarball with both peers (as a user adding an adapter runs it; a second
+ * install of the peers cost 8 s of CPU more). publint and attw read the tarball while npm
+ * installs it. The checks "without the peers" run with the peers' folders moved out of
+ * `node_modules` (Node then cannot find the package, exactly as when it was never installed) and
+ * put back before the adapter tests. The checks of each phase run concurrently: each is a
+ * separate process. The scratch processes run with `PTC_CACHE_DIR=off`: each scratch project is
+ * a new checkout to the checker-snapshot cache, whose background build (about 4 s of CPU) no
+ * check here uses, and which would evict the user's own snapshots.
  */
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -125,23 +131,23 @@ await host.dispose()
 const tsconfig = (files: string[]) => JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2024', strict: true, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true, types: [] }, files })
 
 /** `npm install` `packages` into the scratch project `dir` (from the local npm cache where it can be). */
-async function npmInstall(dir: string, packages: string[]): Promise<void> {
-  const install = await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packages], dir)
-  expect(install.stderr).not.toMatch(/ERR!/)
-  expect(install.code).toBe(0)
+function npmInstall(dir: string, packages: string[]): Promise<Outcome> {
+  return exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packages], dir)
 }
 
+/** The user cache off for the processes started in the scratch project (see the file's docstring). */
+const NO_CACHE = { PTC_CACHE_DIR: 'off' }
+/** The peers' folders in the scratch project's `node_modules`, moved out for the tests without them. */
+const PEER_DIRS = ['ai', '@openai/agents']
 const SCENARIOS = ['ai-scenario.ts', 'agents-scenario.ts']
-/** The scratch project's own tsc (the shipped declarations) over both scenarios, run once when the peers are installed. */
-let scenarioCheck: Outcome
+/** publint and attw over the tarball, started as soon as it is packed (they need no install). */
+let lint: Promise<{ publint: Outcome; attw: Outcome }>
 
-/** Assert tsc reported nothing for `file` (tsc names the file first on each diagnostic), run it, and parse what it printed. */
-async function checkedScenario(file: string): Promise<Record<string, unknown>> {
+/** Assert tsc reported nothing for `file` (tsc names the file first on each diagnostic), and parse what its run printed. */
+function checkedScenario(check: Outcome, file: string, run: Outcome): Record<string, unknown> {
   const others = SCENARIOS.filter((name) => name !== file)
-  const diagnostics = (scenarioCheck.stdout + scenarioCheck.stderr).split('\n').filter((line) => line !== '' && !others.some((name) => line.startsWith(name)))
+  const diagnostics = (check.stdout + check.stderr).split('\n').filter((line) => line !== '' && !others.some((name) => line.startsWith(name)))
   expect(diagnostics).toEqual([])
-  const dir = join(scratch, 'project')
-  const run = await exec(process.execPath, ['--no-node-snapshot', file], dir)
   expect(run.stderr).toBe('')
   return JSON.parse(run.stdout)
 }
@@ -154,18 +160,28 @@ beforeAll(async () => {
   expect(pack.stderr).not.toMatch(/\berror\b/i)
   expect(pack.code).toBe(0)
   tarball = join(scratch, readdirSync(scratch).find((file) => file.endsWith('.tgz'))!)
+  lint = Promise.all([
+    exec(process.execPath, [join(REPO, 'node_modules/publint/src/cli.js'), '--strict', tarball], REPO),
+    exec(process.execPath, [join(REPO, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball, '--profile', 'esm-only', '--format', 'ascii'], REPO),
+  ]).then(([publint, attw]) => ({ publint, attw }))
   const project = join(scratch, 'project')
   mkdirSync(project)
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }))
-  await npmInstall(project, [tarball])
+  const install = await npmInstall(project, [tarball, `ai@${devVersion('ai')}`, `@openai/agents@${devVersion('@openai/agents')}`])
+  expect(install.stderr).not.toMatch(/ERR!/)
+  expect(install.code).toBe(0)
   writeFileSync(join(project, 'ai-scenario.ts'), AI_SCENARIO)
   writeFileSync(join(project, 'agents-scenario.ts'), AGENTS_SCENARIO)
   writeFileSync(join(project, 'tsconfig.json'), tsconfig(SCENARIOS))
   writeFileSync(join(project, 'shout-tools.ts'), TOOL_MODULE)
   writeFileSync(join(project, 'script.ts'), 'const r = await tools.shout({ text: "hi" })\nreturn r.loud\n')
   writeFileSync(join(project, 'embed.ts'), EMBED)
+  writeFileSync(join(project, 'no-peers.mjs'), "for (const subpath of ['ptc-runner/ai', 'ptc-runner/openai-agents']) { try { await import(subpath) } catch (error) { console.log(error.message) } }\n")
 }, 600_000)
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+afterAll(async () => {
+  await lint
+  rmSync(scratch, { recursive: true, force: true })
+})
 
 describe('the packed package, installed', { timeout: 300_000 }, () => {
   const project = () => join(scratch, 'project')
@@ -186,60 +202,75 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
     expect(manifest.private).toBeUndefined()
   })
 
-  it('npx ptc help prints the usage', async () => {
-    const help = await exec('npx', ['--no-install', 'ptc', 'help'], project())
-    expect(help.stderr).toBe('')
-    expect(help.code).toBe(0)
-    expect(help.stdout).toMatch(/^ptc: run TypeScript that calls tools/)
-  })
-
-  it('ptc run --tools loads a plugin that imports defineTool and z from ptc-runner, and runs a script with it', async () => {
-    const run = await exec('npx', ['--no-install', 'ptc', 'run', 'script.ts', '--json', '--tools', 'shout-tools.ts'], project())
-    expect(run.stderr).toBe('')
-    expect(run.code).toBe(0)
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', value: 'HI', toolCalls: 1 })
-  })
-
-  it("import { createHost } from 'ptc-runner' starts a host that runs code, and ptc-runner/view exports startViewer", async () => {
-    const embed = await exec(process.execPath, ['--no-node-snapshot', 'embed.ts'], project())
-    expect(embed.stderr).toBe('')
-    expect(JSON.parse(embed.stdout)).toMatchObject({ status: 'ok', value: 42 })
-  })
-
-  it('publint and arethetypeswrong (ESM only) report nothing', async () => {
-    const installed = join(project(), 'node_modules', 'ptc-runner')
-    const publint = await exec(process.execPath, [join(REPO, 'node_modules/publint/src/cli.js'), '--pack', 'false', '--strict', installed], REPO)
+  it('publint and arethetypeswrong (ESM only) report nothing on the tarball', async () => {
+    const { publint, attw } = await lint
     expect(publint.stdout + publint.stderr).toContain('All good!')
     expect(publint.code).toBe(0)
-    const attw = await exec(process.execPath, [join(REPO, 'node_modules/@arethetypeswrong/cli/dist/index.js'), tarball, '--profile', 'esm-only', '--format', 'ascii'], REPO)
     // attw exits 1 on any problem outside the resolutions the ESM-only profile ignores (node10, CJS require).
     expect(attw.code, attw.stdout).toBe(0)
   })
 
-  it('issue 15 without their peers installed, both adapter subpaths fail with one line naming the package and the npm command', async () => {
-    writeFileSync(join(project(), 'no-peers.mjs'), "for (const subpath of ['ptc-runner/ai', 'ptc-runner/openai-agents']) { try { await import(subpath) } catch (error) { console.log(error.message) } }\n")
-    const run = await exec(process.execPath, ['no-peers.mjs'], project())
-    expect(run.stdout).toBe(
-      'ptc-runner/ai needs the package "ai" (the Vercel AI SDK, version 7), which is not installed: npm install ai@^7\n' +
-        'ptc-runner/openai-agents needs the package "@openai/agents" (the OpenAI Agents SDK, version 0.20), which is not installed: npm install @openai/agents@^0.20\n',
-    )
+  describe.concurrent('without the peers (their folders moved out of node_modules)', () => {
+    const modules = () => join(project(), 'node_modules')
+    beforeAll(() => {
+      for (const dir of PEER_DIRS) renameSync(join(modules(), dir), join(modules(), `${dir}.aside`))
+    })
+    afterAll(() => {
+      for (const dir of PEER_DIRS) renameSync(join(modules(), `${dir}.aside`), join(modules(), dir))
+    })
+
+    it('npx ptc help prints the usage', async ({ expect }) => {
+      const help = await exec('npx', ['--no-install', 'ptc', 'help'], project(), NO_CACHE)
+      expect(help.stderr).toBe('')
+      expect(help.code).toBe(0)
+      expect(help.stdout).toMatch(/^ptc: run TypeScript that calls tools/)
+    })
+
+    it('ptc run --tools loads a plugin that imports defineTool and z from ptc-runner, and runs a script with it', async ({ expect }) => {
+      // The bin link npm made (what npx runs, without npx's own start-up).
+      const run = await exec(join(modules(), '.bin', 'ptc'), ['run', 'script.ts', '--json', '--tools', 'shout-tools.ts'], project(), NO_CACHE)
+      expect(run.stderr).toBe('')
+      expect(run.code).toBe(0)
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', value: 'HI', toolCalls: 1 })
+    })
+
+    it("import { createHost } from 'ptc-runner' starts a host that runs code, and ptc-runner/view exports startViewer", async ({ expect }) => {
+      const embed = await exec(process.execPath, ['--no-node-snapshot', 'embed.ts'], project(), NO_CACHE)
+      expect(embed.stderr).toBe('')
+      expect(JSON.parse(embed.stdout)).toMatchObject({ status: 'ok', value: 42 })
+    })
+
+    it('issue 15 both adapter subpaths fail with one line naming the package and the npm command', async ({ expect }) => {
+      const run = await exec(process.execPath, ['no-peers.mjs'], project(), NO_CACHE)
+      expect(run.stdout).toBe(
+        'ptc-runner/ai needs the package "ai" (the Vercel AI SDK, version 7), which is not installed: npm install ai@^7\n' +
+          'ptc-runner/openai-agents needs the package "@openai/agents" (the OpenAI Agents SDK, version 0.20), which is not installed: npm install @openai/agents@^0.20\n',
+      )
+    })
   })
 
-  describe('with both peers added to the same project by a second npm install', () => {
+  describe('with both peers installed', () => {
+    let check: Outcome
+    let ai: Outcome
+    let agents: Outcome
     beforeAll(async () => {
-      await npmInstall(project(), [`ai@${devVersion('ai')}`, `@openai/agents@${devVersion('@openai/agents')}`])
-      scenarioCheck = await exec(process.execPath, [join(project(), 'node_modules/typescript/bin/tsc'), '-p', '.'], project())
+      // One tsc over both scenarios (the scratch project's own TypeScript, the shipped
+      // declarations), run beside the two scenario runs.
+      ;[check, ai, agents] = await Promise.all([
+        exec(process.execPath, [join(project(), 'node_modules/typescript/bin/tsc'), '-p', '.'], project()),
+        ...SCENARIOS.map((file) => exec(process.execPath, ['--no-node-snapshot', file], project(), NO_CACHE)),
+      ])
     }, 600_000)
 
-    it('issue 15 with ai installed, a mock model runs a script through ptc-runner/ai: two AI SDK tools, a headless denial, typed', async () => {
-      const { literal, output, text } = await checkedScenario('ai-scenario.ts')
+    it('issue 15 with ai installed, a mock model runs a script through ptc-runner/ai: two AI SDK tools, a headless denial, typed', () => {
+      const { literal, output, text } = checkedScenario(check, 'ai-scenario.ts', ai)
       expect(literal).toMatchObject({ status: 'ok', value: 42 })
       expect(output).toMatchObject({ status: 'ok', value: { doubled: 8, squared: 9, denied: 'wipe' }, toolCalls: 3 })
       expect(text).toBe('done')
     })
 
-    it('issue 15 with @openai/agents installed, a real Runner runs a script through ptc-runner/openai-agents after approving the interruption, typed', async () => {
-      const { interrupted, runCode, text } = await checkedScenario('agents-scenario.ts')
+    it('issue 15 with @openai/agents installed, a real Runner runs a script through ptc-runner/openai-agents after approving the interruption, typed', () => {
+      const { interrupted, runCode, text } = checkedScenario(check, 'agents-scenario.ts', agents)
       expect(interrupted).toBe(1)
       expect(runCode).toMatchObject({ status: 'ok', value: { doubled: 42, denied: 'wipe' }, toolCalls: 2 })
       expect(text).toBe('done')
