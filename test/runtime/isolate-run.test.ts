@@ -139,6 +139,13 @@ describe('isolation between runs', () => {
   })
 })
 
+/** 10 times what `js` takes just now (on `on`), at least 500 ms: a deadline one phase must mostly fill (at load 21 a start alone took 300 ms). */
+async function calibratedDeadline(js: string, on: IsolatePool | undefined = pool): Promise<number> {
+  const { result } = await run(js, {}, on)
+  expect(result.status).toBe('ok')
+  return Math.max(500, Math.ceil(10 * result.durationMs))
+}
+
 describe('limits', () => {
   it('rejects calls beyond maxToolCalls with a ToolCallError naming the limit, without dispatching them', async () => {
     const { result, calls } = await run(
@@ -213,18 +220,19 @@ describe('limits', () => {
   })
 
   it("S9.7 a wall-clock timeout names what used the time: running the script's code, resumed by a tool call's answer", async () => {
-    // 1.5 s, so that the spin is most of the deadline even when a loaded machine delays the answer.
-    const { result } = await run('await tools.noop({}); while (true) {}', { limits: { wallClockMs: 1_500, cpuTimeMs: 60_000 } }, pool)
+    // The spin must be most of the deadline even when a loaded machine delays the answer.
+    const wallClockMs = await calibratedDeadline('await tools.noop({}); return 1')
+    const { result } = await run('await tools.noop({}); while (true) {}', { limits: { wallClockMs, cpuTimeMs: 60_000 } }, pool)
     expect(result).toMatchObject({ status: 'timeout', toolCalls: 1 })
     expect(result.error?.message).toMatch(/most of it went to running the script's code \(.*running code [1-9]\d* ms/)
     await expectHealthy(pool)
   })
 
   it('S9.7 a wall-clock timeout names what used the time: waiting on tool calls, and which are still running', async () => {
-    // A deadline long enough that the calls' waiting is most of it even when a loaded machine
-    // makes the run's start slow.
+    // Long enough that the calls' waiting is most of it even when a loaded machine makes the start slow.
+    const wallClockMs = await calibratedDeadline('await tools.noop({}); return 1')
     const { result } = await run('await tools.noop({}); await Promise.all([tools.hang({}), tools.hang({}), tools.slow({})])', {
-      limits: { wallClockMs: 2_000 },
+      limits: { wallClockMs },
       dispatch: hangingDispatch((call) => (call.name === 'noop' ? Promise.resolve({ ok: true, valueJson: 'null' }) : undefined)).dispatch,
     }, pool)
     expect(result).toMatchObject({ status: 'timeout', toolCalls: 4 })
@@ -232,7 +240,7 @@ describe('limits', () => {
   })
 
   it('S9.7 a wall-clock timeout names what used the time: waiting on nothing', async () => {
-    const { result } = await run('await new Promise(() => {})', { limits: { wallClockMs: 2_000 } }, pool)
+    const { result } = await run('await new Promise(() => {})', { limits: { wallClockMs: await calibratedDeadline('return 1') } }, pool)
     expect(result.error?.message).toMatch(/most of it went to waiting on nothing: no code ran and no tool call was pending .*a promise that never settles/)
   })
 
@@ -271,11 +279,9 @@ describe('limits', () => {
   })
 
   it('aborts fire-and-forget calls still pending when the run ends after the script returned, and discards their results', async () => {
-    // The run waits for a call the script did not await until its deadline (issue 11), so the
-    // deadline is short (the default, 30 s, was this whole file's time), but far from what a run
-    // that returns at once takes on this machine just now, so that the script returns first.
-    const { result: calibration } = await run('return 1')
-    const wallClockMs = Math.max(500, Math.ceil(10 * calibration.durationMs))
+    // The run waits for a call the script did not await until its deadline (issue 11): a short one
+    // (not the default 30 s), far from what an unpooled run takes just now, so the script returns first.
+    const wallClockMs = await calibratedDeadline('return 1', undefined)
     const signals: AbortSignal[] = []
     let resolveLate!: (outcome: { ok: true; valueJson: string }) => void
     const { result } = await run('tools.hang({ forgotten: true }); return "returned"', {
