@@ -70,10 +70,13 @@ describe('IsolateSupervisor: the runner contract through a worker process (S9.1â
 
   it('ends a never-settling promise at the wall clock with status timeout and aborts its call', async () => {
     const { signals, dispatch } = hangingDispatch()
-    // A deadline long enough for the call to be dispatched first even on a loaded machine.
-    const { result } = await run('await Promise.all([new Promise(() => {}), tools.hang({})])', { limits: { wallClockMs: 3_000 }, dispatch })
+    // A deadline long enough for the call to be dispatched first even on a loaded machine: 10
+    // times what a run with a call takes through this worker just now, at least 500 ms (3 s before).
+    const { result: calibration } = await run('await tools.noop({}); return 1')
+    const wallClockMs = Math.max(500, Math.ceil(10 * calibration.durationMs))
+    const { result } = await run('await Promise.all([new Promise(() => {}), tools.hang({})])', { limits: { wallClockMs }, dispatch })
     expect(result.status).toBe('timeout')
-    expect(result.error?.message).toContain('wall-clock limit of 3000 ms (wallClockMs)')
+    expect(result.error?.message).toContain(`wall-clock limit of ${wallClockMs} ms (wallClockMs)`)
     expect(signals[0]!.aborted).toBe(true)
     await expectHealthy()
   })
