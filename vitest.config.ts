@@ -6,13 +6,13 @@ import { defineConfig } from 'vitest/config'
 
 /**
  * Unit files that keep a fresh fork each: their outcome depended on the files run before them in
- * a reused fork (checker-snapshot: a per-process build guard, fixed in 8db1a30; fs-tools: a search
- * failed in two clean-clone runs, cause not found), or they change what a process can do for the
- * files after them (search puts a fake `rg` first on PATH; run-deadlines calibrates budgets and
- * charges esbuild's first start, which is once per process).
+ * a reused fork (fs-tools: a search failed in two clean-clone runs, cause not found), or they
+ * change what a process can do for the files after them (search puts a fake `rg` first on PATH;
+ * run-deadlines calibrates budgets and charges esbuild's first start, which is once per process).
+ * checker-snapshot shares forks again: the per-process build guard that made it depend on earlier
+ * files is per cache folder since 8db1a30, and it tests exactly that.
  */
 const ISOLATED = [
-  'test/unit/ptc/checker-snapshot.test.ts',
   'test/unit/builtin/fs-tools.test.ts',
   'test/unit/builtin/search.test.ts',
   'test/unit/ptc/run-deadlines.test.ts',
