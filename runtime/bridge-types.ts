@@ -60,13 +60,13 @@ export interface RuntimeControl {
   /**
    * Resolves or rejects pending tool calls. Unknown or repeated ids are ignored, and so is every
    * batch after the script ended: none of its code runs again. Never throws. Without
-   * `keepRejections` returns `undefined`; with it (an entry the host does not wait for), an empty
-   * null-prototype object that the host copies out with `result: { copy: true }` after the step
-   * has run. If the script ended in that step, the object holds a symbol by then, which cannot be
-   * copied: isolated-vm then skips that entry's epilogue, which would drop the step's unhandled
-   * rejections, and they stay listed for the entry the host waits for next (issue 11).
+   * `keepRejections` returns `undefined`; with it (an entry the host does not wait for), a symbol
+   * that the host asks to copy out with `result: { copy: true }` after the step has run. A symbol
+   * cannot be copied, and isolated-vm then skips that entry's epilogue, which would drop the step's
+   * unhandled rejections: they stay listed, step after step, for the next entry the host waits for
+   * (issue 11, S9.3).
    */
-  settle(batch: Settlement[], keepRejections?: boolean): object | undefined
+  settle(batch: Settlement[], keepRejections?: boolean): symbol | undefined
 }
 
 /**

@@ -39,7 +39,7 @@ import { installDeferredReject, rejectSoon } from './reject-soon.ts'
  */
 const REMOVED_GLOBALS = ['console', 'SharedArrayBuffer', 'Atomics', 'WebAssembly']
 
-/** Put in `settle`'s answer once the script has ended, so the host cannot copy it (see `RuntimeControl.settle`). */
+/** `settle`'s answer to an entry the host does not wait for: a symbol, which the host cannot copy (see `RuntimeControl.settle`). */
 const KEEP_REJECTIONS = Symbol('ptc.keep-rejections') // Evaluated with the bundle, before any script.
 
 interface PendingCall extends CallUse {
@@ -82,8 +82,6 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   let callsStarted = 0
   let finished = false
   const callPromises = createCallPromises()
-  /** `settle`'s answer to an entry not waited for: empty until the script ends (see `RuntimeControl.settle`). */
-  const settleAnswer = ObjectCreate(null) as object
 
   function callTool(toolName: string, args: unknown): Promise<unknown> {
     const refusal = refuseCall(toolName, args)
@@ -180,7 +178,6 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   function finish(kind: 'value' | 'undefined' | 'error', payload: string): void {
     if (finished) return
     finished = true
-    defineData(settleAnswer, 'ended', KEEP_REJECTIONS, ENUMERABLE)
     try {
       hostFinish(kind, payload, pendingIds(false), pendingIds(true))
     } catch {
@@ -237,9 +234,9 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   /** See `RuntimeControl.settle`. */
-  function settle(batch: Settlement[], keepRejections?: boolean): object | undefined {
+  function settle(batch: Settlement[], keepRejections?: boolean): symbol | undefined {
     deliver(batch)
-    return keepRejections === true ? settleAnswer : undefined
+    return keepRejections === true ? KEEP_REJECTIONS : undefined
   }
 
   function deliver(batch: Settlement[]): void {

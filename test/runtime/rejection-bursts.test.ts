@@ -97,6 +97,14 @@ describe('issue 11 rejections in turns where only successful results arrived', (
     expect(await floating(js)).toEqual({ status: 'ok', value: 1, messages: [`unhandled-rejection: Unhandled promise rejection: ${reason}`] })
   })
 
+  // An earlier step: nothing waited for enters the isolate between the rejection and the end.
+  it.each([
+    ['Promise.reject', 'await tools.echo({})\nPromise.reject(new Error("middle"))\nawait tools.echo({})\nawait tools.echo({})\nreturn 1', 'Error: middle'],
+    ['an async function nobody awaits that throws', 'async function f() { throw new TypeError("early") }\nawait tools.echo({})\nf()\nfor (let i = 0; i < 5; i++) await tools.echo({ i })\nreturn 1', 'TypeError: early'],
+  ])('S9.3 in an earlier step of a sequential script, %s is reported', async (_label, js, reason) => {
+    expect(await floating(js)).toEqual({ status: 'ok', value: 1, messages: [`unhandled-rejection: Unhandled promise rejection: ${reason}`] })
+  })
+
   it('S9.3 a hostile reason in the last step (a Proxy, a throwing getter) is still reported; one whose trap spins ends the run at its CPU limit, and the host goes on', async () => {
     for (const reason of ['new Proxy({}, { get() { throw new Error("trap") } })', '{ get message() { throw new Error("getter") }, toString() { throw 1 } }']) {
       const { result } = await run(`await tools.echo({})\nPromise.reject(${reason})\nreturn 1`, {}, pool)

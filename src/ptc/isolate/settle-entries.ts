@@ -1,7 +1,6 @@
 /**
- * How a batch of settlements enters the isolate, and how the unhandled rejections of the step in
- * which the script ends still reach the run when the host does not wait for that entry (issue 11,
- * SPEC S9.3).
+ * How a batch of settlements enters the isolate, and how the unhandled rejections of every step of
+ * the script still reach the run when the host does not wait for the entries (issue 11, SPEC S9.3).
  *
  * isolated-vm lists every promise that rejects with no handler (`PromiseRejectCallback`) and
  * takes the list off at the end of each entry into the isolate (`IsolateEnvironment::TaskEpilogue`
@@ -11,19 +10,17 @@
  * and waiting for every entry costs a fifth of a sequential call (issue 12). But the ignored
  * runner skips its epilogue altogether when the entry's result cannot be copied out, and that
  * copy is made after the step has run (V8 runs the microtasks, where the script resumes, when the
- * entry's call returns). So an entry not waited for copies out `settle`'s answer, an empty object
- * that the runtime fills with a symbol when the script ends: in the step where it ends, the copy
- * fails, the step's rejections (also those after the `return`) stay listed, and one entry waited
- * for afterwards ({@link SettleEntries.checkRejections}) reports them. Earlier steps of a
- * sequential script are not checked (their answer copies, their epilogue drops the list): making
- * every entry fail its copy cost as much as a tenth of a call.
+ * entry's call returns). So an entry not waited for asks to copy out `settle`'s answer, a symbol,
+ * which fails: no ignored entry takes the list off, the rejections of every step (a later handler
+ * removes its promise from the list) stay listed, and the next entry waited for reports them,
+ * at the latest the one sent after the script ended ({@link SettleEntries.checkRejections}).
  */
 import type ivm from 'isolated-vm'
 import type { Settlement } from '../../../runtime/bridge-types.ts'
 
 /** Settlements are copied in; the entry waited for returns nothing. */
 const OBSERVED = { arguments: { copy: true } } as const
-/** The entry not waited for: `settle(batch, true)`'s answer is copied out after the step (see the file comment). */
+/** The entry not waited for: `settle(batch, true)`'s answer, a symbol, is asked for after the step and cannot be copied (see the file comment). */
 const UNOBSERVED = { arguments: { copy: true }, result: { copy: true } } as const
 
 /** The runtime's `settle` (`RuntimeControl.settle` in `runtime/bridge-types.ts`). */
@@ -50,10 +47,10 @@ export class SettleEntries {
   }
 
   /**
-   * The script has ended. If the last entry was not waited for, the script may have ended in its
-   * step: one entry waited for, with an empty batch (the runtime ignores it and runs none of the
-   * script's code), reports what that step left rejected. It runs after that step, so a rejection
-   * after the `return` in the same step is reported too.
+   * The script has ended. If the last entry was not waited for, rejections of the steps since the
+   * last entry waited for may still be listed: one entry waited for, with an empty batch (the
+   * runtime ignores it and runs none of the script's code), reports them. It runs after the last
+   * step, so a rejection after the `return` in the same step is reported too.
    */
   checkRejections(): void {
     if (!this.#lastUnobserved) return

@@ -113,6 +113,12 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     expect(value.warnings?.map((warning) => [warning.kind, warning.message.split('. ')[0], warning.line])).toEqual([['unhandled-rejection', `Unhandled promise rejection: ${reason}`, line]])
   })
 
+  it('S9.3 in an earlier step of a sequential script, a rejection never handled is reported with its line', async () => {
+    const value = await run('await tools.echo({ text: "a" })\nPromise.reject(new Error("middle"))\nawait tools.echo({ text: "b" })\nreturn 1')
+    expect(value).toMatchObject({ status: 'ok', value: 1, toolCalls: 2 })
+    expect(value.warnings?.map((warning) => [warning.kind, warning.message.split('. ')[0], warning.line])).toEqual([['unhandled-rejection', 'Unhandled promise rejection: Error: middle', 2]])
+  })
+
   it('S9.3 in the last step of a sequential script, a rejection the script handles is not reported', async () => {
     const value = await run('await tools.echo({ text: "a" })\nconst caught = await Promise.reject(new Error("x")).catch((e) => e.message)\ntry { await (async () => { throw new Error("y") })() } catch {}\nreturn caught')
     expect(value).toMatchObject({ status: 'ok', value: 'x', toolCalls: 1 })
