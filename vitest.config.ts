@@ -49,18 +49,16 @@ export default defineConfig({
       {
         // A fresh fork per file for the runtime tests (isolated-vm in this process: memory bombs,
         // poisoned built-ins, the per-process runtime bundle cache), the package test (scratch
-        // installs) and the unit files in ISOLATED.
+        // installs) and the unit files in ISOLATED. The type tests (`test/types/*.test-d.ts`,
+        // expectTypeOf) are not run here: npm test's first step (tsgo over the root project,
+        // which includes test/) checks them, and a failed expectTypeOf fails it; vitest's own
+        // typecheck ran tsc over them a second time (4-5 s of CPU).
         extends: true,
         test: {
           name: 'isolated',
           include: ['test/**/*.test.ts'],
           exclude: SHARED,
           isolate: true,
-          // Type tests (`test/types/*.test-d.ts`, expectTypeOf) are checked by tsc through vitest,
-          // with their own tsconfig: vitest runs tsc over the whole project named there, which took
-          // 19 s of CPU with the root tsconfig (npm test's first step checks the project already)
-          // and 5 s with test/types/tsconfig.json.
-          typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './test/types/tsconfig.json' },
         },
       },
       { extends: true, test: { name: 'isolated-unit', include: [...ISOLATED], isolate: true } },
