@@ -63,4 +63,22 @@ describe('prestarted isolate worker (issue 12, S9.1)', { timeout: 120_000 }, () 
       fs.rmSync(folder, { recursive: true, force: true })
     }
   })
+
+  it('S9.1 a worker that is SIGKILLed after it was ready has left its modules in Node\'s compile cache', async () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-compile-cache-'))
+    vi.stubEnv('NODE_COMPILE_CACHE', cache)
+    const supervisor = new IsolateSupervisor({ poolSize: 1 })
+    try {
+      await supervisor.prewarm()
+      const pid = supervisor.workerPid!
+      // Written by the worker after 'ready' (a normal exit would write it too; this one never exits normally).
+      await expect.poll(() => fs.readdirSync(cache, { recursive: true }).filter((name) => fs.statSync(path.join(cache, String(name))).isFile()).length).toBeGreaterThan(0)
+      supervisor.dispose()
+      await expect.poll(() => alive(pid)).toBe(false)
+    } finally {
+      vi.unstubAllEnvs()
+      supervisor.dispose()
+      fs.rmSync(cache, { recursive: true, force: true })
+    }
+  })
 })

@@ -6,7 +6,6 @@
  * tool-call count, concurrency and crossing sizes of `RunLimits` are enforced here; whatever the
  * script does, the result is a value, never a thrown exception.
  */
-import { randomUUID } from 'node:crypto'
 import ivm from 'isolated-vm'
 import type { RuntimeConfig, Settlement } from '../../../runtime/bridge-types.ts'
 import { describeThrown } from '../../errors/describe-thrown.ts'
@@ -83,7 +82,9 @@ class IsolateRun {
     this.clock = new IsolateClock(prepared.isolate)
     this.logs = new RunLogs(limits.maxLogBytes)
     this.calls = new ToolCallQueue({
-      runId: randomUUID().slice(0, 8),
+      // Random, not a counter: pairing ids stay distinct across worker restarts. Not `randomUUID`:
+      // `node:crypto` would be loaded on the worker's start path (issue 12).
+      runId: ((Math.random() * 2 ** 32) >>> 0).toString(16).padStart(8, '0'),
       toolNames: request.toolNames,
       limits,
       dispatch: request.dispatch,

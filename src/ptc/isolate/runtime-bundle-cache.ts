@@ -3,16 +3,18 @@
  * (issue 12: the isolate worker ready fast). Bundling takes esbuild's start-up and a build, about
  * a tenth of a second of every worker start in a checkout; the built package ships its bundle
  * prebuilt and never gets here. An entry is keyed by the checkout's `runtime/` folder and the
- * esbuild version, and holds the SHA-256 of every bundled file and of the code: it is used only
- * while all of them match, so an edited runtime file or a corrupt entry means a fresh build.
+ * esbuild version, and holds a fingerprint of every bundled file and of the code
+ * (`content-fingerprint.ts`, not SHA-256: `node:crypto` is not loaded on the worker's start path):
+ * it is used only while all of them match, so an edited runtime file or a corrupt entry means a
+ * fresh build.
  */
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { writeCacheFile } from '../user-cache.ts'
+import { contentFingerprint } from './content-fingerprint.ts'
 
 /** Bumped when the entry's shape changes. */
-const FORMAT = 1
+const FORMAT = 2
 
 /** A bundle and the absolute paths of the files it was built from (as `IsolateRuntimeSource`). */
 export interface RuntimeBundle {
@@ -23,13 +25,11 @@ export interface RuntimeBundle {
 interface Entry {
   format: number
   esbuild: string
-  /** SHA-256 (hex) of each input file, by absolute path. */
+  /** `contentFingerprint` of each input file, by absolute path. */
   inputs: Record<string, string>
   code: string
-  codeSha256: string
+  codeFingerprint: string
 }
-
-const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex')
 
 function esbuildVersion(): string {
   const manifest = createRequire(import.meta.url).resolve('esbuild/package.json')
@@ -38,7 +38,7 @@ function esbuildVersion(): string {
 
 /** The cache entry's file name for the runtime in `runtimeDir`. */
 function entryName(runtimeDir: string): string {
-  return `runtime-${sha256(JSON.stringify([FORMAT, runtimeDir])).slice(0, 16)}.json`
+  return `runtime-${contentFingerprint(JSON.stringify([FORMAT, runtimeDir])).split('-')[1]}.json`
 }
 
 /**
@@ -48,9 +48,9 @@ function entryName(runtimeDir: string): string {
 export function readCachedRuntime(folder: string, runtimeDir: string): RuntimeBundle | undefined {
   try {
     const entry = JSON.parse(readFileSync(`${folder}/${entryName(runtimeDir)}`, 'utf8')) as Partial<Entry>
-    if (entry.format !== FORMAT || entry.esbuild !== esbuildVersion() || typeof entry.code !== 'string' || sha256(entry.code) !== entry.codeSha256) return undefined
+    if (entry.format !== FORMAT || entry.esbuild !== esbuildVersion() || typeof entry.code !== 'string' || contentFingerprint(entry.code) !== entry.codeFingerprint) return undefined
     const inputs = Object.entries(entry.inputs ?? {})
-    if (inputs.length === 0 || inputs.some(([file, sha]) => !file.startsWith(runtimeDir) || sha256(readFileSync(file)) !== sha)) return undefined
+    if (inputs.length === 0 || inputs.some(([file, fingerprint]) => !file.startsWith(runtimeDir) || contentFingerprint(readFileSync(file)) !== fingerprint)) return undefined
     return { code: entry.code, inputs: inputs.map(([file]) => file) }
   } catch {
     return undefined
@@ -60,8 +60,8 @@ export function readCachedRuntime(folder: string, runtimeDir: string): RuntimeBu
 /** Stores `bundle` (just built from `runtimeDir`) for the next processes; a failure is ignored. */
 export function writeCachedRuntime(folder: string, runtimeDir: string, bundle: RuntimeBundle): void {
   try {
-    const inputs = Object.fromEntries(bundle.inputs.map((file) => [file, sha256(readFileSync(file))]))
-    const entry: Entry = { format: FORMAT, esbuild: esbuildVersion(), inputs, code: bundle.code, codeSha256: sha256(bundle.code) }
+    const inputs = Object.fromEntries(bundle.inputs.map((file) => [file, contentFingerprint(readFileSync(file))]))
+    const entry: Entry = { format: FORMAT, esbuild: esbuildVersion(), inputs, code: bundle.code, codeFingerprint: contentFingerprint(bundle.code) }
     writeCacheFile(folder, entryName(runtimeDir), JSON.stringify(entry))
   } catch {
     // Only a speed-up.
