@@ -7,10 +7,11 @@
  * is disposed afterwards.
  */
 import ivm from 'isolated-vm'
-import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeControl, Settlement } from '../../../runtime/bridge-types.ts'
+import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeControl } from '../../../runtime/bridge-types.ts'
 import { reportIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 import { madeRuntimeSnapshot, RUNTIME_FILENAME, runtimeSnapshot, SNAPSHOT_INSTALL_GLOBAL } from './runtime-snapshot.ts'
+import type { SettleReference } from './settle-entries.ts'
 
 /** An isolate + context with the runtime prelude evaluated, ready for one run. */
 export interface PreparedIsolate {
@@ -20,7 +21,7 @@ export interface PreparedIsolate {
   readonly control: {
     readonly configure: ivm.Reference<RuntimeControl['configure']>
     readonly start: ivm.Reference<(script: unknown) => void>
-    readonly settle: ivm.Reference<(batch: Settlement[], keepRejections?: boolean) => unknown>
+    readonly settle: SettleReference
   }
   /** Set by the run that owns the isolate: where the runtime's host callbacks go. */
   handlers: IsolateHandlers | undefined
@@ -108,7 +109,7 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
     // `control` is a frozen null-prototype object of data properties: reading it runs no script code.
     const configure = control.getSync('configure', { reference: true }) as ivm.Reference<RuntimeControl['configure']>
     const start = control.getSync('start', { reference: true }) as ivm.Reference<(script: unknown) => void>
-    const settle = control.getSync('settle', { reference: true }) as ivm.Reference<(batch: Settlement[], keepRejections?: boolean) => unknown>
+    const settle = control.getSync('settle', { reference: true }) as SettleReference
     control.release()
     prepared = { isolate, context, control: { configure, start, settle }, handlers: undefined, memoryMb, fromSnapshot: snapshot !== undefined, onCatastrophe: undefined }
     return prepared
