@@ -21,8 +21,7 @@ import { SandboxPolicy } from '../policy/sandbox-policy.ts'
 import { isInside } from '../workspace/is-inside.ts'
 import { STATE_FOLDER } from '../workspace/state-folder.ts'
 import * as timeoutPolicy from '../policy/timeout-policy.ts'
-import { DEFAULT_RUN_LIMITS } from '../ptc/isolate/run-limits.ts'
-import { dropPrestartedWorker, prestartIsolateWorker } from '../ptc/isolate/worker-start.ts'
+import { dropPrestartedWorker, isolateWorkerOptions, prestartIsolateWorker, prestartsWorker } from '../ptc/isolate/worker-start.ts'
 import { Ptc, type PtcConfig } from '../ptc/ptc-service.ts'
 import * as runCodeTool from '../ptc/run-code-tool.ts'
 import { ToolRegistry } from '../pipeline/tool-registry.ts'
@@ -130,7 +129,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // Issue 12: the isolate worker (Node without its snapshot, isolated-vm: most of a first run's
   // wait) starts before the plugins load; the Ptc service adopts it (`PtcConfig.prestart`).
   const ptc = options.ptc ?? {}
-  const prestarted = ptc.isolation === 'inline' || ptc.prestart === false ? undefined : prestartIsolateWorker({ poolSize: ptc.poolSize ?? 2, memoryMb: ptc.limits?.memoryMb ?? DEFAULT_RUN_LIMITS.memoryMb })
+  const prestarted = prestartsWorker(ptc) ? prestartIsolateWorker(isolateWorkerOptions(ptc)) : undefined
   const root = new Context()
   // Every plugin goes through this child fiber, so one dispose stops them all, in reverse order.
   const host = root.plugin({ name: 'ptc-host', apply: () => {} })

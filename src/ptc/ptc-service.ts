@@ -20,6 +20,7 @@ import type { Diagnostic } from './compile-diagnostics.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-contract.ts'
 import type { IsolatePool } from './isolate/isolate-pool.ts'
 import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
+import { isolateWorkerOptions, prestartsWorker } from './isolate/worker-start.ts'
 import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolate/run-endings.ts'
 import { DEFAULT_RUN_LIMITS, type RunLimits } from './isolate/run-limits.ts'
 import type { RunCodeValue } from './run-code-value.ts'
@@ -116,7 +117,7 @@ export class Ptc extends Service {
       this._pool = this._checkers = this._supervisor = undefined
     }, 'ptc resources')
     // Adopts the worker that `createHost` or `ptc run` prestarted, if any; disposed with the service.
-    if (config.isolation !== 'inline' && config.prestart !== false) this.supervisor().start()
+    if (prestartsWorker(config)) this.supervisor().start()
   }
 
   /** The tools a script may call, sorted by name (S9.1: every visible registered tool). */
@@ -275,15 +276,14 @@ export class Ptc extends Service {
 
   private supervisor(): IsolateSupervisor {
     return (this._supervisor ??= new IsolateSupervisor({
-      poolSize: this._config.poolSize ?? 2,
-      memoryMb: this._config.limits?.memoryMb ?? 128,
+      ...isolateWorkerOptions(this._config),
       ...(this._config.startTimeoutMs !== undefined && { startTimeoutMs: this._config.startTimeoutMs }),
     }))
   }
 
   private pool(): Promise<IsolatePool> {
-    this._pool ??= import('./isolate/isolate-pool.ts').then(({ IsolatePool }) => new IsolatePool({ size: this._config.poolSize ?? 2, memoryMb: this._config.limits?.memoryMb ?? 128 }))
-    return this._pool
+    const { poolSize: size, memoryMb } = isolateWorkerOptions(this._config)
+    return (this._pool ??= import('./isolate/isolate-pool.ts').then(({ IsolatePool }) => new IsolatePool({ size, memoryMb })))
   }
 }
 

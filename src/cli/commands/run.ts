@@ -43,9 +43,9 @@ ${HOST_FLAGS_HELP}`,
     const memoryMb = positiveInt(values['memory-mb'], 'memory-mb', 8)
     const options = await hostOptionsFrom(values)
     // The isolate worker starts now and the host's modules load while it does (issue 12); the
-    // host's supervisor adopts it. Same options as the host's defaults: poolSize 2, memoryMb.
-    const [{ prestartIsolateWorker }, { DEFAULT_RUN_LIMITS }] = await Promise.all([import('../../ptc/isolate/worker-start.ts'), import('../../ptc/isolate/run-limits.ts')])
-    prestartIsolateWorker({ poolSize: 2, memoryMb: memoryMb ?? DEFAULT_RUN_LIMITS.memoryMb })
+    // host's supervisor adopts it (the same options as the host derives from the same flags).
+    const { isolateWorkerOptions, prestartIsolateWorker } = await import('../../ptc/isolate/worker-start.ts')
+    prestartIsolateWorker(isolateWorkerOptions({ limits: { memoryMb } }))
     if (values['no-typecheck'] === true) {
       // Unchecked, the host compiles it: esbuild's service starts now too, and the host finds it compiled.
       const { precompileInHost } = await import('../../ptc/check/prepare-in-host.ts')

@@ -8,6 +8,7 @@
 import { fileURLToPath } from 'node:url'
 import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
 import type { ChildMessage, IsolateWorkerOptions, ParentMessage } from './isolate-contract.ts'
+import { DEFAULT_RUN_LIMITS } from './run-limits.ts'
 
 /** The worker's main module. */
 export const DEFAULT_WORKER_ENTRY = fileURLToPath(new URL('./isolate-worker-entry.ts', import.meta.url))
@@ -59,6 +60,22 @@ interface Prestarted {
 }
 
 let prestarted: Prestarted | undefined
+
+/**
+ * The isolate worker's options for a host's `PtcConfig`: `poolSize` (default 2) and
+ * `limits.memoryMb` (default `DEFAULT_RUN_LIMITS.memoryMb`). Whatever starts a worker for a host,
+ * or prestarts one for it to adopt, derives them here: a prestarted worker is adopted only for
+ * equal options (see {@link takePrestartedWorker}), so two derivations drifting apart would
+ * silently cost every first run the worker's start.
+ */
+export function isolateWorkerOptions(config: { poolSize?: number | undefined; limits?: { memoryMb?: number | undefined } | undefined }): IsolateWorkerOptions {
+  return { poolSize: config.poolSize ?? 2, memoryMb: config.limits?.memoryMb ?? DEFAULT_RUN_LIMITS.memoryMb }
+}
+
+/** Whether a host with this `PtcConfig` starts its isolate worker before its first run (`prestart`, default true; never inline). */
+export function prestartsWorker(config: { isolation?: 'process' | 'inline' | undefined; prestart?: boolean | undefined }): boolean {
+  return config.isolation !== 'inline' && config.prestart !== false
+}
 
 /**
  * Starts the worker a later `IsolateSupervisor` with these `options` and the default entry will
