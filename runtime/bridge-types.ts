@@ -11,7 +11,7 @@
 /** Console levels a script can log at (SPEC S9.7: logs go through the outer run_code caps). */
 export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug'
 
-/** Per-run settings the host passes to `RuntimeControl.configure` as a JSON string. */
+/** Per-run settings the host passes to `RuntimeControl.start` as a JSON string. */
 export interface RuntimeConfig {
   /** Names of the visible tools; `tools` gets exactly these own properties. */
   toolNames: string[]
@@ -51,12 +51,12 @@ export type Settlement = [callId: number, ok: boolean, text: string]
 /** What {@link InstallRuntime} returns: the entry points the host drives a run with. */
 export interface RuntimeControl {
   /**
-   * Called once per run before `start`, with `configJson` the JSON of a {@link RuntimeConfig}:
-   * sets the limits and installs `tools`. Later calls are ignored. Runs only runtime code.
+   * Called once per run, with `configJson` the JSON of a {@link RuntimeConfig}: sets the limits,
+   * installs `tools`, then calls the compiled script function and reports its outcome through
+   * `HostFinish`. One entry into the isolate for both (issue 12: every entry into an idle isolate
+   * costs a thread hand-over). Later calls are ignored. Never throws.
    */
-  configure(configJson: string): void
-  /** Calls the compiled script function and reports its outcome through `HostFinish`. Never throws. */
-  start(script: () => Promise<unknown>): void
+  start(script: () => Promise<unknown>, configJson: string): void
   /**
    * Resolves or rejects pending tool calls. Unknown or repeated ids are ignored, and so is every
    * batch after the script ended: none of its code runs again. Never throws. Without

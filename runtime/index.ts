@@ -8,7 +8,8 @@
  * Evaluating the bundle only captures built-ins (see `intrinsics.ts`). {@link installRuntime} is
  * called once per isolate while it is prepared, ahead of any run: it binds the host callbacks,
  * removes the unwanted globals and installs `ToolCallError` and `console`. The run then calls
- * `configure` once with its tool names and limits, which installs `tools`, and `start`.
+ * `start` once with the script function and its tool names and limits, which installs `tools` and
+ * calls the script, in one entry into the isolate.
  */
 import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlement } from './bridge-types.ts'
 import { createConsole, type LogBudget } from './console-capture.ts'
@@ -70,10 +71,10 @@ function ownConstructor(promise: unknown): unknown {
 }
 
 export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish): RuntimeControl {
-  // Set by `configure`; until then no call can be made (and no script has started).
+  // Set by `start`; until then no call can be made (and no script has started).
   let maxToolCalls = 0
   let maxCrossing = 0
-  let configured = false
+  let started = false
   const logBudget = ObjectCreate(null) as LogBudget
   logBudget.maxLogUnits = 0
   logBudget.entryOverhead = 0
@@ -140,10 +141,8 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   defineData(globalObject, 'ToolCallError', ToolCallError, WRITABLE | CONFIGURABLE)
   defineData(globalObject, 'console', createConsole(hostLog, logBudget), WRITABLE | CONFIGURABLE)
 
-  /** Sets the run's limits and installs `tools` with exactly its tool names. Only the first call counts. */
+  /** Sets the run's limits and installs `tools` with exactly its tool names. */
   function configure(configJson: string): void {
-    if (configured) return
-    configured = true
     const config = JSONParse(configJson) as RuntimeConfig
     maxToolCalls = config.maxToolCalls
     maxCrossing = config.maxCrossingBytes
@@ -225,7 +224,16 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     }
   }
 
-  function start(script: () => Promise<unknown>): void {
+  /** See `RuntimeControl.start`. */
+  function start(script: () => Promise<unknown>, configJson: string): void {
+    if (started) return
+    started = true
+    try {
+      configure(configJson)
+    } catch (thrown) {
+      finish('error', errorJson('Error', clip(`the runtime could not be configured: ${describeThrown(thrown).message}`, 2_000)))
+      return
+    }
     try {
       void awaitScript(script())
     } catch (thrown) {
@@ -269,7 +277,6 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   const control = ObjectCreate(null) as RuntimeControl
-  defineData(control, 'configure', configure, ENUMERABLE)
   defineData(control, 'start', start, ENUMERABLE)
   defineData(control, 'settle', settle, ENUMERABLE)
   return ObjectFreeze(control)

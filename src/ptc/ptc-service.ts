@@ -8,9 +8,10 @@
  */
 import { type Context, Service } from 'cordis'
 import { generateDeclarations, generateDeclarationsSync, type TypegenOptions, type TypegenTool } from '../../typegen/index.ts'
-import { untraced } from '../pipeline/cordis-adapter.ts'
+import { traceWithoutShadow, untraced } from '../pipeline/cordis-adapter.ts'
 import { materializeJson } from '../pipeline/materialize.ts'
 import { ExecutionGate } from '../scheduler/execution-gate.ts'
+import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import { createBridge } from './bridge.ts'
 import { CheckerPool } from './check/checker-pool.ts'
@@ -105,10 +106,19 @@ export class Ptc extends Service {
   /** `isolation: 'inline'` only: isolated-vm is loaded with the first run, never by the host otherwise. */
   _pool: Promise<IsolatePool> | undefined
   _supervisor: IsolateSupervisor | undefined
+  /**
+   * The registry itself, not its tracing proxy: read for every run and called twice per tool call
+   * (`list`, `execute` and `executionMode` do not read `this.ctx`). The service is injected with
+   * `tools`, so a new registry restarts it.
+   */
+  readonly _tools: ToolRegistry
 
   constructor(ctx: Context, config: PtcConfig = {}) {
     super(ctx, 'ptc')
+    // Speed (issue 12): no shadow proxy a `ctx.ptc` access; nothing here needs the caller's own fiber.
+    traceWithoutShadow(this)
     this._config = config
+    this._tools = untraced(ctx.tools)
     ctx.effect(() => () => {
       // Also when isolated-vm is still loading: the pool is disposed as soon as it exists.
       this._pool?.then((pool) => pool.dispose(), () => {})
@@ -123,7 +133,7 @@ export class Ptc extends Service {
   /** The tools a script may call, sorted by name (S9.1: every visible registered tool). */
   visibleTools(): Tool[] {
     const visible = this._config.visible ?? (() => true)
-    return this.ctx.tools.list().filter((tool) => tool.name !== RUN_CODE && visible(tool))
+    return this._tools.list().filter((tool) => tool.name !== RUN_CODE && visible(tool))
   }
 
   /**
@@ -222,9 +232,7 @@ export class Ptc extends Service {
     const parentToken = options.parentToken ?? Symbol('run_code')
     const dispatch = createBridge({
       ctx: this.ctx,
-      // Called twice per tool call: the registry itself, not its tracing proxy (execute and
-      // executionMode do not read `this.ctx`).
-      tools: untraced(this.ctx.tools),
+      tools: this._tools,
       visible: new Set(tools.map((tool) => tool.name)),
       parentToken,
       parentCallId: options.parentCallId ?? 'run',

@@ -7,6 +7,7 @@
 import { join, resolve } from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
+import { untraced } from '../pipeline/cordis-adapter.ts'
 import { agentFolderName, spillFolder } from '../workspace/state-folder.ts'
 import { defineTool } from '../tools/define-tool.ts'
 import { RUN_CODE } from './ptc-service.ts'
@@ -54,6 +55,9 @@ export function runCodeDescription(description: string, declarations: string): s
 export function apply(ctx: Context, config: Config = {}) {
   const caps: OutputCaps = { ...DEFAULT_CAPS, ...config }
   const spillRoot = resolve(config.spillDir ?? spillFolder('.'))
+  // The service itself, not a tracing proxy made at every run (issue 12); this plugin injects
+  // `ptc`, so a new service restarts it.
+  const ptc = untraced(ctx.ptc)
   ctx.tools.register(
     defineTool({
       name: RUN_CODE,
@@ -66,7 +70,7 @@ export function apply(ctx: Context, config: Config = {}) {
         render: (_args, value) => renderRunCode(value, caps),
       },
       execute: (args, exec) =>
-        ctx.ptc.run(args.code, {
+        ptc.run(args.code, {
           ...(args.typecheck !== undefined && { typecheck: args.typecheck }),
           ...(args.timeoutMs !== undefined && { timeoutMs: args.timeoutMs }),
           signal: exec.signal,

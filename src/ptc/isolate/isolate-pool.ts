@@ -3,7 +3,7 @@
  * prepared isolate has its context, the runtime prelude evaluated and `installRuntime` already
  * called (globals removed, `console` and `ToolCallError` installed, about half a millisecond a
  * run no longer waits for); its host callbacks forward to the `handlers` of the run that takes
- * it, which then only `configure`s its tools and limits. Every isolate serves exactly one run and
+ * it, which passes its tools and limits to `start` with the script. Every isolate serves exactly one run and
  * is disposed afterwards.
  */
 import ivm from 'isolated-vm'
@@ -19,8 +19,7 @@ export interface PreparedIsolate {
   readonly context: ivm.Context
   /** The installed runtime's entry points inside `context` (see `RuntimeControl`). */
   readonly control: {
-    readonly configure: ivm.Reference<RuntimeControl['configure']>
-    readonly start: ivm.Reference<(script: unknown) => void>
+    readonly start: ivm.Reference<(script: unknown, configJson: string) => void>
     readonly settle: SettleReference
   }
   /** Set by the run that owns the isolate: where the runtime's host callbacks go. */
@@ -107,11 +106,10 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
     ) as unknown as ivm.Reference<Record<string, unknown>>
     install.release()
     // `control` is a frozen null-prototype object of data properties: reading it runs no script code.
-    const configure = control.getSync('configure', { reference: true }) as ivm.Reference<RuntimeControl['configure']>
-    const start = control.getSync('start', { reference: true }) as ivm.Reference<(script: unknown) => void>
+    const start = control.getSync('start', { reference: true }) as ivm.Reference<(script: unknown, configJson: string) => void>
     const settle = control.getSync('settle', { reference: true }) as SettleReference
     control.release()
-    prepared = { isolate, context, control: { configure, start, settle }, handlers: undefined, memoryMb, fromSnapshot: snapshot !== undefined, onCatastrophe: undefined }
+    prepared = { isolate, context, control: { start, settle }, handlers: undefined, memoryMb, fromSnapshot: snapshot !== undefined, onCatastrophe: undefined }
     return prepared
   } catch (error) {
     disposeQuietly(isolate)

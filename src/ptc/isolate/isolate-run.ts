@@ -111,7 +111,10 @@ class IsolateRun {
     return this.done
   }
 
-  /** Configures the prepared runtime for this run, compiles the script and starts it. */
+  /**
+   * Compiles the script, then configures the prepared runtime for this run and starts the script
+   * in one entry (issue 12: each entry into an idle isolate costs a thread hand-over).
+   */
   private async boot(): Promise<void> {
     const config: RuntimeConfig = {
       toolNames: [...this.request.toolNames],
@@ -131,11 +134,7 @@ class IsolateRun {
       log: (level, text) => quietly(() => !this.ended && this.logs.add(level, text)),
       finish: (kind, payload, pendingIds, handedIds) => quietly(() => this.onFinish(kind, payload, pendingIds, handedIds)),
     }
-    // The isolate is idle and only our runtime runs until `start`, so these entries are
-    // synchronous: each async entry costs two thread hops (about 0.1–0.3 ms each under load).
-    const { configure, start, settle } = this.prepared.control
-    configure.applySync(undefined, [JSON.stringify(config)], { timeout: this.entryTimeoutMs() })
-    if (this.ended) return
+    const { start, settle } = this.prepared.control
     this.settleEntries = new SettleEntries(settle, (entry) => this.enter(entry))
     let script: ivm.Script
     try {
@@ -147,9 +146,11 @@ class IsolateRun {
       return
     }
     if (this.ended) return
-    const scriptFunction = (await script.run(this.prepared.context, { reference: true, timeout: this.entryTimeoutMs() })) as ivm.Reference<unknown>
+    // Evaluating the function expression runs none of its body either, so this entry is
+    // synchronous too: the isolate is idle and only our runtime has run in it.
+    const scriptFunction = script.runSync(this.prepared.context, { reference: true, timeout: this.entryTimeoutMs() }) as ivm.Reference<unknown>
     if (this.ended) return
-    this.enter(start.apply(undefined, [scriptFunction.derefInto()], { timeout: this.entryTimeoutMs() }))
+    this.enter(start.apply(undefined, [scriptFunction.derefInto(), JSON.stringify(config)], { timeout: this.entryTimeoutMs() }))
   }
 
   /** Tracks one entry: its failure is classified, never thrown; open ones keep the run from ending (issue 11). */
