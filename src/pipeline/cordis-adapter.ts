@@ -87,15 +87,17 @@ export function bindListenersWithoutProxyTraps(ctx: Context): void {
     value: function bind(this: { ctx: Context }, callback: Listener): Listener {
       // `this` is the reflect service as the listening plugin reached it: its `ctx` is that plugin's.
       const site = { ctx: this.ctx }
-      const traced = (value: unknown): unknown => (value !== null && (typeof value === 'object' || typeof value === 'function') ? trace.call(site, value) : value)
-      return new Proxy(callback, {
-        apply: (target, thisArg, args: unknown[]) => {
-          const tracedArgs = new Array<unknown>(args.length)
-          for (let index = 0; index < args.length; index++) tracedArgs[index] = traced(args[index])
-          return Reflect.apply(target, traced(thisArg), tracedArgs)
-        },
-        construct: (target, args: unknown[], newTarget) => Reflect.construct(target, args.map(traced), newTarget),
-      })
+      // cordis' `trace` changes only a value that carries a tracker (a service, a context) or is a
+      // shadow; anything else (the pipeline's executions, `next`) is passed as it is, without the call.
+      const traced = (value: unknown): unknown =>
+        value !== null && (typeof value === 'object' || typeof value === 'function') && ((value as Record<symbol, unknown>)[symbols.tracker] !== undefined || Object.hasOwn(value, symbols.shadow))
+          ? trace.call(site, value)
+          : value
+      // A plain function, not cordis' apply proxy: a call through a Proxy costs a trap (issue 12).
+      return function boundListener(this: unknown, ...args: unknown[]): unknown {
+        for (let index = 0; index < args.length; index++) args[index] = traced(args[index])
+        return Reflect.apply(callback, traced(this), args)
+      }
     },
   })
 }

@@ -117,7 +117,13 @@ export function deepFreeze<T>(value: T, seen?: WeakSet<object>): T {
   if (typeof value !== 'object' || value === null || seen?.has(value)) return value
   seen?.add(value)
   Object.freeze(value)
-  for (const key of Reflect.ownKeys(value)) {
+  // Every own key Reflect.ownKeys lists, from two lists: Reflect.ownKeys itself costs about
+  // 0.4 µs on a two-key record, these two together about 0.2 µs (issue 12).
+  const names = Object.getOwnPropertyNames(value)
+  const symbols = Object.getOwnPropertySymbols(value)
+  const count = names.length + symbols.length
+  for (let index = 0; index < count; index++) {
+    const key = index < names.length ? names[index]! : symbols[index - names.length]!
     const child = (value as Record<PropertyKey, unknown>)[key]
     if (typeof child === 'object' && child !== null) deepFreeze(child, (seen ??= new WeakSet([value])))
   }

@@ -13,6 +13,7 @@ import { cancellation, failure, type Outcome } from './finish.ts'
 import { type EventHooks, waterfall } from './cordis-adapter.ts'
 import { materializeJson } from './materialize.ts'
 import { normalizeContent } from './results.ts'
+import { isThenable } from './thenable.ts'
 
 const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
 
@@ -35,7 +36,8 @@ export async function postExecute(events: EventHooks, tool: Tool, execution: Exe
   try {
     content = render(tool, args, value)
     if (tool.projectContent) {
-      content = normalizeContent(await untilCallerStop(tool.projectContent({ args, value, content, execution }), callerSignal), `projectContent of "${name}"`)
+      const projected = untilCallerStop(tool.projectContent({ args, value, content, execution }), callerSignal)
+      content = normalizeContent(isThenable(projected) ? await projected : projected, `projectContent of "${name}"`)
     }
   } catch (error) {
     if (error === CANCELLED) return cancellation()
@@ -46,7 +48,9 @@ export async function postExecute(events: EventHooks, tool: Tool, execution: Exe
   let post: PostToolDecision
   try {
     const pending: PendingResult = Object.freeze({ isError: false, value, content })
-    post = await untilCallerStop(waterfall<PostToolDecision | Promise<PostToolDecision>>(events, 'tools/post-execute', [execution, pending], () => ACCEPT), callerSignal)
+    // Awaited only when a listener answered asynchronously (an `await` costs a microtask turn).
+    const decided = untilCallerStop(waterfall<PostToolDecision | Promise<PostToolDecision>>(events, 'tools/post-execute', [execution, pending], () => ACCEPT), callerSignal)
+    post = isThenable(decided) ? await decided : decided
   } catch (error) {
     if (error === CANCELLED) return cancellation()
     return failure({ kind: 'failed', message: `A result policy failed, so the result of "${name}" was withheld: ${describeThrown(error)}` })

@@ -156,8 +156,10 @@ export class ToolRegistry extends Service {
   /**
    * Run one call through the whole pipeline (S3–S6). Never rejects: every failure is an
    * `isError` result (S6.5). The result is deep-frozen (S6.4).
+   *
+   * An own property holding a closure over the pipeline's host, not a prototype method (issue 12):
+   * a caller holding `ctx.tools` reaches it through cordis' tracing proxy, whose lookup stops at
+   * the instance, and the call then reads nothing more through that proxy.
    */
-  execute(call: ToolCall, options?: ExecuteOptions): Promise<ToolResult> {
-    return runToolCall(this._host, call, options)
-  }
+  readonly execute: (call: ToolCall, options?: ExecuteOptions) => Promise<ToolResult> = (call, options) => runToolCall(this._host, call, options)
 }

@@ -4,6 +4,7 @@ import { symbols } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import { bail, eventHooks, untraced } from '../../../src/pipeline/cordis-adapter.ts'
 import { ToolRegistry } from '../../../src/pipeline/tool-registry.ts'
+import { Ptc } from '../../../src/ptc/ptc-service.ts'
 import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
 
 // The pipeline dispatches its hooks straight from cordis' hook table (src/pipeline/cordis-adapter.ts);
@@ -75,6 +76,15 @@ describe('hook dispatch (S3)', () => {
     // the same method reference on every access: no per-access shadow proxy
     expect(root.tools.execute).toBe(root.tools.execute)
   })
+  it('S9.1 the ptc service is traced without shadows too, and its run path holds the registry itself (issue 12)', async () => {
+    const root = await createRoot()
+    await root.plugin(Ptc, { prestart: false })
+    const tracker = (root.ptc as unknown as Record<symbol, { noShadow?: boolean }>)[symbols.tracker]
+    expect(tracker).toMatchObject({ noShadow: true })
+    expect(root.ptc.run).toBe(root.ptc.run)
+    expect(untraced(root.ptc)._tools).toBe(untraced(root.tools))
+  })
+
   it("bail answers as cordis' ctx.bail does: listeners in order, the first answer that is not null, undefined or false", async () => {
     const root = await createRoot()
     const heard: string[] = []

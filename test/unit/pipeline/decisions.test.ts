@@ -365,6 +365,17 @@ describe('the caller stop ends every wait (S6.3, S1.3)', () => {
     expect(result.value).toBeUndefined()
   })
 
+  it('S5.4 a post-execute decision or projected content answered as a thenable (not a Promise) is awaited', async () => {
+    const thenable = <T,>(value: T) => ({ then: (resolve: (value: T) => void) => setTimeout(() => resolve(value), 1) })
+    const { root } = await setup((ctx) => ctx.on('tools/post-execute', (() => thenable({ kind: 'block', feedback: 'held back' })) as never))
+    const blocked = await root.tools.execute({ name: 'echo', arguments: { text: 'x' } })
+    expect(blocked.error).toMatchObject({ kind: 'blocked', message: 'held back' })
+    const projecting = await createRoot()
+    await usePlugin(projecting, (ctx) => ctx.tools.register(echoTool({ projectContent: (() => thenable([{ type: 'text', text: 'projected' }])) as never })))
+    const projected = await projecting.tools.execute({ name: 'echo', arguments: { text: 'x' } })
+    expect(projected.content).toEqual([{ type: 'text', text: 'projected' }])
+  })
+
   it('S6.3 a projectContent that never finishes cannot outlive the caller stop', async () => {
     const controller = new AbortController()
     const root = await createRoot()

@@ -152,6 +152,15 @@ describe('deepFreeze (S6.4)', () => {
     expect(Object.isFrozen(value)).toBe(true)
     expect(Object.isFrozen((value.list as object[])[0])).toBe(true)
   })
+
+  it('S6.4 also freezes what hangs under symbol keys and non-enumerable keys', () => {
+    const key = Symbol('meta')
+    const value: Record<PropertyKey, unknown> = { [key]: { deep: [1] } }
+    Object.defineProperty(value, 'hidden', { value: { inner: {} }, enumerable: false })
+    deepFreeze(value)
+    expect(Object.isFrozen((value[key] as { deep: unknown[] }).deep)).toBe(true)
+    expect(Object.isFrozen((value.hidden as { inner: object }).inner)).toBe(true)
+  })
 })
 
 describe('materializeJson under a frozen Object.prototype (S6.1)', () => {
