@@ -48,6 +48,23 @@ describe('IsolatePool', () => {
     expect((second.value as unknown[])[5]).not.toBe(random)
   })
 
+  it('S9.1 the snapshot\'s warm-up run leaves nothing behind: a run from it logs only its own lines and its calls count from 1 (issue 12)', async () => {
+    pool = new IsolatePool({ size: 2 })
+    const pairings: string[] = []
+    const dispatch = async (call: { pairingId: string }) => (pairings.push(call.pairingId), { ok: true as const, valueJson: '{"n":1}' })
+    await runInIsolate({ js: 'return 1', toolNames: [], dispatch }, pool)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const taken = await pool.take()
+    expect(taken.fromSnapshot).toBe(true)
+    taken.isolate.dispose()
+    pairings.length = 0
+    const run = await runInIsolate({ js: `console.log('mine'); const a = await tools.noop({}); return [a.n, Object.keys(tools)]`, toolNames: ['noop'], dispatch }, pool)
+    expect(run.status).toBe('ok')
+    expect(run.value).toEqual([1, ['noop']])
+    expect(run.logs).toEqual([{ level: 'log', text: 'mine' }])
+    expect(pairings.map((id) => id.split(':').at(-1))).toEqual(['1'])
+  })
+
   it('S9.1 a new pool prepares one isolate without making the runtime snapshot; the refill after a run makes it and fills the pool (issue 12)', () => {
     // A fresh process: the snapshot is made once per process.
     const child = runNode(`
