@@ -46,6 +46,8 @@ const HOP_RUNNER = (mode: 'inline' | 'process', script: 'trivial' | 'sequential'
 const HOP_HOST = 'hop: host bridge + gate + pipeline, noop'
 const HOP_IPC = 'hop: bare IPC round trip (process.send, advanced)'
 const LATENCY = 'process: trivial run, pool refilled'
+const FLOOR_IPC = 'floor: bare IPC round trip after the same pause'
+const FLOOR_RAW = 'floor: raw trivial run on an isolate made ahead, after the same pause'
 const DIRECT = 'pipeline: direct await body(args)'
 const PIPELINE = 'pipeline: tools.execute (3 policies + 1 guard)'
 
@@ -61,6 +63,7 @@ export const callPath = section(
     }
     cases.push({ name: LATENCY, run: () => runners.process.run('trivial'), pause: () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS)), iterations: 10 })
     const hops = await hopCases()
+    cases.push(...latencyFloorCases(hops.roundTrip))
     const pipeline = await pipelineCases()
     teardown = async () => {
       for (const runner of Object.values(runners)) await runner.close()
@@ -73,7 +76,7 @@ export const callPath = section(
 Object.defineProperty(callPath, 'teardown', { get: () => teardown })
 
 /** The hops of one sequential call (see the file comment). */
-async function hopCases(): Promise<{ cases: BenchCase[]; close: () => Promise<void> }> {
+async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promise<unknown>; close: () => Promise<void> }> {
   const isolate = new ivm.Isolate({ memoryLimit: 128 })
   const context = await isolate.createContext()
   await context.global.set('hostCall', new ivm.Reference(async (json: string) => json))
@@ -123,6 +126,7 @@ async function hopCases(): Promise<{ cases: BenchCase[]; close: () => Promise<vo
   ]
   return {
     cases,
+    roundTrip,
     async close() {
       context.release()
       isolate.dispose()
@@ -131,6 +135,35 @@ async function hopCases(): Promise<{ cases: BenchCase[]; close: () => Promise<vo
       echo.disconnect()
     },
   }
+}
+
+/**
+ * The floor of the trivial-run latency (a run after a pause, as model turns come): the same pause,
+ * then what no implementation of a run in a worker process can skip. One IPC message there and
+ * back (both processes asleep, as the host and the worker are between turns) and, on an isolate
+ * and context made during the pause, raw isolated-vm's compile and run of `return 1 + 1`.
+ */
+function latencyFloorCases(roundTrip: () => Promise<unknown>): BenchCase[] {
+  const sleep = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS))
+  let ahead: { isolate: ivm.Isolate; context: ivm.Context } | undefined
+  return [
+    { name: FLOOR_IPC, run: roundTrip, pause: sleep, iterations: 10 },
+    {
+      name: FLOOR_RAW,
+      pause: async () => {
+        const isolate = new ivm.Isolate({ memoryLimit: 128 })
+        ahead = { isolate, context: isolate.createContextSync() }
+        await sleep()
+      },
+      run: async () => {
+        const { isolate, context } = ahead!
+        const script = isolate.compileScriptSync('(async () => 1 + 1)().then(JSON.stringify)')
+        if ((await script.run(context, { promise: true })) !== '2') throw new Error('raw trivial run failed')
+        isolate.dispose()
+      },
+      iterations: 10,
+    },
+  ]
 }
 
 /** As `pipeline.bench.ts`: the no-op tool with 3 pass-through pre-execute policies and 1 guard. */
@@ -188,7 +221,8 @@ function summary(m: Readonly<Record<string, number>>): string[] {
   const cold = (runner: RunnerName) => m[caseName(runner, 'trivial')]! / 1000
   row('cold run ms (fresh isolate, back to back), inline', `${cold('inline').toFixed(2)} (${ratio(cold('inline'), cold('raw'))} raw ${cold('raw').toFixed(2)})`, '≤ 1.0× raw')
   row('cold run ms, process', `${cold('process').toFixed(2)} (${ratio(cold('process'), cold('raw'))} raw)`, '≤ 1.0× raw')
-  row('trivial run ms, pool refilled, process', (m[LATENCY]! / 1000).toFixed(2), '≤ 1.5 ms')
+  const floor = (m[FLOOR_IPC]! + m[FLOOR_RAW]!) / 1000
+  row('trivial run ms, pool refilled, process', `${(m[LATENCY]! / 1000).toFixed(2)} (floor ${floor.toFixed(2)}: IPC round trip ${(m[FLOOR_IPC]! / 1000).toFixed(2)} + raw run on a ready isolate ${(m[FLOOR_RAW]! / 1000).toFixed(2)}, each after the same pause)`, '≤ 1.5 ms')
   row('pipeline overhead µs/call (3 policies + 1 guard)', (m[PIPELINE]! - m[DIRECT]!).toFixed(2), '≤ 5 µs (idle machine)')
   return lines
 }
