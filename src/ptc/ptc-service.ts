@@ -21,6 +21,7 @@ import type { Diagnostic } from './compile-diagnostics.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-contract.ts'
 import type { IsolatePool } from './isolate/isolate-pool.ts'
 import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
+import type { PtcConfig, RunOptions } from './ptc-config.ts'
 import { isolateWorkerOptions, prestartsWorker } from './isolate/worker-start.ts'
 import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolate/run-endings.ts'
 import { DEFAULT_RUN_LIMITS, type RunLimits } from './isolate/run-limits.ts'
@@ -33,63 +34,7 @@ declare module 'cordis' {
   }
 }
 
-/** Deployment configuration of PTC mode. */
-export interface PtcConfig {
-  /** Default limits of every run (see `RunLimits`: ms, MB, counts, bytes). */
-  limits?: Partial<RunLimits>
-  /** Upper bound in ms for a per-run `timeoutMs` a caller (or model) may ask for. Default 300,000. */
-  maxWallClockMs?: number
-  /** Type-check scripts before running (default true). */
-  typecheck?: boolean
-  /**
-   * Scripts checked and compiled at once, each in its own checker worker (a child process, or a
-   * worker thread with `isolation: 'inline'`; about 100 MB each once warm). Default 2.
-   */
-  checkers?: number
-  /** Isolates created ahead of time (default 2). */
-  poolSize?: number
-  /**
-   * Longest the start of a checker or of the isolate worker may take, in ms (default 60,000,
-   * `DEFAULT_START_TIMEOUT_MS`). Not a run's deadline (a cold start is not charged to a run): a
-   * safety limit for a start that truly hangs, after which that start fails with "could not
-   * start … not ready within N ms" and the tail of the worker's stderr.
-   */
-  startTimeoutMs?: number
-  /**
-   * Where isolates run (default `'process'`). `'process'`: in a supervised worker process
-   * (`IsolateSupervisor`), so nothing a script does to isolated-vm (a catastrophic out-of-memory,
-   * an isolate thread that never ends) can hang or take down the host; costs one IPC round trip
-   * per tool call and a worker start-up (overlapped with the host's start, see `prestart`, and
-   * redone after a worker is recycled). `'inline'`: isolates in this process (`runInIsolate`),
-   * for embedding without child processes and for benchmarks; a catastrophic isolate failure can
-   * then leave the host unable to exit (see `onIsolateCatastrophe`).
-   */
-  isolation?: 'process' | 'inline'
-  /**
-   * Start the isolate worker process (`isolation: 'process'`) with the service, default true
-   * (`createHost`: before its plugins; issue 12). `false`: with the first run (hosts that run none).
-   */
-  prestart?: boolean
-  /** Width of the rolling pool for parallel calls from one script (default 16, `DEFAULT_CONCURRENCY`; `limits.maxCallsInFlight` also bounds it). */
-  concurrency?: number
-  /** Largest script accepted, in bytes (UTF-8); larger ones are refused before type-checking. Default 512 KiB. */
-  maxScriptBytes?: number
-  /** Which registered tools a script may call; `run_code` itself never. Default: all. */
-  visible?: (tool: Tool) => boolean
-}
-
-/** Per-run options. */
-export interface RunOptions {
-  typecheck?: boolean
-  /** Wall-clock deadline of this run in ms (capped by `maxWallClockMs`). */
-  timeoutMs?: number
-  memoryMb?: number
-  signal?: AbortSignal
-  agent?: string
-  /** The token and id of the `run_code` call this run belongs to (S9.5). */
-  parentToken?: symbol
-  parentCallId?: string
-}
+export type { PtcConfig, RunOptions } from './ptc-config.ts'
 
 /** The name of the transport tool (S9.4); never callable from a script. */
 export const RUN_CODE = 'run_code'

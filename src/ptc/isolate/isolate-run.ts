@@ -111,10 +111,7 @@ class IsolateRun {
     return this.done
   }
 
-  /**
-   * Compiles the script, then configures the prepared runtime for this run and starts the script
-   * in one entry (issue 12: each entry into an idle isolate costs a thread hand-over).
-   */
+  /** Compiles the script, then configures the runtime and starts the script in one entry (issue 12). */
   private async boot(): Promise<void> {
     const config: RuntimeConfig = {
       toolNames: [...this.request.toolNames],
