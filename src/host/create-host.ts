@@ -160,7 +160,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     if (groups.has('jobs')) await ctx.plugin(jobTools)
     await ctx.plugin(Ptc, ptc)
     await ctx.plugin(runCodeTool, state ? { spillDir: state.spill, ...(state.outside && { spillOutside: true }) } : { spill: false })
-    await loadToolModules(ctx, options.toolModules ?? [])
+    await loadToolModules(ctx, options.toolModules ?? [], options.ptc?.startTimeoutMs)
     if (options.mcpConfig !== undefined) {
       // Loaded only here: the MCP SDK and ajv are a third of a host's start-up, for hosts that import no server.
       const [mcpImport, { loadMcpConfig }] = await Promise.all([import('../mcp/mcp-import.ts'), import('../mcp/mcp-config.ts')])

@@ -11,6 +11,7 @@ import type { Context, Plugin } from 'cordis'
 import { describeThrown } from '../errors/describe-thrown.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import { isTool, type Tool } from '../tools/define-tool.ts'
+import { DEFAULT_START_TIMEOUT_MS } from '../ptc/worker-channel.ts'
 import { unlessStalled } from './unless-stalled.ts'
 
 /** A module could not be used as a tool module; the message says what it should export. */
@@ -21,17 +22,19 @@ export class ToolModuleError extends PtcError {
 }
 
 /**
- * Import each module and install its tools into `ctx`, in order.
- * @throws ToolModuleError when a module cannot be imported or exports nothing usable.
+ * Import each module and install its tools into `ctx`, in order. `limitMs`: how long one module
+ * may take to load, and then its `apply` to finish (ms; default 60,000, `DEFAULT_START_TIMEOUT_MS`).
+ * @throws ToolModuleError when a module cannot be imported, exports nothing usable, or does not
+ *   finish loading or starting (its top-level await or `apply` never settles).
  */
-export async function loadToolModules(ctx: Context, modules: readonly string[]): Promise<void> {
+export async function loadToolModules(ctx: Context, modules: readonly string[], limitMs = DEFAULT_START_TIMEOUT_MS): Promise<void> {
   for (const specifier of modules) {
-    const module = await importToolModule(specifier)
+    const module = await importToolModule(specifier, limitMs)
     const tools = [module.default, module.tools].find((value) => Array.isArray(value)) as unknown[] | undefined
     if (tools) {
       const bad = tools.findIndex((tool) => !isTool(tool))
       if (bad >= 0) throw new ToolModuleError(`Tool module ${specifier}: item ${bad} of its tool array is not a defineTool({...}) result.`)
-      await startPlugin(ctx, specifier, {
+      await startPlugin(ctx, specifier, limitMs, {
         name: `tools:${specifier}`,
         inject: ['tools'],
         apply: (child: Context) => tools.forEach((tool) => child.tools.register(tool as Tool)),
@@ -44,7 +47,7 @@ export async function loadToolModules(ctx: Context, modules: readonly string[]):
         `Tool module ${specifier} exports neither a cordis plugin (export function apply(ctx) {...}) nor an array of defineTool results (export default [defineTool({...})]).`,
       )
     }
-    await startPlugin(ctx, specifier, plugin as Plugin)
+    await startPlugin(ctx, specifier, limitMs, plugin as Plugin)
   }
 }
 
@@ -54,9 +57,12 @@ export async function loadToolModules(ctx: Context, modules: readonly string[]):
  * form as for a plugin.
  * @throws ToolModuleError when the plugin throws while it starts.
  */
-async function startPlugin(ctx: Context, specifier: string, plugin: Plugin): Promise<void> {
+async function startPlugin(ctx: Context, specifier: string, limitMs: number, plugin: Plugin): Promise<void> {
   try {
-    await unlessStalled(ctx.plugin(plugin), () => new ToolModuleError(`Tool module ${specifier} never finished starting: its apply awaits a promise that never settles, and nothing else is left running. Make every promise apply awaits settle.`))
+    await unlessStalled(ctx.plugin(plugin), () => new ToolModuleError(`Tool module ${specifier} never finished starting: its apply awaits a promise that never settles, and nothing else is left running. Make every promise apply awaits settle.`), {
+      ms: limitMs,
+      late: () => new ToolModuleError(`Tool module ${specifier} did not finish starting within ${limitMs} ms (PtcConfig.startTimeoutMs): its apply still awaits a promise. Make every promise apply awaits settle.`),
+    })
   } catch (error) {
     if (error instanceof ToolModuleError) throw error
     throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}`)
@@ -72,7 +78,7 @@ const LOADED_AS_COMMONJS = /^Failed to load the ES module: (.+?)\. Make sure to 
  * the warning is held back while importing, and the failure is one line saying what to do.
  * @throws ToolModuleError when the module cannot be imported.
  */
-async function importToolModule(specifier: string): Promise<Record<string, unknown>> {
+async function importToolModule(specifier: string, limitMs: number): Promise<Record<string, unknown>> {
   const url = pathToFileURL(resolve(specifier)).href
   let loadedAsCommonJs: string | undefined
   const emit = process.emit
@@ -89,11 +95,13 @@ async function importToolModule(specifier: string): Promise<Record<string, unkno
     return (await unlessStalled(
       import(url),
       () => new ToolModuleError(`Tool module ${specifier} never finished loading: its top-level await waits for a promise that never settles, and nothing else is left running. Make every promise the module awaits at load settle.`),
+      { ms: limitMs, late: () => new ToolModuleError(`Tool module ${specifier} did not finish loading within ${limitMs} ms (PtcConfig.startTimeoutMs): its top-level await is still waiting. Make every promise the module awaits at load settle.`) },
     )) as Record<string, unknown>
   } catch (error) {
     if (error instanceof ToolModuleError) throw error
     if (loadedAsCommonJs !== undefined) throw new ToolModuleError(commonJsMessage(specifier, loadedAsCommonJs))
-    throw new ToolModuleError(`Could not import tool module ${specifier}: ${(error as Error).message}`)
+    // describeThrown: a module may throw anything at import (`throw null`, a string, an object).
+    throw new ToolModuleError(`Could not import tool module ${specifier}: ${describeThrown(error)}`)
   } finally {
     process.emit = emit
   }

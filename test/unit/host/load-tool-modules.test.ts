@@ -19,7 +19,7 @@ const INDEX = new URL('../../../src/index.ts', import.meta.url).href
  * `loadToolModules` of `file` in a plain Node process (vitest's own module loader would transform
  * the plugin and hide how Node loads it): the error message, and every warning its listeners heard.
  */
-async function loadInNode(...files: string[]): Promise<{ message: string; code: string; warnings: string[] }> {
+async function loadInNode(files: string | string[], limitMs?: number): Promise<{ message: string; code: string; warnings: string[] }> {
   const script = `
     import { Context } from 'cordis'
     import { loadToolModules } from ${JSON.stringify(LOADER)}
@@ -30,9 +30,10 @@ async function loadInNode(...files: string[]): Promise<{ message: string; code: 
     let code = ''
     const ctx = new Context()
     await ctx.plugin(ToolRegistry)
-    try { await loadToolModules(ctx, ${JSON.stringify(files)}) } catch (error) { message = error.message; code = error.code }
+    try { await loadToolModules(ctx, ${JSON.stringify([files].flat())}${limitMs === undefined ? '' : `, ${limitMs}`}) } catch (error) { message = error.message; code = error.code }
     process.emitWarning('still heard')
-    setImmediate(() => console.log(JSON.stringify({ message, code, warnings })))
+    // Written, then exit: a module may have left a timer running that would keep this process alive.
+    setImmediate(() => process.stdout.write(JSON.stringify({ message, code, warnings }) + '\\n', () => process.exit(0)))
   `
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: import.meta.dirname, timeout: 60_000 })
   return JSON.parse(stdout) as { message: string; code: string; warnings: string[] }
@@ -64,6 +65,9 @@ beforeAll(() => {
     `import { defineTool, z } from ${JSON.stringify(INDEX)}\n` +
     `export default [defineTool({ name: '${name}', description: 'Echo.', parameters: {}, output: { schema: z.string(), render: (_a, v) => [{ type: 'text', text: v }] }, async execute() { return 'x' } })]\n`
   writeFileSync(join(project, 'stalls.mjs'), 'await new Promise(() => {})\nexport default []\n')
+  writeFileSync(join(project, 'stalls-busy.mjs'), 'setInterval(() => {}, 1000)\nawait new Promise(() => {})\nexport default []\n')
+  writeFileSync(join(project, 'throws-null.mjs'), 'throw null\n')
+  writeFileSync(join(project, 'throws-object.mjs'), 'throw { code: 7 }\n')
   writeFileSync(join(project, 'apply-stalls.mjs'), 'export async function apply() { await new Promise(() => {}) }\n')
   writeFileSync(join(project, 'first.mjs'), echo('echo'))
   writeFileSync(join(project, 'again.mjs'), echo('echo'))
@@ -93,7 +97,7 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
 
   it('S1.4 an array module whose tool name is taken fails with one ToolModuleError line naming the module, as a plugin does', async () => {
     const again = join(project, 'again.mjs')
-    const { message, code } = await loadInNode(join(project, 'first.mjs'), again)
+    const { message, code } = await loadInNode([join(project, 'first.mjs'), again])
     expect(code).toBe('tool-module')
     expect(message).toBe(
       `Tool module ${again} failed to start: A tool named "echo" is already registered; tool names must be unique. Unregister the other plugin or rename one of them.`,
@@ -107,6 +111,18 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
     expect(message).toBe(
       `Tool module ${file} never finished loading: its top-level await waits for a promise that never settles, and nothing else is left running. Make every promise the module awaits at load settle.`,
     )
+  })
+
+  it('a module whose top-level await never settles while its own timer keeps the process busy is a ToolModuleError at the start limit, not a hang', async () => {
+    const file = join(project, 'stalls-busy.mjs')
+    const { message, code } = await loadInNode(file, 300)
+    expect(code).toBe('tool-module')
+    expect(message).toBe(`Tool module ${file} did not finish loading within 300 ms (PtcConfig.startTimeoutMs): its top-level await is still waiting. Make every promise the module awaits at load settle.`)
+  })
+
+  it('a module that throws something other than an Error at import gets one line showing what it threw', async () => {
+    expect(await loadInNode(join(project, 'throws-null.mjs'))).toMatchObject({ code: 'tool-module', message: `Could not import tool module ${join(project, 'throws-null.mjs')}: null` })
+    expect(await loadInNode(join(project, 'throws-object.mjs'))).toMatchObject({ code: 'tool-module', message: `Could not import tool module ${join(project, 'throws-object.mjs')}: {"code":7}` })
   })
 
   it('a plugin whose apply never settles is a ToolModuleError once nothing else is running', async () => {
