@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '..', '..')
 const ptc = (...args: string[]) =>
-  run(process.execPath, ['--no-node-snapshot', join(root, 'bin', 'ptc.js'), ...args], { cwd: root, timeout: 60_000 })
+  run(process.execPath, [join(root, 'bin', 'ptc.js'), ...args], { cwd: root, timeout: 60_000 })
 
 describe('examples (S9)', { timeout: 90_000 }, () => {
   const scripts = readdirSync(join(root, 'examples', 'scripts')).filter((file) => file.endsWith('.ts'))

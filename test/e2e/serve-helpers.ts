@@ -10,8 +10,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 export const BIN = fileURLToPath(new URL('../../bin/ptc.js', import.meta.url))
 export const SERVE_TOOLS = fileURLToPath(new URL('../fixtures/serve-tools.ts', import.meta.url))
 export const FAKE_SERVER = fileURLToPath(new URL('../fixtures/fake-mcp-server.ts', import.meta.url))
-// isolated-vm wants this flag on Node ≥ 20.
-export const NODE_ARGS = ['--no-node-snapshot', BIN]
+// As the bin's `#!/usr/bin/env node` line starts it: no `--no-node-snapshot` (isolated-vm needs it
+// only in the isolate worker process, which gets it), as for `runPtc` in ptc-cli.ts.
+export const NODE_ARGS = [BIN]
 
 /** Spawn `ptc serve --stdio …args` and connect an SDK client to it. `client.close()` stops it. */
 export async function stdioClient(args: string[]): Promise<Client> {

@@ -60,7 +60,7 @@ describe('workspace tools end to end (S8, S9)', () => {
 
   // `node` is the Node 24 on PATH (scripts/setup.sh), as a user would run it.
   const ptc = (...args: string[]) =>
-    run('node', ['--no-node-snapshot', path.join(root, 'bin', 'ptc.js'), 'run', '--json', '--workspace', workspace, '--journal', path.join(workspace, '.ptc', 'journal.jsonl'), ...args, path.join(workspace, 'script.ts')], {
+    run('node', [path.join(root, 'bin', 'ptc.js'), 'run', '--json', '--workspace', workspace, '--journal', path.join(workspace, '.ptc', 'journal.jsonl'), ...args, path.join(workspace, 'script.ts')], {
       cwd: workspace,
       timeout: 90_000,
     }).then(
@@ -99,7 +99,7 @@ describe('workspace tools end to end (S8, S9)', () => {
 
   it('S11.1 in human mode each tool call prints its pending and completed cards to stderr', async () => {
     fs.writeFileSync(path.join(workspace, 'small.ts'), "const r = await tools.read_file({ path: 'package.json', limit: 2 })\nreturn r.totalLines\n")
-    const { stdout, stderr } = await run('node', ['--no-node-snapshot', path.join(root, 'bin', 'ptc.js'), 'run', '--workspace', workspace, '--journal', path.join(workspace, '.ptc', 'j.jsonl'), path.join(workspace, 'small.ts')], { cwd: workspace, timeout: 60_000 })
+    const { stdout, stderr } = await run('node', [path.join(root, 'bin', 'ptc.js'), 'run', '--workspace', workspace, '--journal', path.join(workspace, '.ptc', 'j.jsonl'), path.join(workspace, 'small.ts')], { cwd: workspace, timeout: 60_000 })
     expect(stdout).toBe('8\n')
     expect(stderr).toContain(`… Read package.json\n  at package.json\n✓ read ${path.join(workspace, 'package.json')} (lines 1-2)\n  1 │ {\n  2 │   "name": "tiny",\n`)
   }, 60_000)
