@@ -55,7 +55,7 @@ describe('--builtins LIST', { timeout: 120_000 }, () => {
   })
 
   it('ptc serve --builtins none lists run_code (and no job tools) whose description declares only the imported tools', async () => {
-    const client = await stdioClient(['--workspace', dir, '--builtins', 'none', '--tools', SERVE_TOOLS])
+    const client = await stdioClient(['--workspace', dir, '--builtins', 'none', '--tools', SERVE_TOOLS, '--checkers', '1'])
     try {
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name)).toEqual(['run_code'])

@@ -125,6 +125,10 @@ describe('ptc usage errors', { timeout: 90_000 }, () => {
     })
     afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())))
 
+    it('--checkers takes a positive whole number: 0 is one ptc: line and exit 2', async () => {
+      expect(await ptc('serve', '--stdio', '--checkers', '0')).toMatchObject({ code: 2, stderr: 'ptc: --checkers takes a positive whole number, got "0".\n' })
+    })
+
     it('a port already in use is a clear start-up error, not an internal error', async () => {
       const { code, stderr } = await ptc('serve', '--http', '--port', String(port), '--workspace', dir)
       expect(code).toBe(2)

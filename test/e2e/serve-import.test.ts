@@ -27,7 +27,7 @@ describe('ptc serve --mcp-config: imported MCP tools in run_code (S9.1–S9.3)',
         },
       }),
     )
-    client = await stdioClient(['--workspace', root, '--mcp-config', config])
+    client = await stdioClient(['--workspace', root, '--mcp-config', config, '--checkers', '1'])
   }, 60_000)
   afterAll(() => client?.close())
 

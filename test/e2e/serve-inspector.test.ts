@@ -38,7 +38,7 @@ function groupAlive(pgid: number): boolean {
 
 /** Run `mcp-inspector --cli <ptc serve --stdio …> …args` in its own process group. */
 function inspector(workspace: string, args: string[]): Promise<InspectorOutcome> {
-  const child = spawn(process.execPath, [INSPECTOR_BIN, '--cli', process.execPath, ...NODE_ARGS, 'serve', '--stdio', '--workspace', workspace, ...args], {
+  const child = spawn(process.execPath, [INSPECTOR_BIN, '--cli', process.execPath, ...NODE_ARGS, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1', ...args], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     // The Inspector's catalog file lives in the test's folder, never in the user's home.

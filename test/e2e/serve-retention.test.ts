@@ -25,7 +25,7 @@ describe('ptc serve journal retention (issue 14 item 4)', { timeout: 120_000 }, 
       const when = new Date(Date.UTC(2020, 0, 1, 0, 0, i))
       utimesSync(file, when, when)
     }
-    const client = await stdioClient(['--workspace', workspace, '--builtins', 'none'])
+    const client = await stdioClient(['--workspace', workspace, '--builtins', 'none', '--checkers', '1'])
     try {
       await client.listTools()
       const left = readdirSync(dir)

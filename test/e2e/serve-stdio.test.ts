@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,8 +10,9 @@ describe('ptc serve --stdio with the SDK client (S9.1–S9.4)', { timeout: 30_00
   let client: Client
   beforeAll(async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-'))
-    // One run at a time: the run after a cancelled one only starts if the cancel freed its slot.
-    client = await stdioClient(['--workspace', workspace, '--tools', SERVE_TOOLS, '--max-concurrent-runs', '1'])
+    // One run at a time: the run after a cancelled one only starts if the cancel freed its slot;
+    // so one checker is enough (and the test below checks that --checkers is honoured).
+    client = await stdioClient(['--workspace', workspace, '--tools', SERVE_TOOLS, '--max-concurrent-runs', '1', '--checkers', '1'])
   }, 60_000)
   afterAll(() => client?.close())
 
@@ -27,6 +29,15 @@ describe('ptc serve --stdio with the SDK client (S9.1–S9.4)', { timeout: 30_00
     expect(result.isError).toBe(false)
     expect(result.structuredContent).toMatchObject({ status: 'ok', value: { echoed: 'hi', n: 2 }, toolCalls: 1 })
     expect(JSON.stringify(result.content)).toContain('echoed')
+  })
+
+  it('S9.1 --checkers 1 starts one type-checking worker with the server, not the default two', async () => {
+    const result = await client.callTool({ name: 'run_code', arguments: { code: 'return 1' } })
+    expect(result.isError).toBe(false)
+    const server = (client.transport as { pid?: number | null } | undefined)?.pid
+    expect(server).toBeTypeOf('number')
+    const children = execFileSync('ps', ['-o', 'args=', '--ppid', String(server)], { encoding: 'utf8' }).split('\n')
+    expect(children.filter((args) => /checker/.test(args))).toHaveLength(1)
   })
 
   it('a script with a type error is status type-error, and no tool is called', async () => {

@@ -43,7 +43,7 @@ describe('ptc view follows ptc serve live in Chromium (S11.6)', { timeout: 120_0
     workspace = mkdtempSync(join(tmpdir(), 'ptc-view-e2e-'))
     writeFileSync(join(workspace, 'README.txt'), 'a workspace\n')
     ;[server, viewer, browser] = await Promise.all([
-      httpServer(['--workspace', workspace, '--tools', SERVE_TOOLS]),
+      httpServer(['--workspace', workspace, '--tools', SERVE_TOOLS, '--checkers', '1']),
       startViewer({ workspace, port: 0 }),
       launchChromium(),
     ])
