@@ -2,6 +2,7 @@
  * The public library API of ptc-runner. Everything here is documented at its definition; the
  * README shows how the pieces fit.
  */
+import './node-version.ts'
 export type * from './tools/types.ts'
 export type * from './tools/cards.ts'
 export { defineTool, isTool, type Tool, type ToolSpec, type ArgsOf } from './tools/define-tool.ts'

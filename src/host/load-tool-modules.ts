@@ -4,7 +4,9 @@
  * `defineTool` results (default export or a named `tools` export). TypeScript modules load
  * directly on Node 24.
  */
-import { findPackageJSON } from 'node:module'
+// A namespace import: a named one of this Node-24 API would fail to link on an older Node before
+// node-version.ts could say which Node is needed.
+import * as nodeModule from 'node:module'
 import { basename, extname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Context, Plugin } from 'cordis'
@@ -109,7 +111,7 @@ async function importToolModule(specifier: string, limitMs: number): Promise<Rec
 
 /** One line: which file Node loaded as CommonJS, because of which package.json, and the two fixes. */
 function commonJsMessage(specifier: string, file: string): string {
-  const packageJson = findPackageJSON(pathToFileURL(file))
+  const packageJson = nodeModule.findPackageJSON(pathToFileURL(file))
   const why = packageJson === undefined ? 'no package.json says "type": "module"' : `${packageJson} does not say "type": "module"`
   const extension = extname(file)
   const renamed = extension === '.ts' ? `${basename(file, '.ts')}.mts` : extension === '.js' ? `${basename(file, '.js')}.mjs` : undefined

@@ -3,6 +3,7 @@
  * The server is a plugin in the host's fiber tree, so disposing the host also closes it; its
  * sessions share one {@link RunLimiter} for `run_code` executions.
  */
+import '../node-version.ts'
 import type { Context } from 'cordis'
 import { serveHttp, type HttpServeOptions } from './http-server.ts'
 import type { SessionOptions } from './mcp-session.ts'

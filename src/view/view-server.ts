@@ -20,6 +20,7 @@
  * request must carry as `Authorization: Bearer`; on a loopback bind the Host header must be
  * loopback too (DNS rebinding).
  */
+import '../node-version.ts'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader } from '../server/bearer-auth.ts'

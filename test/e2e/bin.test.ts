@@ -4,7 +4,7 @@
  * flag; issue 12); started by a Node older than 24 it re-runs itself with the checkout's bootstrapped Node (`.node24/`), or
  * says in one line that it needs Node 24.
  */
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -12,23 +12,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { userCacheFolder } from '../../src/ptc/user-cache.ts'
+import { OLD_NODE } from '../helpers/old-node.ts'
 import { PTC_BIN } from './ptc-cli.ts'
 
 const REPO = resolve(import.meta.dirname, '../..')
-
-/** A Node older than 24 on this machine (Debian's /usr/bin/node is 20 here), or undefined. */
-function oldNode(): string | undefined {
-  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node', '/bin/node']) {
-    try {
-      const major = Number(execFileSync(candidate, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim())
-      if (major < 24) return candidate
-    } catch {
-      // not there
-    }
-  }
-  return undefined
-}
-const OLD_NODE = oldNode()
 
 /**
  * A checkout-shaped folder: a copy of bin/ptc.js, the sources and dependencies linked from this

@@ -23,6 +23,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { OLD_NODE } from '../helpers/old-node.ts'
 
 const REPO = resolve(import.meta.dirname, '../..')
 let scratch: string
@@ -238,6 +239,15 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
       const embed = await exec(process.execPath, ['--no-node-snapshot', 'embed.ts'], project(), NO_CACHE)
       expect(embed.stderr).toBe('')
       expect(JSON.parse(embed.stdout)).toMatchObject({ status: 'ok', value: 42 })
+    })
+
+    it.skipIf(!OLD_NODE)('on a Node older than 24, every entry point fails at import with one sentence naming the Node it needs', async ({ expect }) => {
+      const entries = ['ptc-runner', 'ptc-runner/server', 'ptc-runner/view', 'ptc-runner/ai', 'ptc-runner/openai-agents']
+      const outcomes = await Promise.all(entries.map((entry) => exec(OLD_NODE!, ['--input-type=module', '-e', `await import(${JSON.stringify(entry)})`], project(), NO_CACHE)))
+      for (const outcome of outcomes) {
+        expect(outcome.code).not.toBe(0)
+        expect(outcome.stderr).toMatch(/Error: ptc-runner needs Node\.js >= 24 \(this is v\d+\.[\d.]+\); install Node 24 \(https:\/\/nodejs\.org\)\./)
+      }
     })
 
     it('issue 15 both adapter subpaths fail with one line naming the package and the npm command', async ({ expect }) => {

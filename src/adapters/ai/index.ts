@@ -4,6 +4,7 @@
  * {@link registerAiSdkTools} makes an AI SDK `ToolSet` callable from scripts as `tools.name(args)`.
  * Importing this module without `ai` installed fails with one line naming the package.
  */
+import '../../node-version.ts'
 import './ai-peer.ts'
 
 export { createCodeTool, type AiCodeToolOptions } from './code-tool.ts'

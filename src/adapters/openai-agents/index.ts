@@ -5,6 +5,7 @@
  * callable from scripts as `tools.name(args)`. Importing this module without `@openai/agents`
  * installed fails with one line naming the package.
  */
+import '../../node-version.ts'
 import './agents-peer.ts'
 
 export { createCodeTool, type AgentsCodeToolOptions } from './code-tool.ts'
