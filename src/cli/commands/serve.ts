@@ -44,10 +44,7 @@ ${HOST_FLAGS_HELP}`,
     ...HOST_FLAGS,
   },
   positionals: { max: 0 },
-  precheck: (values) => {
-    checkHostFlags(values)
-    positiveInt(values.checkers, 'checkers')
-  },
+  precheck: checkHostFlags,
   async run(values) {
     const checkers = positiveInt(values.checkers, 'checkers')
     const options = { ...(await hostOptionsFrom(values)), ...(checkers !== undefined && { ptc: { checkers } }) }

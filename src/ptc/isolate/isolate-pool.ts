@@ -7,11 +7,14 @@
  * is disposed afterwards.
  */
 import ivm from 'isolated-vm'
-import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeControl } from '../../../runtime/bridge-types.ts'
+import type { HostCall, HostFinish, HostLog, InstallRuntime } from '../../../runtime/bridge-types.ts'
 import { reportIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 import { madeRuntimeSnapshot, RUNTIME_FILENAME, runtimeSnapshot, SNAPSHOT_INSTALL_GLOBAL } from './runtime-snapshot.ts'
 import type { SettleReference } from './settle-entries.ts'
+
+/** The runtime's `start` (`RuntimeControl.start`): the script function crosses as `derefInto()`, hence `unknown`. */
+type StartReference = ivm.Reference<(script: unknown, configJson: string) => void>
 
 /** An isolate + context with the runtime prelude evaluated, ready for one run. */
 export interface PreparedIsolate {
@@ -19,7 +22,7 @@ export interface PreparedIsolate {
   readonly context: ivm.Context
   /** The installed runtime's entry points inside `context` (see `RuntimeControl`). */
   readonly control: {
-    readonly start: ivm.Reference<(script: unknown, configJson: string) => void>
+    readonly start: StartReference
     readonly settle: SettleReference
   }
   /** Set by the run that owns the isolate: where the runtime's host callbacks go. */
@@ -106,7 +109,7 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
     ) as unknown as ivm.Reference<Record<string, unknown>>
     install.release()
     // `control` is a frozen null-prototype object of data properties: reading it runs no script code.
-    const start = control.getSync('start', { reference: true }) as ivm.Reference<(script: unknown, configJson: string) => void>
+    const start = control.getSync('start', { reference: true }) as StartReference
     const settle = control.getSync('settle', { reference: true }) as SettleReference
     control.release()
     prepared = { isolate, context, control: { start, settle }, handlers: undefined, memoryMb, fromSnapshot: snapshot !== undefined, onCatastrophe: undefined }
