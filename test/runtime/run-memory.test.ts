@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { IsolateSupervisor, WORKER_SEMI_SPACE_MB } from '../../src/ptc/isolate/isolate-supervisor.ts'
+import { IsolateSupervisor, WORKER_NO_PRETENURING, WORKER_SEMI_SPACE_MB } from '../../src/ptc/isolate/isolate-supervisor.ts'
 
 const INDEX = pathToFileURL(join(import.meta.dirname, '../../src/index.ts')).href
 const dir = mkdtempSync(join(tmpdir(), 'ptc-run-memory-'))
@@ -92,12 +92,14 @@ describe('memory over many runs (issue 12)', { timeout: 300_000 }, () => {
     })
   }
 
-  it('the isolate worker runs with a capped young generation and two malloc arenas', async () => {
+  it('S9.1 the isolate worker runs with a capped young generation, no pretenuring and two malloc arenas', async () => {
     const supervisor = new IsolateSupervisor({ poolSize: 1 })
     try {
       await supervisor.prewarm()
       const pid = supervisor.workerPid!
-      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(`--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`)
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      expect(argv).toContain(`--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`)
+      expect(argv).toContain(WORKER_NO_PRETENURING)
       const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
       expect(environment).toContain(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`)
     } finally {

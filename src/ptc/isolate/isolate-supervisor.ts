@@ -17,7 +17,7 @@ import { TurnBatcher } from './turn-batcher.ts'
 import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
 
 export type { IsolateSupervisorOptions } from './isolate-contract.ts'
-export { WORKER_SEMI_SPACE_MB } from './worker-start.ts'
+export { WORKER_NO_PRETENURING, WORKER_SEMI_SPACE_MB } from './worker-start.ts'
 
 /**
  * One worker process and the runs it is serving. `wasReady`: it has been ready (before draining
