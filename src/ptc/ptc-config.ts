@@ -21,6 +21,13 @@ export interface PtcConfig {
   /** Isolates created ahead of time (default 2). */
   poolSize?: number
   /**
+   * Runs the isolate worker process serves before a fresh one replaces it (default 2,000,
+   * `DEFAULT_RECYCLE_AFTER_RUNS`; 0: never). Each isolate leaves about 1 KB of native memory in
+   * the process that made it, so this bounds the worker's memory; the replacement starts while
+   * the old worker serves, so no run waits for it. `isolation: 'process'` only.
+   */
+  recycleWorkerAfterRuns?: number
+  /**
    * Longest the start of a checker or of the isolate worker may take, in ms (default 60,000,
    * `DEFAULT_START_TIMEOUT_MS`). Not a run's deadline (a cold start is not charged to a run): a
    * safety limit for a start that truly hangs, after which that start fails with "could not

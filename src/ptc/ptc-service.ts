@@ -231,6 +231,7 @@ export class Ptc extends Service {
     return (this._supervisor ??= new IsolateSupervisor({
       ...isolateWorkerOptions(this._config),
       ...(this._config.startTimeoutMs !== undefined && { startTimeoutMs: this._config.startTimeoutMs }),
+      ...(this._config.recycleWorkerAfterRuns !== undefined && { recycleAfterRuns: this._config.recycleWorkerAfterRuns }),
     }))
   }
 

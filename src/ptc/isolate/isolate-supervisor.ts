@@ -7,35 +7,20 @@
  * caller's `dispatch` ({@link SupervisedRun}, one per run).
  */
 import { raceAbort } from '../../pipeline/race-abort.ts'
-import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, stderrNote, type WorkerChannel } from '../worker-channel.ts'
-import type { ChildMessage, IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
+import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, stderrNote } from '../worker-channel.ts'
+import type { IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions } from './isolate-contract.ts'
 import { cancelledError, catastropheEnding, disposedEnding, workerCrashEnding } from './run-endings.ts'
 import { resolveRunLimits } from './run-limits.ts'
-import { compactAnswers } from './answer-tuples.ts'
 import { SupervisedRun } from './supervised-run.ts'
+import { refWorker, routeWorkerMessage, sendAnswerTurn, sendToWorker, type SupervisedWorker } from './supervised-worker.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
 
 export type { IsolateSupervisorOptions } from './isolate-contract.ts'
 export { WORKER_NO_PRETENURING, WORKER_SEMI_SPACE_MB } from './worker-start.ts'
 
-/**
- * One worker process and the runs it is serving. `wasReady`: it has been ready (before draining
- * or death); `waiting`: runs waiting for ready; `catastrophe`: the first one it reported;
- * `killReason`: why we killed it (absent: it died on its own); `answers`: sent once per turn.
- */
-interface Worker {
-  readonly channel: WorkerChannel<ParentMessage>
-  state: 'starting' | 'ready' | 'draining' | 'dead'
-  wasReady: boolean
-  readonly ready: Promise<void>
-  readonly runs: Map<string, SupervisedRun>
-  waiting: number
-  catastrophe: string | undefined
-  killReason: string | undefined
-  timers: NodeJS.Timeout[]
-  readonly answers: TurnBatcher<WorkerAnswerMessage>
-}
+/** Runs a worker serves before it is replaced (`IsolateSupervisorOptions.recycleAfterRuns`). */
+export const DEFAULT_RECYCLE_AFTER_RUNS = 2_000
 
 /**
  * Runs scripts like `runInIsolate` (same request, same result, same guarantees), but in a
@@ -48,15 +33,19 @@ interface Worker {
  * retired: new runs go to a fresh worker, its remaining runs may finish, and it is SIGKILLed once
  * they are done (or after `drainGraceMs`). A worker that exits unexpectedly resolves each of its
  * runs with status `error` (`memory` after a catastrophe) and aborts their tool calls' signals.
+ * A worker that has served `recycleAfterRuns` runs is replaced the same way, except that its
+ * replacement is started first and takes over only once ready, so no run waits for it.
  */
 export class IsolateSupervisor {
   private readonly options: Required<IsolateSupervisorOptions>
-  private current: Worker | undefined
-  private readonly workers = new Set<Worker>()
+  private current: SupervisedWorker | undefined
+  /** The replacement being started for `current` once it served `recycleAfterRuns` runs. */
+  private successor: SupervisedWorker | undefined
+  private readonly workers = new Set<SupervisedWorker>()
   private nextRunId = 0
   private prewarmed = false
   /** The worker {@link start} began, until a run claims it. */
-  private early: Worker | undefined
+  private early: SupervisedWorker | undefined
   private disposed = false
 
   constructor(options: IsolateSupervisorOptions = {}) {
@@ -67,12 +56,18 @@ export class IsolateSupervisor {
       drainGraceMs: options.drainGraceMs ?? 30_000,
       entry: options.entry ?? DEFAULT_WORKER_ENTRY,
       startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+      recycleAfterRuns: options.recycleAfterRuns ?? DEFAULT_RECYCLE_AFTER_RUNS,
     }
   }
 
   /** Pid of the worker new runs go to, if one is running (for tests and diagnostics). */
   get workerPid(): number | undefined {
     return this.current?.channel.id
+  }
+
+  /** Pid of the replacement being started for the current worker (`recycleAfterRuns`), if any (for tests and diagnostics). */
+  get replacementPid(): number | undefined {
+    return this.successor?.channel.id
   }
 
   /**
@@ -117,18 +112,19 @@ export class IsolateSupervisor {
       startedAt,
       graceMs: this.options.graceMs,
       hooks: {
-        send: (message) => this.send(worker, message),
+        send: (message) => sendToWorker(worker, message),
         answer: (message) => worker.answers.push(message),
         retire: (reason) => this.retire(worker, reason),
         ended: (ended) => {
           worker.runs.delete(ended.runId)
           if (worker.state === 'draining' && worker.runs.size === 0) this.kill(worker, worker.killReason ?? 'it was drained')
-          else this.updateRef(worker)
+          else refWorker(worker)
         },
       },
     })
     worker.runs.set(run.runId, run)
-    this.updateRef(worker)
+    refWorker(worker)
+    if (++worker.served === worker.recycleAt) this.replace(worker)
     run.start()
     return run.result
   }
@@ -151,36 +147,65 @@ export class IsolateSupervisor {
       this.kill(worker, 'the supervisor was disposed')
     }
     this.current = undefined
+    this.successor = undefined
+  }
+
+  /**
+   * Starts a replacement for `worker`, which keeps serving until the replacement is ready; then
+   * new runs go to the replacement and `worker` is retired. A replacement that fails to start is
+   * tried again after as many runs again (issue 12: memory).
+   */
+  private replace(worker: SupervisedWorker): void {
+    if (this.current !== worker || this.successor !== undefined || this.disposed) return
+    const next = (this.successor = this.spawn())
+    next.ready.then(
+      () => {
+        if (this.successor !== next) return
+        this.successor = undefined
+        if (this.current !== worker || next.state !== 'ready') return
+        this.current = next
+        this.retire(worker, `it served ${worker.served} runs (recycleAfterRuns)`)
+      },
+      () => {
+        if (this.successor === next) this.successor = undefined
+        worker.recycleAt += this.options.recycleAfterRuns
+      },
+    )
   }
 
   /** Waits for `worker` to be ready while keeping the process alive; 'aborted' when `signal` aborts first. */
-  private async waitReady(worker: Worker, signal: AbortSignal | undefined): Promise<'ready' | 'aborted'> {
+  private async waitReady(worker: SupervisedWorker, signal: AbortSignal | undefined): Promise<'ready' | 'aborted'> {
     worker.waiting++
-    this.updateRef(worker)
+    refWorker(worker)
     try {
       return await raceAbort(worker.ready.then(() => 'ready' as const), signal, () => 'aborted' as const)
     } finally {
       worker.waiting--
-      this.updateRef(worker)
+      refWorker(worker)
     }
   }
 
   /** The worker new runs go to, spawned when there is none. */
-  private activeWorker(): Worker {
+  private activeWorker(): SupervisedWorker {
     // A failed start() is the next run's failure, not a reason to start another worker yet.
     if (this.early?.state === 'dead' && !this.early.wasReady) return this.early
-    if (this.current === undefined || this.current.state === 'draining' || this.current.state === 'dead') this.current = this.spawn()
+    if (this.current === undefined || this.current.state === 'draining' || this.current.state === 'dead') {
+      // A replacement already starting takes over at once: never two starts for one place.
+      const next = this.successor?.state === 'starting' || this.successor?.state === 'ready' ? this.successor : undefined
+      this.successor = undefined
+      this.current = next ?? this.spawn()
+    }
     return this.current
   }
 
-  private spawn(): Worker {
+  private spawn(): SupervisedWorker {
     const workerOptions: IsolateWorkerOptions = { poolSize: this.options.poolSize, memoryMb: this.options.memoryMb }
     const { promise: ready, resolve: markReady, reject: failReady } = Promise.withResolvers<void>()
     ready.catch(() => {}) // Observed by whoever awaits it; never an unhandled rejection.
-    let worker!: Worker
+    let worker!: SupervisedWorker
     const handlers: WorkerHandlers = {
       onMessage: (message) => {
-        if (message.type !== 'ready') return this.onMessage(worker, message)
+        if (message.type !== 'ready') return routeWorkerMessage(worker, message, (reason) => this.retire(worker, reason))
         if (worker.state !== 'starting') return
         worker.state = 'ready'
         worker.wasReady = true
@@ -197,44 +222,14 @@ export class IsolateSupervisor {
     const startLimit = setTimeout(() => {
       if (worker.state === 'starting') this.kill(worker, startLimitFailure(this.options.startTimeoutMs))
     }, this.options.startTimeoutMs).unref()
-    worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => this.sendAnswers(worker, messages)) }
+    worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => sendAnswerTurn(worker, messages)), served: 0, recycleAt: this.options.recycleAfterRuns }
     this.workers.add(worker)
-    this.updateRef(worker)
+    refWorker(worker)
     return worker
   }
 
-  private onMessage(worker: Worker, message: Exclude<ChildMessage, { type: 'ready' }>): void {
-    switch (message.type) {
-      case 'batch':
-        for (const entry of message.messages) this.onMessage(worker, entry)
-        break
-      case 'dispatch': {
-        const run = worker.runs.get(message.runId)
-        if (run !== undefined) run.onDispatch(message)
-        else worker.answers.push({ type: 'answer', runId: message.runId, pairingId: message.pairingId, outcome: { ok: false, message: 'the run ended' } })
-        break
-      }
-      case 'abort-call':
-        worker.runs.get(message.runId)?.onAbortCall(message.pairingId)
-        break
-      case 'result':
-        worker.runs.get(message.runId)?.end(message.result)
-        // A memory kill can leave the isolate's thread running (observed with a 16 MB
-        // `new Array(2 ** 31 - 1).fill(0)`, no catastrophe reported): the process could no longer exit.
-        if (message.result.status === 'memory') this.retire(worker, 'a run hit its memory limit')
-        break
-      case 'failure':
-        worker.runs.get(message.runId)?.fail(Object.assign(new Error(message.error.message), { name: message.error.name }))
-        break
-      case 'catastrophe':
-        worker.catastrophe ??= message.message
-        this.retire(worker, `isolated-vm reported a catastrophic error: ${message.message}`)
-        break
-    }
-  }
-
   /** No new runs go to `worker`; it is killed once its runs are done, or after `drainGraceMs`. */
-  private retire(worker: Worker, reason: string): void {
+  private retire(worker: SupervisedWorker, reason: string): void {
     if (worker.state === 'draining' || worker.state === 'dead') return
     const wasReady = worker.wasReady
     worker.state = 'draining'
@@ -250,7 +245,7 @@ export class IsolateSupervisor {
     if (this.prewarmed && wasReady && !this.disposed) this.activeWorker().ready.catch(() => {})
   }
 
-  private kill(worker: Worker, reason: string): void {
+  private kill(worker: SupervisedWorker, reason: string): void {
     if (worker.state === 'dead') return
     worker.killReason ??= reason
     worker.state = 'draining'
@@ -258,7 +253,7 @@ export class IsolateSupervisor {
     worker.channel.kill()
   }
 
-  private onExit(worker: Worker, description: string, stderrTail: string, failReady: (error: Error) => void): void {
+  private onExit(worker: SupervisedWorker, description: string, stderrTail: string, failReady: (error: Error) => void): void {
     if (worker.state === 'dead') return
     const wasStarting = !worker.wasReady
     worker.state = 'dead'
@@ -275,26 +270,4 @@ export class IsolateSupervisor {
     }
   }
 
-  /** The answers of one turn as one message; one by one if that fails, so only an unclonable outcome fails. */
-  private sendAnswers(worker: Worker, messages: WorkerAnswerMessage[]): void {
-    const compact = compactAnswers(messages)
-    if (compact !== undefined && this.send(worker, compact)) return
-    if (messages.length > 1 && this.send(worker, { type: 'batch', messages })) return
-    for (const { runId, pairingId, ...answer } of messages) {
-      if (this.send(worker, { runId, pairingId, ...answer }) || answer.outcome === undefined) continue
-      this.send(worker, { type: 'answer', runId, pairingId, rejection: 'the tool result could not be sent to the isolate (not plain data)' })
-    }
-  }
-
-  /** Sends one message (queued answers first); false when the channel is closed or the message cannot be cloned. */
-  private send(worker: Worker, message: ParentMessage): boolean {
-    if (message.type !== 'answer' && message.type !== 'batch' && message.type !== 'answers') worker.answers.flush()
-    if (worker.state === 'dead') return false
-    return worker.channel.send(message)
-  }
-
-  /** Ref the worker while runs are pending or waiting for it; unref it when idle. */
-  private updateRef(worker: Worker): void {
-    if (worker.state !== 'dead') worker.channel.setRef(worker.runs.size > 0 || worker.waiting > 0)
-  }
 }

@@ -1,0 +1,86 @@
+/**
+ * One isolate worker process as its `IsolateSupervisor` sees it (SPEC S9.1), and the plumbing of
+ * its channel: messages to it (the host's answers of a turn sent as one), its messages routed to
+ * the runs they are about, and whether it keeps the host's event loop alive. Which worker gets
+ * new runs, and when one is retired, replaced or killed, is the supervisor's.
+ */
+import type { WorkerChannel } from '../worker-channel.ts'
+import { compactAnswers } from './answer-tuples.ts'
+import type { ChildMessage, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
+import type { SupervisedRun } from './supervised-run.ts'
+import type { TurnBatcher } from './turn-batcher.ts'
+
+/**
+ * One worker process and the runs it is serving. `wasReady`: it has been ready (before draining
+ * or death); `waiting`: runs waiting for ready; `catastrophe`: the first one it reported;
+ * `killReason`: why we killed it (absent: it died on its own); `answers`: sent once per turn.
+ */
+export interface SupervisedWorker {
+  readonly channel: WorkerChannel<ParentMessage>
+  state: 'starting' | 'ready' | 'draining' | 'dead'
+  wasReady: boolean
+  readonly ready: Promise<void>
+  readonly runs: Map<string, SupervisedRun>
+  waiting: number
+  catastrophe: string | undefined
+  killReason: string | undefined
+  timers: NodeJS.Timeout[]
+  readonly answers: TurnBatcher<WorkerAnswerMessage>
+  /** Runs it has been given, and how many it serves before a replacement starts (`recycleAfterRuns`). */
+  served: number
+  recycleAt: number
+}
+
+/** Routes one message of `worker` (not its `ready`) to the run it is about; `retire` stops new runs going to the worker. */
+export function routeWorkerMessage(worker: SupervisedWorker, message: Exclude<ChildMessage, { type: 'ready' }>, retire: (reason: string) => void): void {
+  switch (message.type) {
+    case 'batch':
+      for (const entry of message.messages) routeWorkerMessage(worker, entry, retire)
+      break
+    case 'dispatch': {
+      const run = worker.runs.get(message.runId)
+      if (run !== undefined) run.onDispatch(message)
+      else worker.answers.push({ type: 'answer', runId: message.runId, pairingId: message.pairingId, outcome: { ok: false, message: 'the run ended' } })
+      break
+    }
+    case 'abort-call':
+      worker.runs.get(message.runId)?.onAbortCall(message.pairingId)
+      break
+    case 'result':
+      worker.runs.get(message.runId)?.end(message.result)
+      // A memory kill can leave the isolate's thread running (observed with a 16 MB
+      // `new Array(2 ** 31 - 1).fill(0)`, no catastrophe reported): the process could no longer exit.
+      if (message.result.status === 'memory') retire('a run hit its memory limit')
+      break
+    case 'failure':
+      worker.runs.get(message.runId)?.fail(Object.assign(new Error(message.error.message), { name: message.error.name }))
+      break
+    case 'catastrophe':
+      worker.catastrophe ??= message.message
+      retire(`isolated-vm reported a catastrophic error: ${message.message}`)
+      break
+  }
+}
+
+/** The answers of one turn as one message; one by one if that fails, so only an unclonable outcome fails. */
+export function sendAnswerTurn(worker: SupervisedWorker, messages: WorkerAnswerMessage[]): void {
+  const compact = compactAnswers(messages)
+  if (compact !== undefined && sendToWorker(worker, compact)) return
+  if (messages.length > 1 && sendToWorker(worker, { type: 'batch', messages })) return
+  for (const { runId, pairingId, ...answer } of messages) {
+    if (sendToWorker(worker, { runId, pairingId, ...answer }) || answer.outcome === undefined) continue
+    sendToWorker(worker, { type: 'answer', runId, pairingId, rejection: 'the tool result could not be sent to the isolate (not plain data)' })
+  }
+}
+
+/** Sends one message (queued answers first); false when the channel is closed or the message cannot be cloned. */
+export function sendToWorker(worker: SupervisedWorker, message: ParentMessage): boolean {
+  if (message.type !== 'answer' && message.type !== 'batch' && message.type !== 'answers') worker.answers.flush()
+  if (worker.state === 'dead') return false
+  return worker.channel.send(message)
+}
+
+/** Ref the worker while runs are pending or waiting for it; unref it when idle. */
+export function refWorker(worker: SupervisedWorker): void {
+  if (worker.state !== 'dead') worker.channel.setRef(worker.runs.size > 0 || worker.waiting > 0)
+}
