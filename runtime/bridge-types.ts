@@ -3,8 +3,9 @@
  * inside the isolate (`runtime/index.ts`). Types only: both sides import it with `import type`,
  * so nothing here exists at run time (SPEC S9.4: only JSON strings cross the boundary).
  *
- * Every value that crosses is a primitive (number, boolean, string) or, for `settle`, an array of
- * primitive triples copied by isolated-vm. No isolated-vm object is ever stored where script code
+ * Every value that crosses is a primitive (number, boolean, string): `settle` takes its outcomes
+ * as a flat list of primitive triples, so isolated-vm transfers each argument by value without
+ * serializing an array (issue 12). No isolated-vm object is ever stored where script code
  * can reach it: the runtime keeps the host callbacks in closure variables only.
  */
 
@@ -48,6 +49,9 @@ export type HostFinish = (kind: 'value' | 'undefined' | 'error', payload: string
 /** Host → script: the outcome of one call. `ok` carries the value JSON, otherwise a message. */
 export type Settlement = [callId: number, ok: boolean, text: string]
 
+/** Outcomes as `settle` takes them: `callId, ok, text` of each, one after another. */
+export type Settlements = (number | boolean | string)[]
+
 /** What {@link InstallRuntime} returns: the entry points the host drives a run with. */
 export interface RuntimeControl {
   /**
@@ -58,7 +62,8 @@ export interface RuntimeControl {
    */
   start(script: () => Promise<unknown>, configJson: string): void
   /**
-   * Resolves or rejects pending tool calls. Unknown or repeated ids are ignored, and so is every
+   * Resolves or rejects pending tool calls, given as `callId, ok, text` triples one after another
+   * (see {@link Settlements}). Unknown or repeated ids are ignored, and so is every
    * batch after the script ended: none of its code runs again. Never throws. Without
    * `keepRejections` returns `undefined`; with it (an entry the host does not wait for), a symbol
    * that the host asks to copy out with `result: { copy: true }` after the step has run. A symbol
@@ -66,7 +71,7 @@ export interface RuntimeControl {
    * unhandled rejections: they stay listed, step after step, for the next entry the host waits for
    * (issue 11, S9.3).
    */
-  settle(batch: Settlement[], keepRejections?: boolean): symbol | undefined
+  settle(keepRejections: boolean, ...settlements: Settlements): symbol | undefined
 }
 
 /**

@@ -11,7 +11,7 @@
  * `start` once with the script function and its tool names and limits, which installs `tools` and
  * calls the script, in one entry into the isolate.
  */
-import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlement } from './bridge-types.ts'
+import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlements } from './bridge-types.ts'
 import { createConsole, type LogBudget } from './console-capture.ts'
 import { createCallPromises, type CallUse } from './call-promise.ts'
 import { clip, describeConversionError, describeStack, describeThrown, errorJson } from './json-codec.ts'
@@ -242,29 +242,30 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   /** See `RuntimeControl.settle`. */
-  function settle(batch: Settlement[], keepRejections?: boolean): symbol | undefined {
-    deliver(batch)
+  function settle(keepRejections: boolean, ...settlements: Settlements): symbol | undefined {
+    deliver(settlements)
     return keepRejections === true ? KEEP_REJECTIONS : undefined
   }
 
-  function deliver(batch: Settlement[]): void {
+  function deliver(settlements: Settlements): void {
     // After the script ended none of its code runs (issue 11): the host reports these calls.
     if (finished) return
-    for (let index = 0; index < batch.length; index++) {
+    // A rest parameter is a fresh array read by index only: nothing a script changed is consulted.
+    for (let index = 0; index + 2 < settlements.length; index += 3) {
       try {
-        const entry = batch[index]!
-        const callId = entry[0]
+        const callId = settlements[index] as number
+        const text = settlements[index + 2] as string
         const call = pending[callId]
         if (call === undefined) continue
         delete pending[callId]
         if (call.promise !== undefined) callPromises.forget(call.promise)
-        if (!entry[1]) {
-          call.reject(new ToolCallError(call.toolName, entry[2]))
+        if (!settlements[index + 1]) {
+          call.reject(new ToolCallError(call.toolName, text))
           continue
         }
         let value: unknown
         try {
-          value = JSONParse(entry[2])
+          value = JSONParse(text)
         } catch {
           call.reject(new ToolCallError(call.toolName, 'the tool result is not valid JSON'))
           continue

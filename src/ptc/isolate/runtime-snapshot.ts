@@ -66,7 +66,7 @@ const WARMUP_SCRIPT = `(async function () {
     try { await tools.warm({}) } catch (error) { String(error instanceof ToolCallError && error.message) }
     return { value, sum: [1, 2].map((n) => n * 2) }
   }, config)
-  control.settle([[1, true, '{"ok":[1,"x"]}']], true)
+  control.settle(true, 1, true, '{"ok":[1,"x"]}')
   for (let turn = 0; turn < 4; turn++) await null
-  control.settle([[2, false, 'warm failure']])
+  control.settle(false, 2, false, 'warm failure')
 })()`
