@@ -44,6 +44,7 @@ const caseName = (runner: RunnerName, script: ScriptName) => `${runner}: ${scrip
 const HOP_RAW = 'hop: raw Reference.apply, reused context'
 const HOP_RUNNER = (mode: 'inline' | 'process', script: 'trivial' | 'sequential') => `hop: runner ${mode}, trivial dispatch: ${script}`
 const HOP_HOST = 'hop: host bridge + gate + pipeline, noop'
+const HOP_IN_PLACE = 'hop: runner inline, bridge + gate + pipeline dispatch: sequential'
 const HOP_IPC = 'hop: bare IPC round trip (process.send, advanced)'
 const LATENCY = 'process: trivial run, pool refilled'
 const FLOOR_IPC = 'floor: bare IPC round trip after the same pause'
@@ -114,6 +115,8 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
         iterations: script === 'trivial' ? 20 : 1,
       })),
     ),
+    // The same host part as HOP_HOST, but as a run meets it: between the isolate's steps.
+    { name: HOP_IN_PLACE, run: () => check(runInIsolate({ ...scripts.sequential, dispatch }, pool)), iterations: 1 },
     { name: HOP_IPC, run: roundTrip, iterations: 2_000 },
     {
       name: HOP_HOST,
@@ -187,6 +190,25 @@ function noopTool() {
   })
 }
 
+/**
+ * A sequential call inline, whole runs divided by their calls (µs): raw isolated-vm, the runner
+ * with a trivial dispatch, the runner with the real bridge, gate and pipeline as the dispatch, and
+ * `run_code`. The last three differ only on the host's side, so the third minus the second is what
+ * the host part costs in place, between the isolate's steps, beside what it costs alone in a loop.
+ */
+function inPlace(m: Readonly<Record<string, number>>): string[] {
+  const perCall = (name: string) => m[name]! / CALLS
+  const trivial = perCall(HOP_RUNNER('inline', 'sequential'))
+  const bridged = perCall(HOP_IN_PLACE)
+  return [
+    '  a sequential call inline, whole runs / calls (µs):',
+    `    raw isolated-vm                                    ${(m[caseName('raw', 'sequential')]! / CALLS).toFixed(1)}`,
+    `    runner, trivial dispatch                           ${trivial.toFixed(1)}`,
+    `    runner, bridge + gate + pipeline as the dispatch   ${bridged.toFixed(1)}  (the host part in place: ${(bridged - trivial).toFixed(1)}; alone in a loop: ${m[HOP_HOST]!.toFixed(1)})`,
+    `    run_code                                           ${(m[caseName('inline', 'sequential')]! / CALLS).toFixed(1)}`,
+  ]
+}
+
 /** The hop table and the targets of issue 12 beside the measured values (medians in µs). */
 function summary(m: Readonly<Record<string, number>>): string[] {
   const perCall = (runner: RunnerName, script: ScriptName, calls: number) => (m[caseName(runner, script)]! - m[caseName(runner, 'trivial')]!) / calls
@@ -202,6 +224,7 @@ function summary(m: Readonly<Record<string, number>>): string[] {
     `  + host: bridge, gate, pipeline (measured alone)                    ${host.toFixed(1)}`,
     `  = expected inline ${(runnerCall('inline') + host).toFixed(1)}, process ${(runnerCall('process') + host).toFixed(1)}; measured through run_code: inline ${perCall('inline', 'sequential', CALLS).toFixed(1)}, process ${perCall('process', 'sequential', CALLS).toFixed(1)}`,
     `  floor of the worker process's extra hop: a bare IPC round trip between two idle processes ${m[HOP_IPC]!.toFixed(1)}, so a sequential call there costs at least (raw + IPC) / raw = ${((perCall('raw', 'sequential', CALLS) + m[HOP_IPC]!) / perCall('raw', 'sequential', CALLS)).toFixed(2)}× raw's sequential call (${perCall('raw', 'sequential', CALLS).toFixed(1)}) before any work`,
+    ...inPlace(m),
     `  floor of a parallel call inline: raw's whole parallel call ${perCall('raw', 'parallel', CALLS).toFixed(1)} plus the host's part alone ${host.toFixed(1)} = ${((perCall('raw', 'parallel', CALLS) + host) / perCall('raw', 'parallel', CALLS)).toFixed(2)}× raw (the host's thread runs both, one call after another)`,
     '',
     `load average now: ${loadavg().map((load) => load.toFixed(2)).join(' / ')} (targets are for a machine at load 1.4–1.7 or idle; compare ratios)`,
