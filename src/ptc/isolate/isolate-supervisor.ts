@@ -124,7 +124,8 @@ export class IsolateSupervisor {
     })
     worker.runs.set(run.runId, run)
     refWorker(worker)
-    if (++worker.served === worker.recycleAt) this.replace(worker)
+    worker.served++
+    if (this.options.recycleAfterRuns > 0 && worker.served >= worker.recycleAt) this.replace(worker)
     run.start()
     return run.result
   }
