@@ -51,6 +51,8 @@ export class Ptc extends Service {
   /** `isolation: 'inline'` only: isolated-vm is loaded with the first run, never by the host otherwise. */
   _pool: Promise<IsolatePool> | undefined
   _supervisor: IsolateSupervisor | undefined
+  /** Set when the service stops: no checker, pool or worker is made after that (a run then fails). */
+  _disposed = false
   /**
    * The registry itself, not its tracing proxy: read for every run and called twice per tool call
    * (`list`, `execute` and `executionMode` do not read `this.ctx`). The service is injected with
@@ -70,6 +72,7 @@ export class Ptc extends Service {
       this._supervisor?.dispose()
       this._checkers?.dispose()
       this._pool = this._checkers = this._supervisor = undefined
+      this._disposed = true
     }, 'ptc resources')
     // Adopts the worker that `createHost` or `ptc run` prestarted, if any; disposed with the service.
     if (prestartsWorker(config)) this.supervisor().start()
@@ -207,6 +210,7 @@ export class Ptc extends Service {
 
   /** Checker workers: threads with `isolation: 'inline'`, processes otherwise (see `CheckerPool`). */
   private checkers(): CheckerPool {
+    this.assertAlive()
     return (this._checkers ??= new CheckerPool({
       kind: this._config.isolation === 'inline' ? 'thread' : 'process',
       size: this._config.checkers ?? 2,
@@ -216,6 +220,15 @@ export class Ptc extends Service {
       snapshot: () => (this._typechecks ? findCheckerSnapshot() : undefined),
       snapshotFailed: discardCheckerSnapshot,
     }))
+  }
+
+  /**
+   * A run that reaches the service after it stopped (a call made as the host is disposed) fails
+   * instead of starting a worker no one would stop.
+   * @throws Error once the service is disposed.
+   */
+  private assertAlive(): void {
+    if (this._disposed) throw new Error('the PTC service was disposed (the host is shutting down); the script was not run')
   }
 
   private runInIsolation(request: IsolateRunRequest): Promise<IsolateRunResult> {
@@ -228,6 +241,7 @@ export class Ptc extends Service {
   }
 
   private supervisor(): IsolateSupervisor {
+    this.assertAlive()
     return (this._supervisor ??= new IsolateSupervisor({
       ...isolateWorkerOptions(this._config),
       ...(this._config.startTimeoutMs !== undefined && { startTimeoutMs: this._config.startTimeoutMs }),
@@ -236,6 +250,7 @@ export class Ptc extends Service {
   }
 
   private pool(): Promise<IsolatePool> {
+    this.assertAlive()
     const { poolSize: size, memoryMb } = isolateWorkerOptions(this._config)
     return (this._pool ??= import('./isolate/isolate-pool.ts').then(({ IsolatePool }) => new IsolatePool({ size, memoryMb })))
   }

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs'
+
 /** Whether a process with `pid` still exists (signal 0; Linux and macOS). For tests that check a worker process was ended. */
 export function isAlive(pid: number): boolean {
   try {
@@ -6,4 +8,24 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * Pids of this process's live child processes whose command line contains `marker` (for example
+ * `isolate-worker-entry`), read from /proc (Linux). A zombie (exited, not yet reaped) is not live.
+ */
+export function childPids(marker: string): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(parent) !== process.pid || state === 'Z') continue
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) pids.push(Number(entry))
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids
 }

@@ -13,12 +13,16 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
-import { isAlive } from '../helpers/process-alive.ts'
+import { childPids, isAlive } from '../helpers/process-alive.ts'
 import { defaultDispatch } from './harness.ts'
 
 const GATED_ENTRY = fileURLToPath(new URL('../fixtures/gated-worker-entry.ts', import.meta.url))
 const WORKER_ENTRY = fileURLToPath(new URL('../../src/ptc/isolate/isolate-worker-entry.ts', import.meta.url))
 const RETURN_42 = { js: 'return 6 * 7', toolNames: [], dispatch: defaultDispatch }
+/** A run that hits its 16 MB memory limit: the supervisor retires the worker that ran it. */
+const MEMORY_BOMB = { js: 'const a = []; while (true) a.push(new Array(1e5).fill(1))', toolNames: [], dispatch: defaultDispatch, limits: { memoryMb: 16 } }
+/** This process's workers started from the gated entry, live ones only. */
+const workers = () => childPids('gated-worker-entry')
 
 let folder: string
 let gate: string
@@ -105,6 +109,64 @@ describe('IsolateSupervisor recycling (issue 12)', () => {
     expect(retried).toBeGreaterThan(0)
     await vi.waitFor(() => expect(supervisor.workerPid).toBe(retried), { timeout: 30_000, interval: 20 })
     expect(await supervisor.run(RETURN_42)).toMatchObject({ status: 'ok', value: 42 })
+  }, 60_000)
+
+  it('S9.1 a replacement whose old worker was retired while it started (a memory run) takes its place, on a supervisor never prewarmed: no worker is left running unused', async () => {
+    fs.writeFileSync(gate, '')
+    const supervisor = new IsolateSupervisor({ poolSize: 1, entry: GATED_ENTRY, recycleAfterRuns: 2 })
+    supervisors.push(supervisor)
+    expect(await supervisor.run(RETURN_42)).toMatchObject({ status: 'ok', value: 42 })
+    const old = supervisor.workerPid!
+    fs.rmSync(gate)
+    // The worker's second run: a replacement starts (held at the gate) and the memory run retires the old worker.
+    expect((await supervisor.run(MEMORY_BOMB)).status).toBe('memory')
+    const next = supervisor.replacementPid!
+    expect(next).toBeGreaterThan(0)
+    fs.writeFileSync(gate, '')
+    // Ready, it becomes the worker runs go to, by itself: no run has to come and start another.
+    await vi.waitFor(() => expect(supervisor.workerPid).toBe(next), { timeout: 30_000, interval: 20 })
+    await vi.waitFor(() => expect(isAlive(old)).toBe(false), { timeout: 10_000, interval: 20 })
+    expect(await supervisor.run(RETURN_42)).toMatchObject({ status: 'ok', value: 42 })
+    expect(workers()).toEqual([next])
+  }, 60_000)
+
+  it('S9.1 a failed replacement is tried again although more runs than recycleAfterRuns were given while it failed', async () => {
+    const { supervisor, first } = await startedSupervisor(2)
+    vi.stubEnv('PTC_TEST_GATED_ENTRY', path.join(folder, 'no-such-entry.ts'))
+    fs.writeFileSync(gate, '')
+    const burst = await Promise.all(Array.from({ length: 6 }, () => supervisor.run(RETURN_42)))
+    expect(burst.map((result) => result.status)).toEqual(Array(6).fill('ok'))
+    await vi.waitFor(() => expect(supervisor.replacementPid).toBeUndefined(), { timeout: 30_000, interval: 20 })
+    vi.stubEnv('PTC_TEST_GATED_ENTRY', WORKER_ENTRY)
+    expect(await supervisor.run(RETURN_42)).toMatchObject({ status: 'ok', value: 42 })
+    await vi.waitFor(() => expect(supervisor.workerPid).not.toBe(first), { timeout: 30_000, interval: 20 })
+  }, 60_000)
+
+  it('S9.1 with long runs and recycleAfterRuns 1, at most one retired worker drains at a time', async () => {
+    fs.writeFileSync(gate, '')
+    const supervisor = new IsolateSupervisor({ poolSize: 1, entry: GATED_ENTRY, recycleAfterRuns: 1 })
+    supervisors.push(supervisor)
+    await supervisor.prewarm()
+    let most = 0
+    const sampler = setInterval(() => (most = Math.max(most, workers().length)), 5)
+    const slow = (): Promise<IsolateToolOutcome> => new Promise((resolve) => setTimeout(() => resolve({ ok: true, valueJson: '{"n":7}' }), 1_200))
+    const lane = async () => {
+      const values: unknown[] = []
+      for (let index = 0; index < 2; index++) values.push((await supervisor.run({ js: 'const got = await tools.slow({}); return got.n', toolNames: ['slow'], dispatch: slow })).value)
+      return values
+    }
+    try {
+      const lanes = await Promise.all(Array.from({ length: 8 }, async (_, index) => {
+        await new Promise((resolve) => setTimeout(resolve, index * 150))
+        return lane()
+      }))
+      expect(lanes.flat()).toEqual(Array(16).fill(7))
+    } finally {
+      clearInterval(sampler)
+    }
+    // The worker serving, its replacement starting, and one retired worker finishing its runs.
+    expect(most).toBeLessThanOrEqual(3)
+    expect(most).toBeGreaterThanOrEqual(2)
   }, 60_000)
 
   it('S9.1 recycleAfterRuns 0 never replaces the worker', async () => {

@@ -158,12 +158,21 @@ export class IsolateSupervisor {
    */
   private replace(worker: SupervisedWorker): void {
     if (this.current !== worker || this.successor !== undefined || this.disposed) return
+    // One drained worker at a time: with long runs and a small recycleAfterRuns, each switch
+    // would otherwise leave another process finishing its runs. The next run asks again.
+    for (const other of this.workers) if (other.state === 'draining') return
     const next = (this.successor = this.spawn())
     next.ready.then(
       () => {
-        if (this.successor !== next) return
+        if (this.successor !== next) return // A run adopted it already (activeWorker), or disposed.
         this.successor = undefined
-        if (this.current !== worker || next.state !== 'ready') return
+        if (next.state !== 'ready') return
+        if (this.current !== worker && this.current !== undefined) {
+          this.kill(next, 'another worker took its place') // Never left running unused.
+          return
+        }
+        // Also when `worker` was retired meanwhile (a memory run, a missed deadline): the
+        // replacement takes its place instead of waiting for a run to start yet another.
         this.current = next
         this.retire(worker, `it served ${worker.served} runs (recycleAfterRuns)`)
       },

@@ -4,27 +4,19 @@
  * a host disposed before any run, or one whose start fails, leaves no worker process behind, and
  * `prestart: false` starts none until a run. Order and outcome only.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost } from '../../../src/host/create-host.ts'
-import { isAlive as alive } from '../../helpers/process-alive.ts'
+import { childPids, isAlive as alive } from '../../helpers/process-alive.ts'
 
 const workspace = mkdtempSync(join(tmpdir(), 'ptc-early-worker-'))
 afterAll(() => rmSync(workspace, { recursive: true, force: true }))
 
 /** Pids of this process's isolate worker children (Linux /proc), except those in `before`. */
 function isolateWorkers(before: readonly number[] = []): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
-    try {
-      const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1])
-      const mine = ppid === process.pid && !before.includes(Number(pid)) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('isolate-worker-entry')
-      return mine ? [Number(pid)] : []
-    } catch {
-      return []
-    }
-  })
+  return childPids('isolate-worker-entry').filter((pid) => !before.includes(pid))
 }
 
 const run = (host: Awaited<ReturnType<typeof createHost>>, code: string) => host.ctx.tools.execute({ name: 'run_code', arguments: { code, typecheck: false } }, { agent: 'test' })
@@ -71,6 +63,18 @@ describe('createHost starts the isolate worker (issue 12, S9.1)', { timeout: 120
     } finally {
       await host.dispose()
     }
+  })
+
+  it('S9.1 a run_code call made as the host is disposed fails saying so, and leaves no worker process behind', async () => {
+    const before = isolateWorkers()
+    const host = await createHost({ workspace, stateDir: false, builtins: 'none' })
+    expect((await run(host, 'return 1')).value).toMatchObject({ status: 'ok', value: 1 })
+    const disposed = host.dispose()
+    const late = await run(host, 'return 2')
+    await disposed
+    expect(late.isError).toBe(true)
+    expect(JSON.stringify(late.error ?? late.value)).toContain('the PTC service was disposed (the host is shutting down); the script was not run')
+    await expect.poll(() => isolateWorkers(before), { timeout: 30_000 }).toEqual([])
   })
 
   it("S9.1 ptc.prestart that is not a boolean is refused, naming the option", async () => {
