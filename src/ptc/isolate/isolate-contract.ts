@@ -142,7 +142,7 @@ export interface IsolateSupervisorOptions {
    * about 0.5-1 KB of native memory behind in its process that nothing can free (issue 12), so a
    * worker that served runs without end would grow without end. The replacement starts while the
    * old worker keeps serving; new runs go to it once it is ready, and the old one ends when its
-   * last run has.
+   * last run has. A replacement starts only while no retired worker is still finishing its runs.
    */
   recycleAfterRuns?: number
   /** The worker's main module (default `isolate-worker-entry.ts` next to this file). */
