@@ -14,6 +14,8 @@ import { resolve } from 'node:path'
 import type { Section } from './harness.ts'
 
 const CHILD = resolve(import.meta.dirname, 'memory-child.ts')
+const RESIDUE_CHILD = resolve(import.meta.dirname, 'isolate-residue-child.ts')
+const RESIDUE_ISOLATES = 8_000
 const RUNS = Number(process.env.PTC_BENCH_MEMORY_RUNS ?? 2_000)
 const TARGET_PERCENT = 5
 
@@ -65,6 +67,13 @@ async function report(): Promise<string[]> {
       lines.push(growth('isolate worker', points.map((point) => point.workerMb ?? 0)))
       lines.push(growth('isolate worker (anonymous pages only)', points.map((point) => point.worker?.anonMb ?? 0)))
     }
+  }
+  lines.push(`  native memory a disposed isolate leaves in its process (${RESIDUE_ISOLATES.toLocaleString('en-US')} one after another, full GC every 500, RSS slope from the 2,000th; why the worker is replaced every 2,000 runs):`)
+  for (const kind of ['raw', 'prepared'] as const) {
+    const out = execFileSync(process.execPath, ['--no-node-snapshot', '--expose-gc', RESIDUE_CHILD, kind, String(RESIDUE_ISOLATES)], { encoding: 'utf8', env: { ...process.env, MALLOC_ARENA_MAX: '2' } })
+    const { kbPerIsolate, firstMb, lastMb } = JSON.parse(out) as { kbPerIsolate: number; firstMb: number; lastMb: number }
+    const label = kind === 'raw' ? 'raw isolated-vm isolate with a context' : "this product's prepareIsolate (runtime installed)"
+    lines.push(`    ${label}: ${kbPerIsolate.toFixed(2)} KB an isolate (RSS ${firstMb.toFixed(0)} → ${lastMb.toFixed(0)} MB)`)
   }
   return lines
 }
