@@ -139,7 +139,8 @@ export interface IsolateSupervisorOptions {
   /**
    * Runs a worker serves before it is replaced, 0 for never (default
    * `DEFAULT_RECYCLE_AFTER_RUNS`, 2,000). Every isolate isolated-vm creates and disposes leaves
-   * about 0.5-1 KB of native memory behind in its process that nothing can free (issue 12), so a
+   * native memory behind in its process that nothing can free (about 0.4 KB, `npm run bench --
+   * memory`; issue 12), so a
    * worker that served runs without end would grow without end. The replacement starts while the
    * old worker keeps serving; new runs go to it once it is ready, and the old one ends when its
    * last run has. A replacement starts only while no retired worker is still finishing its runs.
