@@ -30,6 +30,7 @@ import { ExecutionGate } from '../src/scheduler/execution-gate.ts'
 import { defineTool } from '../src/tools/define-tool.ts'
 import { CALLS, PAYLOAD_CALLS, productRunner, rawRunner, type ScriptName, type ScriptRunner } from './call-path-fixtures.ts'
 import { section, type BenchCase } from './harness.ts'
+import { cpuSince, threadCpu, type ThreadCpu } from './thread-cpu.ts'
 import { pipelineBenchRoot, pipelineBody, pipelineCall } from './pipeline.bench.ts'
 
 const COLD_RUNS = 40
@@ -56,6 +57,29 @@ const PIPELINE = 'pipeline: tools.execute (3 policies + 1 guard)'
 
 let teardown: (() => Promise<void>) | undefined
 
+/** CPU by thread over every sample of the sequential workload (ms), summed: host, and worker (process). */
+const sequentialCpu: Record<'inline' | 'process', { host: ThreadCpu; worker: ThreadCpu; runs: number }> = {
+  inline: { host: { main: 0, v8: 0, other: 0 }, worker: { main: 0, v8: 0, other: 0 }, runs: 0 },
+  process: { host: { main: 0, v8: 0, other: 0 }, worker: { main: 0, v8: 0, other: 0 }, runs: 0 },
+}
+
+/** `run` that also adds the CPU each thread group used during it to `sequentialCpu[mode]`. */
+function countingCpu(mode: 'inline' | 'process', workerPid: () => number | undefined, run: () => Promise<unknown>): () => Promise<unknown> {
+  return async () => {
+    const pid = workerPid()
+    const before = { host: threadCpu(process.pid), worker: pid === undefined ? undefined : threadCpu(pid) }
+    await run()
+    const total = sequentialCpu[mode]
+    const host = cpuSince(before.host, threadCpu(process.pid))
+    const worker = pid === undefined || before.worker === undefined ? { main: 0, v8: 0, other: 0 } : cpuSince(before.worker, threadCpu(pid))
+    for (const group of ['main', 'v8', 'other'] as const) {
+      total.host[group] += host[group]
+      total.worker[group] += worker[group]
+    }
+    total.runs++
+  }
+}
+
 /** `latency-child.ts`'s medians (ms): a trivial run after a pause, cores let idle and kept awake. */
 let latency: { idleMs: number; awakeMs: number } | undefined
 
@@ -67,7 +91,11 @@ export const callPath = section(
     const runners: Record<RunnerName, ScriptRunner> = { raw: rawRunner(), inline: await productRunner('inline'), process: await productRunner('process') }
     const cases: BenchCase[] = []
     for (const { script, iterations } of WORKLOADS) {
-      for (const runner of RUNNERS) cases.push({ name: caseName(runner, script), run: () => runners[runner].run(script), iterations, ...(runner === 'raw' && script === 'trivial' && { baseline: true }) })
+      for (const runner of RUNNERS) {
+        const run = () => runners[runner].run(script)
+        const counted = runner !== 'raw' && script === 'sequential' ? countingCpu(runner, () => (runner === 'process' ? workerPidOf(runners.process) : undefined), run) : run
+        cases.push({ name: caseName(runner, script), run: counted, iterations, ...(runner === 'raw' && script === 'trivial' && { baseline: true }) })
+      }
     }
     cases.push({ name: LATENCY, run: () => runners.process.run('trivial'), pause: () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS)), iterations: 10 })
     const hops = await hopCases()
@@ -197,6 +225,29 @@ function noopTool() {
   })
 }
 
+/** The worker process's pid of a product runner (`isolation: 'process'`), read where the host keeps it. */
+function workerPidOf(runner: ScriptRunner): number | undefined {
+  return (runner as ScriptRunner & { host?: { ctx: { ptc: { _supervisor?: { workerPid?: number } } } } }).host?.ctx.ptc._supervisor?.workerPid
+}
+
+/**
+ * Where a sequential call's CPU goes, by thread (µs a call, over every sample including warm-up,
+ * at the kernel's 10 ms tick): each process's main thread, V8's helper threads, and the rest
+ * (isolated-vm's isolate threads). In the worker process both main threads also carry the IPC.
+ */
+function cpuByThread(): string[] {
+  const lines = ['  a sequential call\'s CPU by thread (µs a call; Linux /proc, all samples):']
+  for (const mode of ['inline', 'process'] as const) {
+    const { host, worker, runs } = sequentialCpu[mode]
+    if (runs === 0) continue
+    const perCall = (ms: number) => ((ms * 1000) / (runs * CALLS)).toFixed(1)
+    const hostPart = `host main ${perCall(host.main)}, host isolate threads ${perCall(host.other)}, host V8 helpers ${perCall(host.v8)}`
+    const workerPart = mode === 'process' ? `; worker main ${perCall(worker.main)}, worker isolate threads ${perCall(worker.other)}, worker V8 helpers ${perCall(worker.v8)}` : ''
+    lines.push(`    ${mode.padEnd(7)} ${hostPart}${workerPart}`)
+  }
+  return lines
+}
+
 /**
  * A sequential call inline, whole runs divided by their calls (µs): raw isolated-vm, the runner
  * with a trivial dispatch, the runner with the real bridge, gate and pipeline as the dispatch, and
@@ -232,6 +283,7 @@ function summary(m: Readonly<Record<string, number>>): string[] {
     `  = expected inline ${(runnerCall('inline') + host).toFixed(1)}, process ${(runnerCall('process') + host).toFixed(1)}; measured through run_code: inline ${perCall('inline', 'sequential', CALLS).toFixed(1)}, process ${perCall('process', 'sequential', CALLS).toFixed(1)}`,
     `  floor of the worker process's extra hop: a bare IPC round trip between two idle processes ${m[HOP_IPC]!.toFixed(1)}, so a sequential call there costs at least (raw + IPC) / raw = ${((perCall('raw', 'sequential', CALLS) + m[HOP_IPC]!) / perCall('raw', 'sequential', CALLS)).toFixed(2)}× raw's sequential call (${perCall('raw', 'sequential', CALLS).toFixed(1)}) before any work`,
     ...inPlace(m),
+    ...cpuByThread(),
     `  floor of a parallel call inline: raw's whole parallel call ${perCall('raw', 'parallel', CALLS).toFixed(1)} plus the host's part alone ${host.toFixed(1)} = ${((perCall('raw', 'parallel', CALLS) + host) / perCall('raw', 'parallel', CALLS)).toFixed(2)}× raw (the host's thread runs both, one call after another)`,
     '',
     `load average now: ${loadavg().map((load) => load.toFixed(2)).join(' / ')} (targets are for a machine at load 1.4–1.7 or idle; compare ratios)`,
