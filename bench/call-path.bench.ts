@@ -57,19 +57,16 @@ const PIPELINE = 'pipeline: tools.execute (3 policies + 1 guard)'
 
 let teardown: (() => Promise<void>) | undefined
 
-/** CPU by thread over every sample of the sequential workload (ms), summed: host, and worker (process). */
-const sequentialCpu: Record<'inline' | 'process', { host: ThreadCpu; worker: ThreadCpu; runs: number }> = {
-  inline: { host: { main: 0, v8: 0, other: 0 }, worker: { main: 0, v8: 0, other: 0 }, runs: 0 },
-  process: { host: { main: 0, v8: 0, other: 0 }, worker: { main: 0, v8: 0, other: 0 }, runs: 0 },
-}
+/** CPU by thread over every sample of a workload (ms), summed: host, and worker (process); keyed by case name. */
+const workloadCpu: Record<string, { host: ThreadCpu; worker: ThreadCpu; runs: number }> = {}
 
-/** `run` that also adds the CPU each thread group used during it to `sequentialCpu[mode]`. */
-function countingCpu(mode: 'inline' | 'process', workerPid: () => number | undefined, run: () => Promise<unknown>): () => Promise<unknown> {
+/** `run` that also adds the CPU each thread group used during it to `workloadCpu[name]`. */
+function countingCpu(name: string, workerPid: () => number | undefined, run: () => Promise<unknown>): () => Promise<unknown> {
   return async () => {
     const pid = workerPid()
     const before = { host: threadCpu(process.pid), worker: pid === undefined ? undefined : threadCpu(pid) }
     await run()
-    const total = sequentialCpu[mode]
+    const total = (workloadCpu[name] ??= { host: { main: 0, v8: 0, other: 0 }, worker: { main: 0, v8: 0, other: 0 }, runs: 0 })
     const host = cpuSince(before.host, threadCpu(process.pid))
     const worker = pid === undefined || before.worker === undefined ? { main: 0, v8: 0, other: 0 } : cpuSince(before.worker, threadCpu(pid))
     for (const group of ['main', 'v8', 'other'] as const) {
@@ -93,7 +90,7 @@ export const callPath = section(
     for (const { script, iterations } of WORKLOADS) {
       for (const runner of RUNNERS) {
         const run = () => runners[runner].run(script)
-        const counted = runner !== 'raw' && script === 'sequential' ? countingCpu(runner, () => (runner === 'process' ? workerPidOf(runners.process) : undefined), run) : run
+        const counted = script === 'sequential' || script === 'parallel' ? countingCpu(caseName(runner, script), () => (runner === 'process' ? workerPidOf(runners.process) : undefined), run) : run
         cases.push({ name: caseName(runner, script), run: counted, iterations, ...(runner === 'raw' && script === 'trivial' && { baseline: true }) })
       }
     }
@@ -231,19 +228,23 @@ function workerPidOf(runner: ScriptRunner): number | undefined {
 }
 
 /**
- * Where a sequential call's CPU goes, by thread (µs a call, over every sample including warm-up,
- * at the kernel's 10 ms tick): each process's main thread, V8's helper threads, and the rest
- * (isolated-vm's isolate threads). In the worker process both main threads also carry the IPC.
+ * Where a call's CPU goes, by thread (µs a call, over every sample including warm-up, at the
+ * kernel's 10 ms tick): each process's main thread, V8's helper threads, and the rest (isolated-vm's
+ * isolate threads). In the worker process both main threads also carry the IPC. A burst of
+ * parallel calls is bound by its busiest thread: a call cannot take less wall time than that
+ * thread's CPU per call.
  */
-function cpuByThread(): string[] {
-  const lines = ['  a sequential call\'s CPU by thread (µs a call; Linux /proc, all samples):']
-  for (const mode of ['inline', 'process'] as const) {
-    const { host, worker, runs } = sequentialCpu[mode]
-    if (runs === 0) continue
-    const perCall = (ms: number) => ((ms * 1000) / (runs * CALLS)).toFixed(1)
-    const hostPart = `host main ${perCall(host.main)}, host isolate threads ${perCall(host.other)}, host V8 helpers ${perCall(host.v8)}`
-    const workerPart = mode === 'process' ? `; worker main ${perCall(worker.main)}, worker isolate threads ${perCall(worker.other)}, worker V8 helpers ${perCall(worker.v8)}` : ''
-    lines.push(`    ${mode.padEnd(7)} ${hostPart}${workerPart}`)
+function cpuByThread(m: Readonly<Record<string, number>>): string[] {
+  const lines = ["  a call's CPU by thread (µs a call; Linux /proc, all samples), beside its wall time:"]
+  for (const script of ['sequential', 'parallel'] as const) {
+    for (const runner of RUNNERS) {
+      const cpu = workloadCpu[caseName(runner, script)]
+      if (cpu === undefined || cpu.runs === 0) continue
+      const perCall = (ms: number) => ((ms * 1000) / (cpu.runs * CALLS)).toFixed(1)
+      const hostPart = `host main ${perCall(cpu.host.main)}, host isolate threads ${perCall(cpu.host.other)}, host V8 helpers ${perCall(cpu.host.v8)}`
+      const workerPart = runner === 'process' ? `; worker main ${perCall(cpu.worker.main)}, worker isolate threads ${perCall(cpu.worker.other)}, worker V8 helpers ${perCall(cpu.worker.v8)}` : ''
+      lines.push(`    ${`${script} ${runner}`.padEnd(18)} wall ${(m[caseName(runner, script)]! / CALLS).toFixed(1).padStart(6)}: ${hostPart}${workerPart}`)
+    }
   }
   return lines
 }
@@ -283,8 +284,8 @@ function summary(m: Readonly<Record<string, number>>): string[] {
     `  = expected inline ${(runnerCall('inline') + host).toFixed(1)}, process ${(runnerCall('process') + host).toFixed(1)}; measured through run_code: inline ${perCall('inline', 'sequential', CALLS).toFixed(1)}, process ${perCall('process', 'sequential', CALLS).toFixed(1)}`,
     `  floor of the worker process's extra hop: a bare IPC round trip between two idle processes ${m[HOP_IPC]!.toFixed(1)}, so a sequential call there costs at least (raw + IPC) / raw = ${((perCall('raw', 'sequential', CALLS) + m[HOP_IPC]!) / perCall('raw', 'sequential', CALLS)).toFixed(2)}× raw's sequential call (${perCall('raw', 'sequential', CALLS).toFixed(1)}) before any work`,
     ...inPlace(m),
-    ...cpuByThread(),
-    `  floor of a parallel call inline: raw's whole parallel call ${perCall('raw', 'parallel', CALLS).toFixed(1)} plus the host's part alone ${host.toFixed(1)} = ${((perCall('raw', 'parallel', CALLS) + host) / perCall('raw', 'parallel', CALLS)).toFixed(2)}× raw (the host's thread runs both, one call after another)`,
+    ...cpuByThread(m),
+    `  a parallel call inline adds the host's part (${host.toFixed(1)} alone) to the host's main thread, which raw's burst already keeps busy (CPU by thread above)`,
     '',
     `load average now: ${loadavg().map((load) => load.toFixed(2)).join(' / ')} (targets are for a machine at load 1.4–1.7 or idle; compare ratios)`,
     '| issue 12 target | measured (same run) | target |',
