@@ -9,7 +9,7 @@
  * Arguments: isolation (`process` | `inline`), RUNS, and `small-young` to keep the host's young
  * generation small first, as `ptc serve` does (`keepYoungGenerationSmall`).
  */
-import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
@@ -36,21 +36,6 @@ function rssParts(pid: number | 'self'): { anonMb: number; fileMb: number } | nu
   } catch {
     return null
   }
-}
-
-/** The pid of this process's child process running the isolate worker, from /proc. */
-function workerPid(): number | null {
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('isolate-worker-entry')) return Number(pid)
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return null
 }
 
 const workspace = mkdtempSync(join(tmpdir(), 'ptc-bench-memory-'))
@@ -91,7 +76,8 @@ const sample = async (run: number) => {
   gc()
   const usage = process.memoryUsage()
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
-  const worker = workerPid()
+  // The worker runs go to now, as the supervisor knows it (a replaced one may still be draining).
+  const worker = host.ctx.ptc._supervisor?.workerPid ?? null
   points.push({ run, hostMb: mb(usage.rss), workerMb: workerRss(worker), heapMb: mb(usage.heapTotal), externalMb: mb(usage.external), host: rssParts('self'), worker: worker === null ? null : rssParts(worker) })
 }
 const every = Math.max(1, Math.round(runs / 10))
