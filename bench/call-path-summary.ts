@@ -1,0 +1,156 @@
+/**
+ * What `call-path.bench.ts` prints after its table (issue 12): one sequential call hop by hop,
+ * where the time of a call goes in place and by thread, and each target of issue 12 beside its
+ * measured value and the floor measured in the same run. The case names are here so both files
+ * agree on them.
+ */
+import { loadavg } from 'node:os'
+import { CALLS, PAYLOAD_CALLS, type ScriptName } from './call-path-fixtures.ts'
+import type { ThreadCpu } from './thread-cpu.ts'
+
+export const RUNNERS = ['raw', 'inline', 'process'] as const
+export type RunnerName = (typeof RUNNERS)[number]
+export const caseName = (runner: RunnerName, script: ScriptName) => `${runner}: ${script}`
+export const HOP_RAW = 'hop: raw Reference.apply, reused context'
+export const HOP_RUNNER = (mode: 'inline' | 'process', script: 'trivial' | 'sequential') => `hop: runner ${mode}, trivial dispatch: ${script}`
+export const HOP_HOST = 'hop: host bridge + gate + pipeline, noop'
+export const HOP_HOST_SLEPT = 'hop: host bridge + gate + pipeline, noop, after the host thread slept 30 µs'
+export const HOP_IN_PLACE = 'hop: runner inline, bridge + gate + pipeline dispatch: sequential'
+export const HOP_IPC = 'hop: bare IPC round trip (process.send, advanced)'
+export const HOP_IPC_PAYLOAD = 'hop: bare IPC round trip, the 64 KB result one way'
+export const LATENCY = 'process: trivial run, pool refilled'
+export const FLOOR_IPC = 'floor: bare IPC round trip after the same pause'
+export const FLOOR_RAW = 'floor: raw trivial run on an isolate made ahead, after the same pause'
+export const FLOOR_COPY = 'floor: canonical copy of the 64 KB result (materializeJson, S6.1/S6.4)'
+export const DIRECT = 'pipeline: direct await body(args)'
+export const PIPELINE = 'pipeline: tools.execute (3 policies + 1 guard)'
+
+/** CPU by thread of one workload (ms, summed over its `runs`): the host's, and the worker's (process). */
+export type WorkloadCpu = Record<string, { host: ThreadCpu; worker: ThreadCpu; runs: number }>
+
+/** What the section measured besides its cases: CPU by thread, and `latency-child.ts`'s medians (ms). */
+export interface SummaryInputs {
+  workloadCpu: WorkloadCpu
+  latency: { idleMs: number; awakeMs: number } | undefined
+}
+
+/** CPU µs a call of one thread group in one workload, or undefined when it was not counted. */
+function cpuPerCall(inputs: SummaryInputs, name: string, side: 'host' | 'worker', group: keyof ThreadCpu): number | undefined {
+  const cpu = inputs.workloadCpu[name]
+  return cpu === undefined || cpu.runs === 0 ? undefined : (cpu[side][group] * 1000) / (cpu.runs * CALLS)
+}
+
+/**
+ * Where a call's CPU goes, by thread (µs a call, over every sample including warm-up, at the
+ * kernel's 10 ms tick): each process's main thread, V8's helper threads, and the rest (isolated-vm's
+ * isolate threads). In the worker process both main threads also carry the IPC. A burst of
+ * parallel calls is bound by its busiest thread: a call cannot take less wall time than that
+ * thread's CPU per call.
+ */
+function cpuByThread(m: Readonly<Record<string, number>>, inputs: SummaryInputs): string[] {
+  const lines = ["  a call's CPU by thread (µs a call; Linux /proc, all samples), beside its wall time:"]
+  for (const script of ['sequential', 'parallel'] as const) {
+    for (const runner of RUNNERS) {
+      const name = caseName(runner, script)
+      if (cpuPerCall(inputs, name, 'host', 'main') === undefined) continue
+      const part = (side: 'host' | 'worker') =>
+        `${side} main ${cpuPerCall(inputs, name, side, 'main')!.toFixed(1)}, ${side} isolate threads ${cpuPerCall(inputs, name, side, 'other')!.toFixed(1)}, ${side} V8 helpers ${cpuPerCall(inputs, name, side, 'v8')!.toFixed(1)}`
+      lines.push(`    ${`${script} ${runner}`.padEnd(18)} wall ${(m[name]! / CALLS).toFixed(1).padStart(6)}: ${part('host')}${runner === 'process' ? `; ${part('worker')}` : ''}`)
+    }
+  }
+  return lines
+}
+
+/**
+ * A sequential call inline, whole runs divided by their calls (µs): raw isolated-vm, the runner
+ * with a trivial dispatch, the runner with the real bridge, gate and pipeline as the dispatch, and
+ * `run_code`. The last three differ only on the host's side, so the third minus the second is what
+ * the host part costs in place, between the isolate's steps, beside what it costs alone: back to
+ * back in a loop, and after the host's thread slept 30 µs as it does while the isolate works.
+ */
+function inPlace(m: Readonly<Record<string, number>>): string[] {
+  const perCall = (name: string) => m[name]! / CALLS
+  const trivial = perCall(HOP_RUNNER('inline', 'sequential'))
+  const bridged = perCall(HOP_IN_PLACE)
+  return [
+    '  a sequential call inline, whole runs / calls (µs):',
+    `    raw isolated-vm                                    ${(m[caseName('raw', 'sequential')]! / CALLS).toFixed(1)}`,
+    `    runner, trivial dispatch                           ${trivial.toFixed(1)}`,
+    `    runner, bridge + gate + pipeline as the dispatch   ${bridged.toFixed(1)}  (the host part in place: ${(bridged - trivial).toFixed(1)}; alone back to back: ${m[HOP_HOST]!.toFixed(1)}; alone after the thread slept 30 µs: ${m[HOP_HOST_SLEPT]!.toFixed(1)})`,
+    `    run_code                                           ${(m[caseName('inline', 'sequential')]! / CALLS).toFixed(1)}`,
+  ]
+}
+
+/**
+ * The floor of each per-call target (µs a call, measured in the same run) and what it is made of:
+ * raw isolated-vm's own call plus the hops this design cannot skip, each measured alone. Parallel
+ * calls are bound by a thread's CPU instead (see {@link cpuByThread}).
+ */
+function floors(m: Readonly<Record<string, number>>, inputs: SummaryInputs, raw: (script: ScriptName) => number): Record<string, { us: number; of: string } | undefined> {
+  const slept = m[HOP_HOST_SLEPT]!
+  const rawHostMain = cpuPerCall(inputs, caseName('raw', 'parallel'), 'host', 'main')
+  const processCpu = (['main', 'other', 'v8'] as const).reduce((sum, group) => sum + (cpuPerCall(inputs, caseName('process', 'parallel'), 'host', group) ?? NaN) + (cpuPerCall(inputs, caseName('process', 'parallel'), 'worker', group) ?? NaN), 0)
+  const copy = m[FLOOR_COPY]!
+  return {
+    'sequential inline': { us: raw('sequential') + slept, of: `raw + host part after a 30 µs sleep ${slept.toFixed(1)}` },
+    'sequential process': { us: raw('sequential') + m[HOP_IPC]! + slept, of: `raw + bare IPC ${m[HOP_IPC]!.toFixed(1)} + host part ${slept.toFixed(1)}` },
+    'parallel inline': rawHostMain === undefined ? undefined : { us: rawHostMain + m[HOP_HOST]!, of: `host main thread: raw's ${rawHostMain.toFixed(1)} + host part ${m[HOP_HOST]!.toFixed(1)}` },
+    'parallel process': Number.isNaN(processCpu) ? undefined : { us: processCpu / 2, of: `every thread's CPU ${processCpu.toFixed(1)} on 2 cores` },
+    'payload inline': { us: raw('payload') + copy, of: `raw + canonical copy ${copy.toFixed(0)}` },
+    'payload process': { us: raw('payload') + copy + m[HOP_IPC_PAYLOAD]!, of: `raw + copy ${copy.toFixed(0)} + IPC with the 64 KB ${m[HOP_IPC_PAYLOAD]!.toFixed(0)}` },
+  }
+}
+
+/** The hop table and the targets of issue 12 beside the measured values and floors (medians in µs). */
+export function summary(m: Readonly<Record<string, number>>, inputs: SummaryInputs): string[] {
+  const perCall = (runner: RunnerName, script: ScriptName, calls: number) => (m[caseName(runner, script)]! - m[caseName(runner, 'trivial')]!) / calls
+  const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`
+  const rawCall = m[HOP_RAW]! / CALLS
+  const runnerCall = (mode: 'inline' | 'process') => (m[HOP_RUNNER(mode, 'sequential')]! - m[HOP_RUNNER(mode, 'trivial')]!) / CALLS
+  const host = m[HOP_HOST]!
+  const lines = [
+    'one sequential call, hop by hop (µs; each hop = a measured case minus the one before it):',
+    `  isolate ⇄ host thread (raw Reference.apply round trip)            ${rawCall.toFixed(1)}`,
+    `  + runtime, call queue, settle batch (runner inline − raw)          ${(runnerCall('inline') - rawCall).toFixed(1)}`,
+    `  + worker main thread ⇄ host IPC (runner process − runner inline)  ${(runnerCall('process') - runnerCall('inline')).toFixed(1)}`,
+    `  + host: bridge, gate, pipeline (measured alone)                    ${host.toFixed(1)}`,
+    `  = expected inline ${(runnerCall('inline') + host).toFixed(1)}, process ${(runnerCall('process') + host).toFixed(1)}; measured through run_code: inline ${perCall('inline', 'sequential', CALLS).toFixed(1)}, process ${perCall('process', 'sequential', CALLS).toFixed(1)}`,
+    ...inPlace(m),
+    ...cpuByThread(m, inputs),
+    '',
+    `load average now: ${loadavg().map((load) => load.toFixed(2)).join(' / ')} (targets are for a machine at load 1.4–1.7 or idle; compare ratios)`,
+    '| issue 12 target | measured (same run) | floor (same run) | target |',
+    '| --- | ---: | ---: | ---: |',
+  ]
+  const row = (what: string, measured: string, floor: string, target: string) => lines.push(`| ${what} | ${measured} | ${floor} | ${target} |`)
+  const calls = { sequential: CALLS, parallel: CALLS, payload: PAYLOAD_CALLS, trivial: 1 }
+  const raw = (script: ScriptName) => perCall('raw', script, calls[script])
+  const floor = floors(m, inputs, raw)
+  for (const [script, inline, process] of [
+    ['sequential', 1.3, 2],
+    ['parallel', 1.5, 2],
+    ['payload', 1.3, 1.6],
+  ] as const) {
+    for (const [mode, target] of [['inline', inline], ['process', process]] as const) {
+      const measured = perCall(mode, script, calls[script])
+      const bound = floor[`${script} ${mode}`]
+      row(
+        `${script} µs/call, ${mode}`,
+        `${measured.toFixed(1)} (${ratio(measured, raw(script))} raw ${raw(script).toFixed(1)})`,
+        bound === undefined ? '—' : `${bound.us.toFixed(1)} (${ratio(bound.us, raw(script))}: ${bound.of})`,
+        `≤ ${target}× raw`,
+      )
+    }
+  }
+  const cold = (runner: RunnerName) => m[caseName(runner, 'trivial')]! / 1000
+  row('cold run ms (fresh isolate, back to back), inline', `${cold('inline').toFixed(2)} (${ratio(cold('inline'), cold('raw'))} raw ${cold('raw').toFixed(2)})`, '—', '≤ 1.0× raw')
+  row('cold run ms, process', `${cold('process').toFixed(2)} (${ratio(cold('process'), cold('raw'))} raw)`, '—', '≤ 1.0× raw')
+  const latencyFloor = (m[FLOOR_IPC]! + m[FLOOR_RAW]!) / 1000
+  row('trivial run ms, pool refilled, process', (m[LATENCY]! / 1000).toFixed(2), `${latencyFloor.toFixed(2)} (IPC round trip ${(m[FLOOR_IPC]! / 1000).toFixed(2)} + raw run on a ready isolate ${(m[FLOOR_RAW]! / 1000).toFixed(2)}, each after the same pause)`, '≤ 1.5 ms')
+  const { latency } = inputs
+  if (latency !== undefined) {
+    row('trivial run ms, pool refilled, process, in a process holding only the host', `${latency.idleMs.toFixed(2)}; ${latency.awakeMs.toFixed(2)} with a thread of the host waking every 25 µs (cores never idle)`, '—', '≤ 1.5 ms')
+  }
+  row('pipeline overhead µs/call (3 policies + 1 guard)', (m[PIPELINE]! - m[DIRECT]!).toFixed(2), '—', '≤ 5 µs (idle machine)')
+  return lines
+}
