@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
-import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { IsolatePool, type PreparedIsolate } from '../../src/ptc/isolate/isolate-pool.ts'
 import { runInIsolate } from '../../src/ptc/isolate/isolate-run.ts'
 import { SNAPSHOT_INSTALL_GLOBAL } from '../../src/ptc/isolate/runtime-snapshot.ts'
 import { expectHealthy } from './harness.ts'
@@ -27,6 +27,42 @@ describe('IsolatePool', () => {
     first.isolate.dispose()
     second.isolate.dispose()
     await expectHealthy(pool)
+  })
+
+  it('S9.1 a finished run\'s clean-up (its isolate disposed, the pool refilled) waits for housekeepingDelayMs, and by default happens on the next turn (issue 12)', async () => {
+    const dispatch = async () => ({ ok: true as const, valueJson: 'null' })
+    /** Runs `return 1` on `on`; the isolate it took, with the pool's idle count 20 ms after the answer. */
+    const runAndLook = async (on: IsolatePool) => {
+      await expectHealthy(on) // the first run's refill fills the pool to its size
+      await vi.waitFor(() => expect(on.idleCount).toBe(2), { timeout: 10_000, interval: 20 })
+      const take = on.take.bind(on)
+      let taken: PreparedIsolate | undefined
+      on.take = async () => (taken = await take())
+      expect((await runInIsolate({ js: 'return 1', toolNames: [], dispatch }, on)).status).toBe('ok')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      return { taken: taken!, idleSoon: on.idleCount }
+    }
+    pool = new IsolatePool({ size: 2, housekeepingDelayMs: 400 })
+    const delayed = await runAndLook(pool)
+    // 20 ms after the answer: nothing cleaned up yet (a timer of 20 ms fires before one of 400).
+    expect(delayed.taken.isolate.isDisposed).toBe(false)
+    expect(delayed.idleSoon).toBe(1)
+    await vi.waitFor(() => {
+      expect(delayed.taken.isolate.isDisposed).toBe(true)
+      expect(pool!.idleCount).toBe(2)
+    }, { timeout: 10_000, interval: 20 })
+    pool.dispose()
+
+    pool = new IsolatePool({ size: 2 })
+    const atOnce = await runAndLook(pool)
+    expect(atOnce.taken.isolate.isDisposed).toBe(true)
+    await vi.waitFor(() => expect(pool!.idleCount).toBe(2), { timeout: 10_000, interval: 20 })
+  })
+
+  it('S9.1 housekeepingDelayMs must be a finite number of ms, 0 or more', () => {
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new IsolatePool({ size: 0, housekeepingDelayMs: bad })).toThrow(/housekeepingDelayMs must be a finite number >= 0/)
+    }
   })
 
   it('S9.1 an isolate made from the runtime snapshot has the runtime installed and nothing of the snapshot left on its global', async () => {

@@ -38,6 +38,12 @@ export interface PreparedIsolate {
    * so the replacement is prepared after the run rather than during it.
    */
   onReleased?: (() => void) | undefined
+  /**
+   * Set by the pool that handed the isolate out: when the run's clean-up (disposing this isolate,
+   * {@link onReleased}) happens once the run has answered. Without it, on the next turn
+   * (`setImmediate`). See {@link IsolatePoolOptions.housekeepingDelayMs}.
+   */
+  afterRun?: ((cleanUp: () => void) => void) | undefined
 }
 
 /** The host side of the runtime's callbacks for one run (see `runtime/bridge-types.ts`). */
@@ -135,12 +141,30 @@ export interface IsolatePoolOptions {
   size?: number
   /** Heap limit in MB of the pooled isolates (default 128). Runs with another limit bypass the pool. */
   memoryMb?: number
+  /**
+   * How long after a run has answered its clean-up starts, in ms: disposing its isolate and
+   * preparing the replacement, about 2.5 ms of this thread's CPU. Default 0: on the next turn.
+   * The isolate worker process waits {@link WORKER_HOUSEKEEPING_DELAY_MS}: its answer wakes the
+   * host, which the kernel often queues on the core the worker is running on, so clean-up at once
+   * kept the host from finishing the run for those milliseconds (issue 12).
+   */
+  housekeepingDelayMs?: number
 }
 
 /**
+ * {@link IsolatePoolOptions.housekeepingDelayMs} of the isolate worker process (ms). Issue 12,
+ * `perf sched timehist` of a trivial run after a 50 ms pause: the host, woken by the result, waited
+ * 0.9-2.4 ms for the core on which the worker was disposing the isolate and preparing the next
+ * one, while the other core stayed idle. With this delay the host finishes first: a trivial run
+ * after a pause 4.4 -> 2.0 ms (medians of 40, four alternating rounds), 200 back-to-back runs
+ * 10-20 % slower (their clean-up now overlaps the next run instead of the host's turn).
+ */
+export const WORKER_HOUSEKEEPING_DELAY_MS = 2
+
+/**
  * A small pool of {@link PreparedIsolate}s, refilled in the background after each `take()`.
- * It holds no timers and no handles of its own, so it never keeps the process alive; call
- * `dispose()` to free the idle isolates.
+ * It never keeps the process alive (its only timers, with `housekeepingDelayMs`, are unref'd);
+ * call `dispose()` to free the idle isolates.
  *
  * Start-up (issue 12): a new pool prepares one isolate, without the runtime snapshot, so the
  * first run (and the isolate worker's `ready`, sent after it) waits for one preparation only;
@@ -149,6 +173,7 @@ export interface IsolatePoolOptions {
 export class IsolatePool {
   readonly size: number
   readonly memoryMb: number
+  private readonly afterRun: ((cleanUp: () => void) => void) | undefined
   private readonly idle: PreparedIsolate[] = []
   private filling = 0
   /** take() calls waiting for an isolate being prepared (`undefined`: its preparation failed). */
@@ -163,6 +188,10 @@ export class IsolatePool {
   constructor(options: IsolatePoolOptions = {}) {
     this.size = Math.max(0, Math.floor(options.size ?? 2))
     this.memoryMb = options.memoryMb ?? 128
+    const delay = options.housekeepingDelayMs ?? 0
+    if (!(Number.isFinite(delay) && delay >= 0)) throw new RangeError(`housekeepingDelayMs must be a finite number >= 0, got ${delay}`)
+    // An unref'd timer: pending clean-up never keeps the process alive.
+    if (delay > 0) this.afterRun = (cleanUp) => void setTimeout(cleanUp, delay).unref()
     this.refill(Math.min(1, this.size), false)
   }
 
@@ -185,6 +214,7 @@ export class IsolatePool {
     const taken = ready ?? (await prepareIsolate({ memoryMb: this.memoryMb }))
     // After the run: the snapshot, when not made yet, is made then, off every run's path.
     taken.onReleased = () => this.refill(this.size, true)
+    taken.afterRun = this.afterRun
     return taken
   }
 

@@ -14,7 +14,7 @@ import { flushCompileCache } from 'node:module'
 import type { ChildMessage, IsolateToolCall, IsolateToolOutcome, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './isolate-contract.ts'
 import { expandAnswer } from './answer-tuples.ts'
 import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
-import { IsolatePool } from './isolate-pool.ts'
+import { IsolatePool, WORKER_HOUSEKEEPING_DELAY_MS } from './isolate-pool.ts'
 import { runInIsolate } from './isolate-run.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 import { TurnBatcher } from './turn-batcher.ts'
@@ -29,7 +29,7 @@ if (typeof process.send !== 'function') {
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Partial<IsolateWorkerOptions>
-const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128 })
+const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128, housekeepingDelayMs: WORKER_HOUSEKEEPING_DELAY_MS })
 const runs = new Map<string, AbortController>()
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */
 const calls = new Map<string, Map<string, PendingCall>>()
