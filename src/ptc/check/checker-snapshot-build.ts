@@ -13,7 +13,7 @@ import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { writeCacheFile } from '../user-cache.ts'
-import { type CheckerSnapshotManifest, fileSha256, pruneSnapshots, SNAPSHOT_ENTRY, SNAPSHOT_FORMAT, snapshotKey } from './checker-snapshot.ts'
+import { type CheckerSnapshotManifest, fileSha256, isOwnSource, PACKAGE_ROOT, pruneSnapshots, SNAPSHOT_ENTRY, SNAPSHOT_FORMAT, snapshotKey } from './checker-snapshot.ts'
 
 const [folder, name] = process.argv.slice(2)
 if (folder === undefined || name === undefined) throw new Error('usage: checker-snapshot-build.ts <cache folder> <name>')
@@ -45,7 +45,7 @@ try {
   const inputs: Record<string, string> = {}
   for (const input of Object.keys(result.metafile.inputs)) {
     const file = path.resolve(input)
-    if (!file.includes(`${path.sep}node_modules${path.sep}`) && file !== shim) inputs[file] = fileSha256(file)
+    if (isOwnSource(file, PACKAGE_ROOT) && file !== shim) inputs[file] = fileSha256(file)
   }
   const built = spawnSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', bundle], { stdio: 'ignore', timeout: 5 * 60_000 })
   if (built.status !== 0) throw new Error(`node --build-snapshot ended with ${built.status ?? built.signal}`)

@@ -37,7 +37,7 @@ export interface CheckerSnapshotManifest {
   /** The blob's file name in the cache folder and its size in bytes. */
   blob: string
   blobBytes: number
-  /** SHA-256 (hex) of every bundled source file outside node_modules, by absolute path. */
+  /** SHA-256 (hex) of every bundled file of this package's own ({@link isOwnSource}), by absolute path. */
   inputs: Record<string, string>
 }
 
@@ -46,6 +46,29 @@ export function snapshotKey(): { name: string; node: string; arch: string; types
   const typescript = (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('typescript/package.json'), 'utf8')) as { version: string }).version
   const identity = JSON.stringify([SNAPSHOT_FORMAT, process.version, process.arch, typescript, HERE])
   return { name: `checker-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}`, node: process.version, arch: process.arch, typescript }
+}
+
+/** This package's folder: the nearest one up from this file that holds a `package.json`. */
+export const PACKAGE_ROOT: string = (() => {
+  for (let folder = HERE; ; folder = path.dirname(folder)) {
+    try {
+      if (statSync(path.join(folder, 'package.json')).isFile()) return folder
+    } catch {
+      // Not here: one up.
+    }
+    if (path.dirname(folder) === folder) return HERE
+  }
+})()
+
+/**
+ * Whether the absolute path `file` is one of this package's own files, which a manifest hashes:
+ * inside `root` ({@link PACKAGE_ROOT}) and not in a `node_modules` folder below it. An installed
+ * package itself lives in a `node_modules` folder, so only the part of the path below `root`
+ * counts; its dependencies are keyed by version instead (TypeScript) or not at all.
+ */
+export function isOwnSource(file: string, root: string): boolean {
+  const relative = path.relative(root, file)
+  return relative !== '' && !relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative) && !relative.split(path.sep).includes('node_modules')
 }
 
 /** SHA-256 (hex) of a file's bytes. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { CheckerPool } from '../../../src/ptc/check/checker-pool.ts'
-import { type CheckerSnapshotManifest, fileSha256, findCheckerSnapshot, KEPT_SNAPSHOTS, pruneSnapshots, SNAPSHOT_FORMAT, snapshotKey, verifiedSnapshot } from '../../../src/ptc/check/checker-snapshot.ts'
+import { type CheckerSnapshotManifest, fileSha256, findCheckerSnapshot, isOwnSource, KEPT_SNAPSHOTS, PACKAGE_ROOT, pruneSnapshots, SNAPSHOT_FORMAT, snapshotKey, verifiedSnapshot } from '../../../src/ptc/check/checker-snapshot.ts'
 
 const DECLARATIONS = 'declare const tools: { echo(args: { text: string }): Promise<{ text: string }> }\n'
 const TYPE_ERROR = 'await tools.echo({ text: 1 })'
@@ -72,6 +72,17 @@ describe('checker snapshot cache (issue 12)', () => {
       writeFileSync(manifestFile, JSON.stringify({ ...manifest, ...changed }))
       expect(verifiedSnapshot(folder)).toBeUndefined()
     }
+  })
+
+  it('the package\'s own files are hashed wherever the package lives, an installed one under node_modules included; its dependencies are not', () => {
+    const installed = '/app/node_modules/ptc-runner'
+    expect(isOwnSource('/app/node_modules/ptc-runner/dist/src/ptc/type-checker.js', installed)).toBe(true)
+    expect(isOwnSource('/app/node_modules/ptc-runner/node_modules/typescript/lib/typescript.js', installed)).toBe(false)
+    expect(isOwnSource('/app/node_modules/typescript/lib/typescript.js', installed)).toBe(false)
+    expect(isOwnSource('/app/node_modules/ptc-runner-other/x.js', installed)).toBe(false)
+    expect(isOwnSource('/repo/src/ptc/type-checker.ts', '/repo')).toBe(true)
+    expect(isOwnSource('/repo/node_modules/zod/index.js', '/repo')).toBe(false)
+    expect(PACKAGE_ROOT).toBe(join(import.meta.dirname, '../../..'))
   })
 
   it('a corrupt or half-written manifest is ignored, not an error', () => {
@@ -145,6 +156,8 @@ describe('checker snapshot cache (issue 12)', () => {
     }
     expect(blob).toBeDefined()
     expect(existsSync(join(folder, `${snapshotKey().name}.building`))).toBe(false)
+    const { inputs } = JSON.parse(readFileSync(join(folder, `${snapshotKey().name}.json`), 'utf8')) as CheckerSnapshotManifest
+    expect(Object.keys(inputs)).toContain(join(PACKAGE_ROOT, 'src/ptc/type-checker.ts'))
     const pool = new CheckerPool({ kind: 'process', size: 1, snapshot: () => blob })
     try {
       const { outcome } = await pool.prepare({ code: TYPE_ERROR, typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 60_000 })
