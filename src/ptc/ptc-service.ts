@@ -23,7 +23,7 @@ import type { IsolatePool } from './isolate/isolate-pool.ts'
 import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
 import type { PtcConfig, RunOptions } from './ptc-config.ts'
 import { isolateWorkerOptions, prestartsWorker } from './isolate/worker-start.ts'
-import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolate/run-endings.ts'
+import { cancelledError, checkerCrashEnding, checkTimeoutEnding, disposedEnding } from './isolate/run-endings.ts'
 import { DEFAULT_RUN_LIMITS, type RunLimits } from './isolate/run-limits.ts'
 import type { RunCodeValue } from './run-code-value.ts'
 import { scriptError, scriptWarning } from './script-positions.ts'
@@ -53,6 +53,8 @@ export class Ptc extends Service {
   _supervisor: IsolateSupervisor | undefined
   /** Set when the service stops: no checker, pool or worker is made after that (a run then fails). */
   _disposed = false
+  /** Aborted when the service is disposed: inline runs in flight stop then, as the worker's do (S9.1). */
+  private readonly _stopped = new AbortController()
   /**
    * The registry itself, not its tracing proxy: read for every run and called twice per tool call
    * (`list`, `execute` and `executionMode` do not read `this.ctx`). The service is injected with
@@ -73,6 +75,7 @@ export class Ptc extends Service {
       this._checkers?.dispose()
       this._pool = this._checkers = this._supervisor = undefined
       this._disposed = true
+      this._stopped.abort()
     }, 'ptc resources')
     // Adopts the worker that `createHost` or `ptc run` prestarted, if any; disposed with the service.
     if (prestartsWorker(config)) this.supervisor().start()
@@ -235,9 +238,12 @@ export class Ptc extends Service {
     return this._config.isolation === 'inline' ? this.runInline(request) : this.supervisor().run(request)
   }
 
+  /** A run in this process's isolates; the service's dispose cancels it (`disposedEnding`), as the supervisor's does. */
   private async runInline(request: IsolateRunRequest): Promise<IsolateRunResult> {
     const [{ runInIsolate }, pool] = await Promise.all([import('./isolate/isolate-run.ts'), this.pool()])
-    return runInIsolate(request, pool)
+    const stopped = this._stopped.signal
+    const result = await runInIsolate({ ...request, signal: request.signal === undefined ? stopped : AbortSignal.any([request.signal, stopped]) }, pool)
+    return result.status === 'cancelled' && stopped.aborted && !request.signal?.aborted ? { ...result, ...disposedEnding() } : result
   }
 
   private supervisor(): IsolateSupervisor {

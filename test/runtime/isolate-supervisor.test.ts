@@ -151,14 +151,14 @@ describe('IsolateSupervisor: the worker process fails, the host does not', () =>
     }
   })
 
-  it('resolves pending runs with status error on dispose and refuses later runs', async () => {
+  it('S9.1 resolves pending runs as cancelled, naming the host\'s dispose, and refuses later runs', async () => {
     const own = new IsolateSupervisor({ poolSize: 1 })
     const { signals, dispatch } = hangingDispatch()
     const pending = run('await tools.hang({})', { dispatch }, own)
     await until(() => signals.length === 1)
     own.dispose()
     const { result } = await pending
-    expect(result).toMatchObject({ status: 'error', error: { name: 'WorkerCrashError', message: 'the isolate supervisor was disposed; the run was stopped' } })
+    expect(result).toMatchObject({ status: 'cancelled', error: { name: 'CancelledError', message: 'The host was disposed (it is shutting down) before the script finished; the run was stopped.' } })
     expect(signals[0]!.aborted).toBe(true)
     await expect(own.run({ js: 'return 1', toolNames: [], dispatch: defaultDispatch })).rejects.toThrow('IsolateSupervisor is disposed')
   }, 120_000)

@@ -86,9 +86,12 @@ export function workerCrashEnding(what: string): RunEnding {
   return { status: 'error', error: { name: 'WorkerCrashError', message: `the isolate worker process ${what}; the run was stopped; the next run uses a fresh worker` } }
 }
 
-/** The isolate supervisor was disposed (the host is shutting down) while the run was pending (status `error`). */
+/**
+ * The host was disposed (it is shutting down) while the run was pending (status `cancelled`), in
+ * either isolation mode: the isolate supervisor's runs, and an inline run the PTC service stops.
+ */
 export function disposedEnding(): RunEnding {
-  return { status: 'error', error: { name: 'WorkerCrashError', message: 'the isolate supervisor was disposed; the run was stopped' } }
+  return { status: 'cancelled', error: { name: 'CancelledError', message: 'The host was disposed (it is shutting down) before the script finished; the run was stopped.' } }
 }
 
 /**

@@ -1,0 +1,51 @@
+/**
+ * `host.dispose()` stops the runs still in flight in both isolation modes (S9.1, S11.1): the
+ * worker process's supervisor ends its runs when it is disposed, and an inline run (isolates in
+ * the host's own process) is cancelled by the PTC service's dispose the same way, instead of
+ * running on to its own deadline in a disposed host, a spinning script included. Both end
+ * `cancelled`, naming the dispose.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { createHost } from '../../../src/host/create-host.ts'
+import { defineTool } from '../../../src/tools/define-tool.ts'
+import type { RunCodeValue } from '../../../src/ptc/run-code-value.ts'
+
+const workspace = mkdtempSync(join(tmpdir(), 'ptc-dispose-inline-'))
+afterAll(() => rmSync(workspace, { recursive: true, force: true }))
+
+describe('host.dispose stops the runs in flight (S9.1, S11.1)', { timeout: 60_000 }, () => {
+  for (const isolation of ['inline', 'process'] as const) {
+    for (const [what, tail] of [
+      ['waits forever', 'await new Promise(() => {})'],
+      ['spins', 'while (true) {}'],
+    ] as const) {
+      it(`S9.1 a ${isolation} run whose script ${what} ends cancelled, naming the dispose, long before its deadline`, async () => {
+        const host = await createHost({ workspace, journal: false, builtins: 'none', ptc: { isolation } })
+        let started!: () => void
+        const running = new Promise<void>((resolve) => (started = resolve))
+        host.ctx.tools.register(
+          defineTool({
+            name: 'mark',
+            description: 'Says the script is running.',
+            parameters: {},
+            output: { schema: z.object({}), render: () => [{ type: 'text', text: 'ok' }] },
+            async execute() {
+              started()
+              return {}
+            },
+          }),
+        )
+        // A deadline of 10 minutes: the run can only end this soon because of the dispose.
+        const run = host.ctx.tools.execute({ name: 'run_code', arguments: { code: `await tools.mark({}); ${tail}`, typecheck: false, timeoutMs: 600_000 } }, { agent: 'test' })
+        await running
+        await host.dispose()
+        const result = await run
+        expect(result.value as RunCodeValue).toMatchObject({ status: 'cancelled', error: { name: 'CancelledError', message: expect.stringContaining('The host was disposed') } })
+      })
+    }
+  }
+})
