@@ -8,7 +8,12 @@ import type { ContentBlock } from '../tools/types.ts'
 import { describeFrame } from './script-positions.ts'
 import { capText } from './spill.ts'
 
-const jsonValue: z.ZodType<unknown> = z.json()
+/**
+ * The script's return value: any JSON value. Checked as lossless JSON by the PTC service and the
+ * pipeline (`materializeJson`, S6.1), not rebuilt here: `z.json()` parses objects as records,
+ * which drops a `__proto__` key a script returned as plain data (`materializeJson` keeps it).
+ */
+const jsonValue: z.ZodType<unknown> = z.unknown().meta({ description: 'The script\'s return value: any JSON value.' })
 const scriptFrame = z.object({ line: z.number().int().positive(), column: z.number().int().positive(), function: z.string().optional() })
 
 /** Zod schema of the `run_code` canonical value. */

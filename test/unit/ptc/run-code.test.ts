@@ -116,6 +116,18 @@ describe('run_code (S9)', () => {
     expect(calls.filter((c) => c.name !== 'run_code')).toEqual([])
   })
 
+  it('S6.1 a script\'s return value keeps a __proto__ key as plain data: not dropped, no prototype changed', async () => {
+    const result = await runCode('return JSON.parse(\'{"__proto__":{"isAdmin":true},"a":1}\')', { typecheck: false })
+    const value = valueOf(result)
+    expect(value.status).toBe('ok')
+    const returned = value.value as Record<string, unknown>
+    expect(Object.keys(returned)).toEqual(['__proto__', 'a'])
+    expect(Object.getPrototypeOf(returned)).toBe(Object.prototype)
+    expect((returned as { isAdmin?: unknown }).isAdmin).toBeUndefined()
+    expect(Object.getOwnPropertyDescriptor(returned, '__proto__')?.value).toEqual({ isAdmin: true })
+    expect(result.isError).toBe(false)
+  })
+
   it('S9.2 a call resolves to the final canonical value after post-execute policy, not to content', async () => {
     const result = await runCode(`return await tools.secret({})`)
     expect(valueOf(result).value).toEqual({ token: 'redacted' })
