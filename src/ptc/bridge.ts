@@ -15,6 +15,19 @@ import type { Context } from 'cordis'
 import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { JsonValue, PtcDispatch } from '../tools/types.ts'
 
+/**
+ * Longest failure message a call from code receives, in characters (UTF-16 units). A tool's
+ * error can be any size (one that throws a 10 MB message), and it crosses into the isolate as the
+ * `ToolCallError`'s `message`: the rest is cut, with a note saying how long it was.
+ */
+export const MAX_CALL_ERROR_CHARS = 10_000
+
+/** `message` cut to {@link MAX_CALL_ERROR_CHARS}, saying so. */
+function clipMessage(message: string): string {
+  if (message.length <= MAX_CALL_ERROR_CHARS) return message
+  return `${message.slice(0, MAX_CALL_ERROR_CHARS)}… (cut: the message had ${message.length} characters)`
+}
+
 /** One call from code, as the isolate runner hands it over. */
 export interface BridgeCall {
   pairingId: string
@@ -64,7 +77,7 @@ export function createBridge(options: BridgeOptions): (call: BridgeCall) => Prom
     const call = { callId: `${parentCallId}/${pairingId}`, name, arguments: args }
     // classifyOnce: `execute` of this same call object runs with the arguments classified here (read once).
     const result = await gate.run(tools.classifyOnce(call), () => tools.execute(call, { agent, signal, parentToken }))
-    if (result.isError) return { ok: false, message: result.error?.message ?? `Tool "${name}" failed.` }
+    if (result.isError) return { ok: false, message: clipMessage(result.error?.message ?? `Tool "${name}" failed.`) }
     return { ok: true, valueJson: result.value === undefined ? 'null' : JSON.stringify(result.value) }
   }
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { MAX_CALL_ERROR_CHARS } from '../../../src/ptc/bridge.ts'
 import { Ptc } from '../../../src/ptc/ptc-service.ts'
 import * as runCodeTool from '../../../src/ptc/run-code-tool.ts'
 import type { RunCodeValue } from '../../../src/ptc/run-code-value.ts'
@@ -126,6 +127,29 @@ describe('run_code (S9)', () => {
     expect((returned as { isAdmin?: unknown }).isAdmin).toBeUndefined()
     expect(Object.getOwnPropertyDescriptor(returned, '__proto__')?.value).toEqual({ isAdmin: true })
     expect(result.isError).toBe(false)
+  })
+
+  it('S9.3 a tool\'s huge failure message reaches the script cut to MAX_CALL_ERROR_CHARS, saying how long it was', async () => {
+    await usePlugin(root, (ctx) =>
+      ctx.tools.register(
+        defineTool({
+          name: 'loud_failure',
+          description: 'Fails with a 1 MB message.',
+          parameters: {},
+          output: { schema: z.object({}), render: () => [] },
+          async execute() {
+            throw new Error('x'.repeat(1_000_000))
+          },
+        }),
+      ),
+    )
+    const value = valueOf(await runCode('try { await tools.loud_failure({}); return null } catch (e) { return [e.name, e.message.length, e.message.slice(-60)] }', { typecheck: false }))
+    expect(value.status).toBe('ok')
+    const [name, length, tail] = value.value as [string, number, string]
+    expect(name).toBe('ToolCallError')
+    expect(length).toBeLessThan(MAX_CALL_ERROR_CHARS + 100)
+    expect(length).toBeGreaterThan(MAX_CALL_ERROR_CHARS)
+    expect(tail).toMatch(/… \(cut: the message had \d+ characters\)$/)
   })
 
   it('S9.2 a call resolves to the final canonical value after post-execute policy, not to content', async () => {
