@@ -53,8 +53,8 @@ export class Ptc extends Service {
   _supervisor: IsolateSupervisor | undefined
   /** Set when the service stops: no checker, pool or worker is made after that (a run then fails). */
   _disposed = false
-  /** Aborted when the service is disposed: inline runs in flight stop then, as the worker's do (S9.1). */
-  private readonly _stopped = new AbortController()
+  /** The inline runs in flight, each by its own controller: the service's dispose aborts them (S9.1). */
+  private readonly _inlineRuns = new Set<AbortController>()
   /**
    * The registry itself, not its tracing proxy: read for every run and called twice per tool call
    * (`list`, `execute` and `executionMode` do not read `this.ctx`). The service is injected with
@@ -75,7 +75,7 @@ export class Ptc extends Service {
       this._checkers?.dispose()
       this._pool = this._checkers = this._supervisor = undefined
       this._disposed = true
-      this._stopped.abort()
+      for (const run of this._inlineRuns) run.abort()
     }, 'ptc resources')
     // Adopts the worker that `createHost` or `ptc run` prestarted, if any; disposed with the service.
     if (prestartsWorker(config)) this.supervisor().start()
@@ -241,9 +241,20 @@ export class Ptc extends Service {
   /** A run in this process's isolates; the service's dispose cancels it (`disposedEnding`), as the supervisor's does. */
   private async runInline(request: IsolateRunRequest): Promise<IsolateRunResult> {
     const [{ runInIsolate }, pool] = await Promise.all([import('./isolate/isolate-run.ts'), this.pool()])
-    const stopped = this._stopped.signal
-    const result = await runInIsolate({ ...request, signal: request.signal === undefined ? stopped : AbortSignal.any([request.signal, stopped]) }, pool)
-    return result.status === 'cancelled' && stopped.aborted && !request.signal?.aborted ? { ...result, ...disposedEnding() } : result
+    // A controller a run, not AbortSignal.any over one long-lived signal: each signal it makes
+    // stays registered with its sources (three WeakRefs and their records a run).
+    const run = new AbortController()
+    const callerStop = (): void => run.abort()
+    if (request.signal?.aborted) run.abort()
+    request.signal?.addEventListener('abort', callerStop, { once: true })
+    this._inlineRuns.add(run)
+    try {
+      const result = await runInIsolate({ ...request, signal: run.signal }, pool)
+      return result.status === 'cancelled' && this._disposed && !request.signal?.aborted ? { ...result, ...disposedEnding() } : result
+    } finally {
+      this._inlineRuns.delete(run)
+      request.signal?.removeEventListener('abort', callerStop)
+    }
   }
 
   private supervisor(): IsolateSupervisor {

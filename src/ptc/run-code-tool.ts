@@ -11,7 +11,7 @@ import { untraced } from '../pipeline/cordis-adapter.ts'
 import { agentFolderName, spillFolder } from '../workspace/state-folder.ts'
 import { defineTool } from '../tools/define-tool.ts'
 import { RUN_CODE } from './ptc-service.ts'
-import { DEFAULT_CAPS, type OutputCaps, renderRunCode, runCodeTexts, runCodeValueSchema } from './run-code-value.ts'
+import { DEFAULT_CAPS, type OutputCaps, renderRunCode, runCodeTexts, runCodeValueJsonSchema, runCodeValueSchema } from './run-code-value.ts'
 import { writeSpill } from './spill.ts'
 
 export const name = 'run-code-tool'
@@ -65,6 +65,7 @@ export function apply(ctx: Context, config: Config = {}) {
       title: 'Run TypeScript that calls tools',
       description: DESCRIPTION,
       parameters: runCodeParameters,
+      jsonSchemas: { output: runCodeValueJsonSchema },
       output: {
         schema: runCodeValueSchema,
         render: (_args, value) => renderRunCode(value, caps),

@@ -49,6 +49,14 @@ export const runCodeValueSchema = z.object({
 /** The canonical value of one `run_code` call. */
 export type RunCodeValue = z.infer<typeof runCodeValueSchema>
 
+/**
+ * The JSON Schema clients and declarations see for {@link runCodeValueSchema} (the tool's
+ * `jsonSchemas.output`): the same object, with `value` described as any JSON value (`z.json()`'s
+ * schema: strings, numbers, booleans, null, arrays and objects of JSON), which the parsing schema
+ * leaves to `materializeJson`.
+ */
+export const runCodeValueJsonSchema: Record<string, unknown> = z.toJSONSchema(runCodeValueSchema.extend({ value: z.json().optional() }), { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>
+
 /** Output caps for the model-facing rendering, in characters. */
 export interface OutputCaps {
   maxResultChars: number
