@@ -29,40 +29,38 @@ describe('IsolatePool', () => {
     await expectHealthy(pool)
   })
 
-  it('S9.1 a finished run\'s clean-up (its isolate disposed, the pool refilled) waits for housekeepingDelayMs, and by default happens on the next turn (issue 12)', async () => {
+  it('S9.1 a finished run\'s clean-up (its isolate disposed, the pool refilled) happens when the pool\'s afterRun runs it, by default on the next turn (issue 12)', async () => {
     const dispatch = async () => ({ ok: true as const, valueJson: 'null' })
-    /** Runs `return 1` on `on`; the isolate it took, with the pool's idle count 20 ms after the answer. */
-    const runAndLook = async (on: IsolatePool) => {
+    /** Runs `return 1` on `on` once it is full; the isolate the run took. */
+    const runOnFull = async (on: IsolatePool) => {
       await expectHealthy(on) // the first run's refill fills the pool to its size
       await vi.waitFor(() => expect(on.idleCount).toBe(2), { timeout: 10_000, interval: 20 })
       const take = on.take.bind(on)
       let taken: PreparedIsolate | undefined
       on.take = async () => (taken = await take())
       expect((await runInIsolate({ js: 'return 1', toolNames: [], dispatch }, on)).status).toBe('ok')
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      return { taken: taken!, idleSoon: on.idleCount }
+      return taken!
     }
-    pool = new IsolatePool({ size: 2, housekeepingDelayMs: 400 })
-    const delayed = await runAndLook(pool)
-    // 20 ms after the answer: nothing cleaned up yet (a timer of 20 ms fires before one of 400).
-    expect(delayed.taken.isolate.isDisposed).toBe(false)
-    expect(delayed.idleSoon).toBe(1)
-    await vi.waitFor(() => {
-      expect(delayed.taken.isolate.isDisposed).toBe(true)
-      expect(pool!.idleCount).toBe(2)
-    }, { timeout: 10_000, interval: 20 })
+    const held: (() => void)[] = []
+    pool = new IsolatePool({ size: 2, afterRun: (cleanUp) => held.push(cleanUp) })
+    // expectHealthy's run is held too: let it go so the pool fills.
+    const filling = runOnFull(pool)
+    await vi.waitFor(() => expect(held.length).toBe(1), { timeout: 10_000, interval: 10 })
+    held.shift()!()
+    const taken = await filling
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(taken.isolate.isDisposed).toBe(false)
+    expect(pool.idleCount).toBe(1)
+    expect(held).toHaveLength(1)
+    held.shift()!()
+    expect(taken.isolate.isDisposed).toBe(true)
+    await vi.waitFor(() => expect(pool!.idleCount).toBe(2), { timeout: 10_000, interval: 20 })
     pool.dispose()
 
     pool = new IsolatePool({ size: 2 })
-    const atOnce = await runAndLook(pool)
-    expect(atOnce.taken.isolate.isDisposed).toBe(true)
-    await vi.waitFor(() => expect(pool!.idleCount).toBe(2), { timeout: 10_000, interval: 20 })
-  })
-
-  it('S9.1 housekeepingDelayMs must be a finite number of ms, 0 or more', () => {
-    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => new IsolatePool({ size: 0, housekeepingDelayMs: bad })).toThrow(/housekeepingDelayMs must be a finite number >= 0/)
-    }
+    const atOnce = await runOnFull(pool)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(atOnce.isolate.isDisposed).toBe(true)
   })
 
   it('S9.1 an isolate made from the runtime snapshot has the runtime installed and nothing of the snapshot left on its global', async () => {

@@ -41,7 +41,7 @@ export interface PreparedIsolate {
   /**
    * Set by the pool that handed the isolate out: when the run's clean-up (disposing this isolate,
    * {@link onReleased}) happens once the run has answered. Without it, on the next turn
-   * (`setImmediate`). See {@link IsolatePoolOptions.housekeepingDelayMs}.
+   * (`setImmediate`). See {@link IsolatePoolOptions.afterRun}.
    */
   afterRun?: ((cleanUp: () => void) => void) | undefined
 }
@@ -142,29 +142,18 @@ export interface IsolatePoolOptions {
   /** Heap limit in MB of the pooled isolates (default 128). Runs with another limit bypass the pool. */
   memoryMb?: number
   /**
-   * How long after a run has answered its clean-up starts, in ms: disposing its isolate and
-   * preparing the replacement, about 2.5 ms of this thread's CPU. Default 0: on the next turn.
-   * The isolate worker process waits {@link WORKER_HOUSEKEEPING_DELAY_MS}: its answer wakes the
-   * host, which the kernel often queues on the core the worker is running on, so clean-up at once
-   * kept the host from finishing the run for those milliseconds (issue 12).
+   * When a run's clean-up (disposing its isolate, preparing the replacement: about 2.5 ms of this
+   * thread's CPU) happens once the run has answered: `afterRun(cleanUp)` schedules it. Default:
+   * on the next turn (`setImmediate`). The isolate worker process passes `RunHousekeeping`'s
+   * (`run-housekeeping.ts`; issue 12).
    */
-  housekeepingDelayMs?: number
+  afterRun?: (cleanUp: () => void) => void
 }
 
 /**
- * {@link IsolatePoolOptions.housekeepingDelayMs} of the isolate worker process (ms). Issue 12,
- * `perf sched timehist` of a trivial run after a 50 ms pause: the host, woken by the result, waited
- * 0.9-2.4 ms for the core on which the worker was disposing the isolate and preparing the next
- * one, while the other core stayed idle. With this delay the host finishes first: a trivial run
- * after a pause 4.4 -> 2.0 ms (medians of 40, four alternating rounds), 200 back-to-back runs
- * 10-20 % slower (their clean-up now overlaps the next run instead of the host's turn).
- */
-export const WORKER_HOUSEKEEPING_DELAY_MS = 2
-
-/**
  * A small pool of {@link PreparedIsolate}s, refilled in the background after each `take()`.
- * It never keeps the process alive (its only timers, with `housekeepingDelayMs`, are unref'd);
- * call `dispose()` to free the idle isolates.
+ * It holds no timers and no handles of its own (an `afterRun` may), so it never keeps the process
+ * alive; call `dispose()` to free the idle isolates.
  *
  * Start-up (issue 12): a new pool prepares one isolate, without the runtime snapshot, so the
  * first run (and the isolate worker's `ready`, sent after it) waits for one preparation only;
@@ -188,10 +177,7 @@ export class IsolatePool {
   constructor(options: IsolatePoolOptions = {}) {
     this.size = Math.max(0, Math.floor(options.size ?? 2))
     this.memoryMb = options.memoryMb ?? 128
-    const delay = options.housekeepingDelayMs ?? 0
-    if (!(Number.isFinite(delay) && delay >= 0)) throw new RangeError(`housekeepingDelayMs must be a finite number >= 0, got ${delay}`)
-    // An unref'd timer: pending clean-up never keeps the process alive.
-    if (delay > 0) this.afterRun = (cleanUp) => void setTimeout(cleanUp, delay).unref()
+    this.afterRun = options.afterRun
     this.refill(Math.min(1, this.size), false)
   }
 

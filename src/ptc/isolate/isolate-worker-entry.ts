@@ -14,9 +14,10 @@ import { flushCompileCache } from 'node:module'
 import type { ChildMessage, IsolateToolCall, IsolateToolOutcome, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './isolate-contract.ts'
 import { expandAnswer } from './answer-tuples.ts'
 import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
-import { IsolatePool, WORKER_HOUSEKEEPING_DELAY_MS } from './isolate-pool.ts'
+import { IsolatePool } from './isolate-pool.ts'
 import { runInIsolate } from './isolate-run.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
+import { RunHousekeeping } from './run-housekeeping.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 
 interface PendingCall {
@@ -29,7 +30,9 @@ if (typeof process.send !== 'function') {
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Partial<IsolateWorkerOptions>
-const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128, housekeepingDelayMs: WORKER_HOUSEKEEPING_DELAY_MS })
+/** When each run's clean-up happens: after a short wait unless runs come back to back (issue 12). */
+const housekeeping = new RunHousekeeping()
+const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128, afterRun: housekeeping.afterRun })
 const runs = new Map<string, AbortController>()
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */
 const calls = new Map<string, Map<string, PendingCall>>()
@@ -70,6 +73,7 @@ process.on('unhandledRejection', (reason) => {
 process.on('message', (message: ParentMessage) => {
   switch (message.type) {
     case 'run':
+      housekeeping.runArrived()
       startRun(message)
       break
     case 'cancel':
