@@ -29,79 +29,63 @@ function fakeTimers() {
   }
 }
 
+/**
+ * A housekeeping on fake timers; `run(gapMs, cleanUpMs)`: `gapMs` after the last answer (or
+ * clean-up), a run arrives and answers, and its clean-up, when it runs, takes `cleanUpMs`.
+ */
+function scenario(delayMs = 2) {
+  const fake = fakeTimers()
+  const housekeeping = new RunHousekeeping(delayMs, fake.timers)
+  const run = (gapMs: number, cleanUpMs = 0) => {
+    fake.advance(gapMs)
+    housekeeping.runArrived()
+    housekeeping.afterRun(() => fake.advance(cleanUpMs))
+  }
+  return { ...fake, run }
+}
+
 describe('RunHousekeeping (issue 12)', () => {
   it('S9.1 the first run, and runs after a pause, are cleaned up after the delay', () => {
-    const fake = fakeTimers()
-    const housekeeping = new RunHousekeeping(HOUSEKEEPING_DELAY_MS, fake.timers)
-    housekeeping.runArrived()
-    housekeeping.afterRun(() => {})
-    fake.advance(50)
-    housekeeping.runArrived()
-    housekeeping.afterRun(() => {})
-    expect(fake.log).toEqual([`later ${HOUSEKEEPING_DELAY_MS}`, `later ${HOUSEKEEPING_DELAY_MS}`])
-  })
-
-  it('S9.1 back-to-back runs stay so while their gaps stay within STREAM_END_MS, though a clean-up at once delays the host a few ms', () => {
-    const fake = fakeTimers()
-    const housekeeping = new RunHousekeeping(2, fake.timers)
-    housekeeping.runArrived()
-    housekeeping.afterRun(() => {})
-    fake.advance(0.5)
-    housekeeping.runArrived() // back to back
-    for (let run = 0; run < 3; run++) {
-      housekeeping.afterRun(() => fake.advance(2.5))
-      fake.advance(5) // the host, slowed by the clean-up, sends the next run 5 ms after it
-      housekeeping.runArrived()
-    }
-    housekeeping.afterRun(() => {})
-    fake.advance(STREAM_END_MS + 1)
-    housekeeping.runArrived()
-    housekeeping.afterRun(() => {})
-    expect(fake.log).toEqual(['later 2', 'soon', 'soon', 'soon', 'soon', 'later 2'])
+    const { run, log } = scenario(HOUSEKEEPING_DELAY_MS)
+    run(0)
+    run(50)
+    expect(log).toEqual([`later ${HOUSEKEEPING_DELAY_MS}`, `later ${HOUSEKEEPING_DELAY_MS}`])
   })
 
   it('S9.1 a run that came within the delay of the answer before it makes the next clean-up immediate, until runs pause again', () => {
-    const fake = fakeTimers()
-    const housekeeping = new RunHousekeeping(2, fake.timers)
-    housekeeping.runArrived()
-    housekeeping.afterRun(() => {})
-    fake.advance(0.5)
-    housekeeping.runArrived() // back to back
-    housekeeping.afterRun(() => {})
-    fake.advance(1)
-    housekeeping.runArrived() // still back to back
-    housekeeping.afterRun(() => {})
-    fake.advance(30)
-    housekeeping.runArrived() // after a pause
-    housekeeping.afterRun(() => {})
-    expect(fake.log).toEqual(['later 2', 'soon', 'soon', 'later 2'])
+    const { run, log } = scenario()
+    run(0)
+    run(0.5) // back to back
+    run(1) // still back to back
+    run(30) // after a pause
+    expect(log).toEqual(['later 2', 'soon', 'soon', 'later 2'])
+  })
+
+  it('S9.1 back-to-back runs stay so while their gaps stay within STREAM_END_MS, though a clean-up at once delays the host a few ms', () => {
+    const { run, log } = scenario()
+    run(0)
+    run(0.5, 2.5)
+    // The host, slowed by each clean-up, sends the next run 5 ms after it.
+    for (let index = 0; index < 3; index++) run(5, 2.5)
+    run(STREAM_END_MS + 1)
+    expect(log).toEqual(['later 2', 'soon', 'soon', 'soon', 'soon', 'later 2'])
   })
 
   it('S9.1 a run received only after an immediate clean-up it waited for still counts as back to back', () => {
-    const fake = fakeTimers()
-    const housekeeping = new RunHousekeeping(2, fake.timers)
-    housekeeping.runArrived()
-    housekeeping.afterRun(() => {})
-    fake.advance(0.5)
-    housekeeping.runArrived()
+    const { run, log } = scenario()
+    run(0)
     // The clean-up takes 2.5 ms; the next run's message, sent 0.5 ms after the answer, waits for it.
-    housekeeping.afterRun(() => fake.advance(2.5))
-    fake.advance(0.1)
-    housekeeping.runArrived()
-    housekeeping.afterRun(() => {})
-    expect(fake.log).toEqual(['later 2', 'soon', 'soon'])
+    run(0.5, 2.5)
+    run(0.1)
+    expect(log).toEqual(['later 2', 'soon', 'soon'])
   })
 
   it('S9.1 a run that came after a delayed clean-up, later than the delay after the answer, is after a pause', () => {
-    const fake = fakeTimers()
-    const housekeeping = new RunHousekeeping(2, fake.timers)
-    housekeeping.runArrived()
-    housekeeping.afterRun(() => fake.advance(2.5))
-    fake.advance(2)
-    fake.fire()
-    fake.advance(0.5)
-    housekeeping.runArrived() // 5 ms after the answer
-    housekeeping.afterRun(() => {})
-    expect(fake.log).toEqual(['later 2', 'later 2'])
+    const { run, log, advance, fire } = scenario()
+    run(0, 2.5)
+    advance(2)
+    fire() // the delayed clean-up: 2.5 ms
+    run(0.5) // 5 ms after the answer
+    expect(log).toEqual(['later 2', 'later 2'])
   })
 })
