@@ -22,9 +22,21 @@ export function materializeJson(input: unknown): JsonValue {
   try {
     return copy(input, [], 0)
   } catch (error) {
-    if (error instanceof Failure) throw new NotJsonError(error.message, `$${error.path.reverse().join('')}`)
+    if (error instanceof Failure) throw new NotJsonError(error.message, jsonPath(error.path.reverse()))
     throw error
   }
+}
+
+/** Segments of a JSON path shown in full; a deeper path shows its first and last ones. */
+const SHOWN_PATH_SEGMENTS = 12
+
+/**
+ * `$` and the path's segments (`.key`, `[index]`); a path of more than {@link SHOWN_PATH_SEGMENTS}
+ * (a value nested hundreds deep) keeps its first eight and last four around `…(N more)…`.
+ */
+function jsonPath(segments: string[]): string {
+  if (segments.length <= SHOWN_PATH_SEGMENTS) return `$${segments.join('')}`
+  return `$${segments.slice(0, 8).join('')}…(${segments.length - 12} more)…${segments.slice(-4).join('')}`
 }
 
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))
@@ -65,7 +77,7 @@ function copy(value: unknown, ancestors: object[], depth: number): JsonValue {
   }
   if (value === null) return null
   const object = value as object
-  if (depth >= MAX_JSON_DEPTH) throw new Failure(`nesting deeper than ${MAX_JSON_DEPTH} levels`)
+  if (depth >= MAX_JSON_DEPTH) throw new Failure(`nesting deeper than ${MAX_JSON_DEPTH} levels; send a flatter value (a list instead of a chain of nested objects)`)
   for (let index = 0; index < depth; index++) if (ancestors[index] === object) throw new Failure('a cycle (the value contains itself)')
   ancestors[depth] = object
   if (Array.isArray(object)) {

@@ -136,6 +136,21 @@ describe('materializeJson (S6.1)', () => {
     expect(() => materializeJson(ok)).not.toThrow()
   })
 
+  it('S6.1 a value nested too deeply is refused with a short path (its first and last steps) and what to do', () => {
+    let deep: unknown = 'leaf'
+    for (let index = 0; index < 300; index++) deep = { d: deep }
+    let message = ''
+    try {
+      materializeJson({ v: deep })
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toBe(`$.v${'.d'.repeat(7)}…(244 more)…${'.d'.repeat(4)}: nesting deeper than 256 levels; send a flatter value (a list instead of a chain of nested objects)`)
+    let shallow: unknown = 1n
+    for (let index = 0; index < 11; index++) shallow = [shallow]
+    expect(() => materializeJson(shallow)).toThrow(`$${'[0]'.repeat(11)}: BigInt is not JSON`)
+  })
+
   it('S6.1 symbol keys and non-enumerable properties are not carried', () => {
     const input = { a: 1, [Symbol('hidden')]: 2 }
     Object.defineProperty(input, 'secret', { value: 3, enumerable: false })
