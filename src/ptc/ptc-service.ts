@@ -248,9 +248,15 @@ export class Ptc extends Service {
     if (request.signal?.aborted) run.abort()
     request.signal?.addEventListener('abort', callerStop, { once: true })
     this._inlineRuns.add(run)
+    // Disposed while the runner or the pool was loading: the dispose did not see this run.
+    if (this._disposed) run.abort()
     try {
       const result = await runInIsolate({ ...request, signal: run.signal }, pool)
       return result.status === 'cancelled' && this._disposed && !request.signal?.aborted ? { ...result, ...disposedEnding() } : result
+    } catch (error) {
+      // The pool was disposed under a run waiting for an isolate: the dispose's ending, not a failure.
+      if (this._disposed) return { ...disposedEnding(), logs: [], toolCalls: 0, durationMs: 0 }
+      throw error
     } finally {
       this._inlineRuns.delete(run)
       request.signal?.removeEventListener('abort', callerStop)

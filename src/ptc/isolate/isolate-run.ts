@@ -277,9 +277,9 @@ class IsolateRun {
     const warnings = this.leftovers.list(stoppedBy)
     this.resolveDone({ ...ending, ...(warnings.length > 0 && { warnings }), logs: this.logs.entries, toolCalls: this.calls.dispatched, durationMs: performance.now() - this.startedAt })
     // After the caller has the result (on the next turn, or when the pool's `afterRun` says):
-    // disposing takes about a millisecond, and the pool's replacement isolate is prepared only now. A script that finished by itself is not running,
-    // and every callback is already refused (`ended`); any other ending (limits, cancel) must stop
-    // the isolate at once.
+    // disposing takes about a millisecond, and the pool's replacement isolate is prepared only
+    // now. A script that finished by itself is not running, and every callback is already
+    // refused (`ended`); any other ending (limits, cancel) must stop the isolate at once.
     if (finishedByScript || released !== undefined) {
       ;(this.prepared.afterRun ?? setImmediate)(() => {
         if (finishedByScript) disposeQuietly(this.isolate)
