@@ -136,6 +136,18 @@ export class Ptc extends Service {
    * @throws Error only for infrastructure failures (a worker cannot start).
    */
   async run(code: string, options: RunOptions = {}): Promise<RunCodeValue> {
+    try {
+      return await this.runOnce(code, options)
+    } catch (error) {
+      // The host was disposed while the script was checked, compiled or waited for the worker:
+      // the dispose's ending (S9.1), as for a run it stops later, not an infrastructure failure.
+      if (this._disposed && !options.signal?.aborted) return { ...disposedEnding(), logs: [], toolCalls: 0, durationMs: 0 }
+      throw error
+    }
+  }
+
+  /** {@link run}, without the mapping of a dispose's failures. */
+  private async runOnce(code: string, options: RunOptions): Promise<RunCodeValue> {
     const maxScriptBytes = this._config.maxScriptBytes ?? DEFAULT_MAX_SCRIPT_BYTES
     const scriptBytes = Buffer.byteLength(code, 'utf8')
     if (scriptBytes > maxScriptBytes) {
@@ -163,6 +175,7 @@ export class Ptc extends Service {
     }
     if (outcome.kind === 'cancelled') return stopped('cancelled', cancelledError())
     if (outcome.kind === 'crashed') {
+      if (this._disposed && !options.signal?.aborted) return stopped('cancelled', disposedEnding().error)
       const { status, error } = checkerCrashEnding(outcome.message, typecheck)
       return stopped(status, error)
     }

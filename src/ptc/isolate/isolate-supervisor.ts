@@ -139,12 +139,15 @@ export class IsolateSupervisor {
     if (!this.disposed && this.current === undefined) this.early = this.activeWorker()
   }
 
-  /** Kills every worker; their pending runs resolve `error`. Idempotent. */
+  /**
+   * Kills every worker; their pending runs resolve `cancelled`, saying the host was disposed, or
+   * as cancelled by the caller when the caller had already asked. Idempotent.
+   */
   dispose(): void {
     if (this.disposed) return
     this.disposed = true
     for (const worker of this.workers) {
-      for (const run of [...worker.runs.values()]) run.end(disposedEnding())
+      for (const run of [...worker.runs.values()]) run.end(run.cancelledByCaller ? { status: 'cancelled', error: cancelledError() } : disposedEnding())
       this.kill(worker, 'the supervisor was disposed')
     }
     this.current = undefined

@@ -114,6 +114,11 @@ export class SupervisedRun {
     )
   }
 
+  /** Whether the caller asked the run to stop (its signal aborted): a cancel it made keeps its own ending. */
+  get cancelledByCaller(): boolean {
+    return this.#options.request.signal?.aborted === true
+  }
+
   /** The worker ended this call (its run is over): abort the host-side signal. */
   onAbortCall(pairingId: string): void {
     const call = this.#calls.get(pairingId)

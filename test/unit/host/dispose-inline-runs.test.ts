@@ -48,4 +48,29 @@ describe('host.dispose stops the runs in flight (S9.1, S11.1)', { timeout: 60_00
       })
     }
   }
+
+  for (const isolation of ['inline', 'process'] as const) {
+    it(`S9.1 a ${isolation} run whose caller cancelled just before the dispose keeps the caller's ending`, async () => {
+      const host = await createHost({ workspace, journal: false, builtins: 'none', ptc: { isolation } })
+      let started!: () => void
+      const running = new Promise<void>((resolve) => (started = resolve))
+      host.ctx.tools.register(
+        defineTool({ name: 'mark', description: 'Says the script is running.', parameters: {}, output: { schema: z.object({}), render: () => [] }, execute: async () => (started(), {}) }),
+      )
+      const caller = new AbortController()
+      const run = host.ctx.ptc.run('await tools.mark({}); await new Promise(() => {})', { typecheck: false, signal: caller.signal, agent: 'test' })
+      await running
+      caller.abort()
+      const disposed = host.dispose()
+      expect(await run).toMatchObject({ status: 'cancelled', error: { name: 'CancelledError', message: expect.stringContaining('cancelled by the caller') } })
+      await disposed
+    })
+
+    it(`S9.1 a ${isolation} run still being type-checked when the host is disposed ends cancelled, naming the dispose, instead of failing`, async () => {
+      const host = await createHost({ workspace, journal: false, builtins: 'none', ptc: { isolation } })
+      const run = host.ctx.ptc.run('const n: number = 1; await new Promise(() => {}); return n', { typecheck: true, agent: 'test' })
+      await host.dispose()
+      expect(await run).toMatchObject({ status: 'cancelled', error: { name: 'CancelledError', message: expect.stringContaining('The host was disposed') } })
+    })
+  }
 })
