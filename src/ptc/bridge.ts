@@ -22,10 +22,12 @@ import type { JsonValue, PtcDispatch } from '../tools/types.ts'
  */
 export const MAX_CALL_ERROR_CHARS = 10_000
 
-/** `message` cut to {@link MAX_CALL_ERROR_CHARS}, saying so. */
+/** `message` cut to {@link MAX_CALL_ERROR_CHARS} (never between the halves of a surrogate pair), saying so. */
 function clipMessage(message: string): string {
   if (message.length <= MAX_CALL_ERROR_CHARS) return message
-  return `${message.slice(0, MAX_CALL_ERROR_CHARS)}… (cut: the message had ${message.length} characters)`
+  const high = message.charCodeAt(MAX_CALL_ERROR_CHARS - 1)
+  const end = high >= 0xd800 && high <= 0xdbff ? MAX_CALL_ERROR_CHARS - 1 : MAX_CALL_ERROR_CHARS
+  return `${message.slice(0, end)}… (cut: the message had ${message.length} characters)`
 }
 
 /** One call from code, as the isolate runner hands it over. */

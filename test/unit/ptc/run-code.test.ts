@@ -152,6 +152,28 @@ describe('run_code (S9)', () => {
     expect(tail).toMatch(/… \(cut: the message had \d+ characters\)$/)
   })
 
+  it('S9.3 the cut of a huge failure message never splits a surrogate pair', async () => {
+    const prefix = 'Tool "emoji_failure" failed: '
+    await usePlugin(root, (ctx) =>
+      ctx.tools.register(
+        defineTool({
+          name: 'emoji_failure',
+          description: 'Fails with a long message whose emoji straddles the cut.',
+          parameters: {},
+          output: { schema: z.object({}), render: () => [] },
+          async execute() {
+            throw new Error('a'.repeat(MAX_CALL_ERROR_CHARS - prefix.length - 1) + '😀'.repeat(10))
+          },
+        }),
+      ),
+    )
+    const value = valueOf(await runCode('try { await tools.emoji_failure({}) } catch (e) { return e.message.split("…")[0] }', { typecheck: false }))
+    const cut = value.value as string
+    expect(cut.startsWith(prefix)).toBe(true)
+    expect(cut).toHaveLength(MAX_CALL_ERROR_CHARS - 1)
+    expect(cut.isWellFormed()).toBe(true)
+  })
+
   it('S9.2 a call resolves to the final canonical value after post-execute policy, not to content', async () => {
     const result = await runCode(`return await tools.secret({})`)
     expect(valueOf(result).value).toEqual({ token: 'redacted' })

@@ -4,7 +4,7 @@
  * when they come back to back (so the clean-up overlaps the host's turn, not the next run).
  */
 import { describe, expect, it } from 'vitest'
-import { HOUSEKEEPING_DELAY_MS, RunHousekeeping, STREAM_END_MS } from '../../../src/ptc/isolate/run-housekeeping.ts'
+import { BACK_TO_BACK_MS, HOUSEKEEPING_DELAY_MS, RunHousekeeping, STREAM_END_MS } from '../../../src/ptc/isolate/run-housekeeping.ts'
 
 /** Timers that log what was asked; `soon` work runs at once, `later` work when `fire()` is called. */
 function fakeTimers() {
@@ -80,12 +80,13 @@ describe('RunHousekeeping (issue 12)', () => {
     expect(log).toEqual(['later 2', 'soon', 'soon'])
   })
 
-  it('S9.1 a run that came after a delayed clean-up, later than the delay after the answer, is after a pause', () => {
+  it('S9.1 a run later than BACK_TO_BACK_MS after the answer, when the delayed clean-up had finished, is after a pause', () => {
     const { run, log, advance, fire } = scenario()
     run(0, 2.5)
     advance(2)
     fire() // the delayed clean-up: 2.5 ms
-    run(0.5) // 5 ms after the answer
-    expect(log).toEqual(['later 2', 'later 2'])
+    run(BACK_TO_BACK_MS - 4.5 + 0.5) // BACK_TO_BACK_MS + 0.5 after the answer
+    run(BACK_TO_BACK_MS - 0.5) // sooner: back to back
+    expect(log).toEqual(['later 2', 'later 2', 'soon'])
   })
 })
