@@ -14,6 +14,7 @@ import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import { createBridge } from './bridge.ts'
+import { InlineRuns } from './inline-runs.ts'
 import { CheckerPool } from './check/checker-pool.ts'
 import { canPrepareInHost, prepareInHost } from './check/prepare-in-host.ts'
 import { discardCheckerSnapshot, findCheckerSnapshot } from './check/checker-snapshot.ts'
@@ -23,7 +24,7 @@ import type { IsolatePool } from './isolate/isolate-pool.ts'
 import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
 import type { PtcConfig, RunOptions } from './ptc-config.ts'
 import { isolateWorkerOptions, prestartsWorker } from './isolate/worker-start.ts'
-import { cancelledError, checkerCrashEnding, checkTimeoutEnding, disposedEnding } from './isolate/run-endings.ts'
+import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolate/run-endings.ts'
 import { DEFAULT_RUN_LIMITS, type RunLimits } from './isolate/run-limits.ts'
 import type { RunCodeValue } from './run-code-value.ts'
 import { scriptError, scriptWarning } from './script-positions.ts'
@@ -39,6 +40,9 @@ export type { PtcConfig, RunOptions } from './ptc-config.ts'
 /** The name of the transport tool (S9.4); never callable from a script. */
 export const RUN_CODE = 'run_code'
 
+/** Why a run fails when the host is disposed before its script ran (S9.1). */
+const SERVICE_DISPOSED = 'the PTC service was disposed (the host is shutting down); the script was not run'
+
 /** Default `maxScriptBytes`: 512 KiB. */
 export const DEFAULT_MAX_SCRIPT_BYTES = 512 * 1024
 
@@ -53,8 +57,8 @@ export class Ptc extends Service {
   _supervisor: IsolateSupervisor | undefined
   /** Set when the service stops: no checker, pool or worker is made after that (a run then fails). */
   _disposed = false
-  /** The inline runs in flight, each by its own controller: the service's dispose aborts them (S9.1). */
-  private readonly _inlineRuns = new Set<AbortController>()
+  /** The inline runs in flight: the service's dispose stops them (S9.1). */
+  private readonly _inlineRuns = new InlineRuns()
   /**
    * The registry itself, not its tracing proxy: read for every run and called twice per tool call
    * (`list`, `execute` and `executionMode` do not read `this.ctx`). The service is injected with
@@ -75,7 +79,7 @@ export class Ptc extends Service {
       this._checkers?.dispose()
       this._pool = this._checkers = this._supervisor = undefined
       this._disposed = true
-      for (const run of this._inlineRuns) run.abort()
+      this._inlineRuns.stopAll()
     }, 'ptc resources')
     // Adopts the worker that `createHost` or `ptc run` prestarted, if any; disposed with the service.
     if (prestartsWorker(config)) this.supervisor().start()
@@ -133,15 +137,17 @@ export class Ptc extends Service {
    * start of the first checker (a `ptc run`; `ptc serve` prewarms) or, for an unchecked script
    * (compiled by esbuild from the host, `prepare-in-host.ts`), of esbuild's service, and waiting
    * for the isolate worker to start or restart. `durationMs` is the charged time.
-   * @throws Error only for infrastructure failures (a worker cannot start).
+   * @throws Error for infrastructure failures (a worker cannot start), and when the host is disposed
+   *   before the script ran ("the PTC service was disposed …; the script was not run"); a run the
+   *   dispose stops later ends `cancelled`.
    */
   async run(code: string, options: RunOptions = {}): Promise<RunCodeValue> {
     try {
       return await this.runOnce(code, options)
     } catch (error) {
-      // The host was disposed while the script was checked, compiled or waited for the worker:
-      // the dispose's ending (S9.1), as for a run it stops later, not an infrastructure failure.
-      if (this._disposed && !options.signal?.aborted) return { ...disposedEnding(), logs: [], toolCalls: 0, durationMs: 0 }
+      // The host was disposed before the script ran (while it was checked or compiled, or waited
+      // for the worker or the pool): said as such, not as the checker pool's or the pool's error.
+      if (this._disposed && !options.signal?.aborted) throw new Error(SERVICE_DISPOSED)
       throw error
     }
   }
@@ -175,7 +181,7 @@ export class Ptc extends Service {
     }
     if (outcome.kind === 'cancelled') return stopped('cancelled', cancelledError())
     if (outcome.kind === 'crashed') {
-      if (this._disposed && !options.signal?.aborted) return stopped('cancelled', disposedEnding().error)
+      if (this._disposed && !options.signal?.aborted) throw new Error(SERVICE_DISPOSED)
       const { status, error } = checkerCrashEnding(outcome.message, typecheck)
       return stopped(status, error)
     }
@@ -244,36 +250,17 @@ export class Ptc extends Service {
    * @throws Error once the service is disposed.
    */
   private assertAlive(): void {
-    if (this._disposed) throw new Error('the PTC service was disposed (the host is shutting down); the script was not run')
+    if (this._disposed) throw new Error(SERVICE_DISPOSED)
   }
 
   private runInIsolation(request: IsolateRunRequest): Promise<IsolateRunResult> {
     return this._config.isolation === 'inline' ? this.runInline(request) : this.supervisor().run(request)
   }
 
-  /** A run in this process's isolates; the service's dispose cancels it (`disposedEnding`), as the supervisor's does. */
+  /** A run in this process's isolates; the service's dispose cancels it, as the supervisor's does (`inline-runs.ts`). */
   private async runInline(request: IsolateRunRequest): Promise<IsolateRunResult> {
     const [{ runInIsolate }, pool] = await Promise.all([import('./isolate/isolate-run.ts'), this.pool()])
-    // A controller a run, not AbortSignal.any over one long-lived signal: each signal it makes
-    // stays registered with its sources (three WeakRefs and their records a run).
-    const run = new AbortController()
-    const callerStop = (): void => run.abort()
-    if (request.signal?.aborted) run.abort()
-    request.signal?.addEventListener('abort', callerStop, { once: true })
-    this._inlineRuns.add(run)
-    // Disposed while the runner or the pool was loading: the dispose did not see this run.
-    if (this._disposed) run.abort()
-    try {
-      const result = await runInIsolate({ ...request, signal: run.signal }, pool)
-      return result.status === 'cancelled' && this._disposed && !request.signal?.aborted ? { ...result, ...disposedEnding() } : result
-    } catch (error) {
-      // The pool was disposed under a run waiting for an isolate: the dispose's ending, not a failure.
-      if (this._disposed) return { ...disposedEnding(), logs: [], toolCalls: 0, durationMs: 0 }
-      throw error
-    } finally {
-      this._inlineRuns.delete(run)
-      request.signal?.removeEventListener('abort', callerStop)
-    }
+    return this._inlineRuns.run(request, (running) => runInIsolate(running, pool))
   }
 
   private supervisor(): IsolateSupervisor {
