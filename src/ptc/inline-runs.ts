@@ -22,7 +22,8 @@ export class InlineRuns {
   /**
    * Runs `request` with `runner` (`runInIsolate` on the service's pool), under a signal that the
    * caller's signal and {@link stopAll} both abort.
-   * @throws what `runner` throws, unless the runs were stopped meanwhile (then the dispose's ending).
+   * @throws what `runner` throws (the pool disposed under a run waiting for an isolate: `Ptc.run`
+   *   says the service was disposed).
    */
   async run(request: IsolateRunRequest, runner: (request: IsolateRunRequest) => Promise<IsolateRunResult>): Promise<IsolateRunResult> {
     const run = new AbortController()
@@ -30,14 +31,9 @@ export class InlineRuns {
     if (request.signal?.aborted || this.#stopped) run.abort()
     request.signal?.addEventListener('abort', callerStop, { once: true })
     this.#runs.add(run)
-    const byDispose = (): boolean => this.#stopped && !request.signal?.aborted
     try {
       const result = await runner({ ...request, signal: run.signal })
-      return result.status === 'cancelled' && byDispose() ? { ...result, ...disposedEnding() } : result
-    } catch (error) {
-      // The pool was disposed under a run waiting for an isolate: the dispose's ending, not a failure.
-      if (byDispose()) return { ...disposedEnding(), logs: [], toolCalls: 0, durationMs: 0 }
-      throw error
+      return result.status === 'cancelled' && this.#stopped && !request.signal?.aborted ? { ...result, ...disposedEnding() } : result
     } finally {
       this.#runs.delete(run)
       request.signal?.removeEventListener('abort', callerStop)
