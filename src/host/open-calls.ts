@@ -11,16 +11,22 @@ import { bindListenersWithoutProxyTraps } from '../pipeline/cordis-adapter.ts'
 /** How long `dispose()` waits for open calls to finish, in ms, before it stops the host anyway. */
 export const DISPOSE_DRAIN_MS = 2_000
 
-/** Tracks open calls on `ctx`; `drained(limitMs)` resolves once none is open, or after `limitMs` ms. Never rejects. */
-export function trackOpenCalls(ctx: Context): { drained: (limitMs?: number) => Promise<void> } {
+/**
+ * Tracks open calls on `ctx` (only those of `agent` when given: an MCP session's, its runs' calls
+ * from code included); `drained(limitMs)` resolves once none is open, or after `limitMs` ms.
+ * Never rejects. The listeners live as long as `ctx`.
+ */
+export function trackOpenCalls(ctx: Context, agent?: string): { drained: (limitMs?: number) => Promise<void> } {
   const open = new Set<string>()
   let wake: (() => void) | undefined
   // Speed (issue 12): these two listeners run on every call; registered before the registry
   // plugin, they would keep cordis' per-call proxy traps (a twentieth of the host's CPU a call).
   bindListenersWithoutProxyTraps(ctx)
-  ctx.on('tool/call', (call) => void open.add(call.callId))
+  ctx.on('tool/call', (call) => {
+    if (agent === undefined || call.agent === agent) open.add(call.callId)
+  })
   ctx.on('tools/result', (result) => {
-    open.delete(result.callId)
+    if (!open.delete(result.callId)) return
     if (open.size === 0) wake?.()
   })
   return {

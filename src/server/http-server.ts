@@ -98,7 +98,8 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
   const closeEntry = (id: string, entry: Entry) => {
     if (sessions.get(id) === entry) sessions.delete(id)
     clearTimeout(entry.idle)
-    return Promise.all([entry.session.close(), entry.transport.close().catch(() => {})]).then(() => {})
+    // The session first (its aborted calls answered on their open responses), then the transport.
+    return entry.session.close().then(() => entry.transport.close().catch(() => {}))
   }
   const armIdle = (id: string, entry: Entry) => {
     clearTimeout(entry.idle)

@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Context, Fiber } from 'cordis'
+import { DISPOSE_DRAIN_MS, trackOpenCalls } from '../host/open-calls.ts'
 import * as journal from '../journal/journal.ts'
 import type { JournalRetention } from '../journal/journal-retention.ts'
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
@@ -59,8 +60,10 @@ export interface McpSession {
   readonly agent: string
   readonly server: Server
   /**
-   * Abort the session's running calls, dispose its fiber (journal, approval) and kill its
-   * background jobs (`ctx.jobs.disposeOwner`). Idempotent.
+   * Abort the session's running calls and wait, up to {@link DISPOSE_DRAIN_MS}, for them to end,
+   * so each is answered to its client and journaled with its result (a run's inner calls too);
+   * then dispose its fiber (journal, approval) and kill its background jobs
+   * (`ctx.jobs.disposeOwner`). Idempotent.
    */
   close(): Promise<void>
 }
@@ -77,6 +80,8 @@ export async function openSession(ctx: Context, options: SessionOptions, session
   const stop = new AbortController()
   // The MCP request each top-level call belongs to, by call id (child ids are `${callId}/…`).
   const requests = new Map<string, RequestId>()
+  /** The calls being answered, settled when each handler has its answer: `close()` waits for them. */
+  const answering = new Set<Promise<unknown>>()
   let counter = 0
 
   const fiber: Fiber = ctx.plugin({
@@ -100,6 +105,8 @@ export async function openSession(ctx: Context, options: SessionOptions, session
   })
   await fiber
   const session = fiber.ctx
+  // This session's calls still open, a run's calls from code included: `close()` waits for them.
+  const openCalls = trackOpenCalls(session, agent)
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const exposed = exposedTools(session.tools, options)
@@ -151,6 +158,9 @@ export async function openSession(ctx: Context, options: SessionOptions, session
             send: (update) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }),
             ...(options.progressHeartbeatMs !== undefined && { heartbeatMs: options.progressHeartbeatMs }),
           })
+    let answered!: () => void
+    const answer = new Promise<void>((resolve) => (answered = resolve))
+    answering.add(answer)
     try {
       const execute = () => session.tools.execute({ callId, name, arguments: args ?? {} }, { agent, signal })
       let result
@@ -168,6 +178,8 @@ export async function openSession(ctx: Context, options: SessionOptions, session
       progress?.stop()
       if (callControllers.get(extra.requestId) === cancel) callControllers.delete(extra.requestId)
       requests.delete(callId)
+      answering.delete(answer)
+      answered()
     }
   })
 
@@ -179,6 +191,12 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     close: () =>
       (closing ??= (async () => {
         stop.abort()
+        // S11.1: the aborted calls end a moment later (a sandboxed command's process group is
+        // killed); their answers and journal records come before the fiber (the journal) goes.
+        let timer: NodeJS.Timeout | undefined
+        const limit = new Promise((resolve) => (timer = setTimeout(resolve, DISPOSE_DRAIN_MS)))
+        await Promise.race([Promise.all([...answering, openCalls.drained(DISPOSE_DRAIN_MS)]), limit])
+        clearTimeout(timer)
         await fiber.dispose()
         // S10.5 owner dispose: the session's background jobs end with it (they are owned by the
         // agent, not by the session fiber, so disposing the fiber alone would leave them running).

@@ -1,0 +1,66 @@
+/**
+ * Closing `ptc serve --http` (SIGINT/SIGTERM) with calls in flight (S11.1, S9.4): each session's
+ * calls are aborted and waited for, up to 2 s, before its journal and transport close, so every
+ * client gets an answer instead of a dropped connection, and every journaled `tool/call` (a run's
+ * inner calls included) keeps its `tool/result`, even when the aborted tool takes a moment to stop.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { createHost } from '../../../src/host/create-host.ts'
+import { serveHttp } from '../../../src/server/http-server.ts'
+import { createRunLimiter } from '../../../src/server/run-limiter.ts'
+import { defineTool } from '../../../src/tools/define-tool.ts'
+
+const workspace = mkdtempSync(join(tmpdir(), 'ptc-http-shutdown-'))
+
+describe('ptc serve --http closes with calls in flight (S11.1)', { timeout: 30_000 }, () => {
+  const cleanUp: (() => Promise<unknown>)[] = []
+  afterAll(async () => {
+    for (const step of cleanUp.reverse()) await step().catch(() => {})
+  })
+
+  it('S11.1 a run in flight is answered to its client, and its inner call and itself are journaled with their results', async () => {
+    const host = await createHost({ workspace, journal: false, builtins: 'none' })
+    cleanUp.push(() => host.dispose())
+    let started!: () => void
+    const running = new Promise<void>((resolve) => (started = resolve))
+    host.ctx.tools.register(
+      defineTool({
+        name: 'slow_stop',
+        description: 'Runs until aborted, then takes 150 ms to stop, as a sandboxed command does.',
+        parameters: {},
+        output: { schema: z.object({}), render: () => [] },
+        async execute(_args, exec) {
+          started()
+          await new Promise((resolve) => exec.signal.addEventListener('abort', resolve, { once: true }))
+          await new Promise((resolve) => setTimeout(resolve, 150))
+          throw new Error('stopped')
+        },
+      }),
+    )
+    const journalDir = mkdtempSync(join(workspace, 'journal-'))
+    const server = await serveHttp(host.ctx, { exposeTools: false, limiter: createRunLimiter(2), journalDir, port: 0 })
+    cleanUp.push(() => server.close())
+    const client = new Client({ name: 'shutdown', version: '1' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    cleanUp.push(() => client.close())
+
+    const call = client.callTool({ name: 'run_code', arguments: { code: 'await tools.slow_stop({}); return 1', typecheck: false } })
+    await running
+    await server.close()
+    const answer = (await call) as { isError?: boolean; content: { type: string; text: string }[] }
+    expect(answer.isError).toBe(true)
+    expect(answer.content.map((block) => block.text).join('\n')).toMatch(/cancel/i)
+
+    const [file] = readdirSync(journalDir)
+    const records = readFileSync(join(journalDir, file!), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; name: string })
+    const of = (type: string) => records.filter((record) => record.type === type).map((record) => record.name).sort()
+    expect(of('tool/call')).toEqual(['run_code', 'slow_stop'])
+    expect(of('tool/result')).toEqual(['run_code', 'slow_stop'])
+  })
+})
