@@ -13,6 +13,7 @@
  * closed (its calls aborted, its background jobs killed, its GET stream ended) and later
  * requests for it get 404.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -139,7 +140,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
       }
       if (known) {
         track(sessionId as string, res)
-        return known.transport.handleRequest(req, res, body)
+        return connections.run(droppedSignal(res), () => known.transport.handleRequest(req, res, body))
       }
       if (sessionId !== undefined) return reply(res, 404, 'Session not found: start a new session with an initialize request.')
       if (!isInitializeRequest(body)) return reply(res, 400, 'Bad request: no session id, and the body is not an initialize request.')
@@ -158,7 +159,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
           opening--
           let session: McpSession
           try {
-            session = await openSession(ctx, sessionOptions, id)
+            session = await openSession(ctx, { ...sessionOptions, connectionSignal: () => connections.getStore() }, id)
           } catch (error) {
             void transport.close().catch(() => {})
             throw error
@@ -227,6 +228,18 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
         })
       })()),
   }
+}
+
+/** The connection of the POST being handled, for the session's calls (`SessionOptions.connectionSignal`). */
+const connections = new AsyncLocalStorage<AbortSignal>()
+
+/** Aborted when `res`'s connection closes before the answer was written (the client went away). */
+function droppedSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController()
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort(new Error('the client closed the connection before the answer'))
+  })
+  return controller.signal
 }
 
 class BodyTooLarge extends Error {}

@@ -46,6 +46,11 @@ export interface SessionOptions {
   approvalTimeoutMs?: number
   /** Progress heartbeat of a call that asked for progress, in ms (default 5000, see `run-progress.ts`). */
   progressHeartbeatMs?: number
+  /**
+   * The signal of the connection carrying the request being handled, aborted when it drops before
+   * the answer is written (Streamable HTTP: a client gone without a DELETE); its calls stop then.
+   */
+  connectionSignal?: () => AbortSignal | undefined
 }
 
 const INSTRUCTIONS =
@@ -143,7 +148,8 @@ export async function openSession(ctx: Context, options: SessionOptions, session
       earlyCancels.delete(extra.requestId)
     }
     callControllers.set(extra.requestId, cancel)
-    const signal = AbortSignal.any([extra.signal, stop.signal, cancel.signal])
+    const connection = options.connectionSignal?.()
+    const signal = AbortSignal.any(connection === undefined ? [extra.signal, stop.signal, cancel.signal] : [extra.signal, stop.signal, cancel.signal, connection])
     requests.set(callId, extra.requestId)
     // A request with a progressToken gets notifications/progress while it runs (start, its calls
     // from code, heartbeats), so a client that resets its timeout on progress keeps it alive.

@@ -3,6 +3,8 @@
  * calls are aborted and waited for, up to 2 s, before its journal and transport close, so every
  * client gets an answer instead of a dropped connection, and every journaled `tool/call` (a run's
  * inner calls included) keeps its `tool/result`, even when the aborted tool takes a moment to stop.
+ * And a client that goes away without a DELETE (the SDK's `close()` sends none): the calls of the
+ * request whose connection dropped are stopped instead of holding a run slot to their deadline.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -62,5 +64,44 @@ describe('ptc serve --http closes with calls in flight (S11.1)', { timeout: 30_0
     const of = (type: string) => records.filter((record) => record.type === type).map((record) => record.name).sort()
     expect(of('tool/call')).toEqual(['run_code', 'slow_stop'])
     expect(of('tool/result')).toEqual(['run_code', 'slow_stop'])
+  })
+})
+
+describe('ptc serve --http: a client gone without a DELETE (S9.4)', { timeout: 30_000 }, () => {
+  it('S9.4 the calls of a request whose connection dropped before its answer are stopped, not left to their deadline', async () => {
+    const host = await createHost({ workspace, journal: false, builtins: 'none' })
+    let started!: () => void
+    let stopped!: (reason: unknown) => void
+    const running = new Promise<void>((resolve) => (started = resolve))
+    const aborted = new Promise<unknown>((resolve) => (stopped = resolve))
+    host.ctx.tools.register(
+      defineTool({
+        name: 'wait_for_stop',
+        description: 'Runs until aborted.',
+        parameters: {},
+        output: { schema: z.object({}), render: () => [] },
+        async execute(_args, exec) {
+          started()
+          await new Promise((resolve) => exec.signal.addEventListener('abort', resolve, { once: true }))
+          stopped(exec.signal.reason)
+          throw new Error('stopped')
+        },
+      }),
+    )
+    const server = await serveHttp(host.ctx, { exposeTools: false, limiter: createRunLimiter(2), journalDir: false, port: 0 })
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(server.url))
+      const client = new Client({ name: 'gone', version: '1' })
+      await client.connect(transport)
+      // The SDK's close() aborts the request's fetch and sends no DELETE.
+      void client.callTool({ name: 'run_code', arguments: { code: 'await tools.wait_for_stop({})', typecheck: false, timeoutMs: 120_000 } }).catch(() => {})
+      await running
+      await client.close()
+      await aborted
+      expect(server.sessions).toBe(1) // the session stays (no DELETE came); only the dropped request's calls stopped
+    } finally {
+      await server.close()
+      await host.dispose()
+    }
   })
 })
