@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost } from '../../../src/host/create-host.ts'
-import { defineTool } from '../../../src/tools/define-tool.ts'
-import { z } from 'zod'
+import { stoppableTool } from '../../helpers/stoppable-tool.ts'
 
 const workspace = mkdtempSync(join(tmpdir(), 'ptc-dispose-drain-'))
 afterAll(() => rmSync(workspace, { recursive: true, force: true }))
@@ -20,22 +19,8 @@ describe('host.dispose waits for calls still finishing (S11.1)', { timeout: 60_0
   it('S11.1 a call from code cancelled with its run has its tool/result journaled before dispose ends', async () => {
     const journal = join(workspace, 'j.jsonl')
     const host = await createHost({ workspace, journal, builtins: 'none' })
-    let started!: () => void
-    const running = new Promise<void>((resolve) => (started = resolve))
-    host.ctx.tools.register(
-      defineTool({
-        name: 'slow',
-        description: 'Waits for its abort, then takes a moment to clean up.',
-        parameters: {},
-        output: { schema: z.object({}), render: () => [{ type: 'text', text: 'done' }] },
-        async execute(_args, exec) {
-          started()
-          await new Promise((resolve) => exec.signal.addEventListener('abort', resolve, { once: true }))
-          await new Promise((resolve) => setTimeout(resolve, 200))
-          throw new Error('stopped while cleaning up')
-        },
-      }),
-    )
+    const { tool, running } = stoppableTool('slow', 200)
+    host.ctx.tools.register(tool)
     const stop = new AbortController()
     const run = host.ctx.tools.execute({ name: 'run_code', arguments: { code: 'await tools.slow({}); return 1', typecheck: false } }, { agent: 'cli', signal: stop.signal })
     await running

@@ -10,9 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { z } from 'zod'
 import { createHost } from '../../../src/host/create-host.ts'
-import { defineTool } from '../../../src/tools/define-tool.ts'
+import { markerTool } from '../../helpers/stoppable-tool.ts'
 import type { RunCodeValue } from '../../../src/ptc/run-code-value.ts'
 
 const workspace = mkdtempSync(join(tmpdir(), 'ptc-dispose-inline-'))
@@ -26,20 +25,8 @@ describe('host.dispose stops the runs in flight (S9.1, S11.1)', { timeout: 60_00
     ] as const) {
       it(`S9.1 a ${isolation} run whose script ${what} ends cancelled, naming the dispose, long before its deadline`, async () => {
         const host = await createHost({ workspace, journal: false, builtins: 'none', ptc: { isolation } })
-        let started!: () => void
-        const running = new Promise<void>((resolve) => (started = resolve))
-        host.ctx.tools.register(
-          defineTool({
-            name: 'mark',
-            description: 'Says the script is running.',
-            parameters: {},
-            output: { schema: z.object({}), render: () => [{ type: 'text', text: 'ok' }] },
-            async execute() {
-              started()
-              return {}
-            },
-          }),
-        )
+        const { tool, running } = markerTool('mark')
+        host.ctx.tools.register(tool)
         // A deadline of 10 minutes: the run can only end this soon because of the dispose.
         const run = host.ctx.tools.execute({ name: 'run_code', arguments: { code: `await tools.mark({}); ${tail}`, typecheck: false, timeoutMs: 600_000 } }, { agent: 'test' })
         await running
@@ -53,11 +40,8 @@ describe('host.dispose stops the runs in flight (S9.1, S11.1)', { timeout: 60_00
   for (const isolation of ['inline', 'process'] as const) {
     it(`S9.1 a ${isolation} run whose caller cancelled just before the dispose keeps the caller's ending`, async () => {
       const host = await createHost({ workspace, journal: false, builtins: 'none', ptc: { isolation } })
-      let started!: () => void
-      const running = new Promise<void>((resolve) => (started = resolve))
-      host.ctx.tools.register(
-        defineTool({ name: 'mark', description: 'Says the script is running.', parameters: {}, output: { schema: z.object({}), render: () => [] }, execute: async () => (started(), {}) }),
-      )
+      const { tool, running } = markerTool('mark')
+      host.ctx.tools.register(tool)
       const caller = new AbortController()
       const run = host.ctx.ptc.run('await tools.mark({}); await new Promise(() => {})', { typecheck: false, signal: caller.signal, agent: 'test' })
       await running

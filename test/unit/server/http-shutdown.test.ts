@@ -12,11 +12,10 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, describe, expect, it } from 'vitest'
-import { z } from 'zod'
 import { createHost } from '../../../src/host/create-host.ts'
 import { serveHttp } from '../../../src/server/http-server.ts'
 import { createRunLimiter } from '../../../src/server/run-limiter.ts'
-import { defineTool } from '../../../src/tools/define-tool.ts'
+import { stoppableTool } from '../../helpers/stoppable-tool.ts'
 
 const workspace = mkdtempSync(join(tmpdir(), 'ptc-http-shutdown-'))
 
@@ -29,22 +28,8 @@ describe('ptc serve --http closes with calls in flight (S11.1)', { timeout: 30_0
   it('S11.1 a run in flight is answered to its client, and its inner call and itself are journaled with their results', async () => {
     const host = await createHost({ workspace, journal: false, builtins: 'none' })
     cleanUp.push(() => host.dispose())
-    let started!: () => void
-    const running = new Promise<void>((resolve) => (started = resolve))
-    host.ctx.tools.register(
-      defineTool({
-        name: 'slow_stop',
-        description: 'Runs until aborted, then takes 150 ms to stop, as a sandboxed command does.',
-        parameters: {},
-        output: { schema: z.object({}), render: () => [] },
-        async execute(_args, exec) {
-          started()
-          await new Promise((resolve) => exec.signal.addEventListener('abort', resolve, { once: true }))
-          await new Promise((resolve) => setTimeout(resolve, 150))
-          throw new Error('stopped')
-        },
-      }),
-    )
+    const { tool, running } = stoppableTool('slow_stop', 150)
+    host.ctx.tools.register(tool)
     const journalDir = mkdtempSync(join(workspace, 'journal-'))
     const server = await serveHttp(host.ctx, { exposeTools: false, limiter: createRunLimiter(2), journalDir, port: 0 })
     cleanUp.push(() => server.close())
@@ -70,24 +55,8 @@ describe('ptc serve --http closes with calls in flight (S11.1)', { timeout: 30_0
 describe('ptc serve --http: a client gone without a DELETE (S9.4)', { timeout: 30_000 }, () => {
   it('S9.4 the calls of a request whose connection dropped before its answer are stopped, not left to their deadline', async () => {
     const host = await createHost({ workspace, journal: false, builtins: 'none' })
-    let started!: () => void
-    let stopped!: (reason: unknown) => void
-    const running = new Promise<void>((resolve) => (started = resolve))
-    const aborted = new Promise<unknown>((resolve) => (stopped = resolve))
-    host.ctx.tools.register(
-      defineTool({
-        name: 'wait_for_stop',
-        description: 'Runs until aborted.',
-        parameters: {},
-        output: { schema: z.object({}), render: () => [] },
-        async execute(_args, exec) {
-          started()
-          await new Promise((resolve) => exec.signal.addEventListener('abort', resolve, { once: true }))
-          stopped(exec.signal.reason)
-          throw new Error('stopped')
-        },
-      }),
-    )
+    const { tool, running, stopped } = stoppableTool('wait_for_stop')
+    host.ctx.tools.register(tool)
     const server = await serveHttp(host.ctx, { exposeTools: false, limiter: createRunLimiter(2), journalDir: false, port: 0 })
     try {
       const transport = new StreamableHTTPClientTransport(new URL(server.url))
@@ -97,7 +66,7 @@ describe('ptc serve --http: a client gone without a DELETE (S9.4)', { timeout: 3
       void client.callTool({ name: 'run_code', arguments: { code: 'await tools.wait_for_stop({})', typecheck: false, timeoutMs: 120_000 } }).catch(() => {})
       await running
       await client.close()
-      await aborted
+      await stopped
       expect(server.sessions).toBe(1) // the session stays (no DELETE came); only the dropped request's calls stopped
     } finally {
       await server.close()
