@@ -70,7 +70,7 @@ export function reportProgress(options: ReportProgressOptions): ProgressReporter
     clearTimeout(trailing)
     trailing = undefined
     clearTimeout(heartbeat)
-    heartbeat = setTimeout(() => sendNow(`running for ${Math.round((Date.now() - startedAt) / 1000)} s`), heartbeatMs)
+    heartbeat = setTimeout(() => sendNow(`${options.tool} running for ${Math.round((Date.now() - startedAt) / 1000)} s`), heartbeatMs)
     const now = Date.now()
     lastSentAt = now
     lastProgress = Math.max(now - startedAt, lastProgress + 1)

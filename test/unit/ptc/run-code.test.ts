@@ -266,7 +266,7 @@ describe('run_code (S9)', () => {
     const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
     expect(text.length).toBeLessThan(1_000)
     const resultPath = /the full result is in (\S+)\]/.exec(text)?.[1]
-    const logsPath = /the full logs is in (\S+)\]/.exec(text)?.[1]
+    const logsPath = /the full logs are in (\S+)\]/.exec(text)?.[1]
     expect(resultPath?.startsWith(join(spillDir, 'tester'))).toBe(true)
     expect(JSON.parse(readFileSync(resultPath!, 'utf8')).big).toHaveLength(100_000)
     expect(readFileSync(logsPath!, 'utf8')).toBe('y'.repeat(500))

@@ -53,7 +53,7 @@ describe('progress of one call (S9.4 service mode), with a fake clock', () => {
     vi.advanceTimersByTime(9_999)
     expect(sent).toHaveLength(1)
     vi.advanceTimersByTime(1)
-    expect(sent.at(-1)!.message).toBe('run_code started (running for 10 s)')
+    expect(sent.at(-1)!.message).toBe('run_code started (run_code running for 10 s)')
     vi.advanceTimersByTime(20_000)
     expect(sent).toHaveLength(4)
     reporter.stop()
