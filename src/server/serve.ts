@@ -80,5 +80,14 @@ export async function serve(ctx: Context, options: ServeOptions): Promise<ServeH
   })
   await fiber
   const handle = started!
-  return { ...(handle.url !== undefined && { url: handle.url }), closed: handle.closed, close: () => fiber.dispose().then(() => {}) }
+  // The server closes first (each session's calls answered and journaled, S11.1), then the fiber:
+  // disposing the fiber alone would dispose the sessions' fibers (their journals) before them.
+  return {
+    ...(handle.url !== undefined && { url: handle.url }),
+    closed: handle.closed,
+    close: async () => {
+      await handle.close()
+      await fiber.dispose()
+    },
+  }
 }

@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createHost } from '../../../src/host/create-host.ts'
 import { serveHttp } from '../../../src/server/http-server.ts'
 import { createRunLimiter } from '../../../src/server/run-limiter.ts'
+import { serve } from '../../../src/server/serve.ts'
 import { stoppableTool } from '../../helpers/stoppable-tool.ts'
 
 const workspace = mkdtempSync(join(tmpdir(), 'ptc-http-shutdown-'))
@@ -25,31 +26,36 @@ describe('ptc serve --http closes with calls in flight (S11.1)', { timeout: 30_0
     for (const step of cleanUp.reverse()) await step().catch(() => {})
   })
 
-  it('S11.1 a run in flight is answered to its client, and its inner call and itself are journaled with their results', async () => {
-    const host = await createHost({ workspace, journal: false, builtins: 'none' })
-    cleanUp.push(() => host.dispose())
-    const { tool, running } = stoppableTool('slow_stop', 150)
-    host.ctx.tools.register(tool)
-    const journalDir = mkdtempSync(join(workspace, 'journal-'))
-    const server = await serveHttp(host.ctx, { exposeTools: false, limiter: createRunLimiter(2), journalDir, port: 0 })
-    cleanUp.push(() => server.close())
-    const client = new Client({ name: 'shutdown', version: '1' })
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
-    cleanUp.push(() => client.close())
+  for (const through of ['serveHttp', 'serve (as ptc serve runs it)'] as const) {
+    it(`S11.1 a run in flight is answered to its client, and its inner call and itself are journaled with their results (${through})`, async () => {
+      const host = await createHost({ workspace, journal: false, builtins: 'none' })
+      cleanUp.push(() => host.dispose())
+      const { tool, running } = stoppableTool('slow_stop', 150)
+      host.ctx.tools.register(tool)
+      const journalDir = mkdtempSync(join(workspace, 'journal-'))
+      const server =
+        through === 'serveHttp'
+          ? await serveHttp(host.ctx, { exposeTools: false, limiter: createRunLimiter(2), journalDir, port: 0 })
+          : ((await serve(host.ctx, { transport: 'http', exposeTools: false, journalDir, port: 0 })) as { url: string; close(): Promise<void> })
+      cleanUp.push(() => server.close())
+      const client = new Client({ name: 'shutdown', version: '1' })
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+      cleanUp.push(() => client.close())
 
-    const call = client.callTool({ name: 'run_code', arguments: { code: 'await tools.slow_stop({}); return 1', typecheck: false } })
-    await running
-    await server.close()
-    const answer = (await call) as { isError?: boolean; content: { type: string; text: string }[] }
-    expect(answer.isError).toBe(true)
-    expect(answer.content.map((block) => block.text).join('\n')).toMatch(/cancel/i)
+      const call = client.callTool({ name: 'run_code', arguments: { code: 'await tools.slow_stop({}); return 1', typecheck: false } })
+      await running
+      await server.close()
+      const answer = (await call) as { isError?: boolean; content: { type: string; text: string }[] }
+      expect(answer.isError).toBe(true)
+      expect(answer.content.map((block) => block.text).join('\n')).toMatch(/cancel/i)
 
-    const [file] = readdirSync(journalDir)
-    const records = readFileSync(join(journalDir, file!), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; name: string })
-    const of = (type: string) => records.filter((record) => record.type === type).map((record) => record.name).sort()
-    expect(of('tool/call')).toEqual(['run_code', 'slow_stop'])
-    expect(of('tool/result')).toEqual(['run_code', 'slow_stop'])
-  })
+      const [file] = readdirSync(journalDir)
+      const records = readFileSync(join(journalDir, file!), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; name: string })
+      const of = (type: string) => records.filter((record) => record.type === type).map((record) => record.name).sort()
+      expect(of('tool/call')).toEqual(['run_code', 'slow_stop'])
+      expect(of('tool/result')).toEqual(['run_code', 'slow_stop'])
+    })
+  }
 })
 
 describe('ptc serve --http: a client gone without a DELETE (S9.4)', { timeout: 30_000 }, () => {
