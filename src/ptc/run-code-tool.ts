@@ -37,11 +37,11 @@ export const runCodeParameters = z.strictObject({
 })
 
 const DESCRIPTION =
-  'Run a TypeScript script that calls tools as `await tools.name(args)` and returns a small JSON result. ' +
-  'Each call goes through the same policy as a direct call; a failed or denied call rejects with ToolCallError {name, toolName, message}. ' +
-  'Fan out calls in parallel (Promise.all), filter and aggregate in code, return only what matters. ' +
+  'Run TypeScript that calls tools as `await tools.name(args)` and returns JSON. ' +
+  'Every call passes the same policy as a direct one; a failed or denied call rejects with ToolCallError {name, toolName, message}. ' +
+  'Fan out with Promise.all (concurrency-safe tools overlap), filter and aggregate in code, return only what matters. ' +
   // Issue 11: what the result's `warnings` report (run-warnings.ts); the model must know to await.
-  'Await every call: calls still running at return (not awaited, or left behind by a Promise.all that rejected: use Promise.allSettled to wait for all) and unhandled rejections come back as warnings.'
+  'Await every call: calls unfinished at return and unhandled rejections come back as warnings (after a rejected Promise.all, use Promise.allSettled).'
 
 /**
  * The description a model reads for `run_code` wherever it is offered (`ptc serve`, the AI SDK

@@ -48,8 +48,12 @@ describe('run_code description as served (issue 11)', () => {
     expect(tools.some((tool) => !compact.includes(words(tool.description)))).toBe(true)
   })
 
-  it('S9.3 tells the model what comes back as warnings: calls left running, those a rejected Promise.all left behind (use Promise.allSettled), unhandled rejections', () => {
+  it('S9.3 tells the model what comes back as warnings: calls unfinished at return and unhandled rejections (after a rejected Promise.all, use Promise.allSettled)', () => {
     const description = host.ctx.tools.get('run_code')!.description
-    expect(description).toContain('calls still running at return (not awaited, or left behind by a Promise.all that rejected: use Promise.allSettled to wait for all) and unhandled rejections come back as warnings')
+    expect(description).toContain('Await every call: calls unfinished at return and unhandled rejections come back as warnings (after a rejected Promise.all, use Promise.allSettled).')
+  })
+
+  it('S7.2 says which calls from a Promise.all overlap: those of concurrency-safe tools', () => {
+    expect(host.ctx.tools.get('run_code')!.description).toContain('Fan out with Promise.all (concurrency-safe tools overlap)')
   })
 })
