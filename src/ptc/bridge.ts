@@ -14,6 +14,7 @@ import type { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Context } from 'cordis'
 import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { JsonValue, PtcDispatch } from '../tools/types.ts'
+import { capText } from './spill.ts'
 
 /**
  * Longest failure message a call from code receives, in characters (UTF-16 units). A tool's
@@ -22,12 +23,10 @@ import type { JsonValue, PtcDispatch } from '../tools/types.ts'
  */
 export const MAX_CALL_ERROR_CHARS = 10_000
 
-/** `message` cut to {@link MAX_CALL_ERROR_CHARS} (never between the halves of a surrogate pair), saying so. */
+/** `message` cut to {@link MAX_CALL_ERROR_CHARS} (`capText`: never between the halves of a surrogate pair), saying so. */
 function clipMessage(message: string): string {
-  if (message.length <= MAX_CALL_ERROR_CHARS) return message
-  const high = message.charCodeAt(MAX_CALL_ERROR_CHARS - 1)
-  const end = high >= 0xd800 && high <= 0xdbff ? MAX_CALL_ERROR_CHARS - 1 : MAX_CALL_ERROR_CHARS
-  return `${message.slice(0, end)}… (cut: the message had ${message.length} characters)`
+  const { text, cut } = capText(message, MAX_CALL_ERROR_CHARS)
+  return cut === 0 ? message : `${text}… (cut: the message had ${message.length} characters)`
 }
 
 /** One call from code, as the isolate runner hands it over. */

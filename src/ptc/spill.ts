@@ -8,10 +8,15 @@ import { mkdirSync, realpathSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { writeFileAtomicSync } from '../workspace/safe-fs.ts'
 
-/** Keep the first `maxChars` characters of `text`, with a note of how many were cut. Pure. */
+/**
+ * Keep the first `maxChars` characters (UTF-16 units) of `text`, one fewer when the cut would
+ * split a surrogate pair, with how many were cut. Pure.
+ */
 export function capText(text: string, maxChars: number): { text: string; cut: number } {
   if (text.length <= maxChars) return { text, cut: 0 }
-  return { text: text.slice(0, maxChars), cut: text.length - maxChars }
+  const last = text.charCodeAt(maxChars - 1)
+  const end = last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars
+  return { text: text.slice(0, end), cut: text.length - end }
 }
 
 /**
