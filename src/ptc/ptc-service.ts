@@ -181,7 +181,8 @@ export class Ptc extends Service {
     }
     if (outcome.kind === 'cancelled') return stopped('cancelled', cancelledError())
     if (outcome.kind === 'crashed') {
-      if (this._disposed && !options.signal?.aborted) throw new Error(SERVICE_DISPOSED)
+      // The checker pool stopped under a dispose: the run fails as one made after it (see `run`).
+      if (!options.signal?.aborted) this.assertAlive()
       const { status, error } = checkerCrashEnding(outcome.message, typecheck)
       return stopped(status, error)
     }
