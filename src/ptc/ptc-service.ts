@@ -21,6 +21,7 @@ import { discardCheckerSnapshot, findCheckerSnapshot } from './check/checker-sna
 import type { Diagnostic } from './compile-diagnostics.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-contract.ts'
 import type { IsolatePool } from './isolate/isolate-pool.ts'
+import type { runInIsolate as RunInIsolate } from './isolate/isolate-run.ts'
 import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
 import type { PtcConfig, RunOptions } from './ptc-config.ts'
 import { isolateWorkerOptions, prestartsWorker } from './isolate/worker-start.ts'
@@ -53,7 +54,7 @@ export class Ptc extends Service {
   /** Set once a run type-checks (or `check`, `prewarm`): new checkers then warm TypeScript up. */
   _typechecks = false
   /** `isolation: 'inline'` only: isolated-vm is loaded with the first run, never by the host otherwise. */
-  _pool: Promise<IsolatePool> | undefined
+  _pool: Promise<{ pool: IsolatePool; runInIsolate: typeof RunInIsolate }> | undefined
   _supervisor: IsolateSupervisor | undefined
   /** Set when the service stops: no checker, pool or worker is made after that (a run then fails). */
   _disposed = false
@@ -74,7 +75,7 @@ export class Ptc extends Service {
     this._tools = untraced(ctx.tools)
     ctx.effect(() => () => {
       // Also when isolated-vm is still loading: the pool is disposed as soon as it exists.
-      this._pool?.then((pool) => pool.dispose(), () => {})
+      this._pool?.then(({ pool }) => pool.dispose(), () => {})
       this._supervisor?.dispose()
       this._checkers?.dispose()
       this._pool = this._checkers = this._supervisor = undefined
@@ -260,7 +261,7 @@ export class Ptc extends Service {
 
   /** A run in this process's isolates; the service's dispose cancels it, as the supervisor's does (`inline-runs.ts`). */
   private async runInline(request: IsolateRunRequest): Promise<IsolateRunResult> {
-    const [{ runInIsolate }, pool] = await Promise.all([import('./isolate/isolate-run.ts'), this.pool()])
+    const { runInIsolate, pool } = await this.pool()
     return this._inlineRuns.run(request, (running) => runInIsolate(running, pool))
   }
 
@@ -273,10 +274,11 @@ export class Ptc extends Service {
     }))
   }
 
-  private pool(): Promise<IsolatePool> {
+  /** The inline isolates and their runner, loaded once (a dynamic `import()` a run cost ~20 µs of loader work). */
+  private pool(): Promise<{ pool: IsolatePool; runInIsolate: typeof RunInIsolate }> {
     this.assertAlive()
     const { poolSize: size, memoryMb } = isolateWorkerOptions(this._config)
-    return (this._pool ??= import('./isolate/isolate-pool.ts').then(({ IsolatePool }) => new IsolatePool({ size, memoryMb })))
+    return (this._pool ??= Promise.all([import('./isolate/isolate-pool.ts'), import('./isolate/isolate-run.ts')]).then(([{ IsolatePool }, { runInIsolate }]) => ({ pool: new IsolatePool({ size, memoryMb }), runInIsolate })))
   }
 }
 

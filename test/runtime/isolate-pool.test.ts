@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { IsolatePool, type PreparedIsolate } from '../../src/ptc/isolate/isolate-pool.ts'
+import { disposeQuietly, IsolatePool, prepareIsolate, type PreparedIsolate } from '../../src/ptc/isolate/isolate-pool.ts'
 import { runInIsolate } from '../../src/ptc/isolate/isolate-run.ts'
 import { SNAPSHOT_INSTALL_GLOBAL } from '../../src/ptc/isolate/runtime-snapshot.ts'
 import { expectHealthy } from './harness.ts'
@@ -99,7 +99,7 @@ describe('IsolatePool', () => {
     expect(pairings.map((id) => id.split(':').at(-1))).toEqual(['1'])
   })
 
-  it('S9.1 a new pool prepares one isolate without making the runtime snapshot; the refill after a run makes it and fills the pool (issue 12)', () => {
+  it('S9.1 a new pool prepares its isolates without making the runtime snapshot; the refill after a run makes it and fills the pool (issue 12)', () => {
     // A fresh process: the snapshot is made once per process.
     const child = runNode(`
       import { IsolatePool } from ${JSON.stringify(POOL)}
@@ -107,27 +107,77 @@ describe('IsolatePool', () => {
       const dispatch = async () => ({ ok: true, valueJson: 'null' })
       const pool = new IsolatePool({ size: 2 })
       const first = await pool.take()
-      const second = await pool.take() // nothing idle: prepared on demand, still without the snapshot
+      const second = await pool.take() // the pool ran dry and refills: still without the snapshot
       const seen = [first.fromSnapshot, second.fromSnapshot]
       first.isolate.dispose(); second.isolate.dispose()
       const run = await runInIsolate({ js: 'return 1', toolNames: [], dispatch }, pool)
       await new Promise((resolve) => setTimeout(resolve, 500)) // the refill after the run
-      const third = await pool.take(), fourth = await pool.take()
-      console.log(JSON.stringify([...seen, run.value, third.fromSnapshot, fourth.fromSnapshot]))
-      pool.dispose(); third.isolate.dispose(); fourth.isolate.dispose()
+      // At most one isolate without the snapshot was being prepared when the run ended.
+      const later = [await pool.take(), await pool.take(), await pool.take()]
+      console.log(JSON.stringify([...seen, run.value, ...later.slice(1).map((taken) => taken.fromSnapshot)]))
+      pool.dispose(); for (const taken of later) taken.isolate.dispose()
     `)
     expect(child.stderr).toBe('')
     expect(JSON.parse(child.stdout.trim())).toEqual([false, false, 1, true, true])
   })
 
-  it('S9.1 a take() while the pool is still preparing gets that isolate instead of preparing another (issue 12)', async () => {
+  it('S9.1 a background preparation makes the context and the runtime on the isolate\'s thread, so the calling thread waits for them in its event loop; the isolate runs like one prepared at once (issue 12)', async () => {
+    const dispatch = async () => ({ ok: true as const, valueJson: '{"n":2}' })
+    disposeQuietly((await prepareIsolate({ makeSnapshot: true })).isolate) // the runtime built, the snapshot made
+    /**
+     * Whether the preparation needed the event loop: it is still pending once a chain of 10,000
+     * microtasks queued as it starts has run out (entries on another thread come back only as
+     * event-loop callbacks; synchronous ones end within a few microtasks). Then the isolate's run.
+     */
+    const prepare = async (offThread: boolean) => {
+      let hops = 0
+      let settled = false
+      const hop = (): void => {
+        if (!settled && ++hops < 10_000) queueMicrotask(hop)
+      }
+      queueMicrotask(hop)
+      const prepared = await prepareIsolate({ offThread })
+      settled = true
+      const one = { memoryMb: prepared.memoryMb, take: async () => prepared } as unknown as IsolatePool
+      const run = await runInIsolate({ js: `const a = await tools.noop({}); return [a.n, typeof globalThis.${SNAPSHOT_INSTALL_GLOBAL}, typeof ToolCallError]`, toolNames: ['noop'], dispatch }, one)
+      await new Promise((resolve) => setImmediate(resolve))
+      return { neededEventLoop: hops >= 10_000, fromSnapshot: prepared.fromSnapshot, value: run.value, disposed: prepared.isolate.isDisposed }
+    }
+    const expected = { fromSnapshot: true, value: [2, 'undefined', 'function'], disposed: true }
+    expect(await prepare(false)).toEqual({ neededEventLoop: false, ...expected })
+    expect(await prepare(true)).toEqual({ neededEventLoop: true, ...expected })
+  })
+
+  it('S9.1 a pool refills in the background: the isolate that replaces a released one needs the event loop, it is not ready when the microtasks queued at the release have run (issue 12)', async () => {
     pool = new IsolatePool({ size: 1 })
-    const taken = await pool.take() // Called before the first preparation ended.
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(pool.idleCount).toBe(0) // The pool's one isolate is the taken one; nothing else was made.
+    await expect.poll(() => pool!.idleCount).toBe(1)
+    const taken = await pool.take() // The idle one: nothing is being prepared now.
     taken.isolate.dispose()
     taken.onReleased?.()
-    await expect.poll(() => pool!.idleCount).toBe(1) // Refilled after the run, as after any run.
+    const idleAfterMicrotasks = await new Promise((resolve) => {
+      let hops = 0
+      const hop = (): void => (++hops < 10_000 ? queueMicrotask(hop) : resolve(pool!.idleCount))
+      queueMicrotask(hop)
+    })
+    expect(idleAfterMicrotasks).toBe(0)
+    await expect.poll(() => pool!.idleCount).toBe(1)
+  })
+
+  it('S9.1 a take() while the pool is still preparing gets that isolate instead of preparing another, and the pool refills after it (issue 12)', async () => {
+    pool = new IsolatePool({ size: 1 })
+    const taken = await pool.take() // Called before the first preparation ended.
+    // The pool ran dry: it prepares the next one at once, in the background (one at a time).
+    await expect.poll(() => pool!.idleCount).toBe(1)
+    expect(pool.made).toEqual({ background: 2, onDemand: 0 })
+    taken.isolate.dispose()
+    taken.onReleased?.()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(pool.made).toEqual({ background: 2, onDemand: 0 }) // Already full: nothing more is made.
+    const second = await pool.take()
+    const third = await pool.take() // Nothing idle and nothing promised: made now.
+    expect(pool.made.onDemand).toBe(1)
+    second.isolate.dispose()
+    third.isolate.dispose()
   })
 
   it('refuses take() after dispose()', async () => {

@@ -7,7 +7,7 @@
  * is disposed afterwards.
  */
 import ivm from 'isolated-vm'
-import type { HostCall, HostFinish, HostLog, InstallRuntime } from '../../../runtime/bridge-types.ts'
+import type { HostCall, HostFinish, HostLog } from '../../../runtime/bridge-types.ts'
 import { reportIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 import { madeRuntimeSnapshot, RUNTIME_FILENAME, runtimeSnapshot, SNAPSHOT_INSTALL_GLOBAL } from './runtime-snapshot.ts'
@@ -64,9 +64,23 @@ export interface PrepareIsolateOptions {
    * the snapshot; the pool makes it when it refills after a run.
    */
   makeSnapshot?: boolean
+  /**
+   * Whether the context and the runtime are made on the isolate's own thread (two asynchronous
+   * entries) instead of the calling one. Default false: synchronous entries are quicker from start
+   * to end, for a run waiting for the isolate; a pool's background refill sets it, so the calling
+   * thread (the isolate worker's, or the host's with `isolation: 'inline'`) is busy only for
+   * `new ivm.Isolate` (about 1.1 ms) while runs go on (issue 12).
+   */
+  offThread?: boolean
 }
 
 let snapshotWarningShown = false
+
+/** The entry that installs the runtime in a context made from the snapshot (see `prepareIsolate`). */
+const SNAPSHOT_INSTALL = `const install = globalThis.${SNAPSHOT_INSTALL_GLOBAL}
+delete globalThis.${SNAPSHOT_INSTALL_GLOBAL}
+if (typeof install !== 'function') throw new Error('the isolate runtime snapshot has no installRuntime')
+return install($0, $1, $2)`
 
 /**
  * Creates an isolate and context and evaluates the runtime prelude in it.
@@ -87,33 +101,30 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
     },
   })
   try {
-    // Synchronous entries: the isolate is fresh and runs only the runtime's own code here, so each
-    // entry is short, and an asynchronous one would cost two thread hops (six of them made
-    // preparing take about twice as long on a loaded machine; issue 12).
-    const context = isolate.createContextSync()
-    let install: ivm.Reference<InstallRuntime>
-    if (snapshot !== undefined) {
-      // The bundle was evaluated into the snapshot: one entry takes its `installRuntime` off the
-      // global (`context.global` would be a Reference isolated-vm keeps after disposal, one a run).
-      install = context.evalClosureSync(`const install = globalThis.${SNAPSHOT_INSTALL_GLOBAL}; delete globalThis.${SNAPSHOT_INSTALL_GLOBAL}; return install`, [], {
-        filename: RUNTIME_FILENAME,
-        result: { reference: true },
-      }) as ivm.Reference<InstallRuntime>
-      if (install.typeof !== 'function') throw new Error('the isolate runtime snapshot has no installRuntime')
-    } else {
-      install = context.evalClosureSync(runtime.code, [], { filename: RUNTIME_FILENAME, result: { reference: true } }) as ivm.Reference<InstallRuntime>
-    }
     // Until a run sets `handlers` nothing can call back (no script runs before `start`).
     const forward = (): IsolateHandlers | undefined => prepared?.handlers
     const hostCall: HostCall = (callId, toolName, argsJson) => forward()?.call(callId, toolName, argsJson)
     const hostLog: HostLog = (level, text) => forward()?.log(level, text)
     const hostFinish: HostFinish = (kind, payload, pendingIds, handedIds) => forward()?.finish(kind, payload, pendingIds, handedIds)
-    const control = install.applySync(
-      undefined,
-      [new ivm.Callback(hostCall, { ignored: true }), new ivm.Callback(hostLog, { ignored: true }), new ivm.Callback(hostFinish, { ignored: true })] as never,
-      { result: { reference: true } },
-    ) as unknown as ivm.Reference<Record<string, unknown>>
-    install.release()
+    const callbacks = [new ivm.Callback(hostCall, { ignored: true }), new ivm.Callback(hostLog, { ignored: true }), new ivm.Callback(hostFinish, { ignored: true })]
+    // One entry takes `installRuntime` (off the global of a context made from the snapshot, else
+    // by evaluating the bundle) and calls it with the host callbacks. `context.global` is never
+    // read: it would be a Reference isolated-vm keeps after disposal, one a run.
+    const install = snapshot !== undefined ? SNAPSHOT_INSTALL : `const installRuntime = (function () {\n${runtime.code}\n})()\nreturn installRuntime($0, $1, $2)`
+    const closure = { filename: RUNTIME_FILENAME, result: { reference: true } } as const
+    let context: ivm.Context
+    let control: ivm.Reference<Record<string, unknown>>
+    if (options.offThread === true) {
+      // Two asynchronous entries: the context and the runtime are made on the isolate's own
+      // thread, leaving this one only the isolate itself (issue 12: 1.9 -> 1.5 ms of its CPU).
+      context = await isolate.createContext()
+      control = (await context.evalClosure(install, callbacks, closure)) as ivm.Reference<Record<string, unknown>>
+    } else {
+      // Synchronous entries: the isolate is fresh and runs only the runtime's own code here, so
+      // each is short, and a run waiting for this isolate is not delayed by thread hand-overs.
+      context = isolate.createContextSync()
+      control = context.evalClosureSync(install, callbacks, closure) as ivm.Reference<Record<string, unknown>>
+    }
     // `control` is a frozen null-prototype object of data properties: reading it runs no script code.
     const start = control.getSync('start', { reference: true }) as StartReference
     const settle = control.getSync('settle', { reference: true }) as SettleReference
@@ -142,8 +153,9 @@ export interface IsolatePoolOptions {
   /** Heap limit in MB of the pooled isolates (default 128). Runs with another limit bypass the pool. */
   memoryMb?: number
   /**
-   * When a run's clean-up (disposing its isolate, preparing the replacement: about 2.5 ms of this
-   * thread's CPU) happens once the run has answered: `afterRun(cleanUp)` schedules it. Default:
+   * When a run's clean-up (disposing its isolate, starting the replacement: about 1.2 ms of this
+   * thread's CPU, nearly all of it `new ivm.Isolate`; the rest is made on the isolate's thread)
+   * happens once the run has answered: `afterRun(cleanUp)` schedules it. Default:
    * on the next turn (`setImmediate`). The isolate worker process passes `RunHousekeeping`'s
    * (`run-housekeeping.ts`; issue 12).
    */
@@ -151,7 +163,8 @@ export interface IsolatePoolOptions {
 }
 
 /**
- * A small pool of {@link PreparedIsolate}s, refilled in the background after each `take()`.
+ * A small pool of {@link PreparedIsolate}s, refilled in the background after each run, one
+ * isolate at a time, off this thread except for `new ivm.Isolate` (`offThread`).
  * It holds no timers and no handles of its own (an `afterRun` may), so it never keeps the process
  * alive; call `dispose()` to free the idle isolates.
  *
@@ -165,6 +178,9 @@ export class IsolatePool {
   private readonly afterRun: ((cleanUp: () => void) => void) | undefined
   private readonly idle: PreparedIsolate[] = []
   private filling = 0
+  /** How many idle isolates a refill aims at, and whether it makes the runtime snapshot (see `refill`). */
+  private target = 0
+  private makeSnapshot = false
   /** take() calls waiting for an isolate being prepared (`undefined`: its preparation failed). */
   private readonly waiters: ((prepared: PreparedIsolate | undefined) => void)[] = []
   private disposed = false
@@ -173,6 +189,9 @@ export class IsolatePool {
   get idleCount(): number {
     return this.idle.length
   }
+
+  /** Isolates this pool has prepared, in the background and for a `take()` that found none (for tests and diagnostics). */
+  readonly made = { background: 0, onDemand: 0 }
 
   constructor(options: IsolatePoolOptions = {}) {
     this.size = Math.max(0, Math.floor(options.size ?? 2))
@@ -197,6 +216,7 @@ export class IsolatePool {
       if (ready !== undefined) disposeQuietly(ready.isolate)
       throw new Error('IsolatePool is disposed')
     }
+    if (ready === undefined) this.made.onDemand++
     const taken = ready ?? (await prepareIsolate({ memoryMb: this.memoryMb }))
     // After the run: the snapshot, when not made yet, is made then, off every run's path.
     taken.onReleased = () => this.refill(this.size, true)
@@ -211,25 +231,35 @@ export class IsolatePool {
     for (const waiter of this.waiters.splice(0)) waiter(undefined)
   }
 
-  /** Prepares isolates until `upTo` are idle or being prepared; `makeSnapshot`: see `PrepareIsolateOptions`. */
+  /**
+   * Prepares isolates, one at a time, until `upTo` are idle; `makeSnapshot`: see
+   * `PrepareIsolateOptions`. One at a time: each preparation blocks this thread for its
+   * `new ivm.Isolate`, and two started together land in the same run (with back-to-back runs,
+   * every other run then took 1.4 ms and the next 3.5; issue 12). An isolate handed to a waiting
+   * `take()` does not end the refill: the pool ran dry, so runs are coming faster than it refills
+   * (ending it there made back-to-back runs alternate between 1.1 and 3.7 ms).
+   */
   private refill(upTo: number, makeSnapshot: boolean): void {
-    while (!this.disposed && this.idle.length + this.filling < upTo) {
-      this.filling++
-      prepareIsolate({ memoryMb: this.memoryMb, makeSnapshot }).then(
-        (prepared) => {
-          this.filling--
-          if (this.disposed) disposeQuietly(prepared.isolate)
-          else if (this.waiters.length > 0) this.waiters.shift()!(prepared)
-          else this.idle.push(prepared)
-        },
-        () => {
-          // A failed background preparation is not retried here; take() prepares on demand and
-          // reports the error to its caller.
-          this.filling--
-          this.waiters.shift()?.(undefined)
-        },
-      )
-    }
+    this.target = Math.max(this.target, upTo)
+    this.makeSnapshot ||= makeSnapshot
+    if (this.disposed || this.filling > 0 || this.idle.length >= this.target) return
+    this.filling++
+    this.made.background++
+    prepareIsolate({ memoryMb: this.memoryMb, makeSnapshot: this.makeSnapshot, offThread: true }).then(
+      (prepared) => {
+        this.filling--
+        if (this.disposed) disposeQuietly(prepared.isolate)
+        else if (this.waiters.length > 0) this.waiters.shift()!(prepared)
+        else this.idle.push(prepared)
+        this.refill(this.target, this.makeSnapshot)
+      },
+      () => {
+        // A failed background preparation is not retried here; take() prepares on demand and
+        // reports the error to its caller.
+        this.filling--
+        this.waiters.shift()?.(undefined)
+      },
+    )
   }
 }
 
