@@ -45,6 +45,7 @@ import {
   HOP_IPC,
   HOP_IPC_PAYLOAD,
   HOP_RAW,
+  HOP_RUN_CODE_HOST,
   HOP_RUNNER,
   LATENCY,
   PIPELINE,
@@ -110,11 +111,12 @@ export const callPath = section(
     const hops = await hopCases()
     cases.push(...latencyFloorCases(hops.roundTrip))
     const pipeline = await pipelineCases()
+    const hostPart = await runCodeHostCase()
     teardown = async () => {
-      for (const runner of Object.values(runners)) await runner.close()
+      for (const runner of [...Object.values(runners), hostPart.runner]) await runner.close()
       await hops.close()
     }
-    return [...cases, ...hops.cases, ...pipeline]
+    return [...cases, ...hops.cases, hostPart.case, ...pipeline]
   },
   { samples: 5, iterations: 1, warmup: 1, summary: (m) => summary(m, { workloadCpu, latency }) },
 )
@@ -217,6 +219,19 @@ function latencyFloorCases(roundTrip: () => Promise<unknown>): BenchCase[] {
       iterations: 10,
     },
   ]
+}
+
+/**
+ * What a cold run costs the host besides its isolate: the `run_code` call through the registry's
+ * pipeline, the compile-cache lookup, the bridge, and the result's checks and canonical copy,
+ * with the isolate step (the service's `runInIsolation`) answering at once, as an isolate that
+ * cost nothing would. Raw isolated-vm's cold run plus this is the floor of the product's.
+ */
+async function runCodeHostCase(): Promise<{ case: BenchCase; runner: ScriptRunner }> {
+  const runner = await productRunner('inline')
+  const service = untraced(runner.host.ctx.ptc) as unknown as { runInIsolation: (request: IsolateRunRequest) => Promise<unknown> }
+  service.runInIsolation = async () => ({ status: 'ok', value: 2, logs: [], toolCalls: 0, durationMs: 0 })
+  return { case: { name: HOP_RUN_CODE_HOST, run: () => runner.run('trivial'), iterations: 200 }, runner }
 }
 
 /** As `pipeline.bench.ts`: the no-op tool with 3 pass-through pre-execute policies and 1 guard. */
