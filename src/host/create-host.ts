@@ -28,6 +28,7 @@ import { ToolRegistry } from '../pipeline/tool-registry.ts'
 import { builtinGroups, type BuiltinsOption } from '../builtin/builtin-groups.ts'
 import { HostOptionsError } from '../errors/host-options-error.ts'
 import { checkHostOptions, checkJournalFolder } from './check-host-options.ts'
+import { cacheServices, type CachedServices } from './cached-services.ts'
 import { loadToolModules } from './load-tool-modules.ts'
 import { trackOpenCalls } from './open-calls.ts'
 import { unlessStalled } from './unless-stalled.ts'
@@ -137,8 +138,10 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const ctx = host.ctx
   // S11.1: calls still finishing (cancelled a moment ago) get their tool/result journaled first.
   const openCalls = trackOpenCalls(ctx)
+  let cachedServices: CachedServices | undefined
   const dispose = async () => {
     await openCalls.drained()
+    cachedServices?.clear()
     await host.dispose()
   }
   try {
@@ -171,7 +174,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     let services: Context | undefined
     await ctx.plugin({ name: 'ptc-host-services', inject: [...HOST_SERVICES], apply: (child: Context) => void (services = child) })
     if (!services) throw new Error('ptc-runner: the host services did not start')
-    return { ctx: services, workspace, journalFile, journalDir: state?.journal, journalRetention: retention, dispose }
+    cachedServices = cacheServices(services, HOST_SERVICES)
+    return { ctx: cachedServices.ctx, workspace, journalFile, journalDir: state?.journal, journalRetention: retention, dispose }
   } catch (error) {
     dropPrestartedWorker(prestarted)
     // A plugin that never settled (a tool module's apply) keeps its fiber from disposing: the

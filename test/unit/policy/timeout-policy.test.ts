@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import * as TimeoutPolicy from '../../../src/policy/timeout-policy.ts'
 import { defineTool } from '../../../src/tools/define-tool.ts'
@@ -90,16 +90,26 @@ describe('timeout policy (S2 timeoutMs, S3 tools/execute)', () => {
   })
 
   it('S6.3 after the caller stops, the deadline timer is dropped instead of holding the process for the budget', async () => {
-    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length
-    const root = await setup(slowTool(() => new Promise(() => {}), 60_000))
-    const before = timers()
-    const controller = new AbortController()
-    const pending = root.tools.execute({ name: 'slow', arguments: {} }, { signal: controller.signal })
-    await tick(5)
-    expect(timers()).toBe(before + 1)
-    controller.abort()
-    expect((await pending).error?.kind).toBe('cancelled')
-    expect(timers()).toBe(before)
+    // The policy's own timer, found by its delay: counting the process's timers would count
+    // other test files' too.
+    const started = vi.spyOn(globalThis, 'setTimeout')
+    const cleared = vi.spyOn(globalThis, 'clearTimeout')
+    try {
+      const root = await setup(slowTool(() => new Promise(() => {}), 60_000))
+      const controller = new AbortController()
+      const pending = root.tools.execute({ name: 'slow', arguments: {} }, { signal: controller.signal })
+      await tick(5)
+      const deadline = started.mock.calls.findIndex(([, ms]) => ms === 60_000)
+      expect(deadline).toBeGreaterThanOrEqual(0)
+      const timer = started.mock.results[deadline]!.value as NodeJS.Timeout
+      expect(cleared).not.toHaveBeenCalledWith(timer)
+      controller.abort()
+      expect((await pending).error?.kind).toBe('cancelled')
+      expect(cleared).toHaveBeenCalledWith(timer)
+    } finally {
+      started.mockRestore()
+      cleared.mockRestore()
+    }
   })
 
   it('S2 a body that finishes in time is untouched and its timer does not fire later', async () => {
