@@ -133,19 +133,23 @@ class IsolateRun {
     }
     const { start, settle } = this.prepared.control
     this.settleEntries = new SettleEntries(settle, (entry) => this.enter(entry))
-    let script: ivm.Script
+    let scriptFunction: ivm.Reference<unknown>
     try {
-      // Compiling runs no script code; it costs what parsing the script costs.
-      script = this.isolate.compileScriptSync(`(async () => {\n${this.request.js}\n})`, { filename: SCRIPT_ORIGIN, lineOffset: -1 })
+      // One synchronous entry compiles the script and evaluates its function expression, which
+      // runs none of its body: the isolate is idle and only our runtime has run in it. (A compile
+      // and a run of the expression were two entries: ~0.25 ms each on a worker thread that had
+      // slept between runs; issue 12.) The script starts on the closure's second line: lineOffset -1.
+      scriptFunction = this.prepared.context.evalClosureSync(`return (async () => {\n${this.request.js}\n})`, [], {
+        filename: SCRIPT_ORIGIN,
+        lineOffset: -1,
+        timeout: this.entryTimeoutMs(),
+        result: { reference: true },
+      }) as ivm.Reference<unknown>
     } catch (error) {
-      if (this.ended || this.isolate.isDisposed) throw error
+      if (this.ended || this.isolate.isDisposed || describeThrown(error) === TIMED_OUT) throw error
       this.end({ status: 'error', error: { name: 'SyntaxError', message: describeThrown(error) } })
       return
     }
-    if (this.ended) return
-    // Evaluating the function expression runs none of its body either, so this entry is
-    // synchronous too: the isolate is idle and only our runtime has run in it.
-    const scriptFunction = script.runSync(this.prepared.context, { reference: true, timeout: this.entryTimeoutMs() }) as ivm.Reference<unknown>
     if (this.ended) return
     this.enter(start.apply(undefined, [scriptFunction.derefInto(), JSON.stringify(config)], { timeout: this.entryTimeoutMs() }))
   }
