@@ -223,9 +223,10 @@ function latencyFloorCases(roundTrip: () => Promise<unknown>): BenchCase[] {
 
 /**
  * What a cold run costs the host besides its isolate: the `run_code` call through the registry's
- * pipeline, the compile-cache lookup, the bridge, and the result's checks and canonical copy,
- * with the isolate step (the service's `runInIsolation`) answering at once, as an isolate that
- * cost nothing would. Raw isolated-vm's cold run plus this is the floor of the product's.
+ * pipeline, the compile-cache lookup, and the result's checks and canonical copy (a trivial script
+ * makes no calls), with the isolate step (the service's `runInIsolation`) answering at once, as an
+ * isolate that cost nothing would. Measured back to back, so a lower bound of what it costs in a
+ * cold run; raw isolated-vm's cold run plus this is the floor of the product's.
  */
 async function runCodeHostCase(): Promise<{ case: BenchCase; runner: ScriptRunner }> {
   const runner = await productRunner('inline')

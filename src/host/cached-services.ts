@@ -7,9 +7,12 @@
  *
  * The context handed out answers the host's own services (`HOST_SERVICES`) from a cache filled on
  * first use with exactly what cordis answered then (the same tracing proxy, bound to the same
- * context), and passes everything else to the cordis context unchanged. `clear()` (the host's
- * dispose) empties the cache, so a service is again refused as cordis refuses it once its plugin
- * has stopped.
+ * context), and passes everything else to the cordis context unchanged. The cache is emptied
+ * when cordis announces a change of one of those services (`internal/service`: a plugin stopped,
+ * restarted or replaced it) and for good by `clear()` (the host's dispose), so a lookup is then
+ * refused or answered as cordis would. Not the same: `host.ctx` is this proxy, not the cordis
+ * context itself (`host.ctx.fiber.ctx !== host.ctx`), and a cached lookup does not emit cordis'
+ * `internal/get`.
  */
 import type { Context } from 'cordis'
 
@@ -25,8 +28,16 @@ export function cacheServices(services: Context, names: readonly string[]): Cach
   const cached = new Map<PropertyKey, unknown>()
   let active = true
   const wanted = new Set<PropertyKey>(names)
-  const ctx = new Proxy(services, {
-    get(target, prop) {
+  // A service of the host stopped, restarted or replaced: cordis decides again (it may refuse
+  // every lookup of a context whose injected service is gone, not only that one).
+  services.on('internal/service', (name: string) => {
+    if (wanted.has(name)) cached.clear()
+  })
+  const ctx: Context = new Proxy(services, {
+    get(target, prop, receiver) {
+      // A context derived from this one (`extend`, `intercept`...) reads through it with itself
+      // as the receiver: cordis answers it, as it would without this proxy.
+      if (receiver !== ctx) return Reflect.get(target, prop, receiver)
       if (!active || !wanted.has(prop)) return Reflect.get(target, prop)
       if (cached.has(prop)) return cached.get(prop)
       // Read with the cordis context itself as the receiver: the tracing proxy is bound to it.
@@ -34,9 +45,9 @@ export function cacheServices(services: Context, names: readonly string[]): Cach
       cached.set(prop, value)
       return value
     },
-    set(target, prop, value) {
+    set(target, prop, value, receiver) {
       cached.delete(prop)
-      return Reflect.set(target, prop, value)
+      return receiver === ctx ? Reflect.set(target, prop, value) : Reflect.set(target, prop, value, receiver)
     },
   })
   return {

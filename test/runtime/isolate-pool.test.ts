@@ -186,6 +186,14 @@ describe('IsolatePool', () => {
     await expect(pool.take()).rejects.toThrow('IsolatePool is disposed')
   })
 
+  it('S9.1 a take() preparing an isolate on demand when the pool is disposed is refused, and the isolate made for it is disposed', async () => {
+    pool = new IsolatePool({ size: 0 })
+    const taking = pool.take() // Nothing idle, nothing being prepared: made on demand.
+    pool.dispose()
+    await expect(taking).rejects.toThrow('IsolatePool is disposed')
+    expect(pool.made).toEqual({ background: 0, onDemand: 1 })
+  })
+
   it('does not keep the Node process alive, used or not, disposed or not', () => {
     const child = runNode(`
       import { IsolatePool } from ${JSON.stringify(POOL)}

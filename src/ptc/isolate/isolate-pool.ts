@@ -218,6 +218,11 @@ export class IsolatePool {
     }
     if (ready === undefined) this.made.onDemand++
     const taken = ready ?? (await prepareIsolate({ memoryMb: this.memoryMb }))
+    if (this.disposed) {
+      // Disposed while this one was being made: no isolate outlives its pool.
+      disposeQuietly(taken.isolate)
+      throw new Error('IsolatePool is disposed')
+    }
     // After the run: the snapshot, when not made yet, is made then, off every run's path.
     taken.onReleased = () => this.refill(this.size, true)
     taken.afterRun = this.afterRun
@@ -254,8 +259,9 @@ export class IsolatePool {
         this.refill(this.target, this.makeSnapshot)
       },
       () => {
-        // A failed background preparation is not retried here; take() prepares on demand and
-        // reports the error to its caller.
+        // A failed background preparation ends the refill (retrying at once could loop on a
+        // process that cannot make isolates); take() prepares on demand and reports the error
+        // to its caller, and the next run's release refills again.
         this.filling--
         this.waiters.shift()?.(undefined)
       },

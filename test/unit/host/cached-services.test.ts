@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import type { Context } from 'cordis'
 import { createHost } from '../../../src/host/create-host.ts'
+import { untraced } from '../../../src/pipeline/cordis-adapter.ts'
+import { Approval } from '../../../src/policy/approval.ts'
 import { defineTool } from '../../../src/tools/define-tool.ts'
 
 let workspace: string
@@ -49,5 +52,32 @@ describe('Host.ctx services (issue 12)', () => {
     void host.ctx.tools // cached
     await host.dispose()
     expect(() => host.ctx.tools).toThrow(/tools/)
+  })
+
+  it('S3 a context derived from host.ctx keeps what it adds (extend), as one derived from the cordis context does', async () => {
+    const host = await createHost({ workspace, journal: false, builtins: [], ptc: { isolation: 'inline', poolSize: 0 } })
+    try {
+      let marker: unknown
+      await (host.ctx.extend({ marker: 1 }) as Context).plugin({ name: 'probe', apply: (ctx: Context) => void (marker = (ctx as unknown as { marker: number }).marker) })
+      expect(marker).toBe(1)
+    } finally {
+      await host.dispose()
+    }
+  })
+
+  it('S3 a host service stopped later is refused through host.ctx as cordis refuses it, and one started again is the new one, not the cached one', async () => {
+    const host = await createHost({ workspace, journal: false, builtins: [], ptc: { isolation: 'inline', poolSize: 0 } })
+    try {
+      const cordisCtx = host.ctx.fiber.ctx as Context
+      const before = untraced(host.ctx.approval)
+      for (const fiber of [...(host.ctx.registry.get(Approval)?.fibers ?? [])]) await fiber.dispose()
+      expect(() => host.ctx.approval).toThrow(/approval/)
+      await cordisCtx.root.plugin(Approval)
+      const after = untraced(host.ctx.approval)
+      expect(after).not.toBe(before)
+      expect(after).toBe(untraced(cordisCtx.approval))
+    } finally {
+      await host.dispose()
+    }
   })
 })
