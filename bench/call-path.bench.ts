@@ -38,6 +38,7 @@ import {
   DIRECT,
   FLOOR_COPY,
   FLOOR_IPC,
+  FLOOR_LATENCY,
   FLOOR_RAW,
   HOP_HOST,
   HOP_HOST_SLEPT,
@@ -109,9 +110,9 @@ export const callPath = section(
     }
     cases.push({ name: LATENCY, run: () => runners.process.run('trivial'), pause: () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS)), iterations: 10 })
     const hops = await hopCases()
-    cases.push(...latencyFloorCases(hops.roundTrip))
-    const pipeline = await pipelineCases()
     const hostPart = await runCodeHostCase()
+    cases.push(...latencyFloorCases(hops.roundTrip, hostPart.runner))
+    const pipeline = await pipelineCases()
     teardown = async () => {
       for (const runner of [...Object.values(runners), hostPart.runner]) await runner.close()
       await hops.close()
@@ -196,25 +197,35 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
  * The floor of the trivial-run latency (a run after a pause, as model turns come): the same pause,
  * then what no implementation of a run in a worker process can skip. One IPC message there and
  * back (both processes asleep, as the host and the worker are between turns) and, on an isolate
- * and context made during the pause, raw isolated-vm's compile and run of `return 1 + 1`.
+ * and context made during the pause, raw isolated-vm's compile and run of `return 1 + 1`; each
+ * alone, and in a row after `run_code`'s host part (`hostPart`: the pipeline, the compile-cache
+ * lookup, the result's checks, with the isolate step answered at once), as a run has them, so the
+ * machine wakes once for the three, as it does for a run.
  */
-function latencyFloorCases(roundTrip: () => Promise<unknown>): BenchCase[] {
+function latencyFloorCases(roundTrip: () => Promise<unknown>, hostPart: ScriptRunner): BenchCase[] {
   const sleep = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS))
   let ahead: { isolate: ivm.Isolate; context: ivm.Context } | undefined
+  const prepareAhead = async () => {
+    const isolate = new ivm.Isolate({ memoryLimit: 128 })
+    ahead = { isolate, context: isolate.createContextSync() }
+    await sleep()
+  }
+  const rawRun = async () => {
+    const { isolate, context } = ahead!
+    const script = isolate.compileScriptSync('(async () => 1 + 1)().then(JSON.stringify)')
+    if ((await script.run(context, { promise: true })) !== '2') throw new Error('raw trivial run failed')
+    isolate.dispose()
+  }
   return [
     { name: FLOOR_IPC, run: roundTrip, pause: sleep, iterations: 10 },
+    { name: FLOOR_RAW, pause: prepareAhead, run: rawRun, iterations: 10 },
     {
-      name: FLOOR_RAW,
-      pause: async () => {
-        const isolate = new ivm.Isolate({ memoryLimit: 128 })
-        ahead = { isolate, context: isolate.createContextSync() }
-        await sleep()
-      },
+      name: FLOOR_LATENCY,
+      pause: prepareAhead,
       run: async () => {
-        const { isolate, context } = ahead!
-        const script = isolate.compileScriptSync('(async () => 1 + 1)().then(JSON.stringify)')
-        if ((await script.run(context, { promise: true })) !== '2') throw new Error('raw trivial run failed')
-        isolate.dispose()
+        await hostPart.run('trivial')
+        await roundTrip()
+        await rawRun()
       },
       iterations: 10,
     },
