@@ -175,6 +175,27 @@ describe('limits', () => {
     expect(peak).toBe(3)
   })
 
+  it('S9.1 keeps the arguments of the calls in flight within maxCrossingBytes together, one call always going, and queues the rest (issue 12)', async () => {
+    let inFlight = 0
+    let peak = 0
+    const slow = async (call: { argsJson: string }) => {
+      peak = Math.max(peak, ++inFlight)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      inFlight--
+      return { ok: true as const, valueJson: String(call.argsJson.length) }
+    }
+    // Each call's arguments are 408 characters of JSON: two fit in 1,000, a third does not.
+    const script = 'return (await Promise.all(Array.from({ length: 12 }, () => tools.slow({ s: "x".repeat(400) })))).reduce((a, b) => a + b, 0)'
+    const twoFit = await run(script, { limits: { maxCallsInFlight: 100, maxCrossingBytes: 1000 }, dispatch: slow })
+    expect(twoFit.result).toMatchObject({ status: 'ok', value: 12 * 408, toolCalls: 12 })
+    expect(peak).toBe(2)
+    peak = 0
+    // Over half the budget each: one at a time, never none.
+    const oneAtATime = await run(script, { limits: { maxCallsInFlight: 100, maxCrossingBytes: 700 }, dispatch: slow })
+    expect(oneAtATime.result).toMatchObject({ status: 'ok', value: 12 * 408 })
+    expect(peak).toBe(1)
+  })
+
   it('rejects too-large arguments before dispatch, naming maxCrossingBytes', async () => {
     const { result, calls } = await run('try { await tools.echo({ s: "x".repeat(2000) }) } catch (e) { return e.message }', { limits: { maxCrossingBytes: 1000 } }, pool)
     expect(calls).toHaveLength(0)

@@ -135,16 +135,11 @@ class IsolateRun {
     this.settleEntries = new SettleEntries(settle, (entry) => this.enter(entry))
     let scriptFunction: ivm.Reference<unknown>
     try {
-      // One synchronous entry compiles the script and evaluates its function expression, which
-      // runs none of its body: the isolate is idle and only our runtime has run in it. (A compile
-      // and a run of the expression were two entries: ~0.25 ms each on a worker thread that had
-      // slept between runs; issue 12.) The script starts on the closure's second line: lineOffset -1.
-      scriptFunction = this.prepared.context.evalClosureSync(`return (async () => {\n${this.request.js}\n})`, [], {
-        filename: SCRIPT_ORIGIN,
-        lineOffset: -1,
-        timeout: this.entryTimeoutMs(),
-        result: { reference: true },
-      }) as ivm.Reference<unknown>
+      // One synchronous entry compiles the script and evaluates its function expression (none of
+      // its body runs); a compile and a run were two, ~0.25 ms each after a pause (issue 12).
+      // The script starts on the closure's second line: lineOffset -1.
+      const options = { filename: SCRIPT_ORIGIN, lineOffset: -1, timeout: this.entryTimeoutMs(), result: { reference: true } } as const
+      scriptFunction = this.prepared.context.evalClosureSync(`return (async () => {\n${this.request.js}\n})`, [], options) as ivm.Reference<unknown>
     } catch (error) {
       if (this.ended || this.isolate.isDisposed || describeThrown(error) === TIMED_OUT) throw error
       this.end({ status: 'error', error: { name: 'SyntaxError', message: describeThrown(error) } })

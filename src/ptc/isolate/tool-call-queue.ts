@@ -1,7 +1,8 @@
 /**
  * The tool calls of one isolate run (SPEC S9.1–S9.3): each `tools.name(args)` from the script is
  * checked (a visible tool, under `maxToolCalls`, arguments under `maxCrossingBytes`), queued FIFO,
- * handed to the host's `dispatch` with at most `maxCallsInFlight` pending, and its outcome
+ * handed to the host's `dispatch` with at most `maxCallsInFlight` pending and their arguments
+ * within `maxCrossingBytes` together (one call may always go), and its outcome
  * settled back as a value or a `ToolCallError` message. Also keeps the time the run spent with a
  * call running or queued, for deadline messages.
  */
@@ -33,6 +34,8 @@ export class ToolCallQueue {
   readonly #options: ToolCallQueueOptions
   readonly #toolNames: ReadonlySet<string>
   readonly #inFlight = new Map<number, { controller: AbortController; name: string }>()
+  /** Characters of the arguments' JSON of the calls in flight. */
+  #inFlightChars = 0
   #queue: (QueuedCall | undefined)[] = []
   #queueHead = 0
   #accepted = 0
@@ -85,10 +88,15 @@ export class ToolCallQueue {
     this.#queueHead = 0
   }
 
-  /** Dispatches queued calls while fewer than `maxCallsInFlight` are pending. */
+  /**
+   * Dispatches queued calls while fewer than `maxCallsInFlight` are pending and the next one's
+   * arguments fit, with theirs, in `maxCrossingBytes` (or none is pending).
+   */
   #pump(): void {
-    while (!this.#closed && this.#inFlight.size < this.#options.limits.maxCallsInFlight && this.#queueHead < this.#queue.length) {
+    const { maxCallsInFlight, maxCrossingBytes } = this.#options.limits
+    while (!this.#closed && this.#inFlight.size < maxCallsInFlight && this.#queueHead < this.#queue.length) {
       const call = this.#queue[this.#queueHead]!
+      if (this.#inFlight.size > 0 && this.#inFlightChars + call.argsJson.length > maxCrossingBytes) break
       this.#queue[this.#queueHead++] = undefined
       if (this.#queueHead === this.#queue.length) {
         // Drained: start over, so a long sequential run keeps an empty array (shift() on a burst
@@ -107,6 +115,7 @@ export class ToolCallQueue {
   #dispatch(call: QueuedCall): void {
     const controller = new AbortController()
     this.#inFlight.set(call.callId, { controller, name: call.name })
+    this.#inFlightChars += call.argsJson.length
     this.dispatched++
     let outcome: Promise<IsolateToolOutcome>
     try {
@@ -127,6 +136,7 @@ export class ToolCallQueue {
       // Never throws toward the tool's promise; the run's own limits catch real faults.
     }
     this.#inFlight.delete(call.callId)
+    this.#inFlightChars -= call.argsJson.length
     this.#pump()
   }
 
