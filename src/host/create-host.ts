@@ -81,6 +81,11 @@ export const HOST_SERVICES = ['tools', 'approval', 'sandboxPolicy', 'sandbox', '
 
 /** A running host. `dispose()` stops every plugin and frees isolates. */
 export interface Host {
+  /**
+   * The host's context (plugins, events, services): a cordis context that injects every one of
+   * {@link HOST_SERVICES} and answers them from a cache (`cached-services.ts`, issue 12), so
+   * `host.ctx.tools.execute(...)` on every call costs no service lookup.
+   */
   ctx: Context
   workspace: string
   /** The host's journal file, or `undefined` when it keeps none. */
