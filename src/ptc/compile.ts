@@ -88,6 +88,43 @@ export function compileScript(code: string): Promise<CompiledScript> {
   return pending
 }
 
+/**
+ * Turns a wrapped script into JavaScript and its source map; rejects like esbuild's `transform`
+ * (an `Error` with esbuild's `errors`) when the script does not parse.
+ */
+export type ScriptTransform = (source: string) => Promise<{ code: string; map: string }>
+
+/** Where this thread's compiles transform; `undefined`: esbuild in this thread. */
+let scriptTransform: ScriptTransform | undefined
+
+/**
+ * Sets where the compiles of this thread transform their script (a checker thread: its host,
+ * `check/host-transform.ts`); `undefined` for esbuild in this thread (the default).
+ */
+export function setScriptTransform(transform: ScriptTransform | undefined): void {
+  scriptTransform = transform
+}
+
+/** esbuild's `transform` of a wrapped script (see {@link ScriptTransform}), with the options of every compile. */
+export async function esbuildTransform(source: string): Promise<{ code: string; map: string }> {
+  // Loaded on first use: a checker started from its snapshot (checker-snapshot-entry.ts) can
+  // load userland modules only after start-up.
+  const { transform } = await import('esbuild')
+  const result = await transform(source, {
+    loader: 'ts',
+    // What V8 in Node 24 / isolated-vm 7 runs natively; only newer syntax gets lowered.
+    target: 'es2024',
+    // No `format`: esbuild then neither adds a module wrapper nor `exports`/`require` shims.
+    sourcefile: 'script.ts',
+    charset: 'utf8',
+    logLevel: 'silent',
+    // Runtime errors point at the script's own lines (issue 11): mapped back on the host.
+    sourcemap: 'external',
+    sourcesContent: false,
+  })
+  return { code: result.code, map: result.map }
+}
+
 async function compileUncached(code: string): Promise<CompiledScript> {
   const uses = mentionsModules(code) ? findModuleUses((await import('typescript')).default, code) : []
   const runtimeUses = uses.filter((use) => use.kind !== 'type-import')
@@ -97,23 +134,7 @@ async function compileUncached(code: string): Promise<CompiledScript> {
   let output: string
   let map: string
   try {
-    // Loaded on first use: a checker started from its snapshot (checker-snapshot-entry.ts) can
-    // load userland modules only after start-up.
-    const { transform } = await import('esbuild')
-    const result = await transform(SCRIPT_PREFIX + body + SCRIPT_SUFFIX, {
-      loader: 'ts',
-      // What V8 in Node 24 / isolated-vm 7 runs natively; only newer syntax gets lowered.
-      target: 'es2024',
-      // No `format`: esbuild then neither adds a module wrapper nor `exports`/`require` shims.
-      sourcefile: 'script.ts',
-      charset: 'utf8',
-      logLevel: 'silent',
-      // Runtime errors point at the script's own lines (issue 11): mapped back on the host.
-      sourcemap: 'external',
-      sourcesContent: false,
-    })
-    output = result.code
-    map = result.map
+    ;({ code: output, map } = await (scriptTransform ?? esbuildTransform)(SCRIPT_PREFIX + body + SCRIPT_SUFFIX))
   } catch (error) {
     if (!isTransformFailure(error)) throw error
     throw new CompileError(error.errors.map((message) => esbuildDiagnostic(code, message)))

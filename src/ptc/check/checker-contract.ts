@@ -32,8 +32,24 @@ export interface CheckerPrepareMessage {
   declarations?: string
 }
 
+/** Checker thread → host: transform this wrapped script with the host's esbuild (`host-transform.ts`). */
+export interface CheckerTransformMessage {
+  type: 'transform'
+  id: number
+  source: string
+}
+
+/** Host → checker thread: the answer to `transform` `id`: the JavaScript and map, or esbuild's failure. */
+export interface CheckerTransformedMessage {
+  type: 'transformed'
+  id: number
+  code?: string
+  map?: string
+  failure?: { message: string; errors?: unknown[] }
+}
+
 /** Host → checker messages. */
-export type CheckerParentMessage = CheckerPrepareMessage
+export type CheckerParentMessage = CheckerPrepareMessage | CheckerTransformedMessage
 
 /**
  * How one script came out. `type-error`: the checker's diagnostics (errors and warnings);
@@ -70,7 +86,7 @@ export interface CheckerFailureMessage {
 }
 
 /** Checker → host messages. */
-export type CheckerChildMessage = CheckerReadyMessage | CheckerPreparedMessage | CheckerFailureMessage
+export type CheckerChildMessage = CheckerReadyMessage | CheckerPreparedMessage | CheckerFailureMessage | CheckerTransformMessage
 
 /** What a script's check and compile came to; see `CheckerPool.prepare`. */
 export type PrepareOutcome =

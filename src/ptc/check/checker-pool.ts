@@ -10,18 +10,18 @@
  * deadline; only the pool's first start (a cold `ptc run`: TypeScript loaded, lib files parsed,
  * the declarations checked once) is not charged.
  *
- * A checker's start is bounded only by a generous safety limit (`startTimeoutMs`, default 60 s,
- * issue 14): on a loaded machine it takes as long as the CPU it gets, and no run's deadline may
- * turn that into a failed run, but a start that truly hangs must not wait forever. A start ends
- * when the checker is ready, when it exits, or at that limit (then "could not start", with how it
- * ended or why its warm-up failed, and the tail of its stderr); a caller stops waiting for it
- * with its signal, and once any checker is ready its deadline bounds the rest.
+ * A checker's start is bounded only by a safety limit (`startTimeoutMs`, default 60 s, issue 14):
+ * on a loaded machine it takes as long as the CPU it gets, and no run's deadline may turn that
+ * into a failed run, but a start that truly hangs must not wait forever. It ends when the checker
+ * is ready, exits, or reaches that limit ("could not start", with how it ended or why its warm-up
+ * failed, and its stderr's tail); a caller stops waiting with its signal.
  */
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, startWorker, stderrNote, WORKER_NICENESS } from '../worker-channel.ts'
 import type { CheckerChildMessage, CheckerFailureMessage, CheckerParentMessage, CheckerPoolOptions, CheckerPreparedMessage, PrepareOptions, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
 import type { Checker, Clock, Job, Waiter } from './checker-pool-state.ts'
+import { answerTransform } from './host-transform.ts' // A checker thread's esbuild runs in the host.
 
 export type { CheckerPoolOptions, PrepareOptions, PrepareOutcome, PrepareResult } from './checker-contract.ts'
 
@@ -207,7 +207,7 @@ export class CheckerPool {
             checker.startFailure ??= error.message
             channel.kill()
           })
-        }
+        } else if (message.type === 'transform') answerTransform(message, (answer) => channel.send(answer))
         else this.#onMessage(checker, message)
       },
       onExit: (description, stderrTail) => {

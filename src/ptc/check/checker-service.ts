@@ -7,9 +7,10 @@
  * (`checker-snapshot-entry.ts`, TypeScript already loaded and warm). Messages: `checker-contract.ts`.
  */
 import type { MessagePort } from 'node:worker_threads'
-import { compileScript } from '../compile.ts'
+import { compileScript, setScriptTransform } from '../compile.ts'
 import type { TypeChecker } from '../type-checker.ts'
 import type { CheckerChildMessage, CheckerParentMessage, CheckerPrepareMessage } from './checker-contract.ts'
+import { transformViaHost } from './host-transform.ts'
 import { prepareScript } from './prepare-script.ts'
 
 /** Declarations kept by hash, least recently used first; must match `KEPT_DECLARATIONS` of the pool. */
@@ -55,8 +56,12 @@ export async function serveChecker(port: MessagePort | null, typeChecker: () => 
       send({ type: 'failure', id: message.id, error: failure })
     }
   }
+  // A thread's esbuild would be left a zombie when the thread is terminated: the host transforms.
+  const viaHost = port !== null ? transformViaHost(send) : undefined
+  if (viaHost !== undefined) setScriptTransform(viaHost.transform)
   const onMessage = (message: CheckerParentMessage): void => {
     if (message.type === 'prepare') queue = queue.then(() => onPrepare(message))
+    else viaHost?.answered(message)
   }
   if (port !== null) {
     port.on('message', onMessage)

@@ -1,0 +1,68 @@
+/**
+ * Checker threads hand their esbuild transforms to the host (`check/host-transform.ts`, SPEC
+ * S9.1): a worker thread that ran esbuild left esbuild's service process a zombie in the host's
+ * process table when the pool terminated the thread (a check past its deadline, a host's dispose).
+ */
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { answerTransform, transformViaHost } from '../../../src/ptc/check/host-transform.ts'
+import { CompileError, compileScript, setScriptTransform } from '../../../src/ptc/compile.ts'
+
+const INDEX = fileURLToPath(new URL('../../../src/index.ts', import.meta.url))
+
+describe('transforms through the host (S9.1)', () => {
+  afterEach(() => setScriptTransform(undefined))
+
+  it('S9.1 a script transformed through the host compiles as with esbuild in place, and a syntax error keeps its diagnostics', async () => {
+    const sent: string[] = []
+    const viaHost = transformViaHost((message) => {
+      sent.push(message.source)
+      answerTransform(message, (answer) => viaHost.answered(answer))
+    })
+    const direct = await compileScript('const a: number = 41 // direct\nreturn a + 1')
+    const broken = await compileScript('const b = (\nreturn b // direct').then(() => undefined, (error: unknown) => error)
+    setScriptTransform(viaHost.transform)
+    const relayed = await compileScript('const a: number = 41 // relayed\nreturn a + 1')
+    const relayedBroken = await compileScript('const b = (\nreturn b // relayed').then(() => undefined, (error: unknown) => error)
+    expect(sent).toHaveLength(2)
+    expect(relayed.js.replace('relayed', 'direct')).toBe(direct.js)
+    expect(CompileError.isInstance(relayedBroken)).toBe(true)
+    expect((relayedBroken as CompileError).diagnostics).toEqual((broken as CompileError).diagnostics)
+  })
+
+  it('S9.1 an inline host leaves no zombie esbuild behind: not after a check past its deadline, not after its dispose', () => {
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--no-node-snapshot',
+        '--input-type=module',
+        '-e',
+        `
+        import { readdirSync, readFileSync, mkdtempSync } from 'node:fs'
+        import { tmpdir } from 'node:os'
+        import { join } from 'node:path'
+        import { createHost } from ${JSON.stringify(INDEX)}
+        const zombies = () => readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).filter((d) => {
+          try { const stat = readFileSync('/proc/' + d + '/stat', 'utf8'); const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' '); return Number(rest[1]) === process.pid && rest[0] === 'Z' } catch { return false }
+        }).length
+        const slow = "type A<N extends number, R extends any[] = []> = R['length'] extends N ? R : A<N, [...R, R]>\\nconst v: A<900> = null as any\\nreturn 1"
+        const statuses = []
+        for (let round = 0; round < 2; round++) {
+          const host = await createHost({ workspace: mkdtempSync(join(tmpdir(), 'ptc-zombie-')), journal: false, builtins: 'none', ptc: { isolation: 'inline' } })
+          for (const args of [{ code: 'const x: number = 1\\nreturn x' }, { code: slow, timeoutMs: 500 }]) {
+            statuses.push((await host.ctx.tools.execute({ name: 'run_code', arguments: args }, { agent: 'test' })).value.status)
+          }
+          await host.dispose()
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+        console.log(JSON.stringify({ statuses, zombies: zombies() }))
+        process.exit(0)
+        `,
+      ],
+      { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' },
+    )
+    expect(child.stderr).toBe('')
+    expect(JSON.parse(child.stdout.trim())).toEqual({ statuses: ['ok', 'timeout', 'ok', 'timeout'], zombies: 0 })
+  }, 90_000)
+})
