@@ -4,6 +4,8 @@
  * rejects module access and reports syntax errors in the user's own coordinates.
  */
 import { createHash } from 'node:crypto'
+import { createRequire } from 'node:module'
+import { sep } from 'node:path'
 import type { Message, TransformFailure } from 'esbuild'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
@@ -103,6 +105,20 @@ let scriptTransform: ScriptTransform | undefined
  */
 export function setScriptTransform(transform: ScriptTransform | undefined): void {
   scriptTransform = transform
+}
+
+/**
+ * Stops this process's esbuild service when esbuild has been loaded (never loads it): its child
+ * process would otherwise live until the process exits. esbuild starts it again on its next use.
+ * For the last PTC service's dispose (`ptc-service.ts`).
+ */
+export function stopEsbuildService(): void {
+  // esbuild's entry is CommonJS: once imported it is in the require cache (looked up by path, not
+  // resolved: resolving would not load it either, but needs no work when it was never used).
+  const cache = createRequire(import.meta.url).cache
+  const entry = Object.keys(cache).find((path) => path.endsWith(`${sep}node_modules${sep}esbuild${sep}lib${sep}main.js`))
+  const esbuild = entry === undefined ? undefined : (cache[entry]?.exports as { stop?: () => Promise<void> } | undefined)
+  esbuild?.stop?.().catch(() => {})
 }
 
 /** esbuild's `transform` of a wrapped script (see {@link ScriptTransform}), with the options of every compile. */

@@ -19,6 +19,7 @@ import { CheckerPool } from './check/checker-pool.ts'
 import { canPrepareInHost, prepareInHost } from './check/prepare-in-host.ts'
 import { discardCheckerSnapshot, findCheckerSnapshot } from './check/checker-snapshot.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
+import { stopEsbuildService } from './compile.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-contract.ts'
 import type { IsolatePool } from './isolate/isolate-pool.ts'
 import type { runInIsolate as RunInIsolate } from './isolate/isolate-run.ts'
@@ -47,6 +48,9 @@ const SERVICE_DISPOSED = 'the PTC service was disposed (the host is shutting dow
 /** Default `maxScriptBytes`: 512 KiB. */
 export const DEFAULT_MAX_SCRIPT_BYTES = 512 * 1024
 
+/** PTC services of this process not disposed yet: the last one's dispose stops esbuild's service. */
+let liveServices = 0
+
 export class Ptc extends Service {
   static inject = ['tools']
   readonly _config: PtcConfig
@@ -73,7 +77,9 @@ export class Ptc extends Service {
     traceWithoutShadow(this)
     this._config = config
     this._tools = untraced(ctx.tools)
+    liveServices++
     ctx.effect(() => () => {
+      if (--liveServices === 0) stopEsbuildService() // It starts again on its next use.
       // Also when isolated-vm is still loading: the pool is disposed as soon as it exists.
       this._pool?.then(({ pool }) => pool.dispose(), () => {})
       this._supervisor?.dispose()
@@ -267,11 +273,8 @@ export class Ptc extends Service {
 
   private supervisor(): IsolateSupervisor {
     this.assertAlive()
-    return (this._supervisor ??= new IsolateSupervisor({
-      ...isolateWorkerOptions(this._config),
-      ...(this._config.startTimeoutMs !== undefined && { startTimeoutMs: this._config.startTimeoutMs }),
-      ...(this._config.recycleWorkerAfterRuns !== undefined && { recycleAfterRuns: this._config.recycleWorkerAfterRuns }),
-    }))
+    const { startTimeoutMs, recycleWorkerAfterRuns: recycleAfterRuns } = this._config
+    return (this._supervisor ??= new IsolateSupervisor({ ...isolateWorkerOptions(this._config), ...(startTimeoutMs !== undefined && { startTimeoutMs }), ...(recycleAfterRuns !== undefined && { recycleAfterRuns }) }))
   }
 
   /** The inline isolates and their runner, loaded once (a dynamic `import()` a run cost ~20 µs of loader work). */

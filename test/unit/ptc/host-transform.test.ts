@@ -65,4 +65,44 @@ describe('transforms through the host (S9.1)', () => {
     expect(child.stderr).toBe('')
     expect(JSON.parse(child.stdout.trim())).toEqual({ statuses: ['ok', 'timeout', 'ok', 'timeout'], zombies: 0 })
   }, 90_000)
+
+  it("S9.1 the last host's dispose stops the host's esbuild service: no esbuild process is left, and a new host compiles again", () => {
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--no-node-snapshot',
+        '--input-type=module',
+        '-e',
+        `
+        import { readdirSync, readFileSync, mkdtempSync } from 'node:fs'
+        import { tmpdir } from 'node:os'
+        import { join } from 'node:path'
+        import { createHost } from ${JSON.stringify(INDEX)}
+        const esbuilds = () => readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).filter((d) => {
+          try { const stat = readFileSync('/proc/' + d + '/stat', 'utf8'); const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' '); return Number(rest[1]) === process.pid && stat.includes('(esbuild)') } catch { return false }
+        }).length
+        const seen = []
+        const workspace = mkdtempSync(join(tmpdir(), 'ptc-esbuild-'))
+        const one = await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } })
+        const two = await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } })
+        seen.push((await one.ctx.tools.execute({ name: 'run_code', arguments: { code: 'return 1' } }, { agent: 't' })).value.value)
+        await one.dispose()
+        seen.push(esbuilds())
+        seen.push((await two.ctx.tools.execute({ name: 'run_code', arguments: { code: 'return 2' } }, { agent: 't' })).value.value)
+        await two.dispose()
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        seen.push(esbuilds())
+        const three = await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } })
+        seen.push((await three.ctx.tools.execute({ name: 'run_code', arguments: { code: 'return 3' } }, { agent: 't' })).value.value)
+        await three.dispose()
+        console.log(JSON.stringify(seen))
+        process.exit(0)
+        `,
+      ],
+      { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' },
+    )
+    expect(child.stderr).toBe('')
+    // One host disposed, one alive: esbuild stays; both gone: none; a new host starts it again.
+    expect(JSON.parse(child.stdout.trim())).toEqual([1, 1, 2, 0, 3])
+  }, 90_000)
 })
