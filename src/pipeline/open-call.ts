@@ -68,6 +68,7 @@ export function openCall(host: PipelineHost, record: CallRecord, call: ToolCall,
   }
   announce(host.events, record)
   if (!tool) {
+    if (host.stopped === true) return { kind: 'unknown-tool', message: `The tool registry has stopped (its host was disposed): "${name}" was not called. Make a new host.` }
     const known = host.toolNames()
     return { kind: 'unknown-tool', message: `Unknown tool "${name}". Available tools: ${known.length ? known.slice(0, 50).join(', ') : '(none)'}.` }
   }

@@ -31,6 +31,8 @@ export interface PipelineHost {
   tool(name: string): Tool | undefined
   guards(): Iterable<ToolGuard>
   toolNames(): string[]
+  /** The registry has stopped (its host was disposed): no tool is left to call. */
+  readonly stopped?: boolean
   /** The arguments the registry's `classifyOnce` read of this call object, once (see open-call.ts). */
   takeClassified?(call: object): ClassifiedCall | undefined
 }

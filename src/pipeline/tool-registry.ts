@@ -35,6 +35,8 @@ export class ToolRegistry extends Service {
     tool: (name: string) => this._tools.get(name),
     guards: () => this._guards,
     toolNames: () => [...this._tools.keys()].sort(),
+    /** Set when the registry's plugin stopped (its host was disposed): a call then says so (open-call.ts). */
+    stopped: false,
     takeClassified: (call: object) => {
       const classified = this._classified.get(call)
       if (classified !== undefined) this._classified.delete(call)
@@ -48,6 +50,7 @@ export class ToolRegistry extends Service {
     traceWithoutShadow(this)
     // Speed: policies' listeners (registered after the registry) are called without cordis' proxy traps.
     bindListenersWithoutProxyTraps(ctx)
+    ctx.effect(() => () => void (this._host.stopped = true), 'tools stopped')
   }
 
   /**

@@ -47,11 +47,14 @@ describe('Host.ctx services (issue 12)', () => {
     }
   })
 
-  it('S3 after dispose a service lookup through host.ctx is refused as cordis refuses it, not answered from the cache', async () => {
+  it('S3 after dispose a service lookup through host.ctx is refused as cordis refuses it, not answered from the cache, and a registry held from before says the host was disposed', async () => {
     const host = await createHost({ workspace, journal: false, builtins: [], ptc: { isolation: 'inline', poolSize: 0 } })
-    void host.ctx.tools // cached
+    const held = host.ctx.tools // cached, and held by the caller
     await host.dispose()
     expect(() => host.ctx.tools).toThrow(/tools/)
+    // A registry held from before says why nothing can be called, not that the tool is unknown.
+    const late = await held.execute({ name: 'run_code', arguments: { code: 'return 1' } })
+    expect(late).toMatchObject({ isError: true, error: { kind: 'unknown-tool', message: 'The tool registry has stopped (its host was disposed): "run_code" was not called. Make a new host.' } })
   })
 
   it('S3 a context derived from host.ctx keeps what it adds (extend), as one derived from the cordis context does', async () => {
