@@ -141,6 +141,18 @@ export async function esbuildTransform(source: string): Promise<{ code: string; 
   return { code: result.code, map: result.map }
 }
 
+/**
+ * The `NO_IMPORTS_MESSAGE` diagnostics of `code`'s run-time module uses (`import`, `import()`,
+ * `require()`; `import type` is fine), `[]` for none. Loads TypeScript only when `code` mentions
+ * a module at all. For a type-checked script, whose checker would otherwise only say that `fs` or
+ * `require` has no declarations (`prepare-script.ts`).
+ */
+export async function moduleUseErrors(code: string): Promise<Diagnostic[]> {
+  if (!mentionsModules(code)) return []
+  const uses = findModuleUses((await import('typescript')).default, code)
+  return uses.filter((use) => use.kind !== 'type-import').map((use) => moduleUseDiagnostic(code, use))
+}
+
 async function compileUncached(code: string): Promise<CompiledScript> {
   const uses = mentionsModules(code) ? findModuleUses((await import('typescript')).default, code) : []
   const runtimeUses = uses.filter((use) => use.kind !== 'type-import')

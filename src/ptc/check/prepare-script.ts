@@ -3,8 +3,8 @@
  * compile for the isolate. Runs inside a checker worker (`checker-worker-entry.ts`), never on the
  * host's event loop: how long it takes is up to the script (a recursive type can take seconds).
  */
-import { CompileError, compileScript } from '../compile.ts'
-import type { Diagnostic } from '../compile-diagnostics.ts'
+import { CompileError, compileScript, moduleUseErrors } from '../compile.ts'
+import { formatDiagnostics, type Diagnostic } from '../compile-diagnostics.ts'
 import type { TypeChecker } from '../type-checker.ts'
 import type { PreparedScript, PrepareRequest } from './checker-contract.ts'
 
@@ -17,6 +17,10 @@ import type { PreparedScript, PrepareRequest } from './checker-contract.ts'
 export async function prepareScript(checker: () => Promise<TypeChecker>, request: PrepareRequest, declarations: string): Promise<PreparedScript> {
   let diagnostics: Diagnostic[] = []
   if (request.typecheck) {
+    // A script that imports a module at run time hears what the unchecked path says ("scripts
+    // cannot import modules; use tools.*"), not TypeScript's hint to install @types/node.
+    const imports = await moduleUseErrors(request.code)
+    if (imports.length > 0) return { kind: 'syntax-error', message: formatDiagnostics(imports), diagnostics: imports }
     diagnostics = (await checker()).check(request.code, declarations)
     if (diagnostics.some((diagnostic) => diagnostic.category === 'error')) return { kind: 'type-error', diagnostics }
   }

@@ -39,6 +39,15 @@ describe.each([
     expect(content?.type === 'text' && content.text).toContain(`error: TypeError: Cannot read properties of undefined (reading 'name') at line ${at.line}:${at.column}`)
   })
 
+  it('S9.1 a script that imports a module at run time is refused at the import with "scripts cannot import modules; use tools.*", checked or not', async () => {
+    for (const code of [script('const n: number = 1', 'const fs = await import("fs")', 'return n'), script('const n: number = 1', 'const fs = require("fs")', 'return n')]) {
+      const result = await rootOf().ptc.run(code)
+      const at = positionOf(code, code.includes('import(') ? 'import' : 'require')
+      expect(result).toMatchObject({ status: 'type-error', toolCalls: 0, error: { name: 'SyntaxError' } })
+      expect(result.diagnostics).toEqual([{ ...at, category: 'error', message: 'scripts cannot import modules; use tools.*' }])
+    }
+  })
+
   it('S9.3 an error thrown after an await carries the line after the await', async () => {
     const code = script('const r = await tools.echo({ text: "hi" })', '', '    // a comment line', 'const parts: any = null', 'return r.text + parts.length')
     const result = await rootOf().ptc.run(code)
