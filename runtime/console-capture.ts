@@ -1,7 +1,7 @@
 /**
  * The script's `console`: `log`, `info`, `warn`, `error`, `debug`, each formatting its arguments
- * inside the isolate (strings as is, errors as `name: message`, other values as JSON with a
- * `String()` fallback) and handing one line to the host. A log budget is enforced here so a log
+ * inside the isolate (strings as is, errors as `name: message`, BigInts as `10n`, other values as
+ * JSON, BigInts in them as `"10n"`, with a `String()` fallback) and handing one line to the host. A log budget is enforced here so a log
  * flood never crosses the boundary; the host enforces the same budget again (SPEC S9.7: logs
  * go through the outer run_code caps).
  */
@@ -10,6 +10,11 @@ import { describeThrown, clip } from './json-codec.ts'
 import { defineData, ENUMERABLE, JSONStringify, ObjectCreate, ObjectFreeze, OriginalError, StringCtor } from './intrinsics.ts'
 
 const MAX_VALUE_LENGTH = 100_000
+
+/** `JSON.stringify`'s replacer for a value holding BigInts, which JSON has no form for: `"10n"`. */
+function bigIntAsText(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? `${StringCtor(value)}n` : value
+}
 
 function formatValue(value: unknown): string {
   if (typeof value === 'string') return value
@@ -21,11 +26,18 @@ function formatValue(value: unknown): string {
   } catch {
     // A hostile Symbol.hasInstance; fall through to the generic formats.
   }
+  if (typeof value === 'bigint') return `${StringCtor(value)}n`
   try {
     const json = JSONStringify(value)
     if (typeof json === 'string') return json
   } catch {
-    // Cycles, BigInt, throwing getters: fall back to String().
+    // Cycles, BigInt, throwing getters: try again with BigInts as text, then String().
+    try {
+      const json = JSONStringify(value, bigIntAsText)
+      if (typeof json === 'string') return json
+    } catch {
+      // Cycles, throwing getters.
+    }
   }
   try {
     return StringCtor(value)

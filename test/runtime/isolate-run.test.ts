@@ -108,7 +108,7 @@ describe('console capture', () => {
   it('captures every level and formats values', async () => {
     const { result } = await run(
       `console.log('a', 1, { b: [true] }); console.info('i'); console.warn('w'); console.error(new TypeError('t')); console.debug(10n, undefined, Symbol('s'))
-       const cyclic = {}; cyclic.self = cyclic; console.log(cyclic)`,
+       const cyclic = {}; cyclic.self = cyclic; console.log(cyclic); console.log({ big: [2n ** 70n] })`,
       {},
       pool,
     )
@@ -117,8 +117,9 @@ describe('console capture', () => {
       { level: 'info', text: 'i' },
       { level: 'warn', text: 'w' },
       { level: 'error', text: 'TypeError: t' },
-      { level: 'debug', text: '10 undefined Symbol(s)' },
+      { level: 'debug', text: '10n undefined Symbol(s)' },
       { level: 'log', text: '[object Object]' },
+      { level: 'log', text: '{"big":["1180591620717411303424n"]}' },
     ])
   })
 
