@@ -32,77 +32,64 @@ describe('transforms through the host (S9.1)', () => {
   })
 
   it('S9.1 an inline host leaves no zombie esbuild behind: not after a check past its deadline, not after its dispose', () => {
-    const child = spawnSync(
-      process.execPath,
-      [
-        '--no-node-snapshot',
-        '--input-type=module',
-        '-e',
-        `
-        import { readdirSync, readFileSync, mkdtempSync } from 'node:fs'
-        import { tmpdir } from 'node:os'
-        import { join } from 'node:path'
-        import { createHost } from ${JSON.stringify(INDEX)}
-        const zombies = () => readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).filter((d) => {
-          try { const stat = readFileSync('/proc/' + d + '/stat', 'utf8'); const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' '); return Number(rest[1]) === process.pid && rest[0] === 'Z' } catch { return false }
-        }).length
-        const slow = "type A<N extends number, R extends any[] = []> = R['length'] extends N ? R : A<N, [...R, R]>\\nconst v: A<900> = null as any\\nreturn 1"
-        const statuses = []
-        for (let round = 0; round < 2; round++) {
-          const host = await createHost({ workspace: mkdtempSync(join(tmpdir(), 'ptc-zombie-')), journal: false, builtins: 'none', ptc: { isolation: 'inline' } })
-          for (const args of [{ code: 'const x: number = 1\\nreturn x' }, { code: slow, timeoutMs: 500 }]) {
-            statuses.push((await host.ctx.tools.execute({ name: 'run_code', arguments: args }, { agent: 'test' })).value.status)
-          }
-          await host.dispose()
-        }
-        await new Promise((resolve) => setTimeout(resolve, 1000))
-        console.log(JSON.stringify({ statuses, zombies: zombies() }))
-        process.exit(0)
-        `,
-      ],
-      { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' },
-    )
-    expect(child.stderr).toBe('')
-    expect(JSON.parse(child.stdout.trim())).toEqual({ statuses: ['ok', 'timeout', 'ok', 'timeout'], zombies: 0 })
+    const seen = scenario(`
+      const slow = "type A<N extends number, R extends any[] = []> = R['length'] extends N ? R : A<N, [...R, R]>\\nconst v: A<900> = null as any\\nreturn 1"
+      const statuses = []
+      for (let round = 0; round < 2; round++) {
+        const host = await createHost({ workspace, journal: false, builtins: 'none', ptc: { isolation: 'inline' } })
+        for (const args of [{ code: 'const x: number = 1\\nreturn x' }, { code: slow, timeoutMs: 500 }]) statuses.push((await run(host, args)).status)
+        await host.dispose()
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      return { statuses, zombies: children((state) => state === 'Z') }`)
+    expect(seen).toEqual({ statuses: ['ok', 'timeout', 'ok', 'timeout'], zombies: 0 })
   }, 90_000)
 
   it("S9.1 the last host's dispose stops the host's esbuild service: no esbuild process is left, and a new host compiles again", () => {
-    const child = spawnSync(
-      process.execPath,
-      [
-        '--no-node-snapshot',
-        '--input-type=module',
-        '-e',
-        `
-        import { readdirSync, readFileSync, mkdtempSync } from 'node:fs'
-        import { tmpdir } from 'node:os'
-        import { join } from 'node:path'
-        import { createHost } from ${JSON.stringify(INDEX)}
-        const esbuilds = () => readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).filter((d) => {
-          try { const stat = readFileSync('/proc/' + d + '/stat', 'utf8'); const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' '); return Number(rest[1]) === process.pid && stat.includes('(esbuild)') } catch { return false }
-        }).length
-        const seen = []
-        const workspace = mkdtempSync(join(tmpdir(), 'ptc-esbuild-'))
-        const one = await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } })
-        const two = await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } })
-        seen.push((await one.ctx.tools.execute({ name: 'run_code', arguments: { code: 'return 1' } }, { agent: 't' })).value.value)
-        await one.dispose()
-        seen.push(esbuilds())
-        seen.push((await two.ctx.tools.execute({ name: 'run_code', arguments: { code: 'return 2' } }, { agent: 't' })).value.value)
-        await two.dispose()
-        await new Promise((resolve) => setTimeout(resolve, 300))
-        seen.push(esbuilds())
-        const three = await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } })
-        seen.push((await three.ctx.tools.execute({ name: 'run_code', arguments: { code: 'return 3' } }, { agent: 't' })).value.value)
-        await three.dispose()
-        console.log(JSON.stringify(seen))
-        process.exit(0)
-        `,
-      ],
-      { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' },
-    )
-    expect(child.stderr).toBe('')
+    const seen = scenario(`
+      const esbuilds = () => children((state, name) => name === 'esbuild')
+      const seen = []
+      const [one, two] = [await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } }), await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } })]
+      seen.push((await run(one, { code: 'return 1' })).value)
+      await one.dispose()
+      seen.push(esbuilds(), (await run(two, { code: 'return 2' })).value)
+      await two.dispose()
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      seen.push(esbuilds())
+      const three = await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } })
+      seen.push((await run(three, { code: 'return 3' })).value)
+      await three.dispose()
+      return seen`)
     // One host disposed, one alive: esbuild stays; both gone: none; a new host starts it again.
-    expect(JSON.parse(child.stdout.trim())).toEqual([1, 1, 2, 0, 3])
+    expect(seen).toEqual([1, 1, 2, 0, 3])
   }, 90_000)
 })
+
+/**
+ * Runs `body` (an async function body returning JSON) in a fresh Node process, with `createHost`,
+ * a `workspace`, `run(host, args)` (a run_code call's value) and `children(test)` (how many child
+ * processes of that process pass `test(state, name)`, from /proc) in scope; its value.
+ */
+function scenario(body: string): unknown {
+  const source = `
+    import { readdirSync, readFileSync, mkdtempSync } from 'node:fs'
+    import { tmpdir } from 'node:os'
+    import { join } from 'node:path'
+    import { createHost } from ${JSON.stringify(INDEX)}
+    const workspace = mkdtempSync(join(tmpdir(), 'ptc-esbuild-'))
+    const run = async (host, args) => (await host.ctx.tools.execute({ name: 'run_code', arguments: args }, { agent: 'test' })).value
+    const children = (test) => readdirSync('/proc').filter((entry) => /^\\d+$/.test(entry)).filter((entry) => {
+      try {
+        const stat = readFileSync('/proc/' + entry + '/stat', 'utf8')
+        const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        return Number(rest[1]) === process.pid && test(rest[0], stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')))
+      } catch {
+        return false
+      }
+    }).length
+    console.log(JSON.stringify(await (async () => {${body}})()))
+    process.exit(0)`
+  const child = spawnSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', source], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' })
+  expect(child.stderr).toBe('')
+  return JSON.parse(child.stdout.trim())
+}
