@@ -120,14 +120,23 @@ export function blankRanges(code: string, ranges: readonly { start: number; end:
   return out + code.slice(at)
 }
 
+/** JavaScript's line terminators (ECMA-262 "Line Terminators": CR LF, LF, CR, LS, PS), as V8, esbuild and TypeScript count lines. */
+const LINE_TERMINATORS = /\r\n|[\n\r\u2028\u2029]/g
+
+/** `text`'s lines, split at every JavaScript line terminator (not only `\n`). */
+export function splitLines(text: string): string[] {
+  return text.split(LINE_TERMINATORS)
+}
+
 /** 1-based line and 1-based UTF-16 column of `offset` in `text`; clamped into the text. */
 export function positionAt(text: string, offset: number): { line: number; column: number } {
   const clamped = Math.max(0, Math.min(offset, text.length))
   let line = 1
   let lineStart = 0
-  for (let index = text.indexOf('\n'); index !== -1 && index < clamped; index = text.indexOf('\n', index + 1)) {
+  for (const terminator of text.matchAll(LINE_TERMINATORS)) {
+    if (terminator.index >= clamped) break
     line++
-    lineStart = index + 1
+    lineStart = terminator.index + terminator[0].length
   }
   return { line, column: clamped - lineStart + 1 }
 }

@@ -18,6 +18,7 @@ import {
   positionAt,
   SCRIPT_PREFIX,
   SCRIPT_SUFFIX,
+  splitLines,
   type ModuleUse,
 } from './compile-source.ts'
 
@@ -199,7 +200,7 @@ function esbuildDiagnostic(code: string, esbuildMessage: Message): Diagnostic {
   const location = esbuildMessage.location
   if (location === null) return { ...base, line: 1, column: 1 }
   const line = location.line - 1 // SCRIPT_PREFIX is exactly one line
-  const lineCount = code.split('\n').length
+  const lineCount = splitLines(code).length
   if (line < 1) return { ...base, line: 1, column: 1 }
   if (line > lineCount) {
     // esbuild only trips over the wrapper's closing brace when a stray `}` closed it early.

@@ -6,6 +6,7 @@
  */
 import { SourceMap } from 'node:module'
 import type { CompiledScript } from './compile.ts'
+import { splitLines } from './compile-source.ts'
 import type { IsolateRunError, IsolateRunWarning, JsFrame } from './isolate/isolate-contract.ts'
 
 /** One frame in the user's script: 1-based line and UTF-16 column; `function` when it had a name. */
@@ -44,8 +45,10 @@ export function mapFrames(frames: readonly JsFrame[], compiled: CompiledScript, 
   } catch {
     return []
   }
-  const lines = code.split('\n')
-  const jsLines = compiled.js.split('\n')
+  // V8 counts lines at every JavaScript line terminator, and so does the source map: a script
+  // written with CR or U+2028 line breaks has its lines.
+  const lines = splitLines(code)
+  const jsLines = splitLines(compiled.js)
   const mapped: ScriptFrame[] = []
   for (const frame of frames) {
     const position = scriptPosition(map, { lines, jsLines }, frame)

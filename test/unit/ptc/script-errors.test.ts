@@ -48,6 +48,18 @@ describe.each([
     }
   })
 
+  it('S9.3 a script written with CR, CR LF or U+2028 line breaks gets the same lines and columns as with LF: a throw, an import, a syntax error', async () => {
+    for (const separator of ['\n', '\r', '\r\n', '\u2028']) {
+      const thrown = await rootOf().ptc.run(['const a: number = 1', 'const b: number = 2', 'throw new Error("x" + a + b)'].join(separator))
+      expect(thrown.error).toEqual({ name: 'Error', message: 'x12', line: 3, column: 7 })
+      const imported = await rootOf().ptc.run(['const a: number = 1', 'const fs = require("fs")', 'return a'].join(separator))
+      expect(imported.diagnostics).toEqual([{ line: 2, column: 12, category: 'error', message: 'scripts cannot import modules; use tools.*' }])
+      const broken = await rootOf().ptc.run(['const a: number = 1', '', 'const b = (a +;', 'return b'].join(separator))
+      expect(broken.status).toBe('type-error')
+      expect(broken.diagnostics?.[0]).toMatchObject({ line: 3, category: 'error' })
+    }
+  })
+
   it('S9.3 an error thrown after an await carries the line after the await', async () => {
     const code = script('const r = await tools.echo({ text: "hi" })', '', '    // a comment line', 'const parts: any = null', 'return r.text + parts.length')
     const result = await rootOf().ptc.run(code)
