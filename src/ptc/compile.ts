@@ -149,15 +149,23 @@ export async function esbuildTransform(source: string): Promise<{ code: string; 
  * `require` has no declarations (`prepare-script.ts`).
  */
 export async function moduleUseErrors(code: string): Promise<Diagnostic[]> {
-  if (!mentionsModules(code)) return []
-  const uses = findModuleUses((await import('typescript')).default, code)
+  return runtimeUseErrors(code, await moduleUses(code))
+}
+
+/** Every module use of `code`, `import type` included (blanked before the transform); TypeScript is loaded only when `code` mentions a module. */
+async function moduleUses(code: string): Promise<ModuleUse[]> {
+  return mentionsModules(code) ? findModuleUses((await import('typescript')).default, code) : []
+}
+
+/** The `NO_IMPORTS_MESSAGE` diagnostics of the run-time ones among `uses`. */
+function runtimeUseErrors(code: string, uses: readonly ModuleUse[]): Diagnostic[] {
   return uses.filter((use) => use.kind !== 'type-import').map((use) => moduleUseDiagnostic(code, use))
 }
 
 async function compileUncached(code: string): Promise<CompiledScript> {
-  const uses = mentionsModules(code) ? findModuleUses((await import('typescript')).default, code) : []
-  const runtimeUses = uses.filter((use) => use.kind !== 'type-import')
-  if (runtimeUses.length > 0) throw new CompileError(runtimeUses.map((use) => moduleUseDiagnostic(code, use)))
+  const uses = await moduleUses(code)
+  const importErrors = runtimeUseErrors(code, uses)
+  if (importErrors.length > 0) throw new CompileError(importErrors)
 
   const body = blankRanges(code, uses)
   let output: string
