@@ -1,9 +1,9 @@
 /**
  * The script's `console`: `log`, `info`, `warn`, `error`, `debug`, each formatting its arguments
  * inside the isolate (strings as is, errors as `name: message`, BigInts as `10n`, other values as
- * JSON, BigInts in them as `"10n"`, with a `String()` fallback) and handing one line to the host. A log budget is enforced here so a log
- * flood never crosses the boundary; the host enforces the same budget again (SPEC S9.7: logs
- * go through the outer run_code caps).
+ * JSON, BigInts in them as `"10n"`, with a `String()` fallback) and handing one line to the host.
+ * A log budget is enforced here so a log flood never crosses the boundary; the host enforces the
+ * same budget again (SPEC S9.7: logs go through the outer run_code caps).
  */
 import type { HostLog, LogLevel } from './bridge-types.ts'
 import { describeThrown, clip } from './json-codec.ts'
@@ -11,8 +11,8 @@ import { defineData, ENUMERABLE, JSONStringify, ObjectCreate, ObjectFreeze, Orig
 
 const MAX_VALUE_LENGTH = 100_000
 
-/** `JSON.stringify`'s replacer for a value holding BigInts, which JSON has no form for: `"10n"`. */
-function bigIntAsText(_key: string, value: unknown): unknown {
+/** A BigInt as a script would write it: `10n`; any other value as it is. */
+function bigIntAsText(value: unknown): unknown {
   return typeof value === 'bigint' ? `${StringCtor(value)}n` : value
 }
 
@@ -26,14 +26,15 @@ function formatValue(value: unknown): string {
   } catch {
     // A hostile Symbol.hasInstance; fall through to the generic formats.
   }
-  if (typeof value === 'bigint') return `${StringCtor(value)}n`
+  if (typeof value === 'bigint') return bigIntAsText(value) as string
   try {
     const json = JSONStringify(value)
     if (typeof json === 'string') return json
   } catch {
     // Cycles, BigInt, throwing getters: try again with BigInts as text, then String().
     try {
-      const json = JSONStringify(value, bigIntAsText)
+      // JSON has no form for a BigInt: inside a value it becomes the string `"10n"`.
+      const json = JSONStringify(value, (_key: string, inner: unknown) => bigIntAsText(inner))
       if (typeof json === 'string') return json
     } catch {
       // Cycles, throwing getters.

@@ -27,16 +27,18 @@ export function materializeJson(input: unknown): JsonValue {
   }
 }
 
-/** Segments of a JSON path shown in full; a deeper path shows its first and last ones. */
-const SHOWN_PATH_SEGMENTS = 12
+/** Segments a long JSON path keeps at its start and at its end; a path of no more than both is shown whole. */
+const PATH_HEAD_SEGMENTS = 8
+const PATH_TAIL_SEGMENTS = 4
 
 /**
- * `$` and the path's segments (`.key`, `[index]`); a path of more than {@link SHOWN_PATH_SEGMENTS}
- * (a value nested hundreds deep) keeps its first eight and last four around `…(N more)…`.
+ * `$` and the path's segments (`.key`, `[index]`); a longer path (a value nested hundreds deep)
+ * keeps its first {@link PATH_HEAD_SEGMENTS} and last {@link PATH_TAIL_SEGMENTS} around `…(N more)…`.
  */
 function jsonPath(segments: string[]): string {
-  if (segments.length <= SHOWN_PATH_SEGMENTS) return `$${segments.join('')}`
-  return `$${segments.slice(0, 8).join('')}…(${segments.length - 12} more)…${segments.slice(-4).join('')}`
+  const hidden = segments.length - PATH_HEAD_SEGMENTS - PATH_TAIL_SEGMENTS
+  if (hidden <= 0) return `$${segments.join('')}`
+  return `$${segments.slice(0, PATH_HEAD_SEGMENTS).join('')}…(${hidden} more)…${segments.slice(-PATH_TAIL_SEGMENTS).join('')}`
 }
 
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))

@@ -110,8 +110,8 @@ export function renderRunCode(value: RunCodeValue, caps: OutputCaps = DEFAULT_CA
     const { text: shown, cut } = capText(text, max)
     lines.push(`${label}:`, shown)
     if (cut > 0) {
-      const verb = label === 'logs' ? 'were' : 'was'
-      const where = spilled.outside ? `${verb} saved outside the workspace, to ${path}, where the tools cannot read it` : `${label === 'logs' ? 'are' : 'is'} in ${path}`
+      const plural = label === 'logs'
+      const where = spilled.outside ? `${plural ? 'were' : 'was'} saved outside the workspace, to ${path}, where the tools cannot read it` : `${plural ? 'are' : 'is'} in ${path}`
       lines.push(path ? `[${cut} more characters; the full ${label} ${where}]` : `[${cut} more characters omitted]`)
     }
   }

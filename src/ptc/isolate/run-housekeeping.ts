@@ -1,10 +1,10 @@
 /**
  * When the isolate worker process cleans up after a run (issue 12): disposing the run's isolate
  * and starting its replacement, about 1.2 ms of the worker's main thread (2.5 ms before the pool
- * made contexts on the isolate's own thread). Right after the answer,
- * that work competes with the host the answer just woke, which the kernel often queues on the
- * same core (`perf sched timehist`: the host waited 0.9-2.4 ms for it while the other core was
- * idle), so a run that comes after a pause, as a model's runs do, is answered in twice the time.
+ * made contexts on the isolate's own thread). Right after the answer, that work competes with the
+ * host the answer just woke, which the kernel often queues on the same core (`perf sched
+ * timehist`: the host waited 0.9-2.4 ms for it while the other core was idle), so a run that
+ * comes after a pause, as a model's runs do, is answered in twice the time.
  * Runs that come back to back (several sessions, a benchmark's loop) are better served by the
  * clean-up at once: it then overlaps the host's turn instead of the next run. So the clean-up
  * waits {@link HOUSEKEEPING_DELAY_MS}, until a run arrives within {@link BACK_TO_BACK_MS} of the
