@@ -6,12 +6,17 @@
  * `Reference.apply` per call, JSON strings both ways). Same scripts, same tools, same process, so
  * the ratios compare like the harness's.
  */
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import ivm from 'isolated-vm'
 import { z } from 'zod'
 import { createHost, defineTool, type Host } from '../src/index.ts'
+import { untraced } from '../src/pipeline/cordis-adapter.ts'
+import { createBridge } from '../src/ptc/bridge.ts'
+import { ExecutionGate } from '../src/scheduler/execution-gate.ts'
 
 /** Calls per run of the sequential and parallel workloads (the harness's W2, W3). */
 export const CALLS = 2_000
@@ -99,14 +104,40 @@ export async function productRunner(isolation: 'process' | 'inline'): Promise<Sc
   }
 }
 
-/** Raw isolated-vm as the harness's `isolated-vm-raw` adapter: a new isolate per run, disposed after it. */
-export function rawRunner(): ScriptRunner {
+/** What raw isolated-vm's host function does with a call: the tool's JSON answer. */
+export type RawHostCall = (name: string, argsJson: string) => Promise<string>
+
+const callHostTool: RawHostCall = async (name, argsJson) => {
+  const value = await HOST_TOOLS[name]!(JSON.parse(argsJson) as { i?: number })
+  return value === undefined ? 'null' : JSON.stringify(value)
+}
+
+/**
+ * A {@link RawHostCall} that answers as the product's host answers a call from code: `host`'s
+ * bridge, execution gate and whole pipeline, made as `run_code` makes them for a run
+ * (`src/ptc/ptc-service.ts`). Raw isolated-vm with this host function is the product's design
+ * with nothing of its own inside the isolate or the worker: the floor of that design (issue 12).
+ * @throws Error (as the call's rejection) when the tool call fails.
+ */
+export function bridgeHostCall(host: Host): RawHostCall {
+  const ctx = host.ctx
+  const dispatch = createBridge({ ctx, tools: untraced(ctx.tools), visible: new Set(Object.keys(HOST_TOOLS)), parentToken: Symbol('bench'), parentCallId: 'bench', agent: 'bench', gate: new ExecutionGate() })
+  const signal = new AbortController().signal
+  let pairing = 0
+  return async (name, argsJson) => {
+    const answer = await dispatch({ pairingId: `raw:${pairing++}`, name, argsJson, signal })
+    if (!answer.ok) throw new Error(answer.message)
+    return answer.valueJson
+  }
+}
+
+/**
+ * Raw isolated-vm as the harness's `isolated-vm-raw` adapter: a new isolate per run, disposed
+ * after it. `hostCall` answers each call (default: the tool itself, as the harness does).
+ */
+export function rawRunner(hostCall: RawHostCall = callHostTool): ScriptRunner {
   const names = Object.keys(HOST_TOOLS)
   const prelude = `const tools = {${names.map((name) => `${JSON.stringify(name)}: (a) => __hostCall.apply(undefined, [${JSON.stringify(name)}, JSON.stringify(a === undefined ? null : a)], { arguments: { copy: true }, result: { promise: true, copy: true } }).then(JSON.parse)`).join(', ')}};\n`
-  const hostCall = async (name: string, argsJson: string): Promise<string> => {
-    const value = await HOST_TOOLS[name]!(JSON.parse(argsJson) as { i?: number })
-    return value === undefined ? 'null' : JSON.stringify(value)
-  }
   return {
     async run(script) {
       const isolate = new ivm.Isolate({ memoryLimit: 128 })
@@ -123,5 +154,34 @@ export function rawRunner(): ScriptRunner {
       }
     },
     close: async () => {},
+  }
+}
+
+/**
+ * Raw isolated-vm in a worker process (`raw-worker-child.ts`): each call crosses the IPC channel
+ * to this process, where `hostCall` answers it. The floor of the product's default design, with
+ * `hostCall` doing the product's host part (issue 12).
+ */
+export async function rawProcessRunner(hostCall: RawHostCall = callHostTool): Promise<ScriptRunner & { pid: number | undefined }> {
+  const child = fork(path.join(import.meta.dirname, 'raw-worker-child.ts'), [], { serialization: 'advanced', execArgv: ['--no-node-snapshot'] })
+  await once(child, 'spawn')
+  let finished: ((message: { json?: string; error?: string }) => void) | undefined
+  child.on('message', (message: { type: string; callId?: number; name?: string; argsJson?: string; json?: string; error?: string }) => {
+    if (message.type === 'call') {
+      void hostCall(message.name!, message.argsJson!).then((json) => child.send({ type: 'answer', callId: message.callId, json }))
+    } else if (message.type === 'done') finished?.(message)
+  })
+  return {
+    pid: child.pid,
+    async run(script) {
+      const done = new Promise<{ json?: string; error?: string }>((resolve) => (finished = resolve))
+      child.send({ type: 'run', code: SCRIPTS[script].code, names: Object.keys(HOST_TOOLS) })
+      const { json, error } = await done
+      if (error !== undefined) throw new Error(`raw isolated-vm in a worker process: ${error}`)
+      expectValue(script, json === undefined ? undefined : JSON.parse(json), 'raw isolated-vm in a worker process')
+    },
+    async close() {
+      child.disconnect()
+    },
   }
 }

@@ -56,7 +56,7 @@ import {
   type SummaryInputs,
   type WorkloadCpu,
 } from './call-path-summary.ts'
-import { CALLS, PAYLOAD, productRunner, rawRunner, type ScriptName, type ScriptRunner } from './call-path-fixtures.ts'
+import { bridgeHostCall, CALLS, PAYLOAD, productRunner, rawProcessRunner, rawRunner, type ScriptName, type ScriptRunner } from './call-path-fixtures.ts'
 import { section, type BenchCase } from './harness.ts'
 import { cpuSince, threadCpu } from './thread-cpu.ts'
 import { pipelineBenchRoot, pipelineBody, pipelineCall } from './pipeline.bench.ts'
@@ -99,12 +99,15 @@ export const callPath = section(
   async () => {
     // In a process of its own, holding only the host: this process's other runners would blur it.
     latency = JSON.parse(execFileSync(process.execPath, ['--no-node-snapshot', resolve(import.meta.dirname, 'latency-child.ts')], { encoding: 'utf8' })) as { idleMs: number; awakeMs: number }
-    const runners: Record<RunnerName, ScriptRunner> = { raw: rawRunner(), inline: await productRunner('inline'), process: await productRunner('process') }
+    const inline = await productRunner('inline')
+    const rawWorker = await rawProcessRunner(bridgeHostCall(inline.host))
+    const runners: Record<RunnerName, ScriptRunner> = { raw: rawRunner(), inline, process: await productRunner('process'), 'raw+host': rawRunner(bridgeHostCall(inline.host)), 'raw-worker+host': rawWorker }
+    const workerPid = (runner: RunnerName) => (runner === 'process' ? workerPidOf(runners.process) : runner === 'raw-worker+host' ? rawWorker.pid : undefined)
     const cases: BenchCase[] = []
     for (const { script, iterations } of WORKLOADS) {
       for (const runner of RUNNERS) {
         const run = () => runners[runner].run(script)
-        const counted = script === 'sequential' || script === 'parallel' ? countingCpu(caseName(runner, script), () => (runner === 'process' ? workerPidOf(runners.process) : undefined), run) : run
+        const counted = script === 'sequential' || script === 'parallel' ? countingCpu(caseName(runner, script), () => workerPid(runner), run) : run
         cases.push({ name: caseName(runner, script), run: counted, iterations, ...(runner === 'raw' && script === 'trivial' && { baseline: true }) })
       }
     }

@@ -1,0 +1,51 @@
+/**
+ * The far end of `rawProcessRunner` (`call-path-fixtures.ts`): raw isolated-vm in a child
+ * process, as the harness's `isolated-vm-raw` adapter runs it (a fresh isolate per run, one
+ * `Reference.apply` per call, JSON strings both ways), whose host function forwards each call to
+ * the parent over the IPC channel and waits for its answer. So a call pays exactly the hops of
+ * the product's worker-process design (isolate, worker thread, IPC, host, and back) with nothing
+ * of the product's own on the worker side: the floor of that design (issue 12).
+ *
+ * Messages in: `{ type: 'run', code }` (a script body) and `{ type: 'answer', callId, json }`.
+ * Out: `{ type: 'call', callId, name, argsJson }` and `{ type: 'done', json?, error? }`.
+ * Exits when the channel closes.
+ */
+import ivm from 'isolated-vm'
+
+if (typeof process.send !== 'function') throw new Error('raw-worker-child.ts must be forked with an IPC channel')
+const send = process.send.bind(process)
+const waiting = new Map<number, (json: string) => void>()
+let nextCallId = 0
+const hostCall = (name: string, argsJson: string): Promise<string> =>
+  new Promise((answer) => {
+    const callId = nextCallId++
+    waiting.set(callId, answer)
+    send({ type: 'call', callId, name, argsJson })
+  })
+
+async function run(code: string, names: string[]): Promise<void> {
+  const prelude = `const tools = {${names.map((name) => `${JSON.stringify(name)}: (a) => __hostCall.apply(undefined, [${JSON.stringify(name)}, JSON.stringify(a === undefined ? null : a)], { arguments: { copy: true }, result: { promise: true, copy: true } }).then(JSON.parse)`).join(', ')}};\n`
+  const isolate = new ivm.Isolate({ memoryLimit: 128 })
+  const reference = new ivm.Reference(hostCall)
+  try {
+    const context = await isolate.createContext()
+    await context.global.set('__hostCall', reference)
+    const compiled = await isolate.compileScript(`${prelude}(async () => {\n${code}\n})().then((v) => v === undefined ? undefined : JSON.stringify(v))`)
+    send({ type: 'done', json: await compiled.run(context, { promise: true, timeout: 30_000 }) })
+  } catch (error) {
+    send({ type: 'done', error: String(error) })
+  } finally {
+    reference.release()
+    isolate.dispose()
+  }
+}
+
+process.on('message', (message: { type: string; code?: string; names?: string[]; callId?: number; json?: string }) => {
+  if (message.type === 'run') void run(message.code!, message.names!)
+  else if (message.type === 'answer') {
+    const answer = waiting.get(message.callId!)
+    waiting.delete(message.callId!)
+    answer?.(message.json!)
+  }
+})
+process.on('disconnect', () => process.exit(0))
