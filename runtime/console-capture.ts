@@ -1,50 +1,48 @@
 /**
  * The script's `console`: `log`, `info`, `warn`, `error`, `debug`, each formatting its arguments
- * inside the isolate (strings as is, errors as `name: message`, BigInts as `10n`, other values as
- * JSON, BigInts in them as `"10n"`, with a `String()` fallback) and handing one line to the host.
+ * inside the isolate (strings as is, errors as `name: message`, other values as `log-format.ts`
+ * writes them: JSON where JSON keeps the value, `NaN`, `Map(1) {…}`, `[Circular]`… where it
+ * would not; `String()` when that throws) and handing one line to the host.
  * A log budget is enforced here so a log flood never crosses the boundary; the host enforces the
  * same budget again (SPEC S9.7: logs go through the outer run_code caps).
  */
 import type { HostLog, LogLevel } from './bridge-types.ts'
 import { describeThrown, clip } from './json-codec.ts'
-import { defineData, ENUMERABLE, JSONStringify, ObjectCreate, ObjectFreeze, OriginalError, StringCtor } from './intrinsics.ts'
+import { defineData, ENUMERABLE, ErrorPrototype, ObjectCreate, ObjectFreeze, ObjectGetPrototypeOf, StringCtor } from './intrinsics.ts'
+import { formatLogValue } from './log-format.ts'
 
 const MAX_VALUE_LENGTH = 100_000
 
-/** A BigInt as a script would write it: `10n`; any other value as it is. */
-function bigIntAsText(value: unknown): unknown {
-  return typeof value === 'bigint' ? `${StringCtor(value)}n` : value
-}
-
 function formatValue(value: unknown): string {
   if (typeof value === 'string') return value
-  try {
-    if (value instanceof OriginalError) {
-      const { name, message } = describeThrown(value)
-      return `${name}: ${message}`
-    }
-  } catch {
-    // A hostile Symbol.hasInstance; fall through to the generic formats.
+  if (kindOfError(value)) {
+    const { name, message } = describeThrown(value)
+    return `${name}: ${message}`
   }
-  if (typeof value === 'bigint') return bigIntAsText(value) as string
   try {
-    const json = JSONStringify(value)
-    if (typeof json === 'string') return json
+    return formatLogValue(value, MAX_VALUE_LENGTH)
   } catch {
-    // Cycles, BigInt, throwing getters: try again with BigInts as text, then String().
-    try {
-      // JSON has no form for a BigInt: inside a value it becomes the string `"10n"`.
-      const json = JSONStringify(value, (_key: string, inner: unknown) => bigIntAsText(inner))
-      if (typeof json === 'string') return json
-    } catch {
-      // Cycles, throwing getters.
-    }
+    // A throwing getter, proxy trap or toJSON: what String() makes of it, if anything.
   }
   try {
     return StringCtor(value)
   } catch {
     return '[value that cannot be printed]'
   }
+}
+
+/** Whether `value` is an Error (by its prototype chain: no script code runs but a proxy's trap). */
+function kindOfError(value: unknown): boolean {
+  try {
+    let prototype = typeof value === 'object' && value !== null ? (ObjectGetPrototypeOf(value) as object | null) : null
+    for (let depth = 0; prototype !== null && depth < 32; depth++) {
+      if (prototype === ErrorPrototype) return true
+      prototype = ObjectGetPrototypeOf(prototype) as object | null
+    }
+  } catch {
+    // A proxy whose getPrototypeOf trap throws: not an Error for this purpose.
+  }
+  return false
 }
 
 /**

@@ -59,6 +59,16 @@ export const MapPrototypeGet = uncurryThis(Map.prototype.get) as (map: Map<unkno
 export const MapPrototypeSet = uncurryThis(Map.prototype.set) as (map: Map<unknown, unknown>, key: unknown, value: unknown) => Map<unknown, unknown>
 export const MapPrototypeDelete = uncurryThis(Map.prototype.delete) as (map: Map<unknown, unknown>, key: unknown) => boolean
 export const MapPrototypeHas = uncurryThis(Map.prototype.has) as (map: Map<unknown, unknown>, key: unknown) => boolean
+export const ObjectKeys = Object.keys
+export const MapPrototype = Map.prototype
+export const MapPrototypeForEach = uncurryThis(Map.prototype.forEach) as (map: Map<unknown, unknown>, each: (value: unknown, key: unknown) => void) => void
+export const MapPrototypeGetSize = uncurryThis(Object.getOwnPropertyDescriptor(Map.prototype, 'size')!.get as (this: Map<unknown, unknown>) => number)
+export const SetPrototype = Set.prototype
+export const SetPrototypeForEach = uncurryThis(Set.prototype.forEach) as (set: Set<unknown>, each: (value: unknown) => void) => void
+export const SetPrototypeGetSize = uncurryThis(Object.getOwnPropertyDescriptor(Set.prototype, 'size')!.get as (this: Set<unknown>) => number)
+export const RegExpPrototype = RegExp.prototype
+export const RegExpPrototypeToString = uncurryThis(RegExp.prototype.toString) as (regExp: RegExp) => string
+export const ErrorPrototype = Error.prototype
 /** `%TypedArray%.prototype`, the shared prototype of every typed array's own prototype. */
 export const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object
 /** The `Symbol.toStringTag` getter of typed arrays: their constructor name, `undefined` for anything else (never throws). */

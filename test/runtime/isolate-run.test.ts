@@ -118,9 +118,44 @@ describe('console capture', () => {
       { level: 'warn', text: 'w' },
       { level: 'error', text: 'TypeError: t' },
       { level: 'debug', text: '10n undefined Symbol(s)' },
-      { level: 'log', text: '[object Object]' },
-      { level: 'log', text: '{"big":["1180591620717411303424n"]}' },
+      { level: 'log', text: '{"self":[Circular]}' },
+      { level: 'log', text: '{"big":[1180591620717411303424n]}' },
     ])
+  })
+
+  it('S9.7 writes what a value is where JSON would change or drop it, and plain JSON values as JSON', async () => {
+    const { result } = await run(
+      `console.log({ a: 1, s: 'x', list: [true, null] })
+       console.log(NaN, -0, -Infinity, [1, undefined, , 3], { gone: undefined })
+       class MyMap extends Map {}
+       console.log(new Map([['a', 1], [{ k: 1 }, [2]]]), new Set([1, 'x']), { nested: new MyMap([[1, 2]]) })
+       class Point { constructor() { this.x = 1 } }
+       console.log(new Point(), function named() {}, Symbol('s'), new Date(0), /a+/g, new Uint8Array([1, 2]), { e: new TypeError('boom') }, Promise.resolve(1))
+       const bad = { ok: 1, get broken() { throw new RangeError('no') } }
+       console.log(bad)
+       let deep = { end: 1 }
+       for (let i = 0; i < 20; i++) deep = { d: deep }
+       console.log(JSON.stringify(deep).length > 0 && deep)
+       console.log(Array.from({ length: 1003 }, (_, i) => i))
+       Map.prototype.forEach = () => { throw new Error('poisoned') }
+       Object.keys = () => []
+       console.log(new Map([[1, 2]]), { still: 'listed' })`,
+      {},
+      pool,
+    )
+    expect(result.status).toBe('ok')
+    const texts = result.logs.map((log) => log.text)
+    expect(texts.slice(0, 5)).toEqual([
+      '{"a":1,"s":"x","list":[true,null]}',
+      'NaN -0 -Infinity [1,undefined,<empty>,3] {"gone":undefined}',
+      'Map(2) {"a" => 1,{"k":1} => [2]} Set(2) {1,"x"} {"nested":Map(1) {1 => 2}}',
+      'Point {"x":1} [Function: named] Symbol(s) "1970-01-01T00:00:00.000Z" /a+/g Uint8Array(2) [1,2] {"e":[TypeError: boom]} Promise {}',
+      '{"ok":1,"broken":[getter threw RangeError: no]}',
+    ])
+    expect(texts[5]).toBe(`${'{"d":'.repeat(12)}[Object]${'}'.repeat(12)}`)
+    expect(texts[6]).toMatch(/^\[0,1,2,.*,999,… 3 more\]$/)
+    // A script that replaces built-ins changes nothing in how its values are written.
+    expect(texts[7]).toBe('Map(1) {1 => 2} {"still":"listed"}')
   })
 
   it('truncates a log flood at maxLogBytes with one notice', async () => {

@@ -44,6 +44,6 @@ describe.each(['process', 'inline'] as const)('issue 11 unchecked arguments (iso
     const value = await rootOf().ptc.run(
       "const listed = Object.keys(tools).includes('open_file')\nconst probed = 'opne_file' in tools\nawait tools\nconsole.log(tools)\nconst opened = await tools.open_file({ path: 'a.txt' })\nreturn [listed, probed, JSON.stringify(tools), opened.path]",
     )
-    expect(value).toMatchObject({ status: 'ok', value: [true, false, '{}', 'a.txt'], logs: [{ level: 'log', text: '{}' }] })
+    expect(value).toMatchObject({ status: 'ok', value: [true, false, '{}', 'a.txt'], logs: [{ level: 'log', text: '{"open_file":[Function: open_file]}' }] })
   })
 })

@@ -1,0 +1,226 @@
+/**
+ * How the script's `console` writes a value it is given, so that no value changes silently in
+ * a log (issue 11): JSON where JSON holds the value as it is (`{"a":1,"b":[true]}`, strings
+ * quoted inside values), and what the value is where JSON would change or drop it: `NaN`, `-0`,
+ * `Infinity`, `undefined` (also as an element or a property), `10n`, `Symbol(s)`,
+ * `[Function: f]`, `Map(1) {"a" => 1}`, `Set(2) {1,2}`, `Uint8Array(2) [1,2]`,
+ * `[TypeError: boom]`, `/a+/g`, `Point {"x":1}`, `[Circular]`, `<empty>` for a hole,
+ * `[getter threw Error: …]` for a property that could not be read. `toJSON` is
+ * honoured as JSON honours it (a Date prints as its quoted ISO text). Nested deeper than
+ * {@link MAX_DEPTH} an object prints as `[Object]`/`[Array]`; past {@link MAX_ITEMS} entries a
+ * container says how many more; the text stops at `maxLength` characters, then `…`.
+ *
+ * Uses only captured built-ins (see `intrinsics.ts`). Getters, proxies and `toJSON` run here,
+ * inside the isolate under its limits, and what they throw reaches the caller.
+ */
+import {
+  ArrayIsArray,
+  ErrorPrototype,
+  JSONStringify,
+  MapPrototype,
+  MapPrototypeForEach,
+  MapPrototypeGetSize,
+  NumberIsFinite,
+  ObjectCreate,
+  ObjectGetPrototypeOf,
+  ObjectHasOwn,
+  ObjectKeys,
+  ObjectPrototype,
+  OriginalPromise,
+  ReflectApply,
+  RegExpPrototype,
+  RegExpPrototypeToString,
+  SetPrototype,
+  SetPrototypeForEach,
+  SetPrototypeGetSize,
+  StringCtor,
+  StringPrototypeSlice,
+  TypedArrayPrototypeGetToStringTag,
+} from './intrinsics.ts'
+import { describeThrown } from './json-codec.ts'
+
+/** Levels of nesting printed in full. */
+export const MAX_DEPTH = 12
+/** Entries of one array, object, Map or Set printed before `… N more`. */
+export const MAX_ITEMS = 1_000
+/** How far up a prototype chain a built-in is looked for (subclasses of subclasses…). */
+const MAX_CHAIN = 32
+
+/** The built-ins printed by what they hold, looked up by identity along the prototype chain. */
+const KINDS: readonly (readonly [prototype: object, kind: string])[] = [
+  [MapPrototype, 'Map'],
+  [SetPrototype, 'Set'],
+  [ErrorPrototype, 'Error'],
+  [RegExpPrototype, 'RegExp'],
+  [OriginalPromise.prototype, 'Promise'],
+  [WeakMap.prototype, 'WeakMap'],
+  [WeakSet.prototype, 'WeakSet'],
+]
+
+/** Thrown to stop building once the text is long enough. */
+const FULL = ObjectCreate(null) as object
+
+/** `value` as one log item: a string as it is, anything else as the file comment says. */
+export function formatLogValue(value: unknown, maxLength: number): string {
+  if (typeof value === 'string') return value
+  let text = ''
+  /** The objects being written, outermost first: meeting one again is a cycle (a null-prototype record: an array's index setters can be poisoned). */
+  const holders = ObjectCreate(null) as Record<number, object>
+  let held = 0
+
+  function add(part: string): void {
+    text += part
+    if (text.length > maxLength) throw FULL
+  }
+
+  /** `open`, the first {@link MAX_ITEMS} entries `each` visits, comma-separated, then `close`. */
+  function list(open: string, close: string, count: number, each: (visit: (write: () => void) => void) => void): void {
+    add(open)
+    let index = 0
+    each((writeEntry) => {
+      if (index < MAX_ITEMS) {
+        if (index > 0) add(',')
+        writeEntry()
+      }
+      index++
+    })
+    if (count > MAX_ITEMS) add(`,… ${count - MAX_ITEMS} more`)
+    add(close)
+  }
+
+  function write(item: unknown, depth: number): void {
+    switch (typeof item) {
+      case 'string':
+        return add(JSONStringify(item))
+      case 'number':
+        return add(item === 0 && 1 / item < 0 ? '-0' : NumberIsFinite(item) ? JSONStringify(item) : StringCtor(item))
+      case 'bigint':
+        return add(`${StringCtor(item)}n`)
+      case 'symbol':
+        return add(StringCtor(item))
+      case 'undefined':
+        return add('undefined')
+      case 'boolean':
+        return add(item ? 'true' : 'false')
+      case 'function': {
+        const name = (item as { name?: unknown }).name
+        return add(typeof name === 'string' && name !== '' ? `[Function: ${clipName(name)}]` : '[Function (anonymous)]')
+      }
+    }
+    if (item === null) return add('null')
+    const object = item as object
+    for (let index = 0; index < held; index++) if (holders[index] === object) return add('[Circular]')
+    const toJSON = (object as { toJSON?: unknown }).toJSON
+    if (typeof toJSON === 'function') return write(ReflectApply(toJSON, object, ['']), depth)
+    if (depth >= MAX_DEPTH) return add(ArrayIsArray(object) ? '[Array]' : '[Object]')
+    holders[held++] = object
+    try {
+      writeObject(object, depth + 1)
+    } finally {
+      held--
+    }
+  }
+
+  /** Writes what `read` answers (a property: its getter may throw, which is shown instead). */
+  function writeRead(read: () => unknown, depth: number): void {
+    let item: unknown
+    try {
+      item = read()
+    } catch (thrown) {
+      const { name, message } = describeThrown(thrown)
+      return add(`[getter threw ${name}: ${message}]`)
+    }
+    write(item, depth)
+  }
+
+  function writeObject(item: object, depth: number): void {
+    if (ArrayIsArray(item)) {
+      const array = item as unknown[]
+      const length = array.length
+      return list('[', ']', length, (visit) => {
+        for (let index = 0; index < length && index <= MAX_ITEMS; index++) visit(() => (ObjectHasOwn(array, index) ? writeRead(() => array[index], depth) : add('<empty>')))
+      })
+    }
+    const tag = TypedArrayPrototypeGetToStringTag(item)
+    if (tag !== undefined) {
+      const typed = item as unknown as ArrayLike<number | bigint>
+      const length = typed.length
+      return list(`${tag}(${length}) [`, ']', length, (visit) => {
+        for (let index = 0; index < length && index <= MAX_ITEMS; index++) visit(() => write(typed[index], depth))
+      })
+    }
+    switch (kindOf(item)) {
+      case 'Map': {
+        const size = MapPrototypeGetSize(item as Map<unknown, unknown>)
+        return list(`Map(${size}) {`, '}', size, (visit) =>
+          MapPrototypeForEach(item as Map<unknown, unknown>, (entry, key) =>
+            visit(() => {
+              write(key, depth)
+              add(' => ')
+              write(entry, depth)
+            }),
+          ),
+        )
+      }
+      case 'Set': {
+        const size = SetPrototypeGetSize(item as Set<unknown>)
+        return list(`Set(${size}) {`, '}', size, (visit) => SetPrototypeForEach(item as Set<unknown>, (entry) => visit(() => write(entry, depth))))
+      }
+      case 'Error': {
+        const { name, message } = describeThrown(item)
+        return add(`[${name}: ${message}]`)
+      }
+      case 'RegExp':
+        return add(RegExpPrototypeToString(item as RegExp))
+      case 'Promise':
+      case 'WeakMap':
+      case 'WeakSet':
+        return add(`${kindOf(item)} {}`)
+    }
+    const prototype = ObjectGetPrototypeOf(item) as object | null
+    if (prototype !== ObjectPrototype && prototype !== null) add(`${constructorName(prototype)} `)
+    const keys = ObjectKeys(item)
+    list('{', '}', keys.length, (visit) => {
+      for (let index = 0; index < keys.length && index <= MAX_ITEMS; index++) {
+        const key = keys[index]!
+        visit(() => {
+          add(`${JSONStringify(key)}:`)
+          writeRead(() => (item as Record<string, unknown>)[key], depth)
+        })
+      }
+    })
+  }
+
+  try {
+    write(value, 0)
+  } catch (stopped) {
+    if (stopped !== FULL) throw stopped
+    return `${StringPrototypeSlice(text, 0, maxLength)}…`
+  }
+  return text
+}
+
+/** Which of {@link KINDS} `item` is (its own prototype chain), or `undefined`. */
+function kindOf(item: object): string | undefined {
+  let prototype = ObjectGetPrototypeOf(item) as object | null
+  for (let depth = 0; prototype !== null && prototype !== ObjectPrototype && depth < MAX_CHAIN; depth++) {
+    for (let index = 0; index < KINDS.length; index++) if (KINDS[index]![0] === prototype) return KINDS[index]![1]
+    prototype = ObjectGetPrototypeOf(prototype) as object | null
+  }
+  return undefined
+}
+
+/** The name a class instance is shown with: its constructor's, else `Object`. */
+function constructorName(prototype: object): string {
+  try {
+    const name = (prototype as { constructor?: { name?: unknown } }).constructor?.name
+    if (typeof name === 'string' && name !== '') return clipName(name)
+  } catch {
+    // A throwing getter: the name is only decoration.
+  }
+  return 'Object'
+}
+
+function clipName(name: string): string {
+  return name.length > 100 ? `${StringPrototypeSlice(name, 0, 100)}…` : name
+}
