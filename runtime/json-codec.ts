@@ -9,8 +9,15 @@ const MAX_MESSAGE_LENGTH = 2_000
 /** Enough of a stack for its first script frames behind a long message. */
 const MAX_STACK_LENGTH = 6_000
 
-/** A readable one-line description of any thrown value; never throws (getters may). */
-export function describeThrown(thrown: unknown): { name: string; message: string } {
+/** Causes followed in a description (`new Error(m, { cause })` chains). */
+const MAX_CAUSES = 3
+
+/**
+ * A readable one-line description of any thrown value; never throws (getters may). An error's
+ * own `cause` is appended, `(cause: ToolCallError: …)`, up to {@link MAX_CAUSES} deep, so a
+ * script that rethrows a tool's failure wrapped in its own error still reports the tool's words.
+ */
+export function describeThrown(thrown: unknown, causes = 0): { name: string; message: string } {
   let name = 'Error'
   let message = ''
   try {
@@ -19,6 +26,15 @@ export function describeThrown(thrown: unknown): { name: string; message: string
       const candidateMessage = (thrown as { message?: unknown }).message
       if (typeof candidateName === 'string' && candidateName !== '') name = candidateName
       message = typeof candidateMessage === 'string' ? candidateMessage : describePlainThrown(thrown)
+      if (causes < MAX_CAUSES && ObjectHasOwn(thrown, 'cause')) {
+        const cause = (thrown as { cause?: unknown }).cause
+        if ((typeof cause === 'object' && cause !== null) || typeof cause === 'function') {
+          const described = describeThrown(cause, causes + 1)
+          message += ` (cause: ${described.name}: ${described.message})`
+        } else {
+          message += ` (cause: ${typeof cause === 'string' ? JSONStringify(cause) : StringCtor(cause)})`
+        }
+      }
     } else {
       message = StringCtor(thrown)
     }

@@ -23,6 +23,20 @@ describe('runInIsolate: results (S9.2)', () => {
     expect(result).toMatchObject({ status: 'error', error: { name: 'RangeError', message: 'out of range' }, toolCalls: 1 })
   })
 
+  it("S9.3 reports an error's cause chain, so a rethrown tool failure keeps the tool's words", async () => {
+    const { result } = await run(
+      `try { await tools.fail({}) } catch (e) { throw new Error('step 2 failed', { cause: new TypeError('while parsing', { cause: e }) }) }`,
+      {},
+      pool,
+    )
+    expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'step 2 failed (cause: TypeError: while parsing (cause: ToolCallError: the tool said no))' } })
+    const primitive = await run(`console.error(new Error('x', { cause: 'quota' })); throw new Error('y', { cause: 7 })`, {}, pool)
+    expect(primitive.result).toMatchObject({ status: 'error', error: { message: 'y (cause: 7)' }, logs: [{ level: 'error', text: 'Error: x (cause: "quota")' }] })
+    // A cycle of causes stops after three.
+    const cyclic = await run(`const e = new Error('loop'); e.cause = e; throw e`, {}, pool)
+    expect(cyclic.result.error?.message).toBe('loop (cause: Error: loop (cause: Error: loop (cause: Error: loop)))')
+  })
+
   it('reports a thrown primitive readably', async () => {
     const { result } = await run('throw "plain string"', {}, pool)
     expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'plain string' } })
