@@ -8,14 +8,14 @@
  */
 import type { HostLog, LogLevel } from './bridge-types.ts'
 import { describeThrown, clip } from './json-codec.ts'
-import { defineData, ENUMERABLE, ErrorPrototype, ObjectCreate, ObjectFreeze, ObjectGetPrototypeOf, StringCtor } from './intrinsics.ts'
-import { formatLogValue } from './log-format.ts'
+import { defineData, ENUMERABLE, ObjectCreate, ObjectFreeze, StringCtor } from './intrinsics.ts'
+import { builtinKind, formatLogValue } from './log-format.ts'
 
 const MAX_VALUE_LENGTH = 100_000
 
 function formatValue(value: unknown): string {
   if (typeof value === 'string') return value
-  if (kindOfError(value)) {
+  if (isError(value)) {
     const { name, message } = describeThrown(value)
     return `${name}: ${message}`
   }
@@ -31,18 +31,14 @@ function formatValue(value: unknown): string {
   }
 }
 
-/** Whether `value` is an Error (by its prototype chain: no script code runs but a proxy's trap). */
-function kindOfError(value: unknown): boolean {
+/** Whether `value` is an Error (by its prototype chain: see {@link builtinKind}). */
+function isError(value: unknown): boolean {
   try {
-    let prototype = typeof value === 'object' && value !== null ? (ObjectGetPrototypeOf(value) as object | null) : null
-    for (let depth = 0; prototype !== null && depth < 32; depth++) {
-      if (prototype === ErrorPrototype) return true
-      prototype = ObjectGetPrototypeOf(prototype) as object | null
-    }
+    return typeof value === 'object' && value !== null && builtinKind(value) === 'Error'
   } catch {
     // A proxy whose getPrototypeOf trap throws: not an Error for this purpose.
+    return false
   }
-  return false
 }
 
 /**

@@ -149,7 +149,7 @@ export function formatLogValue(value: unknown, maxLength: number): string {
         for (let index = 0; index < length && index <= MAX_ITEMS; index++) visit(() => write(typed[index], depth))
       })
     }
-    switch (kindOf(item)) {
+    switch (builtinKind(item)) {
       case 'Map': {
         const size = MapPrototypeGetSize(item as Map<unknown, unknown>)
         return list(`Map(${size}) {`, '}', size, (visit) =>
@@ -175,7 +175,7 @@ export function formatLogValue(value: unknown, maxLength: number): string {
       case 'Promise':
       case 'WeakMap':
       case 'WeakSet':
-        return add(`${kindOf(item)} {}`)
+        return add(`${builtinKind(item)} {}`)
     }
     const prototype = ObjectGetPrototypeOf(item) as object | null
     if (prototype !== ObjectPrototype && prototype !== null) add(`${constructorName(prototype)} `)
@@ -200,8 +200,12 @@ export function formatLogValue(value: unknown, maxLength: number): string {
   return text
 }
 
-/** Which of {@link KINDS} `item` is (its own prototype chain), or `undefined`. */
-function kindOf(item: object): string | undefined {
+/**
+ * Which built-in `item` is by its prototype chain (`Map`, `Set`, `Error`, `RegExp`, `Promise`,
+ * `WeakMap`, `WeakSet`), or `undefined`. Runs no script code but a proxy's `getPrototypeOf` trap,
+ * which may throw.
+ */
+export function builtinKind(item: object): string | undefined {
   let prototype = ObjectGetPrototypeOf(item) as object | null
   for (let depth = 0; prototype !== null && prototype !== ObjectPrototype && depth < MAX_CHAIN; depth++) {
     for (let index = 0; index < KINDS.length; index++) if (KINDS[index]![0] === prototype) return KINDS[index]![1]
