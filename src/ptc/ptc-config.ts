@@ -5,11 +5,14 @@
 import type { Tool } from '../tools/define-tool.ts'
 import type { RunLimits } from './isolate/run-limits.ts'
 
+/** The default of {@link PtcConfig.maxWallClockMs}: the longest run a caller may ask for, in ms. */
+export const DEFAULT_MAX_WALL_CLOCK_MS = 300_000
+
 /** Deployment configuration of PTC mode. */
 export interface PtcConfig {
   /** Default limits of every run (see `RunLimits`: ms, MB, counts, bytes). */
   limits?: Partial<RunLimits>
-  /** Upper bound in ms for a per-run `timeoutMs` a caller (or model) may ask for. Default 300,000. */
+  /** Upper bound in ms for a per-run `timeoutMs` a caller (or model) may ask for. Default {@link DEFAULT_MAX_WALL_CLOCK_MS}. */
   maxWallClockMs?: number
   /** Type-check scripts before running (default true). */
   typecheck?: boolean

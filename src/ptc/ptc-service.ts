@@ -24,7 +24,7 @@ import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-cont
 import type { IsolatePool } from './isolate/isolate-pool.ts'
 import type { runInIsolate as RunInIsolate } from './isolate/isolate-run.ts'
 import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
-import type { PtcConfig, RunOptions } from './ptc-config.ts'
+import { DEFAULT_MAX_WALL_CLOCK_MS, type PtcConfig, type RunOptions } from './ptc-config.ts'
 import { isolateWorkerOptions, prestartsWorker } from './isolate/worker-start.ts'
 import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolate/run-endings.ts'
 import { DEFAULT_RUN_LIMITS, type RunLimits } from './isolate/run-limits.ts'
@@ -169,7 +169,7 @@ export class Ptc extends Service {
     }
     const tools = this.visibleTools()
     const limits: Partial<RunLimits> = { ...this._config.limits }
-    if (options.timeoutMs !== undefined) limits.wallClockMs = Math.min(options.timeoutMs, this._config.maxWallClockMs ?? 300_000)
+    if (options.timeoutMs !== undefined) limits.wallClockMs = Math.min(options.timeoutMs, this._config.maxWallClockMs ?? DEFAULT_MAX_WALL_CLOCK_MS)
     if (options.memoryMb !== undefined) limits.memoryMb = options.memoryMb
     const deadlineMs = limits.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs
     const typecheck = options.typecheck ?? this._config.typecheck ?? true

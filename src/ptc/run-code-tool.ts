@@ -10,6 +10,8 @@ import { z } from 'zod'
 import { untraced } from '../pipeline/cordis-adapter.ts'
 import { agentFolderName, spillFolder } from '../workspace/state-folder.ts'
 import { defineTool } from '../tools/define-tool.ts'
+import { DEFAULT_RUN_LIMITS } from './isolate/run-limits.ts'
+import { DEFAULT_MAX_WALL_CLOCK_MS } from './ptc-config.ts'
 import { RUN_CODE } from './ptc-service.ts'
 import { DEFAULT_CAPS, type OutputCaps, renderRunCode, runCodeTexts, runCodeValueJsonSchema, runCodeValueSchema } from './run-code-value.ts'
 import { writeSpill } from './spill.ts'
@@ -33,7 +35,7 @@ export interface Config extends Partial<OutputCaps> {
 export const runCodeParameters = z.strictObject({
   code: z.string().describe('TypeScript to run. Call tools as `await tools.name(args)`; `return` a JSON value as the result.'),
   typecheck: z.boolean().optional().describe('Type-check before running (default true).'),
-  timeoutMs: z.number().int().positive().optional().describe('Wall-clock deadline of the run in ms.'),
+  timeoutMs: z.number().int().positive().optional().describe(`Wall-clock deadline of the run in ms. The host sets the default (${DEFAULT_RUN_LIMITS.wallClockMs} unless configured) and the most it allows (${DEFAULT_MAX_WALL_CLOCK_MS} unless configured, maxWallClockMs): a larger value is capped to that.`),
 })
 
 const DESCRIPTION =

@@ -10,6 +10,8 @@ import type { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { MAX_CALL_ERROR_CHARS } from '../../../src/ptc/bridge.ts'
+import { DEFAULT_RUN_LIMITS } from '../../../src/ptc/isolate/run-limits.ts'
+import { DEFAULT_MAX_WALL_CLOCK_MS } from '../../../src/ptc/ptc-config.ts'
 import { Ptc } from '../../../src/ptc/ptc-service.ts'
 import * as runCodeTool from '../../../src/ptc/run-code-tool.ts'
 import type { RunCodeValue } from '../../../src/ptc/run-code-value.ts'
@@ -99,6 +101,11 @@ afterAll(async () => {
 })
 
 describe('run_code (S9)', () => {
+  it('S9.4 run_code tells the model its timeoutMs has a default and a cap (maxWallClockMs), so a capped deadline is no surprise', () => {
+    const described = z.toJSONSchema(runCodeTool.runCodeParameters) as unknown as { properties: { timeoutMs: { description: string } } }
+    expect(described.properties.timeoutMs.description).toContain(`default (${DEFAULT_RUN_LIMITS.wallClockMs} unless configured) and the most it allows (${DEFAULT_MAX_WALL_CLOCK_MS} unless configured, maxWallClockMs): a larger value is capped`)
+  })
+
   it('S9.1 every visible tool is callable as tools.name(args) and each call re-enters the pipeline', async () => {
     executions.length = 0
     const result = await runCode(`const a = await tools.echo({ text: 'hi' }); return a.text`)
