@@ -56,6 +56,12 @@ export function checkHostOptions(options: HostOptions): void {
     }
   }
   checkNumbers('ptc.limits', limits, RUN_LIMIT_MINIMUMS, false)
+  if (typeof limits.wallClockMs === 'number' && typeof ptc.maxWallClockMs === 'number' && limits.wallClockMs > ptc.maxWallClockMs) {
+    throw new HostOptionsError(
+      `ptc.limits.wallClockMs (${limits.wallClockMs} ms, every run's default deadline) is over ptc.maxWallClockMs (${ptc.maxWallClockMs} ms, the longest a run may ask for); lower the default or raise the cap.`,
+      { option: 'ptc.limits.wallClockMs' },
+    )
+  }
   checkNumbers('jobs', (options.jobs ?? {}) as Record<string, unknown>, JOBS_MINIMUMS, true)
 }
 

@@ -169,9 +169,9 @@ export class Ptc extends Service {
     }
     const tools = this.visibleTools()
     const limits: Partial<RunLimits> = { ...this._config.limits }
-    if (options.timeoutMs !== undefined) limits.wallClockMs = Math.min(options.timeoutMs, this._config.maxWallClockMs ?? DEFAULT_MAX_WALL_CLOCK_MS)
+    // The cap holds for the default deadline too (a host may lower the cap below 30 s).
+    const deadlineMs = (limits.wallClockMs = Math.min(options.timeoutMs ?? limits.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs, this._config.maxWallClockMs ?? DEFAULT_MAX_WALL_CLOCK_MS))
     if (options.memoryMb !== undefined) limits.memoryMb = options.memoryMb
-    const deadlineMs = limits.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs
     const typecheck = options.typecheck ?? this._config.typecheck ?? true
     if (typecheck) this._typechecks = true
     // The isolate worker (inline: isolated-vm and the pool) starts while the script is checked;
@@ -227,6 +227,7 @@ export class Ptc extends Service {
       ...(result.warnings !== undefined && { warnings: result.warnings.map((warning) => scriptWarning(warning, prepared.compiled, code)) }),
       durationMs,
     }
+    if (value.status === 'timeout' && value.error && (options.timeoutMs ?? 0) > deadlineMs) value.error = { ...value.error, message: `${value.error.message} (timeoutMs ${options.timeoutMs} was capped to ${deadlineMs} ms, the most this host allows: maxWallClockMs.)` }
     if (value.value !== undefined) {
       try {
         // S6.1: the result must be lossless JSON the pipeline can validate without overflowing.

@@ -11,7 +11,7 @@ import { untraced } from '../pipeline/cordis-adapter.ts'
 import { agentFolderName, spillFolder } from '../workspace/state-folder.ts'
 import { defineTool } from '../tools/define-tool.ts'
 import { DEFAULT_RUN_LIMITS } from './isolate/run-limits.ts'
-import { DEFAULT_MAX_WALL_CLOCK_MS } from './ptc-config.ts'
+import { DEFAULT_MAX_WALL_CLOCK_MS, type PtcConfig } from './ptc-config.ts'
 import { RUN_CODE } from './ptc-service.ts'
 import { DEFAULT_CAPS, type OutputCaps, renderRunCode, runCodeTexts, runCodeValueJsonSchema, runCodeValueSchema } from './run-code-value.ts'
 import { writeSpill } from './spill.ts'
@@ -31,12 +31,20 @@ export interface Config extends Partial<OutputCaps> {
   spillOutside?: boolean
 }
 
-/** Parameters of `run_code`: the script and per-run options. */
-export const runCodeParameters = z.strictObject({
-  code: z.string().describe('TypeScript to run. Call tools as `await tools.name(args)`; `return` a JSON value as the result.'),
-  typecheck: z.boolean().optional().describe('Type-check before running (default true).'),
-  timeoutMs: z.number().int().positive().optional().describe(`Wall-clock deadline of the run in ms. The host sets the default (${DEFAULT_RUN_LIMITS.wallClockMs} unless configured) and the most it allows (${DEFAULT_MAX_WALL_CLOCK_MS} unless configured, maxWallClockMs): a larger value is capped to that.`),
-})
+/**
+ * Parameters of `run_code`: the script and per-run options. `timeoutMs`'s description gives the
+ * host's default deadline and its cap in ms (`limits.wallClockMs`, `maxWallClockMs` of the
+ * `PtcConfig`), so a model knows a larger value is capped.
+ */
+export function runCodeParameters(config: Pick<PtcConfig, 'limits' | 'maxWallClockMs'> = {}) {
+  const cap = config.maxWallClockMs ?? DEFAULT_MAX_WALL_CLOCK_MS
+  const deadline = Math.min(config.limits?.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs, cap)
+  return z.strictObject({
+    code: z.string().describe('TypeScript to run. Call tools as `await tools.name(args)`; `return` a JSON value as the result.'),
+    typecheck: z.boolean().optional().describe('Type-check before running (default true).'),
+    timeoutMs: z.number().int().positive().optional().describe(`Wall-clock deadline of the run in ms (default ${deadline}; at most ${cap}: a larger value is capped).`),
+  })
+}
 
 const DESCRIPTION =
   'Run TypeScript that calls tools as `await tools.name(args)` and returns JSON. ' +
@@ -66,7 +74,7 @@ export function apply(ctx: Context, config: Config = {}) {
       // Its annotations are derived from the callable tools when served (server/exposed-tools.ts).
       title: 'Run TypeScript that calls tools',
       description: DESCRIPTION,
-      parameters: runCodeParameters,
+      parameters: runCodeParameters(ptc._config),
       jsonSchemas: { output: runCodeValueJsonSchema },
       output: {
         schema: runCodeValueSchema,

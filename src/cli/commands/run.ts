@@ -21,7 +21,8 @@ status ok, 1 otherwise.
                    run_code itself fails (refused, or no type checker could start),
                    {"status":"failed","error":{"kind":...,"message":...}} instead.
 --no-typecheck     skip the type check.
---timeout-ms N     the script's deadline.
+--timeout-ms N     the script's deadline in ms (default 30000; at most 300000: a larger value is
+                   capped; the CPU limit, 10000 ms, holds as well).
 --memory-mb N      the isolate's heap limit in MB (at least 8).
 --journal FILE     where the session journal goes (default .ptc/journal/<time>-<pid>.jsonl in the
                    workspace, which keeps the newest 100); replay it with ptc replay.

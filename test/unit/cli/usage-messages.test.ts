@@ -81,3 +81,13 @@ describe('ptc usage errors are one line and exit 2 (issue 14)', () => {
     expect(stderr).toBe("ptc: Option '--timeout-ms <value>' argument missing. Run ptc run --help for its flags.\n")
   })
 })
+
+describe('ptc help run', () => {
+  it("states --timeout-ms's default, cap and the CPU limit as the service applies them (S9.7)", async () => {
+    const { default: run } = await import('../../../src/cli/commands/run.ts')
+    const { DEFAULT_RUN_LIMITS } = await import('../../../src/ptc/isolate/run-limits.ts')
+    const { DEFAULT_MAX_WALL_CLOCK_MS } = await import('../../../src/ptc/ptc-config.ts')
+    const help = (run as { details: string }).details.replace(/\s+/g, ' ')
+    expect(help).toContain(`--timeout-ms N the script's deadline in ms (default ${DEFAULT_RUN_LIMITS.wallClockMs}; at most ${DEFAULT_MAX_WALL_CLOCK_MS}: a larger value is capped; the CPU limit, ${DEFAULT_RUN_LIMITS.cpuTimeMs} ms, holds as well).`)
+  })
+})

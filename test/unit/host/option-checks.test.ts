@@ -44,6 +44,7 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     [{ ptc: { limits: { memoryMb: 4 } } }, 'ptc.limits.memoryMb takes a number ≥ 8, got 4.'],
     [{ ptc: { limits: { maxToolCalls: '10' } } }, 'ptc.limits.maxToolCalls takes a number ≥ 0, got "10".'],
     [{ ptc: { maxWallClockMs: -1 } }, 'ptc.maxWallClockMs takes a whole number ≥ 1, got -1.'],
+    [{ ptc: { maxWallClockMs: 1_000, limits: { wallClockMs: 3_000 } } }, "ptc.limits.wallClockMs (3000 ms, every run's default deadline) is over ptc.maxWallClockMs (1000 ms, the longest a run may ask for); lower the default or raise the cap."],
     [{ ptc: { checkers: 1.5 } }, 'ptc.checkers takes a whole number ≥ 1, got 1.5.'],
     [{ ptc: { startTimeoutMs: 0 } }, 'ptc.startTimeoutMs takes a whole number ≥ 1, got 0.'],
     [{ ptc: { recycleWorkerAfterRuns: -1 } }, 'ptc.recycleWorkerAfterRuns takes a whole number ≥ 0, got -1.'],

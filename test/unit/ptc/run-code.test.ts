@@ -101,9 +101,15 @@ afterAll(async () => {
 })
 
 describe('run_code (S9)', () => {
-  it('S9.4 run_code tells the model its timeoutMs has a default and a cap (maxWallClockMs), so a capped deadline is no surprise', () => {
-    const described = z.toJSONSchema(runCodeTool.runCodeParameters) as unknown as { properties: { timeoutMs: { description: string } } }
-    expect(described.properties.timeoutMs.description).toContain(`default (${DEFAULT_RUN_LIMITS.wallClockMs} unless configured) and the most it allows (${DEFAULT_MAX_WALL_CLOCK_MS} unless configured, maxWallClockMs): a larger value is capped`)
+  it("S9.4 run_code tells the model its timeoutMs default and cap, the host's own (PtcConfig limits.wallClockMs, maxWallClockMs)", () => {
+    const described = (config: Parameters<typeof runCodeTool.runCodeParameters>[0]) =>
+      (z.toJSONSchema(runCodeTool.runCodeParameters(config)) as unknown as { properties: { timeoutMs: { description: string } } }).properties.timeoutMs.description
+    expect(described({})).toBe(`Wall-clock deadline of the run in ms (default ${DEFAULT_RUN_LIMITS.wallClockMs}; at most ${DEFAULT_MAX_WALL_CLOCK_MS}: a larger value is capped).`)
+    expect(described({ limits: { wallClockMs: 5_000 }, maxWallClockMs: 60_000 })).toContain('(default 5000; at most 60000: a larger value is capped)')
+    expect(described({ maxWallClockMs: 1_500 })).toContain('(default 1500; at most 1500: a larger value is capped)')
+    // The registered tool describes this host's numbers.
+    const registered = root.tools.get('run_code')!
+    expect(JSON.stringify(z.toJSONSchema(registered.parameters as z.ZodType))).toContain(`default ${DEFAULT_RUN_LIMITS.wallClockMs}; at most ${DEFAULT_MAX_WALL_CLOCK_MS}`)
   })
 
   it('S9.1 every visible tool is callable as tools.name(args) and each call re-enters the pipeline', async () => {
