@@ -69,9 +69,20 @@ export const SetPrototypeGetSize = uncurryThis(Object.getOwnPropertyDescriptor(S
 export const RegExpPrototype = RegExp.prototype
 export const RegExpPrototypeToString = uncurryThis(RegExp.prototype.toString) as (regExp: RegExp) => string
 export const ErrorPrototype = Error.prototype
+export const DatePrototype = Date.prototype
+export const DatePrototypeGetTime = uncurryThis(Date.prototype.getTime) as (date: Date) => number
+export const DatePrototypeToISOString = uncurryThis(Date.prototype.toISOString) as (date: Date) => string
+/** `valueOf` of the boxed primitives, by their prototypes (each throws for anything not truly boxed). */
+export const BOXED_VALUE_OF: readonly (readonly [prototype: object, valueOf: (boxed: object) => unknown])[] = [
+  [String.prototype, uncurryThis(String.prototype.valueOf) as (boxed: object) => unknown],
+  [Number.prototype, uncurryThis(Number.prototype.valueOf) as (boxed: object) => unknown],
+  [Boolean.prototype, uncurryThis(Boolean.prototype.valueOf) as (boxed: object) => unknown],
+  [BigInt.prototype, uncurryThis(BigInt.prototype.valueOf) as (boxed: object) => unknown],
+]
 /** `%TypedArray%.prototype`, the shared prototype of every typed array's own prototype. */
 export const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object
 /** The `Symbol.toStringTag` getter of typed arrays: their constructor name, `undefined` for anything else (never throws). */
+export const TypedArrayPrototypeGetLength = uncurryThis(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length')!.get as (this: unknown) => number)
 export const TypedArrayPrototypeGetToStringTag = uncurryThis(
   Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag)!.get as (this: unknown) => string | undefined,
 )

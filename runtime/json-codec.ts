@@ -3,7 +3,8 @@
  * with. Uses only captured built-ins (see `intrinsics.ts`); lossless JSON of values is in
  * `lossless-json.ts`.
  */
-import { JSONStringify, ObjectCreate, ObjectHasOwn, StringCtor, StringPrototypeSlice } from './intrinsics.ts'
+import { JSONStringify, ObjectCreate, ObjectHasOwn, StringPrototypeSlice } from './intrinsics.ts'
+import { formatLogValue } from './log-format.ts'
 
 const MAX_MESSAGE_LENGTH = 2_000
 /** Enough of a stack for its first script frames behind a long message. */
@@ -11,13 +12,25 @@ const MAX_STACK_LENGTH = 6_000
 
 /** Causes followed in a description (`new Error(m, { cause })` chains). */
 const MAX_CAUSES = 3
+/** An error's own message is cut to this when it has a cause, so the cause still fits. */
+const MAX_MESSAGE_BEFORE_CAUSE = 1_200
+/** What a cause's description may take. */
+const MAX_CAUSE_LENGTH = 700
 
 /**
- * A readable one-line description of any thrown value; never throws (getters may). An error's
- * own `cause` is appended, `(cause: ToolCallError: …)`, up to {@link MAX_CAUSES} deep, so a
- * script that rethrows a tool's failure wrapped in its own error still reports the tool's words.
+ * A readable one-line description of any thrown value; never throws (getters may). An Error is
+ * its `name` and `message`; anything else is written as the script's console writes it
+ * (`log-format.ts`: `10n`, `a thrown non-Error value: {"code":7}`). An error's own `cause` is
+ * appended, `(cause: ToolCallError: …)`, up to {@link MAX_CAUSES} deep (`[Circular]` for one
+ * already in the chain), so a script that rethrows a tool's failure wrapped in its own error
+ * still reports the tool's words.
  */
-export function describeThrown(thrown: unknown, causes = 0): { name: string; message: string } {
+export function describeThrown(thrown: unknown): { name: string; message: string } {
+  return describeIn(thrown, ObjectCreate(null) as Record<number, unknown>, 0)
+}
+
+/** {@link describeThrown} of the `depth`-th link of a cause chain (`chain`: the links before it). */
+function describeIn(thrown: unknown, chain: Record<number, unknown>, depth: number): { name: string; message: string } {
   let name = 'Error'
   let message = ''
   try {
@@ -25,23 +38,36 @@ export function describeThrown(thrown: unknown, causes = 0): { name: string; mes
       const candidateName = (thrown as { name?: unknown }).name
       const candidateMessage = (thrown as { message?: unknown }).message
       if (typeof candidateName === 'string' && candidateName !== '') name = candidateName
-      message = typeof candidateMessage === 'string' ? candidateMessage : describePlainThrown(thrown)
-      if (causes < MAX_CAUSES && ObjectHasOwn(thrown, 'cause')) {
-        const cause = (thrown as { cause?: unknown }).cause
-        if ((typeof cause === 'object' && cause !== null) || typeof cause === 'function') {
-          const described = describeThrown(cause, causes + 1)
-          message += ` (cause: ${described.name}: ${described.message})`
-        } else {
-          message += ` (cause: ${typeof cause === 'string' ? JSONStringify(cause) : StringCtor(cause)})`
-        }
+      message = typeof candidateMessage === 'string' ? candidateMessage : `a thrown non-Error value: ${formatLogValue(thrown, MAX_MESSAGE_LENGTH)}`
+      if (depth < MAX_CAUSES && ObjectHasOwn(thrown, 'cause')) {
+        chain[depth] = thrown
+        message = `${clip(message, MAX_MESSAGE_BEFORE_CAUSE)} (cause: ${clip(describeCause(thrown, chain, depth + 1), MAX_CAUSE_LENGTH)})`
       }
     } else {
-      message = StringCtor(thrown)
+      message = typeof thrown === 'string' ? thrown : formatLogValue(thrown, MAX_MESSAGE_LENGTH)
     }
   } catch {
     message = message || 'a value that could not be described'
   }
   return { name: clip(name, 100), message: clip(message, MAX_MESSAGE_LENGTH) }
+}
+
+/** The cause of `holder` (the `depth`-th link): an Error as `Name: message`, anything else as the console writes it. */
+function describeCause(holder: object, chain: Record<number, unknown>, depth: number): string {
+  let cause: unknown
+  try {
+    cause = (holder as { cause?: unknown }).cause
+  } catch (thrown) {
+    const { name, message } = describeIn(thrown, ObjectCreate(null) as Record<number, unknown>, MAX_CAUSES)
+    return `[getter threw ${name}: ${message}]`
+  }
+  for (let index = 0; index < depth; index++) if (chain[index] === cause) return '[Circular]'
+  if (typeof cause === 'string') return JSONStringify(cause)
+  if (((typeof cause === 'object' && cause !== null) || typeof cause === 'function') && typeof (cause as { message?: unknown }).message === 'string') {
+    const { name, message } = describeIn(cause, chain, depth)
+    return `${name}: ${message}`
+  }
+  return formatLogValue(cause, MAX_CAUSE_LENGTH)
 }
 
 /**
@@ -54,20 +80,6 @@ export function describeConversionError(error: unknown): string {
     return 'it is nested too deeply to convert (the call stack ran out); send a flatter value, e.g. a list instead of a chain of nested objects'
   }
   return message
-}
-
-/**
- * A thrown object with no string `message` (`throw { code: 7 }`): its JSON, so the model reads
- * what was thrown instead of `[object Object]`, else `String()` of it. May throw (getters).
- */
-function describePlainThrown(thrown: object): string {
-  let json: string | undefined
-  try {
-    json = JSONStringify(thrown)
-  } catch {
-    // Cycles, BigInt, a throwing toJSON: String() below.
-  }
-  return typeof json === 'string' && json !== '{}' ? `a thrown non-Error value: ${json}` : StringCtor(thrown)
 }
 
 /**

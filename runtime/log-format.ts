@@ -5,8 +5,10 @@
  * `Infinity`, `undefined` (also as an element or a property), `10n`, `Symbol(s)`,
  * `[Function: f]`, `Map(1) {"a" => 1}`, `Set(2) {1,2}`, `Uint8Array(2) [1,2]`,
  * `[TypeError: boom]`, `/a+/g`, `Point {"x":1}`, `[Circular]`, `<empty>` for a hole,
- * `[getter threw Error: …]` for a property that could not be read. `toJSON` is
- * honoured as JSON honours it (a Date prints as its quoted ISO text). Nested deeper than
+ * `Invalid Date`, `[getter threw Error: …]` for a property that could not be read and
+ * `[unreadable: Error: …]` for a value whose proxy trap or `toJSON` threw. `toJSON` is honoured
+ * as JSON honours it, and boxed primitives are unwrapped (a valid Date prints as its quoted ISO
+ * text, `new Number(5)` as `5`). Nested deeper than
  * {@link MAX_DEPTH} an object prints as `[Object]`/`[Array]`; past {@link MAX_ITEMS} entries a
  * container says how many more; the text stops at `maxLength` characters, then `…`.
  *
@@ -15,6 +17,10 @@
  */
 import {
   ArrayIsArray,
+  BOXED_VALUE_OF,
+  DatePrototype,
+  DatePrototypeGetTime,
+  DatePrototypeToISOString,
   ErrorPrototype,
   JSONStringify,
   MapPrototype,
@@ -35,9 +41,9 @@ import {
   SetPrototypeGetSize,
   StringCtor,
   StringPrototypeSlice,
+  TypedArrayPrototypeGetLength,
   TypedArrayPrototypeGetToStringTag,
 } from './intrinsics.ts'
-import { describeThrown } from './json-codec.ts'
 
 /** Levels of nesting printed in full. */
 export const MAX_DEPTH = 12
@@ -48,6 +54,7 @@ const MAX_CHAIN = 32
 
 /** The built-ins printed by what they hold, looked up by identity along the prototype chain. */
 const KINDS: readonly (readonly [prototype: object, kind: string])[] = [
+  [DatePrototype, 'Date'],
   [MapPrototype, 'Map'],
   [SetPrototype, 'Set'],
   [ErrorPrototype, 'Error'],
@@ -110,12 +117,15 @@ export function formatLogValue(value: unknown, maxLength: number): string {
     if (item === null) return add('null')
     const object = item as object
     for (let index = 0; index < held; index++) if (holders[index] === object) return add('[Circular]')
-    const toJSON = (object as { toJSON?: unknown }).toJSON
-    if (typeof toJSON === 'function') return write(ReflectApply(toJSON, object, ['']), depth)
-    if (depth >= MAX_DEPTH) return add(ArrayIsArray(object) ? '[Array]' : '[Object]')
+    // What a proxy's trap, a toJSON or a poisoned getter throws costs this value only.
+    const mark = text.length
     holders[held++] = object
     try {
-      writeObject(object, depth + 1)
+      writeObject(object, depth)
+    } catch (thrown) {
+      if (thrown === FULL) throw thrown
+      text = StringPrototypeSlice(text, 0, mark)
+      add(`[unreadable: ${thrownText(thrown)}]`)
     } finally {
       held--
     }
@@ -127,13 +137,23 @@ export function formatLogValue(value: unknown, maxLength: number): string {
     try {
       item = read()
     } catch (thrown) {
-      const { name, message } = describeThrown(thrown)
-      return add(`[getter threw ${name}: ${message}]`)
+      return add(`[getter threw ${thrownText(thrown)}]`)
     }
     write(item, depth)
   }
 
   function writeObject(item: object, depth: number): void {
+    if (depth >= MAX_DEPTH) return add(ArrayIsArray(item) ? '[Array]' : '[Object]')
+    const kind = builtinKind(item)
+    if (kind === 'Date') {
+      const time = DatePrototypeGetTime(item as Date)
+      return add(time === time ? JSONStringify(DatePrototypeToISOString(item as Date)) : 'Invalid Date')
+    }
+    const toJSON = (item as { toJSON?: unknown }).toJSON
+    if (typeof toJSON === 'function') return write(ReflectApply(toJSON, item, ['']), depth + 1) // a toJSON returning new toJSONs ends at MAX_DEPTH
+    const unboxed = boxedValue(item)
+    if (unboxed !== NOT_BOXED) return write(unboxed, depth)
+    depth++
     if (ArrayIsArray(item)) {
       const array = item as unknown[]
       const length = array.length
@@ -144,12 +164,12 @@ export function formatLogValue(value: unknown, maxLength: number): string {
     const tag = TypedArrayPrototypeGetToStringTag(item)
     if (tag !== undefined) {
       const typed = item as unknown as ArrayLike<number | bigint>
-      const length = typed.length
+      const length = TypedArrayPrototypeGetLength(item)
       return list(`${tag}(${length}) [`, ']', length, (visit) => {
         for (let index = 0; index < length && index <= MAX_ITEMS; index++) visit(() => write(typed[index], depth))
       })
     }
-    switch (builtinKind(item)) {
+    switch (kind) {
       case 'Map': {
         const size = MapPrototypeGetSize(item as Map<unknown, unknown>)
         return list(`Map(${size}) {`, '}', size, (visit) =>
@@ -166,16 +186,14 @@ export function formatLogValue(value: unknown, maxLength: number): string {
         const size = SetPrototypeGetSize(item as Set<unknown>)
         return list(`Set(${size}) {`, '}', size, (visit) => SetPrototypeForEach(item as Set<unknown>, (entry) => visit(() => write(entry, depth))))
       }
-      case 'Error': {
-        const { name, message } = describeThrown(item)
-        return add(`[${name}: ${message}]`)
-      }
+      case 'Error':
+        return add(`[${thrownText(item)}]`)
       case 'RegExp':
         return add(RegExpPrototypeToString(item as RegExp))
       case 'Promise':
       case 'WeakMap':
       case 'WeakSet':
-        return add(`${builtinKind(item)} {}`)
+        return add(`${kind} {}`)
     }
     const prototype = ObjectGetPrototypeOf(item) as object | null
     if (prototype !== ObjectPrototype && prototype !== null) add(`${constructorName(prototype)} `)
@@ -227,4 +245,35 @@ function constructorName(prototype: object): string {
 
 function clipName(name: string): string {
   return name.length > 100 ? `${StringPrototypeSlice(name, 0, 100)}…` : name
+}
+
+const NOT_BOXED = ObjectCreate(null) as object
+
+/** The primitive inside a boxed `String`, `Number`, `Boolean` or `BigInt` (JSON unwraps them), else {@link NOT_BOXED}. */
+function boxedValue(item: object): unknown {
+  const prototype = ObjectGetPrototypeOf(item) as object | null
+  for (let index = 0; index < BOXED_VALUE_OF.length; index++) {
+    const entry = BOXED_VALUE_OF[index]!
+    if (prototype !== entry[0]) continue
+    try {
+      return entry[1](item)
+    } catch {
+      return NOT_BOXED // Made with Object.create(String.prototype): an object, not a boxed string.
+    }
+  }
+  return NOT_BOXED
+}
+
+/** `Name: message` of an error (or what else was thrown); never throws. */
+function thrownText(thrown: unknown): string {
+  try {
+    if ((typeof thrown === 'object' && thrown !== null) || typeof thrown === 'function') {
+      const name = (thrown as { name?: unknown }).name
+      const message = (thrown as { message?: unknown }).message
+      if (typeof message === 'string') return `${typeof name === 'string' && name !== '' ? clipName(name) : 'Error'}: ${message.length > 300 ? `${StringPrototypeSlice(message, 0, 300)}…` : message}`
+    }
+    return StringCtor(thrown)
+  } catch {
+    return 'a value that could not be described'
+  }
 }

@@ -181,7 +181,7 @@ export class Ptc extends Service {
     const prepareOptions = { timeoutMs: deadlineMs, ...(options.signal && { signal: options.signal }) }
     // Unchecked, esbuild compiles from here (issue 12): no checker process to start and wait for.
     const { outcome, startedAt, checkMs } = !typecheck && canPrepareInHost(code) ? await prepareInHost(code, prepareOptions) : await this.checkers().prepare({ code, typecheck, compile: true }, { declarations, ...prepareOptions })
-    const stopped = (status: RunCodeValue['status'], error: { name: string; message: string }): RunCodeValue => ({ status, error, logs: [], toolCalls: 0, durationMs: checkMs })
+    const stopped = (status: RunCodeValue['status'], error: { name: string; message: string }): RunCodeValue => ({ status, error, logs: [], toolCalls: 0, durationMs: Math.round(checkMs * 1000) / 1000 })
     if (outcome.kind === 'timeout' || (outcome.kind === 'prepared' && outcome.prepared.kind === 'compiled' && Math.ceil(checkMs) >= deadlineMs)) {
       const { status, error } = checkTimeoutEnding(deadlineMs, typecheck)
       return stopped(status, error)

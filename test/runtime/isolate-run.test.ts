@@ -32,9 +32,16 @@ describe('runInIsolate: results (S9.2)', () => {
     expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'step 2 failed (cause: TypeError: while parsing (cause: ToolCallError: the tool said no))' } })
     const primitive = await run(`console.error(new Error('x', { cause: 'quota' })); throw new Error('y', { cause: 7 })`, {}, pool)
     expect(primitive.result).toMatchObject({ status: 'error', error: { message: 'y (cause: 7)' }, logs: [{ level: 'error', text: 'Error: x (cause: "quota")' }] })
-    // A cycle of causes stops after three.
-    const cyclic = await run(`const e = new Error('loop'); e.cause = e; throw e`, {}, pool)
-    expect(cyclic.result.error?.message).toBe('loop (cause: Error: loop (cause: Error: loop (cause: Error: loop)))')
+    // A cycle of causes says so; a chain stops after three; a plain object cause is written as the console writes it.
+    const cyclic = await run(`const a = new Error('a'); const b = new Error('b', { cause: a }); a.cause = b; throw a`, {}, pool)
+    expect(cyclic.result.error?.message).toBe('a (cause: Error: b (cause: [Circular]))')
+    const long = await run(`let e = new Error('0'); for (let i = 1; i < 6; i++) e = new Error(String(i), { cause: e }); throw e`, {}, pool)
+    expect(long.result.error?.message).toBe('5 (cause: Error: 4 (cause: Error: 3 (cause: Error: 2)))')
+    const plain = await run(`throw new Error('quota', { cause: { code: 42, list: [NaN, undefined], m: new Map([[1, 2]]) } })`, {}, pool)
+    expect(plain.result.error?.message).toBe('quota (cause: {"code":42,"list":[NaN,undefined],"m":Map(1) {1 => 2}})')
+    // A long message is cut so the cause still fits.
+    const huge = await run(`throw new Error('x'.repeat(5000), { cause: new TypeError('the real reason') })`, {}, pool)
+    expect(huge.result.error?.message).toMatch(/^x{1200}… \(cause: TypeError: the real reason\)$/)
   })
 
   it('reports a thrown primitive readably', async () => {
@@ -170,6 +177,33 @@ describe('console capture', () => {
     expect(texts[6]).toMatch(/^\[0,1,2,.*,999,… 3 more\]$/)
     // A script that replaces built-ins changes nothing in how its values are written.
     expect(texts[7]).toBe('Map(1) {1 => 2} {"still":"listed"}')
+  })
+
+  it('S9.7 one unreadable part of a logged value costs only itself; boxed primitives and dates print as what they hold', async () => {
+    const { result } = await run(
+      `const trap = new Proxy({}, { getPrototypeOf() { throw new Error('trap') } })
+       console.log({ ok: NaN, bad: { toJSON() { throw new TypeError('no json') } }, trap, after: 1 })
+       console.log(new Number(5), Object(true), new String('ab'), Object(10n), new Date(NaN), { d: new Date(0) })
+       const typed = new Uint8Array(2); Object.defineProperty(typed, 'length', { get: () => 1e12 })
+       let chain = { toJSON() { return { toJSON: this.toJSON } } }
+       console.log(typed, Object.create(String.prototype), chain)`,
+      {},
+      pool,
+    )
+    expect(result.logs.map((log) => log.text)).toEqual([
+      '{"ok":NaN,"bad":[unreadable: TypeError: no json],"trap":[unreadable: Error: trap],"after":1}',
+      '5 true "ab" 10n Invalid Date {"d":"1970-01-01T00:00:00.000Z"}',
+      'Uint8Array(2) [0,0] String {} [Object]',
+    ])
+  })
+
+  it('S9.3 a thrown value that is not an Error is reported as the console writes it', async () => {
+    const texts = []
+    for (const thrown of ['10n', '[new Error("in array")]', '{ list: [NaN], m: new Set([1]) }', 'Symbol("s")']) {
+      const { result } = await run(`throw ${thrown}`, {}, pool)
+      texts.push(result.error?.message)
+    }
+    expect(texts).toEqual(['10n', 'a thrown non-Error value: [[Error: in array]]', 'a thrown non-Error value: {"list":[NaN],"m":Set(1) {1}}', 'Symbol(s)'])
   })
 
   it('truncates a log flood at maxLogBytes with one notice', async () => {

@@ -128,6 +128,8 @@ describe('run_code (S9)', () => {
     expect(value.toolCalls).toBe(0)
     expect(value.diagnostics?.[0]).toMatchObject({ line: 1, category: 'error' })
     expect(calls.filter((c) => c.name !== 'run_code')).toEqual([])
+    // Rounded to the µs as every other result's durationMs (was 13.691689999999994).
+    expect(String(value.durationMs)).toMatch(/^\d+(\.\d{1,3})?$/)
   })
 
   it('S6.1 a script\'s return value keeps a __proto__ key as plain data: not dropped, no prototype changed', async () => {
