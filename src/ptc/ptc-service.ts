@@ -24,10 +24,11 @@ import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-cont
 import type { IsolatePool } from './isolate/isolate-pool.ts'
 import type { runInIsolate as RunInIsolate } from './isolate/isolate-run.ts'
 import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
-import { DEFAULT_MAX_WALL_CLOCK_MS, type PtcConfig, type RunOptions } from './ptc-config.ts'
+import type { PtcConfig, RunOptions } from './ptc-config.ts'
+import { runDeadlineMs, withCapNote } from './run-deadline.ts'
 import { isolateWorkerOptions, prestartsWorker } from './isolate/worker-start.ts'
 import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolate/run-endings.ts'
-import { DEFAULT_RUN_LIMITS, type RunLimits } from './isolate/run-limits.ts'
+import type { RunLimits } from './isolate/run-limits.ts'
 import type { RunCodeValue } from './run-code-value.ts'
 import { scriptError, scriptWarning } from './script-positions.ts'
 
@@ -118,7 +119,7 @@ export class Ptc extends Service {
    */
   async check(code: string): Promise<Diagnostic[]> {
     this._typechecks = true
-    const timeoutMs = this._config.limits?.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs
+    const timeoutMs = runDeadlineMs(this._config)
     const { outcome } = await this.checkers().prepare({ code, typecheck: true, compile: false }, { declarations: await this.declarations(), timeoutMs })
     if (outcome.kind === 'prepared') return outcome.prepared.diagnostics
     const why = outcome.kind === 'timeout' ? `did not finish within ${timeoutMs} ms (wallClockMs) and was stopped` : outcome.kind === 'cancelled' ? 'was cancelled' : `failed: ${outcome.message}`
@@ -169,8 +170,7 @@ export class Ptc extends Service {
     }
     const tools = this.visibleTools()
     const limits: Partial<RunLimits> = { ...this._config.limits }
-    // The cap holds for the default deadline too (a host may lower the cap below 30 s).
-    const deadlineMs = (limits.wallClockMs = Math.min(options.timeoutMs ?? limits.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs, this._config.maxWallClockMs ?? DEFAULT_MAX_WALL_CLOCK_MS))
+    const deadlineMs = (limits.wallClockMs = runDeadlineMs(this._config, options.timeoutMs))
     if (options.memoryMb !== undefined) limits.memoryMb = options.memoryMb
     const typecheck = options.typecheck ?? this._config.typecheck ?? true
     if (typecheck) this._typechecks = true
@@ -181,7 +181,7 @@ export class Ptc extends Service {
     const prepareOptions = { timeoutMs: deadlineMs, ...(options.signal && { signal: options.signal }) }
     // Unchecked, esbuild compiles from here (issue 12): no checker process to start and wait for.
     const { outcome, startedAt, checkMs } = !typecheck && canPrepareInHost(code) ? await prepareInHost(code, prepareOptions) : await this.checkers().prepare({ code, typecheck, compile: true }, { declarations, ...prepareOptions })
-    const stopped = (status: RunCodeValue['status'], error: { name: string; message: string }): RunCodeValue => ({ status, error, logs: [], toolCalls: 0, durationMs: Math.round(checkMs * 1000) / 1000 })
+    const stopped = (status: RunCodeValue['status'], error: { name: string; message: string }): RunCodeValue => ({ status, error: withCapNote(error, options.timeoutMs, deadlineMs), logs: [], toolCalls: 0, durationMs: Math.round(checkMs * 1000) / 1000 })
     if (outcome.kind === 'timeout' || (outcome.kind === 'prepared' && outcome.prepared.kind === 'compiled' && Math.ceil(checkMs) >= deadlineMs)) {
       const { status, error } = checkTimeoutEnding(deadlineMs, typecheck)
       return stopped(status, error)
@@ -227,7 +227,7 @@ export class Ptc extends Service {
       ...(result.warnings !== undefined && { warnings: result.warnings.map((warning) => scriptWarning(warning, prepared.compiled, code)) }),
       durationMs,
     }
-    if (value.status === 'timeout' && value.error && (options.timeoutMs ?? 0) > deadlineMs) value.error = { ...value.error, message: `${value.error.message} (timeoutMs ${options.timeoutMs} was capped to ${deadlineMs} ms, the most this host allows: maxWallClockMs.)` }
+    if (value.status === 'timeout' && value.error) value.error = withCapNote(value.error, options.timeoutMs, deadlineMs)
     if (value.value !== undefined) {
       try {
         // S6.1: the result must be lossless JSON the pipeline can validate without overflowing.

@@ -10,9 +10,9 @@ import { z } from 'zod'
 import { untraced } from '../pipeline/cordis-adapter.ts'
 import { agentFolderName, spillFolder } from '../workspace/state-folder.ts'
 import { defineTool } from '../tools/define-tool.ts'
-import { DEFAULT_RUN_LIMITS } from './isolate/run-limits.ts'
 import { DEFAULT_MAX_WALL_CLOCK_MS, type PtcConfig } from './ptc-config.ts'
 import { RUN_CODE } from './ptc-service.ts'
+import { runDeadlineMs } from './run-deadline.ts'
 import { DEFAULT_CAPS, type OutputCaps, renderRunCode, runCodeTexts, runCodeValueJsonSchema, runCodeValueSchema } from './run-code-value.ts'
 import { writeSpill } from './spill.ts'
 
@@ -32,13 +32,13 @@ export interface Config extends Partial<OutputCaps> {
 }
 
 /**
- * Parameters of `run_code`: the script and per-run options. `timeoutMs`'s description gives the
- * host's default deadline and its cap in ms (`limits.wallClockMs`, `maxWallClockMs` of the
- * `PtcConfig`), so a model knows a larger value is capped.
+ * Parameters of `run_code` (SPEC S9.4, S9.7): the script and per-run options. `timeoutMs`'s
+ * description gives the host's default deadline and its cap in ms (`limits.wallClockMs`,
+ * `maxWallClockMs` of the `PtcConfig`), so a model knows a larger value is capped.
  */
 export function runCodeParameters(config: Pick<PtcConfig, 'limits' | 'maxWallClockMs'> = {}) {
   const cap = config.maxWallClockMs ?? DEFAULT_MAX_WALL_CLOCK_MS
-  const deadline = Math.min(config.limits?.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs, cap)
+  const deadline = runDeadlineMs(config)
   return z.strictObject({
     code: z.string().describe('TypeScript to run. Call tools as `await tools.name(args)`; `return` a JSON value as the result.'),
     typecheck: z.boolean().optional().describe('Type-check before running (default true).'),

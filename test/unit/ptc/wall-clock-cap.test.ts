@@ -6,6 +6,7 @@
 import type { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Ptc } from '../../../src/ptc/ptc-service.ts'
+import { recursiveTypesScript } from '../../fixtures/attack-scripts.ts'
 import { createRoot } from '../../helpers/registry.ts'
 
 describe('maxWallClockMs (S9.7)', () => {
@@ -31,6 +32,19 @@ describe('maxWallClockMs (S9.7)', () => {
     expect(result.status).toBe('timeout')
     expect(result.error?.message).toMatch(/within the wall-clock limit of 400 ms .*\(timeoutMs 5000 was capped to 400 ms, the most this host allows: maxWallClockMs\.\)$/)
   })
+
+  it('caps ptc check (ctx.ptc.check) the same way', async () => {
+    const other = await createRoot()
+    const fiber = other.plugin(Ptc, { isolation: 'inline', poolSize: 0, checkers: 1, maxWallClockMs: 300 })
+    await fiber
+    try {
+      // A type that takes the checker far longer than 300 ms.
+      const diagnostics = await other.ptc.check(recursiveTypesScript())
+      expect(diagnostics).toEqual([expect.objectContaining({ line: 1, column: 1, message: expect.stringMatching(/^Type-checking the script did not finish within 300 ms \(wallClockMs\) and was stopped/) })])
+    } finally {
+      await fiber.dispose()
+    }
+  }, 60_000)
 
   it('keeps a smaller timeoutMs as asked', async () => {
     const result = await root.ptc.run('await new Promise(() => {})', { timeoutMs: 200 })

@@ -1,0 +1,35 @@
+/**
+ * The arithmetic of a run's deadline and its cap note (SPEC S9.7, `src/ptc/run-deadline.ts`);
+ * the end-to-end behaviour is in `wall-clock-cap.test.ts`.
+ */
+import { describe, expect, it } from 'vitest'
+import { checkTimeoutEnding, cpuEnding, unansweredDeadlineEnding } from '../../../src/ptc/isolate/run-endings.ts'
+import { runDeadlineMs, withCapNote } from '../../../src/ptc/run-deadline.ts'
+
+describe('runDeadlineMs (S9.7)', () => {
+  it('is the asked timeoutMs, else the host default, else 30 s, never over the cap (300 s by default)', () => {
+    expect(runDeadlineMs({})).toBe(30_000)
+    expect(runDeadlineMs({}, 1_000_000)).toBe(300_000)
+    expect(runDeadlineMs({ limits: { wallClockMs: 5_000 } })).toBe(5_000)
+    expect(runDeadlineMs({ limits: { wallClockMs: 5_000 } }, 7_000)).toBe(7_000)
+    expect(runDeadlineMs({ maxWallClockMs: 1_500 })).toBe(1_500)
+    expect(runDeadlineMs({ maxWallClockMs: 1_500 }, 1_500)).toBe(1_500)
+  })
+})
+
+describe('withCapNote (S9.7)', () => {
+  const capped = '(timeoutMs 5000 was capped to 400 ms, the most this host allows: maxWallClockMs.)'
+  it("notes a capped timeoutMs on the check's deadline ending", () => {
+    const { error } = checkTimeoutEnding(400, true)
+    expect(withCapNote(error!, 5_000, 400).message).toBe(`${error!.message} ${capped}`)
+  })
+  it('leaves the CPU limit ending, an uncapped timeoutMs and no timeoutMs alone', () => {
+    const { error } = checkTimeoutEnding(400, true)
+    expect(withCapNote(error!, 400, 400)).toBe(error)
+    expect(withCapNote(error!, undefined, 400)).toBe(error)
+    const cpu = cpuEnding(10_000).error!
+    expect(withCapNote(cpu, 5_000, 400)).toBe(cpu)
+    const unanswered = unansweredDeadlineEnding(400, ['slow']).error!
+    expect(withCapNote(unanswered, 5_000, 400).message).toBe(`${unanswered.message} ${capped}`)
+  })
+})
