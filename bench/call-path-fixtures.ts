@@ -168,9 +168,14 @@ export async function rawProcessRunner(hostCall: RawHostCall = callHostTool): Pr
   let finished: ((message: { json?: string; error?: string }) => void) | undefined
   child.on('message', (message: { type: string; callId?: number; name?: string; argsJson?: string; json?: string; error?: string }) => {
     if (message.type === 'call') {
-      void hostCall(message.name!, message.argsJson!).then((json) => child.send({ type: 'answer', callId: message.callId, json }))
+      hostCall(message.name!, message.argsJson!).then(
+        (json) => child.send({ type: 'answer', callId: message.callId, json }),
+        (error: unknown) => child.send({ type: 'answer', callId: message.callId, error: String(error) }),
+      )
     } else if (message.type === 'done') finished?.(message)
   })
+  // A child that dies fails the run in progress instead of leaving it waiting.
+  child.on('exit', (code, signal) => finished?.({ error: `the child exited (${signal ?? code})` }))
   return {
     pid: child.pid,
     async run(script) {
@@ -181,7 +186,7 @@ export async function rawProcessRunner(hostCall: RawHostCall = callHostTool): Pr
       expectValue(script, json === undefined ? undefined : JSON.parse(json), 'raw isolated-vm in a worker process')
     },
     async close() {
-      child.disconnect()
+      if (child.connected) child.disconnect()
     },
   }
 }

@@ -6,7 +6,8 @@
  * the product's worker-process design (isolate, worker thread, IPC, host, and back) with nothing
  * of the product's own on the worker side: the floor of that design (issue 12).
  *
- * Messages in: `{ type: 'run', code }` (a script body) and `{ type: 'answer', callId, json }`.
+ * Messages in: `{ type: 'run', code, names }` (a script body, the tool names) and
+ * `{ type: 'answer', callId, json }` or `{ type: 'answer', callId, error }` (the call rejects).
  * Out: `{ type: 'call', callId, name, argsJson }` and `{ type: 'done', json?, error? }`.
  * Exits when the channel closes.
  */
@@ -14,12 +15,12 @@ import ivm from 'isolated-vm'
 
 if (typeof process.send !== 'function') throw new Error('raw-worker-child.ts must be forked with an IPC channel')
 const send = process.send.bind(process)
-const waiting = new Map<number, (json: string) => void>()
+const waiting = new Map<number, { answer: (json: string) => void; fail: (error: Error) => void }>()
 let nextCallId = 0
 const hostCall = (name: string, argsJson: string): Promise<string> =>
-  new Promise((answer) => {
+  new Promise((answer, fail) => {
     const callId = nextCallId++
-    waiting.set(callId, answer)
+    waiting.set(callId, { answer, fail })
     send({ type: 'call', callId, name, argsJson })
   })
 
@@ -40,12 +41,13 @@ async function run(code: string, names: string[]): Promise<void> {
   }
 }
 
-process.on('message', (message: { type: string; code?: string; names?: string[]; callId?: number; json?: string }) => {
+process.on('message', (message: { type: string; code?: string; names?: string[]; callId?: number; json?: string; error?: string }) => {
   if (message.type === 'run') void run(message.code!, message.names!)
   else if (message.type === 'answer') {
-    const answer = waiting.get(message.callId!)
+    const call = waiting.get(message.callId!)
     waiting.delete(message.callId!)
-    answer?.(message.json!)
+    if (message.error !== undefined) call?.fail(new Error(message.error))
+    else call?.answer(message.json!)
   }
 })
 process.on('disconnect', () => process.exit(0))

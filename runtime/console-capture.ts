@@ -68,6 +68,8 @@ export function createConsole(hostLog: HostLog, budget: LogBudget): Console {
         line += clip(formatValue(args[index]), MAX_VALUE_LENGTH)
         if (line.length > maxLogUnits) break
       }
+      // A getter that logged while this line was formatted may have used up the budget.
+      if (truncated) return
       const remaining = maxLogUnits - used - entryOverhead
       if (line.length > remaining) {
         truncated = true

@@ -82,6 +82,8 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   let nextCallId = 1
   let callsStarted = 0
   let finished = false
+  /** The script has ended and its outcome is being converted (its getters may run): calls are refused. */
+  let ending = false
   const callPromises = createCallPromises()
 
   function callTool(toolName: string, args: unknown): Promise<unknown> {
@@ -116,7 +118,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
 
   /** The arguments' JSON when the call may be made, otherwise the error to reject it with. */
   function refuseCall(toolName: string, args: unknown): string | ToolCallError {
-    if (finished) {
+    if (finished || ending) {
       return new ToolCallError(toolName, 'the script has already finished; this call was not made')
     }
     if (callsStarted >= maxToolCalls) {
@@ -185,11 +187,14 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   function finishWithError(thrown: unknown): void {
+    // Describing it runs the script's getters, proxy traps and toJSON: no call starts from them.
+    ending = true
     const { name, message } = describeThrown(thrown)
     finish('error', errorJson(name, message, describeStack(thrown), toolNameOf(thrown)))
   }
 
   function finishWithValue(value: unknown): void {
+    ending = true
     if (value === undefined) {
       finish('undefined', '')
       return

@@ -70,6 +70,10 @@ export const RegExpPrototype = RegExp.prototype
 export const RegExpPrototypeToString = uncurryThis(RegExp.prototype.toString) as (regExp: RegExp) => string
 export const ErrorPrototype = Error.prototype
 export const DatePrototype = Date.prototype
+export const DatePrototypeToJSON = Date.prototype.toJSON
+export const PromisePrototype = Promise.prototype
+export const WeakMapPrototype = WeakMap.prototype
+export const WeakSetPrototype = WeakSet.prototype
 export const DatePrototypeGetTime = uncurryThis(Date.prototype.getTime) as (date: Date) => number
 export const DatePrototypeToISOString = uncurryThis(Date.prototype.toISOString) as (date: Date) => string
 /** `valueOf` of the boxed primitives, by their prototypes (each throws for anything not truly boxed). */
@@ -81,8 +85,9 @@ export const BOXED_VALUE_OF: readonly (readonly [prototype: object, valueOf: (bo
 ]
 /** `%TypedArray%.prototype`, the shared prototype of every typed array's own prototype. */
 export const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object
+/** The `length` getter of typed arrays (an own `length` a script defines is not read; throws for anything else). */
+export const TypedArrayPrototypeGetLength = uncurryThis(Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length')!.get as (this: unknown) => number)
 /** The `Symbol.toStringTag` getter of typed arrays: their constructor name, `undefined` for anything else (never throws). */
-export const TypedArrayPrototypeGetLength = uncurryThis(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length')!.get as (this: unknown) => number)
 export const TypedArrayPrototypeGetToStringTag = uncurryThis(
   Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag)!.get as (this: unknown) => string | undefined,
 )

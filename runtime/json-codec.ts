@@ -63,11 +63,17 @@ function describeCause(holder: object, chain: Record<number, unknown>, depth: nu
   }
   for (let index = 0; index < depth; index++) if (chain[index] === cause) return '[Circular]'
   if (typeof cause === 'string') return JSONStringify(cause)
-  if (((typeof cause === 'object' && cause !== null) || typeof cause === 'function') && typeof (cause as { message?: unknown }).message === 'string') {
-    const { name, message } = describeIn(cause, chain, depth)
-    return `${name}: ${message}`
+  try {
+    if (((typeof cause === 'object' && cause !== null) || typeof cause === 'function') && typeof (cause as { message?: unknown }).message === 'string') {
+      const { name, message } = describeIn(cause, chain, depth)
+      return `${name}: ${message}`
+    }
+    return formatLogValue(cause, MAX_CAUSE_LENGTH)
+  } catch (thrown) {
+    // Its `message` getter or a proxy trap threw: said, not dropped.
+    const { name, message } = describeIn(thrown, ObjectCreate(null) as Record<number, unknown>, MAX_CAUSES)
+    return `[unreadable: ${name}: ${message}]`
   }
-  return formatLogValue(cause, MAX_CAUSE_LENGTH)
 }
 
 /**

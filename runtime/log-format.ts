@@ -1,19 +1,17 @@
 /**
  * How the script's `console` writes a value it is given, so that no value changes silently in
- * a log (issue 11): JSON where JSON holds the value as it is (`{"a":1,"b":[true]}`, strings
- * quoted inside values), and what the value is where JSON would change or drop it: `NaN`, `-0`,
- * `Infinity`, `undefined` (also as an element or a property), `10n`, `Symbol(s)`,
- * `[Function: f]`, `Map(1) {"a" => 1}`, `Set(2) {1,2}`, `Uint8Array(2) [1,2]`,
- * `[TypeError: boom]`, `/a+/g`, `Point {"x":1}`, `[Circular]`, `<empty>` for a hole,
- * `Invalid Date`, `[getter threw Error: …]` for a property that could not be read and
- * `[unreadable: Error: …]` for a value whose proxy trap or `toJSON` threw. `toJSON` is honoured
- * as JSON honours it, and boxed primitives are unwrapped (a valid Date prints as its quoted ISO
- * text, `new Number(5)` as `5`). Nested deeper than
- * {@link MAX_DEPTH} an object prints as `[Object]`/`[Array]`; past {@link MAX_ITEMS} entries a
- * container says how many more; the text stops at `maxLength` characters, then `…`.
- *
+ * a log (issue 11, SPEC S9.7): JSON where JSON holds the value as it is (`{"a":1,"b":[true]}`,
+ * strings quoted inside values), and what the value is where JSON would change or drop it: `NaN`,
+ * `-0`, `Infinity`, `undefined` (also as an element or a property), `10n`, `Symbol(s)`,
+ * `[Function: f]`, `Map(1) {"a" => 1}`, `Set(2) {1,2}`, `Uint8Array(2) [1,2]`, `[TypeError: boom]`,
+ * `/a+/g`, `Point {"x":1}`, `[Circular]`, `<empty>` for a hole, `Invalid Date`, `[getter threw
+ * Error: …]` for a property that could not be read, `[unreadable: Error: …]` for a value whose
+ * proxy trap or `toJSON` threw. `toJSON` is called as JSON calls it (with `''` for its key), a
+ * Date's own as its quoted ISO text, and boxed primitives are unwrapped (`new Number(5)` is `5`).
+ * Nested deeper than {@link MAX_DEPTH} an object is `[Object]`/`[Array]`; past {@link MAX_ITEMS}
+ * entries a container says how many more; the text stops at `maxLength` characters, then `…`.
  * Uses only captured built-ins (see `intrinsics.ts`). Getters, proxies and `toJSON` run here,
- * inside the isolate under its limits, and what they throw reaches the caller.
+ * inside the isolate under its limits; what they throw costs only the value they belong to.
  */
 import {
   ArrayIsArray,
@@ -21,6 +19,7 @@ import {
   DatePrototype,
   DatePrototypeGetTime,
   DatePrototypeToISOString,
+  DatePrototypeToJSON,
   ErrorPrototype,
   JSONStringify,
   MapPrototype,
@@ -32,7 +31,7 @@ import {
   ObjectHasOwn,
   ObjectKeys,
   ObjectPrototype,
-  OriginalPromise,
+  PromisePrototype,
   ReflectApply,
   RegExpPrototype,
   RegExpPrototypeToString,
@@ -43,6 +42,8 @@ import {
   StringPrototypeSlice,
   TypedArrayPrototypeGetLength,
   TypedArrayPrototypeGetToStringTag,
+  WeakMapPrototype,
+  WeakSetPrototype,
 } from './intrinsics.ts'
 
 /** Levels of nesting printed in full. */
@@ -59,15 +60,17 @@ const KINDS: readonly (readonly [prototype: object, kind: string])[] = [
   [SetPrototype, 'Set'],
   [ErrorPrototype, 'Error'],
   [RegExpPrototype, 'RegExp'],
-  [OriginalPromise.prototype, 'Promise'],
-  [WeakMap.prototype, 'WeakMap'],
-  [WeakSet.prototype, 'WeakSet'],
+  [PromisePrototype, 'Promise'],
+  [WeakMapPrototype, 'WeakMap'],
+  [WeakSetPrototype, 'WeakSet'],
 ]
 
 /** Thrown to stop building once the text is long enough. */
 const FULL = ObjectCreate(null) as object
+/** Thrown to leave a container's entries after {@link MAX_ITEMS}. */
+const ENOUGH = ObjectCreate(null) as object
 
-/** `value` as one log item: a string as it is, anything else as the file comment says. */
+/** `value` as one log item (SPEC S9.7: logs the model reads): a string as it is, anything else as the file comment says. */
 export function formatLogValue(value: unknown, maxLength: number): string {
   if (typeof value === 'string') return value
   let text = ''
@@ -84,13 +87,17 @@ export function formatLogValue(value: unknown, maxLength: number): string {
   function list(open: string, close: string, count: number, each: (visit: (write: () => void) => void) => void): void {
     add(open)
     let index = 0
-    each((writeEntry) => {
-      if (index < MAX_ITEMS) {
+    try {
+      each((writeEntry) => {
+        // A Map's or Set's forEach is left at the first entry past the limit.
+        if (index === MAX_ITEMS) throw ENOUGH
         if (index > 0) add(',')
         writeEntry()
-      }
-      index++
-    })
+        index++
+      })
+    } catch (stopped) {
+      if (stopped !== ENOUGH) throw stopped
+    }
     if (count > MAX_ITEMS) add(`,… ${count - MAX_ITEMS} more`)
     add(close)
   }
@@ -109,10 +116,8 @@ export function formatLogValue(value: unknown, maxLength: number): string {
         return add('undefined')
       case 'boolean':
         return add(item ? 'true' : 'false')
-      case 'function': {
-        const name = (item as { name?: unknown }).name
-        return add(typeof name === 'string' && name !== '' ? `[Function: ${clipName(name)}]` : '[Function (anonymous)]')
-      }
+      case 'function':
+        return add(functionText(item as (...args: unknown[]) => unknown))
     }
     if (item === null) return add('null')
     const object = item as object
@@ -123,7 +128,7 @@ export function formatLogValue(value: unknown, maxLength: number): string {
     try {
       writeObject(object, depth)
     } catch (thrown) {
-      if (thrown === FULL) throw thrown
+      if (thrown === FULL || thrown === ENOUGH) throw thrown
       text = StringPrototypeSlice(text, 0, mark)
       add(`[unreadable: ${thrownText(thrown)}]`)
     } finally {
@@ -145,12 +150,13 @@ export function formatLogValue(value: unknown, maxLength: number): string {
   function writeObject(item: object, depth: number): void {
     if (depth >= MAX_DEPTH) return add(ArrayIsArray(item) ? '[Array]' : '[Object]')
     const kind = builtinKind(item)
-    if (kind === 'Date') {
+    const toJSON = (item as { toJSON?: unknown }).toJSON
+    if (kind === 'Date' && toJSON === DatePrototypeToJSON) {
       const time = DatePrototypeGetTime(item as Date)
       return add(time === time ? JSONStringify(DatePrototypeToISOString(item as Date)) : 'Invalid Date')
     }
-    const toJSON = (item as { toJSON?: unknown }).toJSON
-    if (typeof toJSON === 'function') return write(ReflectApply(toJSON, item, ['']), depth + 1) // a toJSON returning new toJSONs ends at MAX_DEPTH
+    // As JSON calls it, but with '' for its key; a toJSON returning new toJSONs ends at MAX_DEPTH.
+    if (typeof toJSON === 'function') return write(ReflectApply(toJSON, item, ['']), depth + 1)
     const unboxed = boxedValue(item)
     if (unboxed !== NOT_BOXED) return write(unboxed, depth)
     depth++
@@ -251,17 +257,31 @@ const NOT_BOXED = ObjectCreate(null) as object
 
 /** The primitive inside a boxed `String`, `Number`, `Boolean` or `BigInt` (JSON unwraps them), else {@link NOT_BOXED}. */
 function boxedValue(item: object): unknown {
-  const prototype = ObjectGetPrototypeOf(item) as object | null
-  for (let index = 0; index < BOXED_VALUE_OF.length; index++) {
-    const entry = BOXED_VALUE_OF[index]!
-    if (prototype !== entry[0]) continue
-    try {
-      return entry[1](item)
-    } catch {
-      return NOT_BOXED // Made with Object.create(String.prototype): an object, not a boxed string.
+  let prototype = ObjectGetPrototypeOf(item) as object | null
+  for (let depth = 0; prototype !== null && prototype !== ObjectPrototype && depth < MAX_CHAIN; depth++) {
+    for (let index = 0; index < BOXED_VALUE_OF.length; index++) {
+      const entry = BOXED_VALUE_OF[index]!
+      if (prototype !== entry[0]) continue
+      try {
+        return entry[1](item)
+      } catch {
+        return NOT_BOXED // Made with Object.create(String.prototype): an object, not a boxed string.
+      }
     }
+    prototype = ObjectGetPrototypeOf(prototype) as object | null
   }
   return NOT_BOXED
+}
+
+/** `[Function: name]`, `[Function (anonymous)]` when it has none or its `name` cannot be read. */
+function functionText(fn: (...args: unknown[]) => unknown): string {
+  try {
+    const name = (fn as { name?: unknown }).name
+    if (typeof name === 'string' && name !== '') return `[Function: ${clipName(name)}]`
+  } catch {
+    // A throwing name getter: the function is still shown.
+  }
+  return '[Function (anonymous)]'
 }
 
 /** `Name: message` of an error (or what else was thrown); never throws. */
