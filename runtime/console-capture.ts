@@ -9,7 +9,8 @@
 import type { HostLog, LogLevel } from './bridge-types.ts'
 import { describeThrown, clip } from './json-codec.ts'
 import { defineData, ENUMERABLE, ObjectCreate, ObjectFreeze, StringCtor } from './intrinsics.ts'
-import { builtinKind, formatLogValue } from './log-format.ts'
+import { isError } from './builtin-kind.ts'
+import { formatLogValue } from './log-format.ts'
 
 const MAX_VALUE_LENGTH = 100_000
 
@@ -28,16 +29,6 @@ function formatValue(value: unknown): string {
     return StringCtor(value)
   } catch {
     return '[value that cannot be printed]'
-  }
-}
-
-/** Whether `value` is an Error (by its prototype chain: see {@link builtinKind}). */
-function isError(value: unknown): boolean {
-  try {
-    return typeof value === 'object' && value !== null && builtinKind(value) === 'Error'
-  } catch {
-    // A proxy whose getPrototypeOf trap throws: not an Error for this purpose.
-    return false
   }
 }
 

@@ -15,6 +15,7 @@ import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, Runt
 import { createConsole, type LogBudget } from './console-capture.ts'
 import { createCallPromises, type CallUse } from './call-promise.ts'
 import { clip, describeConversionError, describeStack, describeThrown, errorJson } from './json-codec.ts'
+import { isError } from './builtin-kind.ts'
 import { toJsonLossless } from './lossless-json.ts'
 import {
   CONFIGURABLE,
@@ -69,6 +70,9 @@ function ownConstructor(promise: unknown): unknown {
   }
   return promise
 }
+
+/** Appended to the message of a thrown value that is not an Error, which has no stack (issue 11: errors come with their line). */
+const NO_STACK_HINT = '(not an Error, so no line is known: throw new Error(…) to get one)'
 
 export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish): RuntimeControl {
   // Set by `start`; until then no call can be made (and no script has started).
@@ -190,7 +194,8 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     // Describing it runs the script's getters, proxy traps and toJSON: no call starts from them.
     ending = true
     const { name, message } = describeThrown(thrown)
-    finish('error', errorJson(name, message, describeStack(thrown), toolNameOf(thrown)))
+    // A thrown string or plain object carries no stack: the model is told how to get a line.
+    finish('error', errorJson(name, isError(thrown) ? message : `${message} ${NO_STACK_HINT}`, describeStack(thrown), toolNameOf(thrown)))
   }
 
   function finishWithValue(value: unknown): void {

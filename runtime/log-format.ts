@@ -16,13 +16,10 @@
 import {
   ArrayIsArray,
   BOXED_VALUE_OF,
-  DatePrototype,
   DatePrototypeGetTime,
   DatePrototypeToISOString,
   DatePrototypeToJSON,
-  ErrorPrototype,
   JSONStringify,
-  MapPrototype,
   MapPrototypeForEach,
   MapPrototypeGetSize,
   NumberIsFinite,
@@ -31,40 +28,21 @@ import {
   ObjectHasOwn,
   ObjectKeys,
   ObjectPrototype,
-  PromisePrototype,
   ReflectApply,
-  RegExpPrototype,
   RegExpPrototypeToString,
-  SetPrototype,
   SetPrototypeForEach,
   SetPrototypeGetSize,
   StringCtor,
   StringPrototypeSlice,
   TypedArrayPrototypeGetLength,
   TypedArrayPrototypeGetToStringTag,
-  WeakMapPrototype,
-  WeakSetPrototype,
 } from './intrinsics.ts'
+import { builtinKind, MAX_CHAIN } from './builtin-kind.ts'
 
 /** Levels of nesting printed in full. */
 export const MAX_DEPTH = 12
 /** Entries of one array, object, Map or Set printed before `… N more`. */
 export const MAX_ITEMS = 1_000
-/** How far up a prototype chain a built-in is looked for (subclasses of subclasses…). */
-const MAX_CHAIN = 32
-
-/** The built-ins printed by what they hold, looked up by identity along the prototype chain. */
-const KINDS: readonly (readonly [prototype: object, kind: string])[] = [
-  [DatePrototype, 'Date'],
-  [MapPrototype, 'Map'],
-  [SetPrototype, 'Set'],
-  [ErrorPrototype, 'Error'],
-  [RegExpPrototype, 'RegExp'],
-  [PromisePrototype, 'Promise'],
-  [WeakMapPrototype, 'WeakMap'],
-  [WeakSetPrototype, 'WeakSet'],
-]
-
 /** Thrown to stop building once the text is long enough. */
 const FULL = ObjectCreate(null) as object
 /** Thrown to leave a container's entries after {@link MAX_ITEMS}. */
@@ -222,20 +200,6 @@ export function formatLogValue(value: unknown, maxLength: number): string {
     return `${StringPrototypeSlice(text, 0, maxLength)}…`
   }
   return text
-}
-
-/**
- * Which built-in `item` is by its prototype chain (`Map`, `Set`, `Error`, `RegExp`, `Promise`,
- * `WeakMap`, `WeakSet`), or `undefined`. Runs no script code but a proxy's `getPrototypeOf` trap,
- * which may throw.
- */
-export function builtinKind(item: object): string | undefined {
-  let prototype = ObjectGetPrototypeOf(item) as object | null
-  for (let depth = 0; prototype !== null && prototype !== ObjectPrototype && depth < MAX_CHAIN; depth++) {
-    for (let index = 0; index < KINDS.length; index++) if (KINDS[index]![0] === prototype) return KINDS[index]![1]
-    prototype = ObjectGetPrototypeOf(prototype) as object | null
-  }
-  return undefined
 }
 
 /** The name a class instance is shown with: its constructor's, else `Object`. */

@@ -25,12 +25,13 @@ describe('runInIsolate: results (S9.2)', () => {
 
   it('reports a thrown primitive readably', async () => {
     const { result } = await run('throw "plain string"', {}, pool)
-    expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'plain string' } })
+    // It carries no stack, so no line: the message says how to get one.
+    expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'plain string (not an Error, so no line is known: throw new Error(…) to get one)' } })
   })
 
   it('S9.3 reports a thrown plain object by its JSON, not as [object Object]', async () => {
     const { result } = await run('throw { code: 7, reason: "quota" }', {}, pool)
-    expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'a thrown non-Error value: {"code":7,"reason":"quota"}' } })
+    expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'a thrown non-Error value: {"code":7,"reason":"quota"} (not an Error, so no line is known: throw new Error(…) to get one)' } })
   })
 
   it('reports a syntax error as status error SyntaxError', async () => {

@@ -87,7 +87,8 @@ describe('console capture', () => {
       const { result } = await run(`throw ${thrown}`, {}, pool)
       texts.push(result.error?.message)
     }
-    expect(texts).toEqual(['10n', 'a thrown non-Error value: [[Error: in array]]', 'a thrown non-Error value: {"list":[NaN],"m":Set(1) {1}}', 'Symbol(s)'])
+    const hint = ' (not an Error, so no line is known: throw new Error(…) to get one)'
+    expect(texts).toEqual([`10n${hint}`, `a thrown non-Error value: [[Error: in array]]${hint}`, `a thrown non-Error value: {"list":[NaN],"m":Set(1) {1}}${hint}`, `Symbol(s)${hint}`])
   })
 
   it('truncates a log flood at maxLogBytes with one notice', async () => {

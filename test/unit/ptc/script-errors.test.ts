@@ -109,10 +109,10 @@ describe.each([
 
   it('S9.3 a thrown value without a stack, or with a forged one, gets no line and the run still answers', async () => {
     const plain = await rootOf().ptc.run('throw "just a string"')
-    expect(plain).toMatchObject({ status: 'error', error: { name: 'Error', message: 'just a string' } })
+    expect(plain).toMatchObject({ status: 'error', error: { name: 'Error', message: 'just a string (not an Error, so no line is known: throw new Error(…) to get one)' } })
     expect(plain.error?.line).toBeUndefined()
     const forged = await rootOf().ptc.run('const fake = { name: "Fake", message: "m", stack: "    at file:///ptc/script.js:999:1\\n    at x (file:///ptc/script.js:0:0)" }\nthrow fake')
-    expect(forged.error).toEqual({ name: 'Fake', message: 'm' })
+    expect(forged.error).toEqual({ name: 'Fake', message: 'm (not an Error, so no line is known: throw new Error(…) to get one)' })
     const healthy = await rootOf().ptc.run('return (await tools.echo({ text: "ok" })).text')
     expect(healthy).toMatchObject({ status: 'ok', value: 'ok' })
   })
