@@ -11,7 +11,7 @@ import { HostOptionsError } from '../errors/host-options-error.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permission-presets.ts'
 import { DEFAULT_RUN_LIMITS, RUN_LIMIT_MINIMUMS } from '../ptc/isolate/run-limits.ts'
-import { DEFAULT_MAX_WALL_CLOCK_MS } from '../ptc/ptc-config.ts'
+import { maxWallClockMs } from '../ptc/run-deadline.ts'
 import type { HostOptions } from './create-host.ts'
 
 /** Every option `createHost` reads (a new one must be listed here: the type says so). */
@@ -57,7 +57,7 @@ export function checkHostOptions(options: HostOptions): void {
     }
   }
   checkNumbers('ptc.limits', limits, RUN_LIMIT_MINIMUMS, false)
-  const cap = ptc.maxWallClockMs ?? DEFAULT_MAX_WALL_CLOCK_MS
+  const cap = maxWallClockMs(ptc)
   if (typeof limits.wallClockMs === 'number' && typeof cap === 'number' && limits.wallClockMs > cap) {
     throw new HostOptionsError(
       `ptc.limits.wallClockMs (${limits.wallClockMs} ms, every run's default deadline) is over ptc.maxWallClockMs (${cap} ms${ptc.maxWallClockMs === undefined ? ', its default' : ''}, the longest a run may ask for); lower the default or raise ptc.maxWallClockMs.`,

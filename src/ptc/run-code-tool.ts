@@ -10,9 +10,9 @@ import { z } from 'zod'
 import { untraced } from '../pipeline/cordis-adapter.ts'
 import { agentFolderName, spillFolder } from '../workspace/state-folder.ts'
 import { defineTool } from '../tools/define-tool.ts'
-import { DEFAULT_MAX_WALL_CLOCK_MS, type PtcConfig } from './ptc-config.ts'
+import type { PtcConfig } from './ptc-config.ts'
 import { RUN_CODE } from './ptc-service.ts'
-import { runDeadlineMs } from './run-deadline.ts'
+import { maxWallClockMs, runDeadlineMs } from './run-deadline.ts'
 import { DEFAULT_CAPS, type OutputCaps, renderRunCode, runCodeTexts, runCodeValueJsonSchema, runCodeValueSchema } from './run-code-value.ts'
 import { writeSpill } from './spill.ts'
 
@@ -37,7 +37,7 @@ export interface Config extends Partial<OutputCaps> {
  * `maxWallClockMs` of the `PtcConfig`), so a model knows a larger value is capped.
  */
 export function runCodeParameters(config: Pick<PtcConfig, 'limits' | 'maxWallClockMs'> = {}) {
-  const cap = config.maxWallClockMs ?? DEFAULT_MAX_WALL_CLOCK_MS
+  const cap = maxWallClockMs(config)
   const deadline = runDeadlineMs(config)
   return z.strictObject({
     code: z.string().describe('TypeScript to run. Call tools as `await tools.name(args)`; `return` a JSON value as the result.'),

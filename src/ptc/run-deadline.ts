@@ -7,9 +7,14 @@
 import { DEFAULT_RUN_LIMITS } from './isolate/run-limits.ts'
 import { DEFAULT_MAX_WALL_CLOCK_MS, type PtcConfig } from './ptc-config.ts'
 
+/** The longest deadline in ms any run gets on a host with `config` (`maxWallClockMs`, else its default). */
+export function maxWallClockMs(config: Pick<PtcConfig, 'maxWallClockMs'>): number {
+  return config.maxWallClockMs ?? DEFAULT_MAX_WALL_CLOCK_MS
+}
+
 /** The deadline in ms of a run (or a `ptc check`) on a host with `config`, the caller asking for `timeoutMs`. */
 export function runDeadlineMs(config: Pick<PtcConfig, 'limits' | 'maxWallClockMs'>, timeoutMs?: number): number {
-  return Math.min(timeoutMs ?? config.limits?.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs, config.maxWallClockMs ?? DEFAULT_MAX_WALL_CLOCK_MS)
+  return Math.min(timeoutMs ?? config.limits?.wallClockMs ?? DEFAULT_RUN_LIMITS.wallClockMs, maxWallClockMs(config))
 }
 
 /**
