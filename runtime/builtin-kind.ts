@@ -3,12 +3,27 @@
  * identity along its prototype chain: no method of the value runs, only a proxy's
  * `getPrototypeOf` trap. Uses only captured built-ins (see `intrinsics.ts`).
  */
-import { DatePrototype, ErrorPrototype, MapPrototype, ObjectGetPrototypeOf, ObjectPrototype, PromisePrototype, RegExpPrototype, SetPrototype, WeakMapPrototype, WeakSetPrototype } from './intrinsics.ts'
+import {
+  BigIntPrototype,
+  BooleanPrototype,
+  DatePrototype,
+  ErrorPrototype,
+  MapPrototype,
+  NumberPrototype,
+  ObjectGetPrototypeOf,
+  ObjectPrototype,
+  PromisePrototype,
+  RegExpPrototype,
+  SetPrototype,
+  StringPrototype,
+  WeakMapPrototype,
+  WeakSetPrototype,
+} from './intrinsics.ts'
 
 /** How far up a prototype chain a built-in is looked for (subclasses of subclasses…). */
 export const MAX_CHAIN = 32
 
-/** The built-ins printed by what they hold, looked up by identity along the prototype chain. */
+/** The built-ins printed by what they hold (boxed primitives by their value), looked up by identity along the prototype chain. */
 const KINDS: readonly (readonly [prototype: object, kind: string])[] = [
   [DatePrototype, 'Date'],
   [MapPrototype, 'Map'],
@@ -18,11 +33,16 @@ const KINDS: readonly (readonly [prototype: object, kind: string])[] = [
   [PromisePrototype, 'Promise'],
   [WeakMapPrototype, 'WeakMap'],
   [WeakSetPrototype, 'WeakSet'],
+  [StringPrototype, 'String'],
+  [NumberPrototype, 'Number'],
+  [BooleanPrototype, 'Boolean'],
+  [BigIntPrototype, 'BigInt'],
 ]
 
 /**
- * Which built-in `item` is by its prototype chain (`Map`, `Set`, `Error`, `RegExp`, `Promise`,
- * `WeakMap`, `WeakSet`), or `undefined`. Runs no script code but a proxy's `getPrototypeOf` trap,
+ * Which built-in `item` is by its prototype chain (`Date`, `Map`, `Set`, `Error`, `RegExp`,
+ * `Promise`, `WeakMap`, `WeakSet`, and the boxed `String`, `Number`, `Boolean`, `BigInt`), or
+ * `undefined`. Runs no script code but a proxy's `getPrototypeOf` trap,
  * which may throw.
  */
 export function builtinKind(item: object): string | undefined {
@@ -44,3 +64,13 @@ export function isError(value: unknown): boolean {
   }
 }
 
+/** The name of the constructor of instances of `prototype`, `undefined` when it has none or it cannot be read. Never throws. */
+export function constructorNameOf(prototype: object): string | undefined {
+  try {
+    const name = (prototype as { constructor?: { name?: unknown } }).constructor?.name
+    if (typeof name === 'string' && name !== '') return name
+  } catch {
+    // A throwing getter: the name is only decoration.
+  }
+  return undefined
+}

@@ -76,13 +76,24 @@ export const WeakMapPrototype = WeakMap.prototype
 export const WeakSetPrototype = WeakSet.prototype
 export const DatePrototypeGetTime = uncurryThis(Date.prototype.getTime) as (date: Date) => number
 export const DatePrototypeToISOString = uncurryThis(Date.prototype.toISOString) as (date: Date) => string
-/** `valueOf` of the boxed primitives, by their prototypes (each throws for anything not truly boxed). */
-export const BOXED_VALUE_OF: readonly (readonly [prototype: object, valueOf: (boxed: object) => unknown])[] = [
-  [String.prototype, uncurryThis(String.prototype.valueOf) as (boxed: object) => unknown],
-  [Number.prototype, uncurryThis(Number.prototype.valueOf) as (boxed: object) => unknown],
-  [Boolean.prototype, uncurryThis(Boolean.prototype.valueOf) as (boxed: object) => unknown],
-  [BigInt.prototype, uncurryThis(BigInt.prototype.valueOf) as (boxed: object) => unknown],
-]
+export const StringPrototype = String.prototype
+export const NumberPrototype = Number.prototype
+export const BooleanPrototype = Boolean.prototype
+export const BigIntPrototype = BigInt.prototype
+/**
+ * `valueOf` of the boxed primitives, by `builtinKind`'s name of their kind (a null-prototype
+ * record: nothing a script puts on `Object.prototype` is found). Each throws for anything not
+ * truly boxed.
+ */
+export const BOXED_VALUE_OF: Readonly<Record<string, (boxed: object) => unknown>> = Object.setPrototypeOf(
+  {
+    String: uncurryThis(String.prototype.valueOf),
+    Number: uncurryThis(Number.prototype.valueOf),
+    Boolean: uncurryThis(Boolean.prototype.valueOf),
+    BigInt: uncurryThis(BigInt.prototype.valueOf),
+  },
+  null,
+) as Readonly<Record<string, (boxed: object) => unknown>>
 /** `%TypedArray%.prototype`, the shared prototype of every typed array's own prototype. */
 export const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object
 /** The `length` getter of typed arrays (an own `length` a script defines is not read; throws for anything else). */
@@ -109,7 +120,7 @@ export const LOSSY_PROTOTYPES: readonly (readonly [prototype: object, what: stri
   [Function.prototype, 'a function', 'functions cannot be sent'],
 ]
 /** Boxed primitives: JSON unwraps them losslessly. */
-export const BOXED_PROTOTYPES: readonly object[] = [String.prototype, Number.prototype, Boolean.prototype]
+export const BOXED_PROTOTYPES: readonly object[] = [StringPrototype, NumberPrototype, BooleanPrototype]
 
 const sharedDescriptor: PropertyDescriptor = { value: undefined, enumerable: false, writable: false, configurable: false }
 Object.setPrototypeOf(sharedDescriptor, null)

@@ -37,7 +37,7 @@ import {
   TypedArrayPrototypeGetLength,
   TypedArrayPrototypeGetToStringTag,
 } from './intrinsics.ts'
-import { builtinKind, MAX_CHAIN } from './builtin-kind.ts'
+import { builtinKind, constructorNameOf } from './builtin-kind.ts'
 
 /** Levels of nesting printed in full. */
 export const MAX_DEPTH = 12
@@ -135,7 +135,7 @@ export function formatLogValue(value: unknown, maxLength: number): string {
     }
     // As JSON calls it, but with '' for its key; a toJSON returning new toJSONs ends at MAX_DEPTH.
     if (typeof toJSON === 'function') return write(ReflectApply(toJSON, item, ['']), depth + 1)
-    const unboxed = boxedValue(item)
+    const unboxed = boxedValue(item, kind)
     if (unboxed !== NOT_BOXED) return write(unboxed, depth)
     depth++
     if (ArrayIsArray(item)) {
@@ -180,7 +180,7 @@ export function formatLogValue(value: unknown, maxLength: number): string {
         return add(`${kind} {}`)
     }
     const prototype = ObjectGetPrototypeOf(item) as object | null
-    if (prototype !== ObjectPrototype && prototype !== null) add(`${constructorName(prototype)} `)
+    if (prototype !== ObjectPrototype && prototype !== null) add(`${clipName(constructorNameOf(prototype) ?? 'Object')} `)
     const keys = ObjectKeys(item)
     list('{', '}', keys.length, (visit) => {
       for (let index = 0; index < keys.length && index <= MAX_ITEMS; index++) {
@@ -202,39 +202,21 @@ export function formatLogValue(value: unknown, maxLength: number): string {
   return text
 }
 
-/** The name a class instance is shown with: its constructor's, else `Object`. */
-function constructorName(prototype: object): string {
-  try {
-    const name = (prototype as { constructor?: { name?: unknown } }).constructor?.name
-    if (typeof name === 'string' && name !== '') return clipName(name)
-  } catch {
-    // A throwing getter: the name is only decoration.
-  }
-  return 'Object'
-}
-
 function clipName(name: string): string {
   return name.length > 100 ? `${StringPrototypeSlice(name, 0, 100)}…` : name
 }
 
 const NOT_BOXED = ObjectCreate(null) as object
 
-/** The primitive inside a boxed `String`, `Number`, `Boolean` or `BigInt` (JSON unwraps them), else {@link NOT_BOXED}. */
-function boxedValue(item: object): unknown {
-  let prototype = ObjectGetPrototypeOf(item) as object | null
-  for (let depth = 0; prototype !== null && prototype !== ObjectPrototype && depth < MAX_CHAIN; depth++) {
-    for (let index = 0; index < BOXED_VALUE_OF.length; index++) {
-      const entry = BOXED_VALUE_OF[index]!
-      if (prototype !== entry[0]) continue
-      try {
-        return entry[1](item)
-      } catch {
-        return NOT_BOXED // Made with Object.create(String.prototype): an object, not a boxed string.
-      }
-    }
-    prototype = ObjectGetPrototypeOf(prototype) as object | null
+/** The primitive inside a boxed `String`, `Number`, `Boolean` or `BigInt` of `kind` (JSON unwraps them), else {@link NOT_BOXED}. */
+function boxedValue(item: object, kind: string | undefined): unknown {
+  const valueOf = kind === undefined ? undefined : BOXED_VALUE_OF[kind]
+  if (valueOf === undefined) return NOT_BOXED
+  try {
+    return valueOf(item)
+  } catch {
+    return NOT_BOXED // Made with Object.create(String.prototype): an object, not a boxed string.
   }
-  return NOT_BOXED
 }
 
 /** `[Function: name]`, `[Function (anonymous)]` when it has none or its `name` cannot be read. */

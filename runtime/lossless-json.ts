@@ -25,15 +25,13 @@ import {
   StringPrototypeSlice,
   TypedArrayPrototypeGetToStringTag,
 } from './intrinsics.ts'
+import { constructorNameOf, MAX_CHAIN } from './builtin-kind.ts'
 
 /** Where an object sits in the value: its holder and its key there (`undefined` for the root). */
 interface Place {
   holder: object | undefined
   key: string
 }
-
-/** How far up a prototype chain a built-in is looked for (subclasses of subclasses…). */
-const MAX_CHAIN = 32
 
 /**
  * JSON text of `value`, or a thrown TypeError whose message names the path (rooted at `root`,
@@ -123,18 +121,9 @@ function lossyObject(item: object): string | undefined {
     }
     prototype = ObjectGetPrototypeOf(prototype) as object | null
   }
-  return `is an instance of ${constructorName(own)} with no toJSON: JSON would keep only its own fields; send a plain object ({ ...instance }) or give the class a toJSON method`
+  return `is an instance of ${className(own)} with no toJSON: JSON would keep only its own fields; send a plain object ({ ...instance }) or give the class a toJSON method`
 }
 
-function constructorName(prototype: object): string {
-  try {
-    const name = (prototype as { constructor?: { name?: unknown } }).constructor?.name
-    if (typeof name === 'string' && name !== '') return StringPrototypeSlice(name, 0, 100)
-  } catch {
-    // A throwing getter: the name is only decoration.
-  }
-  return 'a class'
-}
 
 function describeType(value: unknown): string {
   return typeof value === 'function' ? 'a function' : `a ${typeof value}`
@@ -156,4 +145,10 @@ function isIdentifier(key: string): boolean {
     if (!(letter || (digit && index > 0))) return false
   }
   return true
+}
+
+/** The class name a refusal names: its constructor's (first 100 characters), else `a class`. */
+function className(prototype: object): string {
+  const name = constructorNameOf(prototype)
+  return name === undefined ? 'a class' : StringPrototypeSlice(name, 0, 100)
 }
