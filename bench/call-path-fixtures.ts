@@ -11,9 +11,9 @@ import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import ivm from 'isolated-vm'
 import { z } from 'zod'
 import { createHost, defineTool, type Host } from '../src/index.ts'
+import { runRawIsolate } from './raw-isolate.ts'
 import { untraced } from '../src/pipeline/cordis-adapter.ts'
 import { createBridge } from '../src/ptc/bridge.ts'
 import { ExecutionGate } from '../src/scheduler/execution-gate.ts'
@@ -136,22 +136,10 @@ export function bridgeHostCall(host: Host): RawHostCall {
  * after it. `hostCall` answers each call (default: the tool itself, as the harness does).
  */
 export function rawRunner(hostCall: RawHostCall = callHostTool): ScriptRunner {
-  const names = Object.keys(HOST_TOOLS)
-  const prelude = `const tools = {${names.map((name) => `${JSON.stringify(name)}: (a) => __hostCall.apply(undefined, [${JSON.stringify(name)}, JSON.stringify(a === undefined ? null : a)], { arguments: { copy: true }, result: { promise: true, copy: true } }).then(JSON.parse)`).join(', ')}};\n`
   return {
     async run(script) {
-      const isolate = new ivm.Isolate({ memoryLimit: 128 })
-      const reference = new ivm.Reference(hostCall)
-      try {
-        const context = await isolate.createContext()
-        await context.global.set('__hostCall', reference)
-        const compiled = await isolate.compileScript(`${prelude}(async () => {\n${SCRIPTS[script].code}\n})().then((v) => v === undefined ? undefined : JSON.stringify(v))`)
-        const json = (await compiled.run(context, { promise: true, timeout: 30_000 })) as string | undefined
-        expectValue(script, json === undefined ? undefined : JSON.parse(json), 'raw isolated-vm')
-      } finally {
-        reference.release()
-        isolate.dispose()
-      }
+      const json = await runRawIsolate(SCRIPTS[script].code, Object.keys(HOST_TOOLS), hostCall)
+      expectValue(script, json === undefined ? undefined : JSON.parse(json), 'raw isolated-vm')
     },
     close: async () => {},
   }

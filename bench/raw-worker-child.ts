@@ -11,7 +11,7 @@
  * Out: `{ type: 'call', callId, name, argsJson }` and `{ type: 'done', json?, error? }`.
  * Exits when the channel closes.
  */
-import ivm from 'isolated-vm'
+import { runRawIsolate } from './raw-isolate.ts'
 
 if (typeof process.send !== 'function') throw new Error('raw-worker-child.ts must be forked with an IPC channel')
 const send = process.send.bind(process)
@@ -25,19 +25,10 @@ const hostCall = (name: string, argsJson: string): Promise<string> =>
   })
 
 async function run(code: string, names: string[]): Promise<void> {
-  const prelude = `const tools = {${names.map((name) => `${JSON.stringify(name)}: (a) => __hostCall.apply(undefined, [${JSON.stringify(name)}, JSON.stringify(a === undefined ? null : a)], { arguments: { copy: true }, result: { promise: true, copy: true } }).then(JSON.parse)`).join(', ')}};\n`
-  const isolate = new ivm.Isolate({ memoryLimit: 128 })
-  const reference = new ivm.Reference(hostCall)
   try {
-    const context = await isolate.createContext()
-    await context.global.set('__hostCall', reference)
-    const compiled = await isolate.compileScript(`${prelude}(async () => {\n${code}\n})().then((v) => v === undefined ? undefined : JSON.stringify(v))`)
-    send({ type: 'done', json: await compiled.run(context, { promise: true, timeout: 30_000 }) })
+    send({ type: 'done', json: await runRawIsolate(code, names, hostCall) })
   } catch (error) {
     send({ type: 'done', error: String(error) })
-  } finally {
-    reference.release()
-    isolate.dispose()
   }
 }
 
