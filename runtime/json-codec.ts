@@ -58,8 +58,7 @@ function describeCause(holder: object, chain: Record<number, unknown>, depth: nu
   try {
     cause = (holder as { cause?: unknown }).cause
   } catch (thrown) {
-    const { name, message } = describeIn(thrown, ObjectCreate(null) as Record<number, unknown>, MAX_CAUSES)
-    return `[getter threw ${name}: ${message}]`
+    return `[getter threw ${describeWithoutCause(thrown)}]`
   }
   for (let index = 0; index < depth; index++) if (chain[index] === cause) return '[Circular]'
   if (typeof cause === 'string') return JSONStringify(cause)
@@ -71,9 +70,14 @@ function describeCause(holder: object, chain: Record<number, unknown>, depth: nu
     return formatLogValue(cause, MAX_CAUSE_LENGTH)
   } catch (thrown) {
     // Its `message` getter or a proxy trap threw: said, not dropped.
-    const { name, message } = describeIn(thrown, ObjectCreate(null) as Record<number, unknown>, MAX_CAUSES)
-    return `[unreadable: ${name}: ${message}]`
+    return `[unreadable: ${describeWithoutCause(thrown)}]`
   }
+}
+
+/** `Name: message` of what a cause's getter threw, its own causes not followed. */
+function describeWithoutCause(thrown: unknown): string {
+  const { name, message } = describeIn(thrown, ObjectCreate(null) as Record<number, unknown>, MAX_CAUSES)
+  return `${name}: ${message}`
 }
 
 /**
