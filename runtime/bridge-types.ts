@@ -4,8 +4,8 @@
  * so nothing here exists at run time (SPEC S9.4: only JSON strings cross the boundary).
  *
  * Every value that crosses is a primitive (number, boolean, string): `settle` takes its outcomes
- * as a flat list of primitive triples, so isolated-vm transfers each argument by value without
- * serializing an array (issue 12). No isolated-vm object is ever stored where script code
+ * and `HostCall` its calls as flat lists of primitive triples, so isolated-vm transfers each
+ * argument by value without serializing an array (issue 12). No isolated-vm object is ever stored where script code
  * can reach it: the runtime keeps the host callbacks in closure variables only.
  */
 
@@ -29,8 +29,12 @@ export interface RuntimeConfig {
   logEntryOverhead: number
 }
 
-/** Script → host: a new tool call. Fire-and-forget; the answer comes back through `settle`. */
-export type HostCall = (callId: number, toolName: string, argsJson: string) => void
+/**
+ * Script → host: new tool calls, as `callId, toolName, argsJson` triples one after another (one
+ * or more; `call-outbox.ts` sends a synchronous stretch's calls together). Fire-and-forget; the
+ * answers come back through `settle`.
+ */
+export type HostCall = (...calls: (number | string)[]) => void
 
 /** Script → host: one console line, already formatted. */
 export type HostLog = (level: LogLevel, text: string) => void

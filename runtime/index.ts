@@ -14,6 +14,7 @@
 import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlements } from './bridge-types.ts'
 import { createConsole, type LogBudget } from './console-capture.ts'
 import { createCallPromises, type CallUse } from './call-promise.ts'
+import { createCallOutbox } from './call-outbox.ts'
 import { clip, describeConversionError, describeStack, describeThrown, errorJson } from './json-codec.ts'
 import { isError } from './builtin-kind.ts'
 import { toJsonLossless } from './lossless-json.ts'
@@ -33,6 +34,7 @@ import {
 import { ToolCallError, toolNameOf } from './tool-call-error.ts'
 import { unknownToolTrap } from './tools-proxy.ts'
 import { installDeferredReject, rejectSoon } from './reject-soon.ts'
+import { ownConstructor } from './own-constructor.ts'
 
 /**
  * Globals removed before the script runs: the inert V8 `console` (replaced), and the shared-memory
@@ -52,25 +54,6 @@ interface PendingCall extends CallUse {
   promise: Promise<unknown> | undefined
 }
 
-/**
- * `promise` (the script wrapper's, which the script never holds) with an own `constructor` data
- * property holding the original `Promise`. `await p` reads `p.constructor` and takes V8's direct
- * path only when it is the original; a script that replaced `Promise.prototype.constructor` and
- * `then` would otherwise divert the runtime's await of its result. Only this one promise: an own
- * property on every tool-call promise costs memory in a burst, and locking
- * `Promise.prototype.constructor` turns off V8's promise fast paths for the whole run.
- */
-function ownConstructor(promise: unknown): unknown {
-  if (typeof promise === 'object' && promise !== null) {
-    try {
-      defineData(promise, 'constructor', OriginalPromise, 0)
-    } catch {
-      // Not extensible: then it is not the wrapper's native promise, and is awaited as it is.
-    }
-  }
-  return promise
-}
-
 /** Appended to the message of a thrown value that is not an Error, which has no stack (issue 11: errors come with their line). */
 const NO_STACK_HINT = '(not an Error, so no line is known: throw new Error(…) to get one)'
 
@@ -85,10 +68,13 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   const pending = ObjectCreate(null) as Record<number, PendingCall | undefined>
   let nextCallId = 1
   let callsStarted = 0
+  /** Calls dispatched and not yet answered (the keys of `pending`). */
+  let outstanding = 0
   let finished = false
   /** The script has ended and its outcome is being converted (its getters may run): calls are refused. */
   let ending = false
   const callPromises = createCallPromises()
+  const outbox = createCallOutbox(hostCall, refused)
 
   function callTool(toolName: string, args: unknown): Promise<unknown> {
     const refusal = refuseCall(toolName, args)
@@ -106,18 +92,22 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
       call.resolve = resolve
       call.reject = reject
       pending[callId] = call
-      try {
-        hostCall(callId, toolName, refusal)
-      } catch {
-        delete pending[callId]
-        void rejectSoon(reject, new ToolCallError(toolName, 'the host did not accept the call'))
-      }
     })
-    if (pending[callId] === call) {
-      call.promise = promise
-      callPromises.track(promise, call)
-    }
+    call.promise = promise
+    callPromises.track(promise, call)
+    outbox.push(callId, toolName, refusal, outstanding === 0)
+    outstanding++
     return promise
+  }
+
+  /** A call of a crossing the host did not take (it has gone away): rejected, no longer pending. */
+  function refused(callId: number): void {
+    const call = pending[callId]
+    if (call === undefined) return
+    delete pending[callId]
+    outstanding--
+    callPromises.forget(call.promise!)
+    void rejectSoon(call.reject, new ToolCallError(call.toolName, 'the host did not accept the call'))
   }
 
   /** The arguments' JSON when the call may be made, otherwise the error to reject it with. */
@@ -145,7 +135,11 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
   installDeferredReject()
   defineData(globalObject, 'ToolCallError', ToolCallError, WRITABLE | CONFIGURABLE)
-  defineData(globalObject, 'console', createConsole(hostLog, logBudget), WRITABLE | CONFIGURABLE)
+  defineData(globalObject, 'console', createConsole(function log(level, text) {
+    // The calls the script made before this line reach the host before it.
+    outbox.flush()
+    hostLog(level, text)
+  }, logBudget), WRITABLE | CONFIGURABLE)
 
   /** Sets the run's limits and installs `tools` with exactly its tool names. */
   function configure(configJson: string): void {
@@ -184,6 +178,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     if (finished) return
     finished = true
     try {
+      outbox.flush()
       hostFinish(kind, payload, pendingIds(false), pendingIds(true))
     } catch {
       // The host has gone away (run ended by a limit); nothing to report to.
@@ -268,6 +263,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
         const call = pending[callId]
         if (call === undefined) continue
         delete pending[callId]
+        outstanding--
         if (call.promise !== undefined) callPromises.forget(call.promise)
         if (!settlements[index + 1]) {
           call.reject(new ToolCallError(call.toolName, text))

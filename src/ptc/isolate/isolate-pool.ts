@@ -48,7 +48,8 @@ export interface PreparedIsolate {
 
 /** The host side of the runtime's callbacks for one run (see `runtime/bridge-types.ts`). */
 export interface IsolateHandlers {
-  call: HostCall
+  /** One tool call of the script (a crossing's `HostCall` triples are handed over one by one). */
+  call: (callId: number, toolName: string, argsJson: string) => void
   log: HostLog
   finish: HostFinish
 }
@@ -103,7 +104,11 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
   try {
     // Until a run sets `handlers` nothing can call back (no script runs before `start`).
     const forward = (): IsolateHandlers | undefined => prepared?.handlers
-    const hostCall: HostCall = (callId, toolName, argsJson) => forward()?.call(callId, toolName, argsJson)
+    const hostCall: HostCall = (...calls) => {
+      const handlers = forward()
+      if (handlers === undefined) return
+      for (let index = 0; index + 2 < calls.length; index += 3) handlers.call(calls[index] as number, calls[index + 1] as string, calls[index + 2] as string)
+    }
     const hostLog: HostLog = (level, text) => forward()?.log(level, text)
     const hostFinish: HostFinish = (kind, payload, pendingIds, handedIds) => forward()?.finish(kind, payload, pendingIds, handedIds)
     const callbacks = [new ivm.Callback(hostCall, { ignored: true }), new ivm.Callback(hostLog, { ignored: true }), new ivm.Callback(hostFinish, { ignored: true })]
