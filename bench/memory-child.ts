@@ -2,10 +2,12 @@
  * One fresh process for `memory.bench.ts` (run with `--expose-gc`): a host with one `noop` tool
  * runs `const x = await tools.noop({ i: 1 }); return x.i + 1` through the `run_code` tool (the
  * pipeline, no type-check, as the peer harness's leak check does) RUNS times, and prints one JSON
- * line: `{ runs, points: [{ run, hostMb, workerMb, heapMb, externalMb, host, worker }] }`, in MB
- * sampled after a full GC at every tenth of the runs: RSS of the host and of the isolate worker
- * process (null inline), the host's committed JS heap and its external memory, and each
- * process's RSS split into anonymous and file-backed pages (`{ anonMb, fileMb }`).
+ * line: `{ runs, points: [{ run, hostMb, workerMb, heapMb, externalMb, host, worker }], workerEvery }`,
+ * in MB sampled after a full GC of the host at every tenth of the runs: RSS of the host and of the
+ * isolate worker process (null inline), the host's committed JS heap and its external memory, and
+ * each process's RSS split into anonymous and file-backed pages (`{ anonMb, fileMb }`);
+ * `workerEvery` is the worker's RSS as it is at every hundredth of the runs (no pause, no GC), which
+ * shows each replacement's warm-up between the tenths.
  * Arguments: isolation (`process` | `inline`), RUNS, and `small-young` to keep the host's young
  * generation small first, as `ptc serve` does (`keepYoungGenerationSmall`).
  */
@@ -81,12 +83,15 @@ const sample = async (run: number) => {
   points.push({ run, hostMb: mb(usage.rss), workerMb: workerRss(worker), heapMb: mb(usage.heapTotal), externalMb: mb(usage.external), host: rssParts('self'), worker: worker === null ? null : rssParts(worker) })
 }
 const every = Math.max(1, Math.round(runs / 10))
+const fine = Math.max(1, Math.round(runs / 100))
+const workerEvery: number[] = []
 for (let run = 1; run <= runs; run++) {
   const result = await host.ctx.tools.execute({ name: 'run_code', arguments: { code, typecheck: false } }, { agent: 'bench' })
   const value = result.value as { status?: string; value?: unknown } | undefined
   if (result.isError || value?.value !== 2) throw new Error(`run ${run} failed: ${JSON.stringify(result.value ?? result.error)}`)
   if (run % every === 0) await sample(run)
+  if (isolation === 'process' && run % fine === 0) workerEvery.push(workerRss(host.ctx.ptc._supervisor?.workerPid ?? null) ?? 0)
 }
-process.stdout.write(`${JSON.stringify({ runs, points })}\n`)
+process.stdout.write(`${JSON.stringify({ runs, points, workerEvery })}\n`)
 await host.dispose()
 rmSync(workspace, { recursive: true, force: true })

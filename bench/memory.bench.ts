@@ -60,12 +60,23 @@ function growth(label: string, runs: number[], values: number[]): string {
   return `    ${label} RSS MB: ${values.join(' → ')}; from run ${runs[from]!.toLocaleString('en-US')} every sample within ${signed(low)} .. ${signed(high)} of that one (target ±${TARGET_PERCENT} %: ${verdict})`
 }
 
+/**
+ * The worker's RSS at every hundredth of the runs, as it is (no GC): its range from run 1,000 on,
+ * and the series, in which each replacement shows as a drop followed by the new worker's warm-up
+ * (V8's heap and compiled code growing to their working size over its first few hundred runs).
+ */
+function workerCurve(values: number[]): string {
+  const step = RUNS / values.length
+  const window = values.slice(Math.max(0, Math.ceil(WINDOW_FROM_RUN / step) - 1))
+  return `    isolate worker RSS MB every ${step.toLocaleString('en-US')} runs, as it is (no GC): ${Math.min(...window)}–${Math.max(...window)} from run ${WINDOW_FROM_RUN.toLocaleString('en-US')} on; ${values.join(' ')}`
+}
+
 async function report(): Promise<string[]> {
   const lines = [`load average ${loadavg()[0]!.toFixed(2)}; ${RUNS.toLocaleString('en-US')} runs of one tools.noop() call each, RSS after GC every ${Math.round(RUNS / 10).toLocaleString('en-US')} runs`]
   for (const { isolation, label, smallYoung, env } of CASES) {
     const started = performance.now()
     const out = execFileSync(process.execPath, ['--no-node-snapshot', '--expose-gc', CHILD, isolation, String(RUNS), ...(smallYoung ? ['small-young'] : [])], { encoding: 'utf8', maxBuffer: 1 << 20, env: { ...process.env, ...env } })
-    const { points } = JSON.parse(out) as { points: Point[] }
+    const { points, workerEvery } = JSON.parse(out) as { points: Point[]; workerEvery: number[] }
     const runs = points.map((point) => point.run)
     lines.push(`  ${label}: ${((performance.now() - started) / RUNS).toFixed(2)} ms a run`)
     lines.push(growth('host', runs, points.map((point) => point.hostMb)))
@@ -73,6 +84,7 @@ async function report(): Promise<string[]> {
     if (isolation === 'process') {
       lines.push(growth('isolate worker', runs, points.map((point) => point.workerMb ?? 0)))
       lines.push(growth('isolate worker (anonymous pages only)', runs, points.map((point) => point.worker?.anonMb ?? 0)))
+      lines.push(workerCurve(workerEvery))
     }
   }
   lines.push(`  native memory a disposed isolate leaves in its process (${RESIDUE_ISOLATES.toLocaleString('en-US')} one after another, full GC every 500, RSS slope from the 2,000th; why the worker is replaced every 2,000 runs):`)
