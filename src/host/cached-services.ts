@@ -10,7 +10,7 @@
  * context), and passes everything else to the cordis context unchanged. The cache is emptied
  * when cordis announces a change of one of those services (`internal/service`: a plugin stopped,
  * restarted or replaced it) and for good by `clear()` (the host's dispose), so a lookup is then
- * refused or answered as cordis would. Not the same: `host.ctx` is this proxy, not the cordis
+ * answered as cordis would, or refused with an error saying the host was disposed. Not the same: `host.ctx` is this proxy, not the cordis
  * context itself (`host.ctx.fiber.ctx !== host.ctx`), and a cached lookup does not emit cordis'
  * `internal/get`.
  */
@@ -21,6 +21,20 @@ export interface CachedServices {
   readonly ctx: Context
   /** Forget the cached services: later lookups go to cordis again. */
   clear(): void
+}
+
+/**
+ * A host service looked up after the host's dispose: what cordis answers, or, where cordis refuses
+ * ("cannot get required service … in inactive context"), an error that says what happened and
+ * what to do.
+ * @throws Error `host.ctx.<name> is gone: this host was disposed …` when cordis refuses.
+ */
+function afterDispose(target: Context, prop: PropertyKey): unknown {
+  try {
+    return Reflect.get(target, prop)
+  } catch {
+    throw new Error(`host.ctx.${String(prop)} is gone: this host was disposed (host.dispose()). Make a new host with createHost() for more calls.`)
+  }
 }
 
 /** Wraps `services` (a cordis context that injects every one of `names`). */
@@ -38,7 +52,8 @@ export function cacheServices(services: Context, names: readonly string[]): Cach
       // A context derived from this one (`extend`, `intercept`...) reads through it with itself
       // as the receiver: cordis answers it, as it would without this proxy.
       if (receiver !== ctx) return Reflect.get(target, prop, receiver)
-      if (!active || !wanted.has(prop)) return Reflect.get(target, prop)
+      if (!wanted.has(prop)) return Reflect.get(target, prop)
+      if (!active) return afterDispose(target, prop)
       if (cached.has(prop)) return cached.get(prop)
       // Read with the cordis context itself as the receiver: the tracing proxy is bound to it.
       const value: unknown = Reflect.get(target, prop)
