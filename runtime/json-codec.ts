@@ -87,7 +87,7 @@ function describeWithoutCause(thrown: unknown): string {
 export function describeConversionError(error: unknown): string {
   const { name, message } = describeThrown(error)
   if (name === 'RangeError' && message === 'Maximum call stack size exceeded') {
-    return 'it is nested too deeply to convert (the call stack ran out); send a flatter value, e.g. a list instead of a chain of nested objects'
+    return "the call stack ran out while converting it: either the value is nested too deeply (send a flatter value, e.g. a list instead of a chain of nested objects) or the script's own recursion had nearly filled the stack when it made the call (make the call from a shallower point)"
   }
   return message
 }

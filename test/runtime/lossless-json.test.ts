@@ -60,12 +60,19 @@ describe('S6.1 values JSON would change are refused with their path', () => {
 
   it('S6.1 a value nested too deeply to convert says so and what to send, in return values and arguments alike', async () => {
     const deep = 'const root = {}; let o = root; for (let i = 0; i < 100000; i++) { o.c = {}; o = o.c }'
-    const why = 'it is nested too deeply to convert (the call stack ran out); send a flatter value, e.g. a list instead of a chain of nested objects'
+    const why = "the call stack ran out while converting it: either the value is nested too deeply (send a flatter value, e.g. a list instead of a chain of nested objects) or the script's own recursion had nearly filled the stack when it made the call (make the call from a shallower point)"
     const args = await run(`${deep}; try { await tools.echo({ d: root }) } catch (e) { return e.message }`, {}, pool)
     expect(args.calls).toHaveLength(0)
     expect(args.result.value).toBe(`the arguments cannot be sent as JSON: ${why}`)
     const returned = await run(`${deep}; return root`, {}, pool)
     expect(returned.result.error).toEqual({ name: 'TypeError', message: `the script's return value cannot be converted to JSON: ${why}` })
+  })
+
+  it('S9.3 a flat argument sent from the bottom of a deep recursion says the script’s own recursion may have filled the stack', async () => {
+    const js = 'function f(d) { try { return f(d + 1) } catch { return tools.echo({ i: d }) } }\nreturn (await f(0)).i'
+    const { result } = await run(js, {}, pool)
+    expect(result.status).toBe('error')
+    expect(result.error?.message).toContain("the script's own recursion had nearly filled the stack when it made the call (make the call from a shallower point)")
   })
 
   it('S6.1 a cycle names where it closes; a shared (acyclic) object is fine', async () => {

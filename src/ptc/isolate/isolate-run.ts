@@ -266,7 +266,7 @@ class IsolateRun {
     this.ended = true
     for (const timer of this.timers) clearTimeout(timer)
     this.request.signal?.removeEventListener('abort', this.onAbort)
-    this.calls.close(new Error(`run ended (${ending.status})`))
+    this.leftovers.notMade(this.calls.close(new Error(`run ended (${ending.status})`)))
     this.settlements.clear()
     this.prepared.onCatastrophe = undefined
     this.prepared.handlers = undefined

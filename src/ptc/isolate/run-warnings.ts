@@ -33,6 +33,8 @@ interface TrackedCall {
   outcome?: { ok: boolean; text: string }
   /** Set when the script ended before its outcome reached it: the run waits for it. */
   waited?: boolean
+  /** Set when the run ended with the call still queued (maxCallsInFlight): it was never made. */
+  notMade?: boolean
 }
 
 /** One run's leftovers; see the file comment. All methods are cheap (O(1) a call) and never throw. */
@@ -88,6 +90,14 @@ export class RunWarnings {
     if (this.#firstFailure?.waited === true) this.#firstFailure = undefined
   }
 
+  /** The run ended with these calls still queued, never handed to the host (not made). */
+  notMade(callIds: readonly number[]): void {
+    for (const callId of callIds) {
+      const call = this.#calls.get(callId)
+      if (call !== undefined && call.outcome === undefined) call.notMade = true
+    }
+  }
+
   /** Whether a call the run waits for is still without an outcome. */
   get waiting(): boolean {
     return this.#stillRunning > 0
@@ -100,7 +110,7 @@ export class RunWarnings {
       return
     }
     const frames = scriptFrames(error instanceof Error ? error.stack : undefined)
-    const message = `Unhandled promise rejection: ${describeReason(error)}. Nothing awaited or caught this promise when it rejected; await every promise the script starts (Promise.all for many).`
+    const message = `Unhandled promise rejection: ${sentence(describeReason(error))} Nothing awaited or caught this promise when it rejected; await every promise the script starts (Promise.all for many).`
     this.#rejections.push({ kind: 'unhandled-rejection', message, ...(frames.length > 0 && { frames }) })
   }
 
@@ -147,16 +157,19 @@ function nameCalls(calls: readonly TrackedCall[]): string {
 /** How the waited-for `calls` ended: `it succeeded`, `2 succeeded, 1 failed (the first: …)`. */
 function describeOutcomes(calls: readonly TrackedCall[], stoppedBy: string): string {
   const failed = calls.filter((call) => call.outcome?.ok === false)
-  const cancelled = calls.filter((call) => call.outcome === undefined).length
-  const succeeded = calls.length - failed.length - cancelled
+  const notMade = calls.filter((call) => call.outcome === undefined && call.notMade === true).length
+  const cancelled = calls.filter((call) => call.outcome === undefined).length - notMade
+  const succeeded = calls.length - failed.length - cancelled - notMade
   const firstFailure = failed[0] === undefined ? '' : `${describeCall(failed[0])}: ${failed[0].outcome!.text}`
   if (calls.length === 1) {
+    if (notMade === 1) return `${stoppedBy} came while it was still queued for a free slot (maxCallsInFlight), so it was not made`
     return succeeded === 1 ? 'it succeeded' : cancelled === 1 ? `${stoppedBy} cancelled it before it finished (it may or may not have taken effect)` : `it failed (${firstFailure})`
   }
   return [
     succeeded > 0 ? `${succeeded} succeeded` : '',
     failed.length > 0 ? `${failed.length} failed (the first: ${firstFailure})` : '',
     cancelled > 0 ? `${stoppedBy} cancelled ${cancelled} before ${cancelled === 1 ? 'it' : 'they'} finished (${cancelled === 1 ? 'it' : 'each'} may or may not have taken effect)` : '',
+    notMade > 0 ? `${notMade} ${notMade === 1 ? 'was' : 'were'} still queued for a free slot (maxCallsInFlight) and ${notMade === 1 ? 'was' : 'were'} not made` : '',
   ]
     .filter((text) => text !== '')
     .join(', ')
@@ -174,6 +187,11 @@ function copyClipped(text: string, max: number): string {
 function describeReason(reason: unknown): string {
   const text = reason instanceof Error ? `${reason.name}: ${reason.message}` : typeof reason === 'string' ? reason : 'a non-Error value'
   return clip(text, 2_000)
+}
+
+/** `text` ending as a sentence: a period added unless it ends with one (or `?`, `!`, `…`). */
+function sentence(text: string): string {
+  return /[.?!…]$/.test(text) ? text : `${text}.`
 }
 
 function clip(text: string, max: number): string {

@@ -77,15 +77,22 @@ export class ToolCallQueue {
     this.#pump()
   }
 
-  /** The run ended: abort every running call's signal with `reason`, drop the queue. */
-  close(reason: Error): void {
-    if (this.#closed) return
+  /**
+   * The run ended: abort every running call's signal with `reason`, drop the queue. Returns the ids
+   * of the calls dropped from the queue, which were never handed to `dispatch` (not made), in
+   * order; `[]` when called again.
+   */
+  close(reason: Error): number[] {
+    if (this.#closed) return []
     this.#closed = true
     this.#busyMs = this.busyMs
     this.#busySince = undefined
     for (const call of this.#inFlight.values()) call.controller.abort(reason)
+    const notMade: number[] = []
+    for (let index = this.#queueHead; index < this.#queue.length; index++) notMade.push(this.#queue[index]!.callId)
     this.#queue = []
     this.#queueHead = 0
+    return notMade
   }
 
   /**
