@@ -4,12 +4,25 @@
  * tool module loading.
  */
 
+import { PtcError } from './ptc-error.ts'
+
+/** Causes followed from an Error's own `cause` (`outer (cause: TypeError: inner (cause: …))`). */
+const MAX_CAUSES = 3
+
 /**
  * Readable text for anything thrown, including non-Error values and hostile objects (a revoked
  * Proxy, a getter that throws): an Error's `message` (its `name` when the message is empty), a
- * string as is, anything else as JSON or `String()`. Never throws.
+ * string as is, anything else as JSON or `String()`. An Error's own `cause` follows in
+ * parentheses, as `name: message`, up to {@link MAX_CAUSES} deep (`fetch failed (cause: Error:
+ * connect ECONNREFUSED 127.0.0.1:9)`; a cycle is `[Circular]`), so what the tool wrapped is not
+ * lost to the model (S6.5, S9.3). A {@link PtcError}'s message is written complete (what went
+ * wrong and what to do); its cause, kept for debugging, is not repeated. Never throws.
  */
 export function describeThrown(thrown: unknown): string {
+  return describeOne(thrown) + causeOf(thrown, [thrown])
+}
+
+function describeOne(thrown: unknown): string {
   try {
     if (thrown instanceof Error) return thrown.message || thrown.name
     if (typeof thrown === 'string') return thrown
@@ -17,5 +30,22 @@ export function describeThrown(thrown: unknown): string {
     return text === undefined ? String(thrown) : text
   } catch {
     return 'an unprintable value was thrown'
+  }
+}
+
+/** ` (cause: …)` for an Error with an own `cause`, '' otherwise; `seen` holds the chain so far. */
+function causeOf(thrown: unknown, seen: unknown[]): string {
+  try {
+    if (!(thrown instanceof Error) || !Object.hasOwn(thrown, 'cause') || seen.length > MAX_CAUSES || PtcError.isInstance(thrown)) return ''
+  } catch {
+    return '' // Not even its prototype can be read (a revoked Proxy): nothing more to say.
+  }
+  try {
+    const cause: unknown = thrown.cause
+    if (seen.includes(cause)) return ' (cause: [Circular])'
+    const named = cause instanceof Error ? `${cause.name}: ${describeOne(cause)}` : describeOne(cause)
+    return ` (cause: ${named}${causeOf(cause, [...seen, cause])})`
+  } catch {
+    return ' (cause: unreadable)'
   }
 }

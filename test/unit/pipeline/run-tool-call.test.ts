@@ -614,6 +614,13 @@ describe('failures are values (S6.5)', () => {
     expect(text(result.content)).toBe('Error: Tool "body" failed: disk on fire')
   })
 
+  it('S6.5 a body throwing an Error with a cause keeps the cause in the message (what the tool wrapped reaches the model)', async () => {
+    const result = await run(() => {
+      throw new Error('could not save', { cause: new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') }) })
+    })
+    expect(text(result.content)).toBe('Error: Tool "body" failed: could not save (cause: TypeError: fetch failed (cause: Error: connect ECONNREFUSED 127.0.0.1:9))')
+  })
+
   it('S6.5 a body rejecting asynchronously is an isError result', async () => {
     const result = await run(async () => {
       await tick()
