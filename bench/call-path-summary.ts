@@ -24,6 +24,9 @@ export const HOP_HOST_SLEPT = 'hop: host bridge + gate + pipeline, noop, after t
 export const HOP_IN_PLACE = 'hop: runner inline, bridge + gate + pipeline dispatch: sequential'
 export const HOP_IPC = 'hop: bare IPC round trip (process.send, advanced)'
 export const HOP_IPC_PAYLOAD = 'hop: bare IPC round trip, the 64 KB result one way'
+/** The same round trips over a plain socket with framing of its own (`socket-frames.ts`): a leaner channel's floor. */
+export const HOP_SOCKET = (framing: 'v8' | 'lines', payload: boolean) =>
+  `hop: bare round trip over a socket, ${framing === 'v8' ? 'length-prefixed v8.serialize frames' : 'JSON lines'}${payload ? ', the 64 KB result one way' : ''}`
 export const HOP_RUN_CODE_HOST = "hop: run_code's host part for a trivial run (the isolate step answered at once)"
 export const LATENCY = 'process: trivial run, pool refilled'
 export const FLOOR_IPC = 'floor: bare IPC round trip after the same pause'

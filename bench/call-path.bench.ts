@@ -46,6 +46,7 @@ import {
   HOP_IPC,
   HOP_IPC_PAYLOAD,
   HOP_RAW,
+  HOP_SOCKET,
   HOP_RUN_CODE_HOST,
   HOP_RUNNER,
   LATENCY,
@@ -58,6 +59,7 @@ import {
 } from './call-path-summary.ts'
 import { bridgeHostCall, CALLS, PAYLOAD, productRunner, rawProcessRunner, rawRunner, type ScriptName, type ScriptRunner } from './call-path-fixtures.ts'
 import { section, type BenchCase } from './harness.ts'
+import { startSocketEcho } from './socket-echo.ts'
 import { cpuSince, threadCpu } from './thread-cpu.ts'
 import { pipelineBenchRoot, pipelineBody, pipelineCall } from './pipeline.bench.ts'
 
@@ -160,6 +162,9 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
   // The answer a call with the 64 KB result gets (the supervisor's answer message, as JSON text).
   echo.send({ type: 'prime', reply: { type: 'answer', runId: 'bench', pairingId: 'bench:1', outcome: { ok: true, valueJson: JSON.stringify(PAYLOAD.obj) } } })
   const payloadRequest = { type: 'reply' }
+  // A leaner channel than process.send (issue 12's idea): the same messages over a plain socket.
+  const sockets = { v8: await startSocketEcho('v8'), lines: await startSocketEcho('lines') }
+  for (const socket of Object.values(sockets)) void socket.roundTrip({ type: 'prime', reply: { type: 'answer', runId: 'bench', pairingId: 'bench:1', outcome: { ok: true, valueJson: JSON.stringify(PAYLOAD.obj) } } })
   const bridgeCall = async () => {
     const answer = await dispatch({ pairingId: `b:${pairing++}`, name: 'noop', argsJson: '{"i":1}', signal })
     if (!answer.ok) throw new Error(`bridge failed: ${answer.message}`)
@@ -179,6 +184,10 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
     { name: HOP_IN_PLACE, run: () => check(runInIsolate({ ...scripts.sequential, dispatch }, pool)), iterations: 1 },
     { name: HOP_IPC, run: () => roundTrip(), iterations: 2_000 },
     { name: HOP_IPC_PAYLOAD, run: () => roundTrip(payloadRequest), iterations: 200 },
+    ...(['v8', 'lines'] as const).flatMap((framing) => [
+      { name: HOP_SOCKET(framing, false), run: () => sockets[framing].roundTrip(message), iterations: 2_000 },
+      { name: HOP_SOCKET(framing, true), run: () => sockets[framing].roundTrip(payloadRequest), iterations: 200 },
+    ]),
     { name: HOP_HOST, run: bridgeCall, iterations: 5_000 },
     { name: HOP_HOST_SLEPT, run: bridgeCall, pause: () => Atomics.wait(sleeper, 0, 0, 0.03), iterations: 2_000 },
     { name: FLOOR_COPY, run: () => materializeJson(PAYLOAD.obj), iterations: 200 },
@@ -192,6 +201,7 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
       pool.dispose()
       supervisor.dispose()
       echo.disconnect()
+      for (const socket of Object.values(sockets)) socket.close()
     },
   }
 }
