@@ -83,31 +83,42 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
         void rejectSoon(reject, refusal)
       })
     }
-    callsStarted++
     const callId = nextCallId++
     const call: PendingCall = { toolName, resolve: undefined!, reject: undefined!, promise: undefined, handed: false }
-    // Only a dispatched call can still be running when the script ends: its promise records
-    // what the script does with it (issue 11).
     const promise = callPromises.create(function (resolve, reject) {
       call.resolve = resolve
       call.reject = reject
-      pending[callId] = call
     })
-    call.promise = promise
-    callPromises.track(promise, call)
+    // Sent or queued, or it throws (the stack ran out) and nothing of the call is left: the
+    // script gets the RangeError, the host never sees the call.
     outbox.push(callId, toolName, refusal, outstanding === 0)
+    // From here nothing may throw: the call is on its way. Its answer comes in a later entry.
+    pending[callId] = call
     outstanding++
+    callsStarted++
+    call.promise = promise
+    try {
+      callPromises.track(promise, call) // What the script does with it (issue 11).
+    } catch {
+      // Out of stack: the call is then reported as not awaited rather than abandoned.
+    }
     return promise
   }
 
   /** A call of a crossing the host did not take (it has gone away): rejected, no longer pending. */
   function refused(callId: number): void {
+    const call = retire(callId)
+    if (call !== undefined) void rejectSoon(call.reject, new ToolCallError(call.toolName, 'the host did not accept the call'))
+  }
+
+  /** Takes a pending call off the books (its outcome is about to reach the script); `undefined` when it is not pending. */
+  function retire(callId: number): PendingCall | undefined {
     const call = pending[callId]
-    if (call === undefined) return
+    if (call === undefined) return undefined
     delete pending[callId]
     outstanding--
-    callPromises.forget(call.promise!)
-    void rejectSoon(call.reject, new ToolCallError(call.toolName, 'the host did not accept the call'))
+    if (call.promise !== undefined) callPromises.forget(call.promise)
+    return call
   }
 
   /** The arguments' JSON when the call may be made, otherwise the error to reject it with. */
@@ -260,11 +271,8 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
       try {
         const callId = settlements[index] as number
         const text = settlements[index + 2] as string
-        const call = pending[callId]
+        const call = retire(callId)
         if (call === undefined) continue
-        delete pending[callId]
-        outstanding--
-        if (call.promise !== undefined) callPromises.forget(call.promise)
         if (!settlements[index + 1]) {
           call.reject(new ToolCallError(call.toolName, text))
           continue

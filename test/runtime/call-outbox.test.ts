@@ -6,8 +6,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createCallOutbox, MAX_CALLS_A_CROSSING } from '../../runtime/call-outbox.ts'
-import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
-import { expectHealthy, run } from './harness.ts'
+import { IsolatePool, prepareIsolate, type IsolateHandlers, type PreparedIsolate } from '../../src/ptc/isolate/isolate-pool.ts'
+import { runInIsolate } from '../../src/ptc/isolate/isolate-run.ts'
+import { defaultDispatch, expectHealthy, run, TOOL_NAMES } from './harness.ts'
 
 /** An outbox whose crossings and refusals are recorded. */
 function recordedOutbox(hostCall?: (...calls: (number | string)[]) => void) {
@@ -65,20 +66,39 @@ describe('the call outbox (issue 12, S9.1)', () => {
     expect(crossings).toHaveLength(1)
   })
 
-  it('refuses every call of a crossing the host threw for, and only those', async () => {
-    let calls = 0
-    const { outbox, refused } = recordedOutbox(() => {
-      calls++
-      if (calls > 1) throw new Error('gone')
+  it('tries a failed crossing again on a fresh stack, then refuses its calls if the host keeps refusing', async () => {
+    let failures = 1
+    const crossings: (number | string)[][] = []
+    const flaky = recordedOutbox((...calls) => {
+      if (failures-- > 0) throw new RangeError('Maximum call stack size exceeded')
+      crossings.push(calls)
     })
-    outbox.push(1, 'a', '{}', true)
-    outbox.push(2, 'a', '{}', false)
-    outbox.push(3, 'a', '{}', false)
-    await undefined
-    await undefined
-    expect(refused).toEqual([2, 3])
-    outbox.push(4, 'a', '{}', true)
-    expect(refused).toEqual([2, 3, 4])
+    flaky.outbox.push(1, 'a', '{}', false)
+    for (let turn = 0; turn < 6; turn++) await undefined
+    expect(crossings).toEqual([[1, 'a', '{}']])
+    expect(flaky.refused).toEqual([])
+
+    const gone = recordedOutbox(() => {
+      throw new Error('gone')
+    })
+    gone.outbox.push(2, 'a', '{}', false)
+    gone.outbox.push(3, 'a', '{}', false)
+    for (let turn = 0; turn < 12; turn++) await undefined
+    expect(gone.refused).toEqual([2, 3])
+  })
+
+  it('a call made alone whose crossing throws is neither sent nor queued: push throws and the outbox is as before', async () => {
+    const crossings: (number | string)[][] = []
+    let fail = true
+    const { outbox } = recordedOutbox((...calls) => {
+      if (fail) throw new RangeError('Maximum call stack size exceeded')
+      crossings.push(calls)
+    })
+    expect(() => outbox.push(1, 'a', '{}', true)).toThrow(RangeError)
+    fail = false
+    outbox.push(2, 'a', '{}', true)
+    for (let turn = 0; turn < 4; turn++) await undefined
+    expect(crossings).toEqual([[2, 'a', '{}']])
   })
 })
 
@@ -112,6 +132,49 @@ return { rs: JSON.stringify(rs), seen }`
     await expectHealthy(pool)
   })
 
+  it('S9.1 a call made from the bottom of a deep recursion while another waits is made once and answered; none stays queued', async () => {
+    const js = `const h = tools.slow({})
+let made = null, at = -1, threw = 0
+function f(d) { try { f(d + 1) } catch {} if (made === null) { try { made = tools.echo({ d }); at = d } catch { threw++ } } }
+f(0)
+const v = await made
+await h
+return { same: v.d === at, threw }`
+    const { result, calls } = await run(js, { limits: { wallClockMs: 20_000 } }, pool)
+    expect(result).toMatchObject({ status: 'ok', value: { same: true } })
+    expect(calls.filter((call) => call.name === 'echo')).toHaveLength(1)
+  })
+
+  it('S9.1 calls that threw at the stack limit are not counted as waiting: a later call made alone still crosses at once', async () => {
+    const js = `const ps = []
+for (let i = 0; i < 128; i++) ps.push(tools.echo({ i }))
+let tries = 0
+function f(d) { try { f(d + 1) } catch {} if (tries < 400) { tries++; try { tools.noop({ deep: d }) } catch {} } }
+f(0)
+await Promise.all(ps)
+for (let i = 0; i < 3; i++) await tools.noop({ i })
+tools.echo({ after: true })
+for (;;) {}`
+    const { result, calls } = await run(js, { limits: { cpuTimeMs: 1_500, wallClockMs: 20_000 } }, pool)
+    expect(result.status).toBe('timeout')
+    expect(calls.at(-1)?.argsJson).toBe('{"after":true}')
+    await expectHealthy(pool)
+  })
+
+  it('S9.1 the host sees calls, log lines and the ending in the order the script made them', async () => {
+    const order = async (js: string) => {
+      const seen: string[] = []
+      const tracing = {
+        memoryMb: 128,
+        take: async () => traceHandlers(await prepareIsolate({ memoryMb: 128 }), seen),
+      } as unknown as IsolatePool
+      await runInIsolate({ js, toolNames: TOOL_NAMES, dispatch: defaultDispatch, limits: { wallClockMs: 500 } }, tracing)
+      return seen
+    }
+    expect(await order(`tools.hang({ n: 1 }); tools.echo({ n: 2 }); console.log('L1'); tools.echo({ n: 3 }); return 1`)).toEqual(['call {"n":1}', 'call {"n":2}', 'log L1', 'call {"n":3}', 'finish'])
+    expect(await order(`Promise.resolve().then(() => { tools.hang({ a: 1 }); tools.echo({ b: 2 }) }); return 1`)).toEqual(['call {"a":1}', 'call {"b":2}', 'finish'])
+  })
+
   it('starts a call made alone before the script goes on: an endless loop right after it still leaves it dispatched', async () => {
     const { result, calls } = await run('tools.echo({ first: true }); for (;;) {}', { limits: { cpuTimeMs: 200 } }, pool)
     expect(result.status).toBe('timeout')
@@ -119,3 +182,29 @@ return { rs: JSON.stringify(rs), seen }`
     await expectHealthy(pool)
   })
 })
+
+/** `prepared` with its run's handlers wrapped so every call, log line and ending is recorded in `seen`, in order. */
+function traceHandlers(prepared: PreparedIsolate, seen: string[]): PreparedIsolate {
+  let inner: IsolateHandlers | undefined
+  Object.defineProperty(prepared, 'handlers', {
+    configurable: true,
+    get: () => inner,
+    set(handlers: IsolateHandlers | undefined) {
+      inner = handlers && {
+        call: (callId, name, argsJson) => {
+          seen.push(`call ${argsJson}`)
+          handlers.call(callId, name, argsJson)
+        },
+        log: (level, text) => {
+          seen.push(`log ${text}`)
+          handlers.log(level, text)
+        },
+        finish: (...ending) => {
+          seen.push('finish')
+          handlers.finish(...ending)
+        },
+      }
+    },
+  })
+  return prepared
+}
