@@ -13,9 +13,10 @@ const MAX_CAUSES = 3
  * Readable text for anything thrown, including non-Error values and hostile objects (a revoked
  * Proxy, a getter that throws): an Error's `message` (its `name` when the message is empty), a
  * string as is, anything else as JSON or `String()`. An Error's own `cause` follows in
- * parentheses, as `name: message`, up to {@link MAX_CAUSES} deep (`fetch failed (cause: Error:
- * connect ECONNREFUSED 127.0.0.1:9)`; a cycle is `[Circular]`), so what the tool wrapped is not
- * lost to the model (S6.5, S9.3). A {@link PtcError}'s message is written complete (what went
+ * parentheses, up to {@link MAX_CAUSES} deep, each cut at 300 characters (`fetch failed (cause:
+ * Error: connect ECONNREFUSED 127.0.0.1:9)`; a cycle is `[Circular]`; a cause that is not an
+ * Error or a primitive is said only by its kind), so what the tool wrapped is not lost to the
+ * model (S6.5, S9.3). A {@link PtcError}'s message is written complete (what went
  * wrong and what to do); its cause, kept for debugging, is not repeated. Never throws.
  */
 export function describeThrown(thrown: unknown): string {
@@ -33,6 +34,24 @@ function describeOne(thrown: unknown): string {
   }
 }
 
+/** Characters of one cause's text kept (`…` after): a cause is context, not the message. */
+const MAX_CAUSE_CHARS = 300
+
+/**
+ * A cause as text: an Error as `name: message`, a string, number, boolean or bigint as itself;
+ * anything else only by its kind (`an object`), since a wrapped request or response object can
+ * hold credentials and megabytes that must not reach a model.
+ */
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) return `${cause.name}: ${describeOne(cause)}`
+  if (typeof cause === 'string' || typeof cause === 'number' || typeof cause === 'boolean' || typeof cause === 'bigint') return String(cause)
+  return cause === null ? 'null' : `a${typeof cause === 'object' ? 'n object' : ` ${typeof cause}`}`
+}
+
+function clip(text: string): string {
+  return text.length > MAX_CAUSE_CHARS ? `${text.slice(0, MAX_CAUSE_CHARS)}…` : text
+}
+
 /** ` (cause: …)` for an Error with an own `cause`, '' otherwise; `seen` holds the chain so far. */
 function causeOf(thrown: unknown, seen: unknown[]): string {
   try {
@@ -42,9 +61,9 @@ function causeOf(thrown: unknown, seen: unknown[]): string {
   }
   try {
     const cause: unknown = thrown.cause
+    if (cause === undefined) return ''
     if (seen.includes(cause)) return ' (cause: [Circular])'
-    const named = cause instanceof Error ? `${cause.name}: ${describeOne(cause)}` : describeOne(cause)
-    return ` (cause: ${named}${causeOf(cause, [...seen, cause])})`
+    return ` (cause: ${clip(describeCause(cause))}${causeOf(cause, [...seen, cause])})`
   } catch {
     return ' (cause: unreadable)'
   }

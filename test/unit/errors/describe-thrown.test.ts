@@ -24,6 +24,16 @@ describe('describeThrown', () => {
     expect(describeThrown(new Error('fetch failed', { cause: 'ECONNREFUSED' }))).toBe('fetch failed (cause: ECONNREFUSED)')
   })
 
+  it('S6.5 says a cause that is not an Error or a primitive only by its kind, cuts a long one, and skips an undefined one', () => {
+    const request = { url: 'https://api.example', headers: { authorization: 'Bearer sk-SECRET' }, body: 'x'.repeat(1_000_000) }
+    expect(describeThrown(new Error('request failed', { cause: request }))).toBe('request failed (cause: an object)')
+    expect(describeThrown(new Error('bad', { cause: () => 1 }))).toBe('bad (cause: a function)')
+    expect(describeThrown(new Error('code', { cause: 42 }))).toBe('code (cause: 42)')
+    expect(describeThrown(new Error('nothing', { cause: undefined }))).toBe('nothing')
+    const long = describeThrown(new Error('long', { cause: new Error('y'.repeat(5_000)) }))
+    expect(long).toBe(`long (cause: Error: ${'y'.repeat(293)}…)`)
+  })
+
   it('S6.5 does not repeat the cause of the product’s own errors, whose messages are written complete', () => {
     const own = new PtcError('mcp-connection', 'MCP server "x" exited while "y" was running. The next call restarts it.', { cause: new Error('Connection closed') })
     expect(describeThrown(own)).toBe('MCP server "x" exited while "y" was running. The next call restarts it.')
