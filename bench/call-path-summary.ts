@@ -116,7 +116,7 @@ function floors(m: Readonly<Record<string, number>>, inputs: SummaryInputs, perC
   return {
     'sequential inline': design('sequential', 'inline'),
     'sequential process': design('sequential', 'process'),
-    'parallel inline': inlineHostMain === undefined ? undefined : { us: inlineHostMain, of: `the host main thread's CPU a call, which carries the runner and the pipeline of every call (of it the host part alone, back to back: ${m[HOP_HOST]!.toFixed(1)})${parallelDesign('inline')}` },
+    'parallel inline': inlineHostMain === undefined ? undefined : { us: inlineHostMain, of: `the host main thread's own CPU a call in this run, which carries the runner and the pipeline of every call (a bound that moves with the product, not a design floor; of it the host part alone, back to back: ${m[HOP_HOST]!.toFixed(1)})${parallelDesign('inline')}` },
     'parallel process': Number.isNaN(processCpu) ? undefined : { us: processCpu / 2, of: `every thread's CPU ${processCpu.toFixed(1)} on 2 cores${parallelDesign('process')}` },
     'payload inline': design('payload', 'inline', copy),
     'payload process': design('payload', 'process', `${copy}, a bare IPC round trip carrying the 64 KB one way ${m[HOP_IPC_PAYLOAD]!.toFixed(0)}`),

@@ -6,7 +6,7 @@
  * in MB sampled after a full GC of the host at every tenth of the runs: RSS of the host and of the
  * isolate worker process (null inline), the host's committed JS heap and its external memory, and
  * each process's RSS split into anonymous and file-backed pages (`{ anonMb, fileMb }`);
- * `workerEvery` is the worker's RSS as it is at every hundredth of the runs (no pause, no GC), which
+ * `workerEvery` is the worker's RSS as it is at every hundredth of the runs (no pause, no GC; none while a replacement takes over), which
  * shows each replacement's warm-up between the tenths.
  * Arguments: isolation (`process` | `inline`), RUNS, and `small-young` to keep the host's young
  * generation small first, as `ptc serve` does (`keepYoungGenerationSmall`).
@@ -90,7 +90,11 @@ for (let run = 1; run <= runs; run++) {
   const value = result.value as { status?: string; value?: unknown } | undefined
   if (result.isError || value?.value !== 2) throw new Error(`run ${run} failed: ${JSON.stringify(result.value ?? result.error)}`)
   if (run % every === 0) await sample(run)
-  if (isolation === 'process' && run % fine === 0) workerEvery.push(workerRss(host.ctx.ptc._supervisor?.workerPid ?? null) ?? 0)
+  if (isolation === 'process' && run % fine === 0) {
+    // None while a replacement takes over (no worker pid known): the sample is skipped, not 0.
+    const rss = workerRss(host.ctx.ptc._supervisor?.workerPid ?? null)
+    if (rss !== null) workerEvery.push(rss)
+  }
 }
 process.stdout.write(`${JSON.stringify({ runs, points, workerEvery })}\n`)
 await host.dispose()

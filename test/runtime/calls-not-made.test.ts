@@ -1,6 +1,7 @@
 /**
  * A run's warnings tell calls that were never made from calls that may have taken effect (issue
- * 11, S9.1): at the deadline, a call still queued for a free slot (maxCallsInFlight) was never
+ * 11, S9.1): at the deadline, a call still queued for a free slot (maxCallsInFlight, or
+ * maxCrossingBytes for the arguments in flight) was never
  * handed to the host, so it is "not made"; only a call that was running "may or may not have
  * taken effect". And a rejection whose message ends a sentence is not given a second period.
  */
@@ -18,9 +19,17 @@ describe('calls not made are said so (issue 11, S9.1)', () => {
     expect(calls.map((call) => call.argsJson)).toEqual(['{"i":0}', '{"i":1}'])
     expect(result).toMatchObject({ status: 'ok', value: 'x', toolCalls: 2 })
     expect(result.warnings?.[0]?.message).toContain(
-      "The run waited for them: the run's wall-clock limit cancelled 2 before they finished (each may or may not have taken effect), 3 were still queued for a free slot (maxCallsInFlight) and were not made.",
+      "The run waited for them: the run's wall-clock limit cancelled 2 before they finished (each may or may not have taken effect), 3 were still queued for a free slot (maxCallsInFlight, or maxCrossingBytes for the arguments in flight) and were not made.",
     )
     await expectHealthy(pool)
+  })
+
+  it('S9.1 a call queued because the arguments in flight would pass maxCrossingBytes is not made either', async () => {
+    const { dispatch } = hangingDispatch()
+    const js = 'const big = "x".repeat(600)\nfor (let i = 0; i < 3; i++) tools.hang({ i, big })\nreturn "z"'
+    const { result } = await run(js, { limits: { maxCrossingBytes: 1_000, wallClockMs: 400 }, dispatch }, pool)
+    expect(result).toMatchObject({ status: 'ok', value: 'z', toolCalls: 1 })
+    expect(result.warnings?.[0]?.message).toContain("the run's wall-clock limit cancelled 1 before it finished (it may or may not have taken effect), 2 were still queued for a free slot (maxCallsInFlight, or maxCrossingBytes for the arguments in flight) and were not made.")
   })
 
   it('S9.1 a single call still queued at the deadline is said to be not made', async () => {
@@ -30,7 +39,7 @@ describe('calls not made are said so (issue 11, S9.1)', () => {
     expect(result).toMatchObject({ status: 'ok', value: 'y', toolCalls: 1 })
     const unawaited = result.warnings?.find((warning) => warning.kind === 'unawaited-calls')
     expect(unawaited?.message).toContain(
-      'hang {"b":2}. The run waited for it: the run\'s wall-clock limit came while it was still queued for a free slot (maxCallsInFlight), so it was not made.',
+      'hang {"b":2}. The run waited for it: the run\'s wall-clock limit came while it was still queued for a free slot (maxCallsInFlight, or maxCrossingBytes for the arguments in flight), so it was not made.',
     )
     const abandoned = result.warnings?.find((warning) => warning.kind === 'abandoned-calls')
     expect(abandoned?.message).toContain("the run's wall-clock limit cancelled it before it finished (it may or may not have taken effect)")

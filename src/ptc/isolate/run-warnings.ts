@@ -33,7 +33,7 @@ interface TrackedCall {
   outcome?: { ok: boolean; text: string }
   /** Set when the script ended before its outcome reached it: the run waits for it. */
   waited?: boolean
-  /** Set when the run ended with the call still queued (maxCallsInFlight): it was never made. */
+  /** Set when the run ended with the call still queued (maxCallsInFlight, maxCrossingBytes): it was never made. */
   notMade?: boolean
 }
 
@@ -162,14 +162,14 @@ function describeOutcomes(calls: readonly TrackedCall[], stoppedBy: string): str
   const succeeded = calls.length - failed.length - cancelled - notMade
   const firstFailure = failed[0] === undefined ? '' : `${describeCall(failed[0])}: ${failed[0].outcome!.text}`
   if (calls.length === 1) {
-    if (notMade === 1) return `${stoppedBy} came while it was still queued for a free slot (maxCallsInFlight), so it was not made`
+    if (notMade === 1) return `${stoppedBy} came while it was still queued for a free slot (maxCallsInFlight, or maxCrossingBytes for the arguments in flight), so it was not made`
     return succeeded === 1 ? 'it succeeded' : cancelled === 1 ? `${stoppedBy} cancelled it before it finished (it may or may not have taken effect)` : `it failed (${firstFailure})`
   }
   return [
     succeeded > 0 ? `${succeeded} succeeded` : '',
     failed.length > 0 ? `${failed.length} failed (the first: ${firstFailure})` : '',
     cancelled > 0 ? `${stoppedBy} cancelled ${cancelled} before ${cancelled === 1 ? 'it' : 'they'} finished (${cancelled === 1 ? 'it' : 'each'} may or may not have taken effect)` : '',
-    notMade > 0 ? `${notMade} ${notMade === 1 ? 'was' : 'were'} still queued for a free slot (maxCallsInFlight) and ${notMade === 1 ? 'was' : 'were'} not made` : '',
+    notMade > 0 ? `${notMade} ${notMade === 1 ? 'was' : 'were'} still queued for a free slot (maxCallsInFlight, or maxCrossingBytes for the arguments in flight) and ${notMade === 1 ? 'was' : 'were'} not made` : '',
   ]
     .filter((text) => text !== '')
     .join(', ')
