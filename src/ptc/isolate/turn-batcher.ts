@@ -1,19 +1,33 @@
 /**
  * Per-turn batching, written once (issue 16): items pushed during one event-loop turn are
  * delivered together at the end of it (`setImmediate`), so a burst of parallel tool calls costs
- * one crossing (one IPC write, one entry into the isolate) instead of one per call. Used for the
+ * one crossing (one IPC write, one entry into the isolate) instead of one per call, up to
+ * {@link MAX_BATCH_ITEMS} at a time. Used for the
  * isolate's settlements, the worker's calls to the host and the host's answers to the worker.
  */
+
+/**
+ * Items delivered together at most (issue 12): a burst's first part reaches the other side while
+ * the rest is still being produced, so both sides work at once. Without it a burst of 2,000
+ * calls from code was answered as one entry into the isolate, which then resolved them all while
+ * the host waited (`Promise.all` of 2,000 calls inline, interleaved rounds: 13.6 -> 10.7 us a call).
+ */
+export const MAX_BATCH_ITEMS = 128
 
 /** Collects items and hands them to `deliver` once per event-loop turn, in push order. */
 export class TurnBatcher<Item> {
   #items: Item[] = []
   #scheduled = false
   readonly #deliver: (items: Item[]) => void
+  readonly #maxItems: number
 
-  /** `deliver` gets a non-empty array it owns; it must not throw. */
-  constructor(deliver: (items: Item[]) => void) {
+  /**
+   * `deliver` gets a non-empty array it owns; it must not throw. A batch that reaches `maxItems`
+   * is delivered at once instead of at the end of the turn (default {@link MAX_BATCH_ITEMS}).
+   */
+  constructor(deliver: (items: Item[]) => void, maxItems = MAX_BATCH_ITEMS) {
     this.#deliver = deliver
+    this.#maxItems = maxItems
   }
 
   /** Items waiting for the end of this turn. */
@@ -24,6 +38,7 @@ export class TurnBatcher<Item> {
   /** Queues `item` for delivery at the end of this turn. */
   push(item: Item): void {
     this.#items.push(item)
+    if (this.#items.length >= this.#maxItems) return this.flush()
     if (this.#scheduled) return
     this.#scheduled = true
     setImmediate(() => {
