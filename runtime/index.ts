@@ -51,7 +51,7 @@ interface PendingCall extends CallUse {
   resolve: (value: unknown) => void
   reject: (reason: unknown) => void
   /** The promise the script holds; `handed` records what the script did with it (`call-promise.ts`). */
-  promise: Promise<unknown> | undefined
+  promise: Promise<unknown>
 }
 
 /** Appended to the message of a thrown value that is not an Error, which has no stack (issue 11: errors come with their line). */
@@ -84,11 +84,13 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
       })
     }
     const callId = nextCallId++
-    const call: PendingCall = { toolName, resolve: undefined!, reject: undefined!, promise: undefined, handed: false }
-    const promise = callPromises.create(function (resolve, reject) {
-      call.resolve = resolve
-      call.reject = reject
+    let resolve!: PendingCall['resolve']
+    let reject!: PendingCall['reject']
+    const promise = callPromises.create(function (resolveCall, rejectCall) {
+      resolve = resolveCall
+      reject = rejectCall
     })
+    const call: PendingCall = { toolName, resolve, reject, promise, handed: false }
     // Sent or queued, or it throws (the stack ran out) and nothing of the call is left: the
     // script gets the RangeError, the host never sees the call.
     outbox.push(callId, toolName, refusal, outstanding === 0)
@@ -96,7 +98,6 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     pending[callId] = call
     outstanding++
     callsStarted++
-    call.promise = promise
     try {
       callPromises.track(promise, call) // What the script does with it (issue 11).
     } catch {
@@ -117,7 +118,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     if (call === undefined) return undefined
     delete pending[callId]
     outstanding--
-    if (call.promise !== undefined) callPromises.forget(call.promise)
+    callPromises.forget(call.promise)
     return call
   }
 
