@@ -22,6 +22,8 @@ import { scriptFrames } from './script-frames.ts'
 const NAMED_CALLS = 3
 /** `unhandled-rejection` warnings kept; further ones are counted in the last. */
 const MAX_REJECTIONS = 10
+/** Where a call waited that the run's end left unmade (the tool-call queue's two limits). */
+const QUEUED = 'still queued for a free slot (maxCallsInFlight, or maxCrossingBytes for the arguments in flight)'
 /** Characters of a call's arguments shown to tell it apart. */
 const ARGS_PREVIEW = 60
 
@@ -162,14 +164,14 @@ function describeOutcomes(calls: readonly TrackedCall[], stoppedBy: string): str
   const succeeded = calls.length - failed.length - cancelled - notMade
   const firstFailure = failed[0] === undefined ? '' : `${describeCall(failed[0])}: ${failed[0].outcome!.text}`
   if (calls.length === 1) {
-    if (notMade === 1) return `${stoppedBy} came while it was still queued for a free slot (maxCallsInFlight, or maxCrossingBytes for the arguments in flight), so it was not made`
+    if (notMade === 1) return `${stoppedBy} came while it was ${QUEUED}, so it was not made`
     return succeeded === 1 ? 'it succeeded' : cancelled === 1 ? `${stoppedBy} cancelled it before it finished (it may or may not have taken effect)` : `it failed (${firstFailure})`
   }
   return [
     succeeded > 0 ? `${succeeded} succeeded` : '',
     failed.length > 0 ? `${failed.length} failed (the first: ${firstFailure})` : '',
     cancelled > 0 ? `${stoppedBy} cancelled ${cancelled} before ${cancelled === 1 ? 'it' : 'they'} finished (${cancelled === 1 ? 'it' : 'each'} may or may not have taken effect)` : '',
-    notMade > 0 ? `${notMade} ${notMade === 1 ? 'was' : 'were'} still queued for a free slot (maxCallsInFlight, or maxCrossingBytes for the arguments in flight) and ${notMade === 1 ? 'was' : 'were'} not made` : '',
+    notMade > 0 ? `${notMade} ${notMade === 1 ? 'was' : 'were'} ${QUEUED} and ${notMade === 1 ? 'was' : 'were'} not made` : '',
   ]
     .filter((text) => text !== '')
     .join(', ')
