@@ -164,7 +164,7 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
   const payloadRequest = { type: 'reply' }
   // A leaner channel than process.send (issue 12's idea): the same messages over a plain socket.
   const sockets = { v8: await startSocketEcho('v8'), lines: await startSocketEcho('lines') }
-  for (const socket of Object.values(sockets)) void socket.roundTrip({ type: 'prime', reply: { type: 'answer', runId: 'bench', pairingId: 'bench:1', outcome: { ok: true, valueJson: JSON.stringify(PAYLOAD.obj) } } })
+  for (const socket of Object.values(sockets)) socket.send({ type: 'prime', reply: { type: 'answer', runId: 'bench', pairingId: 'bench:1', outcome: { ok: true, valueJson: JSON.stringify(PAYLOAD.obj) } } })
   const bridgeCall = async () => {
     const answer = await dispatch({ pairingId: `b:${pairing++}`, name: 'noop', argsJson: '{"i":1}', signal })
     if (!answer.ok) throw new Error(`bridge failed: ${answer.message}`)

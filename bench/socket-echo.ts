@@ -9,8 +9,9 @@ import type { Socket } from 'node:net'
 import { resolve } from 'node:path'
 import { openFrames } from './socket-frames.ts'
 
-/** A started echo child: `roundTrip(message)` resolves with its answer; `close()` ends it. */
+/** A started echo child: `send(message)` expects no answer (a `prime`), `roundTrip(message)` resolves with its answer; `close()` ends it. */
 export interface SocketEcho {
+  send(message: unknown): void
   roundTrip(message: unknown): Promise<unknown>
   close(): void
 }
@@ -27,6 +28,7 @@ export async function startSocketEcho(framing: 'v8' | 'lines'): Promise<SocketEc
     waiting?.(message)
   })
   return {
+    send: (message) => frames.send(message),
     roundTrip: (message) =>
       new Promise((resolveAnswer) => {
         answered = resolveAnswer
