@@ -94,9 +94,12 @@ describe('IsolateSupervisor recycling (issue 12)', () => {
     vi.stubEnv('PTC_TEST_GATED_ENTRY', path.join(folder, 'no-such-entry.ts'))
     fs.writeFileSync(gate, '')
     await supervisor.run(RETURN_42)
-    await supervisor.run(RETURN_42)
+    // The second run starts the replacement as it is handed to the worker: read its pid then, as
+    // on a loaded machine the replacement can fail before the run's answer comes back.
+    const second = supervisor.run(RETURN_42)
     const failing = supervisor.replacementPid!
     expect(failing).toBeGreaterThan(0)
+    await second
     await vi.waitFor(() => expect(supervisor.replacementPid).toBeUndefined(), { timeout: 30_000, interval: 20 })
     expect(isAlive(failing)).toBe(false)
     vi.stubEnv('PTC_TEST_GATED_ENTRY', WORKER_ENTRY)

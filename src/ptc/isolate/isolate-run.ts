@@ -92,7 +92,8 @@ class IsolateRun {
         if (this.ended) return
         this.callsSettled++
         this.leftovers.outcome(callId, ok, text)
-        this.settlements.push([callId, ok, text])
+        // Answering the only call outstanding (a sequential step): sent without waiting for the turn.
+        this.settlements.push([callId, ok, text], this.callsSettled === this.callsMade)
       },
     })
   }

@@ -113,7 +113,7 @@ export class IsolateSupervisor {
       graceMs: this.options.graceMs,
       hooks: {
         send: (message) => sendToWorker(worker, message),
-        answer: (message) => worker.answers.push(message),
+        answer: (message, soon) => worker.answers.push(message, soon),
         retire: (reason) => this.retire(worker, reason),
         ended: (ended) => {
           worker.runs.delete(ended.runId)

@@ -37,13 +37,16 @@ const runs = new Map<string, AbortController>()
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */
 const calls = new Map<string, Map<string, PendingCall>>()
 
-/** Calls and call aborts go to the host once per event-loop turn (one IPC write for a burst). */
+/**
+ * Calls and call aborts go to the host together, one IPC write for a burst: the calls of one
+ * crossing out of the isolate arrive here in one callback, so they are sent a microtask later.
+ */
 const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((messages) => sendNow(messages.length === 1 ? messages[0]! : { type: 'batch', messages }))
 
 /** Sends `message`; anything but a call goes at once, after the calls queued before it. */
 function send(message: ChildMessage): void {
   if (message.type === 'dispatch' || message.type === 'abort-call') {
-    outbox.push(message)
+    outbox.push(message, true)
     return
   }
   outbox.flush()

@@ -14,8 +14,8 @@ import type { RunLimits } from './run-limits.ts'
 export interface SupervisedRunHooks {
   /** Sends one message to the run's worker at once; false when it cannot. */
   send(message: ParentMessage): boolean
-  /** Queues one answer for the worker's end-of-turn batch. */
-  answer(message: WorkerAnswerMessage): void
+  /** Queues one answer for the worker's end-of-turn batch; `soon`: the batch goes a microtask later (`TurnBatcher.push`). */
+  answer(message: WorkerAnswerMessage, soon?: boolean): void
   /** The worker missed a deadline or a cancel: it must get no new runs and be replaced. */
   retire(reason: string): void
   /** The run has ended (after its result settled). */
@@ -106,7 +106,8 @@ export class SupervisedRun {
     const answer = (fields: { outcome: IsolateToolOutcome } | { rejection: string }): void => {
       if (this.ended || this.#calls.get(pairingId)?.controller !== controller) return // Discarded: the run or the call is over.
       this.#calls.delete(pairingId)
-      hooks.answer({ type: 'answer', runId, pairingId, ...fields })
+      // The run's only call outstanding (a sequential step) is answered without waiting for the turn.
+      hooks.answer({ type: 'answer', runId, pairingId, ...fields }, this.#calls.size === 0)
     }
     outcome.then(
       (result) => answer({ outcome: plainOutcome(result) }),

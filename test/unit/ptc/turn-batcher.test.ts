@@ -43,4 +43,30 @@ describe('TurnBatcher (issue 12)', () => {
     await turnEnd()
     expect(delivered).toEqual([['a', 'b'], ['c']])
   })
+
+  it('with soon, delivers one microtask later what this task pushed, without waiting for the end of the turn', async () => {
+    const delivered: number[][] = []
+    const batcher = new TurnBatcher<number>((items) => delivered.push(items))
+    batcher.push(1)
+    batcher.push(2, true)
+    batcher.push(3, true)
+    expect(delivered).toEqual([])
+    await Promise.resolve()
+    expect(delivered).toEqual([[1, 2, 3]])
+    batcher.push(4)
+    await Promise.resolve()
+    expect(delivered).toEqual([[1, 2, 3]])
+    await turnEnd()
+    expect(delivered).toEqual([[1, 2, 3], [4]])
+  })
+
+  it('with soon, items pushed at the same microtask depth (the answers of one IPC message) go in one batch', async () => {
+    const delivered: number[][] = []
+    const batcher = new TurnBatcher<number>((items) => delivered.push(items))
+    const answers = Array.from({ length: 5 }, (_, item) => Promise.resolve(item).then((value) => value))
+    for (const answer of answers) void answer.then((value) => batcher.push(value, true))
+    await Promise.all(answers)
+    await turnEnd()
+    expect(delivered).toEqual([[0, 1, 2, 3, 4]])
+  })
 })
