@@ -166,10 +166,12 @@ export function summary(m: Readonly<Record<string, number>>, inputs: SummaryInpu
   }
   const cold = (runner: RunnerName) => m[caseName(runner, 'trivial')]! / 1000
   const runCodeHost = m[HOP_RUN_CODE_HOST]! / 1000
-  const coldFloor = { inline: cold('raw') + runCodeHost, process: cold('raw') + runCodeHost + m[HOP_IPC]! / 1000 }
+  const coldFloor = { inline: cold('raw') + runCodeHost, oneWorker: cold('raw') + runCodeHost + m[HOP_IPC]! / 1000 }
   const runnerAlone = (mode: 'inline' | 'process') => `runner alone ${(m[HOP_RUNNER(mode, 'trivial')]! / 1000).toFixed(2)}`
   row('cold run ms (fresh isolate, back to back), inline', `${cold('inline').toFixed(2)} (${ratio(cold('inline'), cold('raw'))} raw ${cold('raw').toFixed(2)}; ${runnerAlone('inline')})`, `${coldFloor.inline.toFixed(2)} (${ratio(coldFloor.inline, cold('raw'))}: raw + run_code's host part ${runCodeHost.toFixed(2)})`, '≤ 1.0× raw')
-  row('cold run ms, process', `${cold('process').toFixed(2)} (${ratio(cold('process'), cold('raw'))} raw; ${runnerAlone('process')})`, `${coldFloor.process.toFixed(2)} (${ratio(coldFloor.process, cold('raw'))}: + bare IPC ${(m[HOP_IPC]! / 1000).toFixed(2)})`, '≤ 1.0× raw')
+  // Two workers (PtcConfig.isolateWorkers): each makes its next isolate while the other runs, so
+  // the floor of one worker (raw + run_code + an IPC round trip) no longer bounds it.
+  row('cold run ms, process (two workers)', `${cold('process').toFixed(2)} (${ratio(cold('process'), cold('raw'))} raw; one worker's ${runnerAlone('process')})`, `— (one worker's: ${coldFloor.oneWorker.toFixed(2)}, ${ratio(coldFloor.oneWorker, cold('raw'))}: + bare IPC ${(m[HOP_IPC]! / 1000).toFixed(2)})`, '≤ 1.0× raw')
   const ms = (name: string) => (m[name]! / 1000).toFixed(2)
   row('trivial run ms, pool refilled, process', ms(LATENCY), `${ms(FLOOR_LATENCY)} (run_code's host part, an IPC round trip and raw's run on a ready isolate, in a row after the same pause; the last two alone ${ms(FLOOR_IPC)} and ${ms(FLOOR_RAW)})`, '≤ 1.5 ms')
   const { latency } = inputs

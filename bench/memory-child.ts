@@ -78,9 +78,15 @@ const sample = async (run: number) => {
   gc()
   const usage = process.memoryUsage()
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
-  // The worker runs go to now, as the supervisor knows it (a replaced one may still be draining).
+  // The workers runs go to now, as the supervisors know them (a replaced one may still be
+  // draining): their RSS summed (PtcConfig.isolateWorkers), the parts of the first.
   const worker = host.ctx.ptc._supervisor?.workerPid ?? null
-  points.push({ run, hostMb: mb(usage.rss), workerMb: workerRss(worker), heapMb: mb(usage.heapTotal), externalMb: mb(usage.external), host: rssParts('self'), worker: worker === null ? null : rssParts(worker) })
+  points.push({ run, hostMb: mb(usage.rss), workerMb: workersRss(), heapMb: mb(usage.heapTotal), externalMb: mb(usage.external), host: rssParts('self'), worker: worker === null ? null : rssParts(worker) })
+}
+/** The RSS in MB of every isolate worker running now, summed; `null` when there is none. */
+function workersRss(): number | null {
+  const sizes = (host.ctx.ptc._supervisor?.workerPids ?? []).map((pid) => workerRss(pid)).filter((mb) => mb !== null)
+  return sizes.length === 0 ? null : sizes.reduce((sum, mb) => sum + mb, 0)
 }
 const every = Math.max(1, Math.round(runs / 10))
 const fine = Math.max(1, Math.round(runs / 100))
@@ -92,7 +98,7 @@ for (let run = 1; run <= runs; run++) {
   if (run % every === 0) await sample(run)
   if (isolation === 'process' && run % fine === 0) {
     // None while a replacement takes over (no worker pid known): the sample is skipped, not 0.
-    const rss = workerRss(host.ctx.ptc._supervisor?.workerPid ?? null)
+    const rss = workersRss()
     if (rss !== null) workerEvery.push(rss)
   }
 }

@@ -21,7 +21,7 @@ const HOST_OPTION_NAMES = Object.keys({
 } satisfies Record<keyof HostOptions, true>)
 
 /** The smallest value of each numeric `ptc` option (whole numbers; `limits` are separate). */
-const PTC_MINIMUMS = { maxWallClockMs: 1, checkers: 1, poolSize: 0, recycleWorkerAfterRuns: 0, concurrency: 1, maxScriptBytes: 1, startTimeoutMs: 1 } as const
+const PTC_MINIMUMS = { maxWallClockMs: 1, checkers: 1, poolSize: 0, recycleWorkerAfterRuns: 0, isolateWorkers: 1, concurrency: 1, maxScriptBytes: 1, startTimeoutMs: 1 } as const
 
 /** The smallest value of each numeric `jobs` option (whole numbers). */
 const JOBS_MINIMUMS = { ringBytes: 1, killWaitMs: 0, maxRunningPerOwner: 1, retainEnded: 0 } as const

@@ -23,7 +23,7 @@ import { stopEsbuildService } from './compile.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-contract.ts'
 import type { IsolatePool } from './isolate/isolate-pool.ts'
 import type { runInIsolate as RunInIsolate } from './isolate/isolate-run.ts'
-import { IsolateSupervisor } from './isolate/isolate-supervisor.ts'
+import { IsolateSupervisorGroup } from './isolate/supervisor-group.ts'
 import type { PtcConfig, RunOptions } from './ptc-config.ts'
 import { runDeadlineMs, withCapNote } from './run-deadline.ts'
 import { isolateWorkerOptions, prestartsWorker } from './isolate/worker-start.ts'
@@ -60,7 +60,7 @@ export class Ptc extends Service {
   _typechecks = false
   /** `isolation: 'inline'` only: isolated-vm is loaded with the first run, never by the host otherwise. */
   _pool: Promise<{ pool: IsolatePool; runInIsolate: typeof RunInIsolate }> | undefined
-  _supervisor: IsolateSupervisor | undefined
+  _supervisor: IsolateSupervisorGroup | undefined
   /** Set when the service stops: no checker, pool or worker is made after that (a run then fails). */
   _disposed = false
   /** The inline runs in flight: the service's dispose stops them (S9.1). */
@@ -272,10 +272,10 @@ export class Ptc extends Service {
     return this._inlineRuns.run(request, (running) => runInIsolate(running, pool))
   }
 
-  private supervisor(): IsolateSupervisor {
+  private supervisor(): IsolateSupervisorGroup {
     this.assertAlive()
-    const { startTimeoutMs, recycleWorkerAfterRuns: recycleAfterRuns } = this._config
-    return (this._supervisor ??= new IsolateSupervisor({ ...isolateWorkerOptions(this._config), ...(startTimeoutMs !== undefined && { startTimeoutMs }), ...(recycleAfterRuns !== undefined && { recycleAfterRuns }) }))
+    const { startTimeoutMs, recycleWorkerAfterRuns: recycleAfterRuns, isolateWorkers: workers } = this._config
+    return (this._supervisor ??= new IsolateSupervisorGroup({ ...isolateWorkerOptions(this._config), ...(startTimeoutMs !== undefined && { startTimeoutMs }), ...(recycleAfterRuns !== undefined && { recycleAfterRuns }), ...(workers !== undefined && { workers }) }))
   }
 
   /** The inline isolates and their runner, loaded once (a dynamic `import()` a run cost ~20 µs of loader work). */

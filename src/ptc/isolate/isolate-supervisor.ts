@@ -65,6 +65,18 @@ export class IsolateSupervisor {
     return this.current?.channel.id
   }
 
+  /** Whether the worker new runs go to is ready, so a run sent now starts at once (a group's routing). */
+  get ready(): boolean {
+    return this.current?.state === 'ready'
+  }
+
+  /** Runs in flight on this supervisor's workers (a group's routing). */
+  get activeRuns(): number {
+    let count = 0
+    for (const worker of this.workers) count += worker.runs.size
+    return count
+  }
+
   /** Pid of the replacement being started for the current worker (`recycleAfterRuns`), if any (for tests and diagnostics). */
   get replacementPid(): number | undefined {
     return this.successor?.channel.id

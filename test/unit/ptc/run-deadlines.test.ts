@@ -85,7 +85,8 @@ describe('Ptc with process isolation: the worker dies mid-run', () => {
   it('S9.1 toolCalls is right after a kill -9 of the isolate worker mid-run', async () => {
     const pending = root.ptc.run('for (;;) await tools.echo({ text: "again" })', { timeoutMs: 60_000 })
     while (dispatched.length < 20) await new Promise((resolve) => setTimeout(resolve, 5))
-    process.kill(root.ptc._supervisor!.workerPid!, 'SIGKILL')
+    // Whichever isolate worker holds the run (PtcConfig.isolateWorkers): every one is killed.
+    for (const pid of root.ptc._supervisor!.workerPids) process.kill(pid, 'SIGKILL')
     const result = await pending
     expect(result).toMatchObject({ status: 'error', error: { name: 'WorkerCrashError' } })
     // Every call the bridge dispatched, counted on the host: none lost with the worker.

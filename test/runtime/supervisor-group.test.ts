@@ -1,0 +1,65 @@
+/**
+ * Runs spread over several isolate worker processes (IsolateSupervisorGroup, SPEC S9.1, issue 12):
+ * one run starts one worker, the second run starts the rest, runs in flight go to different
+ * workers, and a worker that dies costs only its own runs while the others keep serving.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import type { IsolateRunRequest, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
+import { IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
+import { until } from './harness.ts'
+
+const groups: IsolateSupervisorGroup[] = []
+afterEach(() => {
+  for (const group of groups.splice(0)) group.dispose()
+})
+
+function group(workers?: number): IsolateSupervisorGroup {
+  const made = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, ...(workers !== undefined && { workers }) })
+  groups.push(made)
+  return made
+}
+
+const request = (js: string, dispatch: IsolateRunRequest['dispatch'] = async () => ({ ok: true, valueJson: 'null' })): IsolateRunRequest => ({ js, toolNames: ['wait'], dispatch })
+
+describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
+  it('S9.1 one run starts one worker; from the second run on, runs are spread over two', async () => {
+    const two = group()
+    expect(await two.run(request('return 1'))).toMatchObject({ status: 'ok', value: 1 })
+    expect(two.workerPids).toHaveLength(1)
+    expect(await two.run(request('return 2'))).toMatchObject({ status: 'ok', value: 2 })
+    await until(() => two.workerPids.length === 2, 30_000)
+    expect(new Set(two.workerPids).size).toBe(2)
+  }, 60_000)
+
+  it('S9.1 runs in flight together go to different workers, and a killed worker ends only its own run', async () => {
+    const two = group()
+    await two.prewarm()
+    await two.run(request('return 0'))
+    await two.run(request('return 0')) // the second run starts the second worker
+    // A run goes only to a ready worker.
+    await until(() => two.readyWorkers === 2, 30_000)
+    const waiting: ((outcome: IsolateToolOutcome) => void)[] = []
+    const dispatch = () => new Promise<IsolateToolOutcome>((resolve) => waiting.push(resolve))
+    const first = two.run(request('return await tools.wait({})', dispatch))
+    const second = two.run(request('return await tools.wait({})', dispatch))
+    await until(() => waiting.length === 2, 30_000)
+    process.kill(two.workerPid!, 'SIGKILL')
+    for (const answer of waiting) answer({ ok: true, valueJson: '"answered"' })
+    const results = await Promise.all([first, second])
+    expect(results.map((result) => result.status).sort()).toEqual(['error', 'ok'])
+    expect(results.find((result) => result.status === 'ok')).toMatchObject({ value: 'answered' })
+    // The survivor serves the next run at once, while the killed one is replaced.
+    expect(await two.run(request('return 3'))).toMatchObject({ status: 'ok', value: 3 })
+  }, 60_000)
+
+  it('S9.1 with workers: 1 every run goes to the one worker', async () => {
+    const one = group(1)
+    for (let run = 0; run < 3; run++) expect(await one.run(request(`return ${run}`))).toMatchObject({ status: 'ok', value: run })
+    expect(one.workerPids).toHaveLength(1)
+  }, 60_000)
+
+  it('S9.1 refuses a worker count that is not a whole number of at least 1', () => {
+    expect(() => new IsolateSupervisorGroup({ workers: 0 })).toThrow(/workers must be an integer of at least 1, got 0/)
+    expect(() => new IsolateSupervisorGroup({ workers: 1.5 })).toThrow(RangeError)
+  })
+})
