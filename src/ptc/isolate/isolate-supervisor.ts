@@ -24,7 +24,8 @@ export const DEFAULT_RECYCLE_AFTER_RUNS = 2_000
 
 /**
  * Runs scripts like `runInIsolate` (same request, same result, same guarantees), but in a
- * supervised child process. Use one per host; many concurrent runs share its worker. Whatever
+ * supervised child process. One per worker process (`IsolateSupervisorGroup` holds those of a
+ * host); many concurrent runs share its worker. Whatever
  * the worker does, every run resolves within its wall-clock limit plus `graceMs`, and an idle
  * supervisor never keeps the Node process alive.
  *
@@ -294,5 +295,4 @@ export class IsolateSupervisor {
       else run.end(workerCrashEnding(worker.killReason !== undefined ? `was stopped (${worker.killReason})` : `crashed (${description})`))
     }
   }
-
 }
