@@ -97,27 +97,24 @@ function inPlace(m: Readonly<Record<string, number>>): string[] {
  * Sequential calls and 64 KB results: the product's design with nothing of its own in the isolate
  * or the worker (`raw+host`, `raw-worker+host`: raw isolated-vm whose host function runs this
  * host's bridge, gate and pipeline), whole runs measured as the product's are, so the wake-ups a
- * call costs are counted as they happen (a sum of hops measured alone counted fewer). Parallel
- * calls in the worker process are bound by every thread's CPU shared by 2 cores (see
- * {@link cpuByThread}); inline, the product's batching (calls out of the isolate, settlements into
- * it, 128 at a time) makes a burst about as cheap as raw's, which crosses once a call, so no floor
- * is printed.
+ * call costs are counted as they happen (a sum of hops measured alone counted fewer). No floor is
+ * printed for parallel calls: the product's batching (calls out of the isolate, settlements into
+ * it, answers over IPC, 128 at a time) makes a burst about as cheap as raw's, which crosses once a
+ * call; their CPU by thread is printed above it ({@link cpuByThread}).
  */
-function floors(m: Readonly<Record<string, number>>, inputs: SummaryInputs, perCall: (runner: RunnerName, script: ScriptName) => number): Record<string, { us: number; of: string } | undefined> {
-  const processCpu = (['main', 'other', 'v8'] as const).reduce((sum, group) => sum + (cpuPerCall(inputs, caseName('process', 'parallel'), 'host', group) ?? NaN) + (cpuPerCall(inputs, caseName('process', 'parallel'), 'worker', group) ?? NaN), 0)
+function floors(m: Readonly<Record<string, number>>, perCall: (runner: RunnerName, script: ScriptName) => number): Record<string, { us: number; of: string } | undefined> {
   const design = (script: ScriptName, mode: 'inline' | 'process', parts = '') => {
     const runner = mode === 'inline' ? 'raw+host' : 'raw-worker+host'
     const where = mode === 'inline' ? 'in this process' : 'in a worker process, each call over IPC'
     return { us: perCall(runner, script), of: `raw isolated-vm ${where}, its host function this host's bridge, gate and pipeline${parts}` }
   }
   const copy = `; of it the canonical copy of the result (S6.1/S6.4) ${m[FLOOR_COPY]!.toFixed(0)}`
-  const parallelDesign = (mode: 'inline' | 'process') => `; the raw design with this host part: ${perCall(mode === 'inline' ? 'raw+host' : 'raw-worker+host', 'parallel').toFixed(1)}`
   return {
     'sequential inline': design('sequential', 'inline'),
     'sequential process': design('sequential', 'process'),
-    // No floor: the product's batching makes a burst cheaper than raw's one crossing a call (below 1.0x here at times).
+    // No floor: the product's batching makes a burst about as cheap as raw's one crossing a call.
     'parallel inline': undefined,
-    'parallel process': Number.isNaN(processCpu) ? undefined : { us: processCpu / 2, of: `every thread's CPU ${processCpu.toFixed(1)} on 2 cores${parallelDesign('process')}` },
+    'parallel process': undefined,
     'payload inline': design('payload', 'inline', copy),
     'payload process': design('payload', 'process', `${copy}, a bare IPC round trip carrying the 64 KB one way ${m[HOP_IPC_PAYLOAD]!.toFixed(0)}`),
   }
@@ -147,7 +144,7 @@ export function summary(m: Readonly<Record<string, number>>, inputs: SummaryInpu
   const row = (what: string, measured: string, floor: string, target: string) => lines.push(`| ${what} | ${measured} | ${floor} | ${target} |`)
   const calls = { sequential: CALLS, parallel: CALLS, payload: PAYLOAD_CALLS, trivial: 1 }
   const raw = (script: ScriptName) => perCall('raw', script, calls[script])
-  const floor = floors(m, inputs, (runner, script) => perCall(runner, script, calls[script]))
+  const floor = floors(m, (runner, script) => perCall(runner, script, calls[script]))
   for (const [script, inline, process] of [
     ['sequential', 1.3, 2],
     ['parallel', 1.5, 2],

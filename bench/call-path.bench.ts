@@ -77,17 +77,18 @@ let teardown: (() => Promise<void>) | undefined
 const workloadCpu: WorkloadCpu = {}
 
 /** `run` that also adds the CPU each thread group used during it to `workloadCpu[name]`. */
-function countingCpu(name: string, workerPid: () => number | undefined, run: () => Promise<unknown>): () => Promise<unknown> {
+function countingCpu(name: string, workerPids: () => number[], run: () => Promise<unknown>): () => Promise<unknown> {
   return async () => {
-    const pid = workerPid()
-    const before = { host: threadCpu(process.pid), worker: pid === undefined ? undefined : threadCpu(pid) }
+    // Every isolate worker of the host (PtcConfig.isolateWorkers): runs alternate between them.
+    const pids = workerPids()
+    const before = { host: threadCpu(process.pid), workers: pids.map((pid) => threadCpu(pid)) }
     await run()
     const total = (workloadCpu[name] ??= { host: { main: 0, v8: 0, other: 0 }, worker: { main: 0, v8: 0, other: 0 }, runs: 0 })
     const host = cpuSince(before.host, threadCpu(process.pid))
-    const worker = pid === undefined || before.worker === undefined ? { main: 0, v8: 0, other: 0 } : cpuSince(before.worker, threadCpu(pid))
+    const workers = pids.map((pid, index) => cpuSince(before.workers[index]!, threadCpu(pid)))
     for (const group of ['main', 'v8', 'other'] as const) {
       total.host[group] += host[group]
-      total.worker[group] += worker[group]
+      for (const worker of workers) total.worker[group] += worker[group]
     }
     total.runs++
   }
@@ -104,12 +105,12 @@ export const callPath = section(
     const inline = await productRunner('inline')
     const rawWorker = await rawProcessRunner(bridgeHostCall(inline.host))
     const runners: Record<RunnerName, ScriptRunner> = { raw: rawRunner(), inline, process: await productRunner('process'), 'raw+host': rawRunner(bridgeHostCall(inline.host)), 'raw-worker+host': rawWorker }
-    const workerPid = (runner: RunnerName) => (runner === 'process' ? workerPidOf(runners.process) : runner === 'raw-worker+host' ? rawWorker.pid : undefined)
+    const workerPids = (runner: RunnerName): number[] => (runner === 'process' ? workerPidsOf(runners.process) : runner === 'raw-worker+host' && rawWorker.pid !== undefined ? [rawWorker.pid] : [])
     const cases: BenchCase[] = []
     for (const { script, iterations } of WORKLOADS) {
       for (const runner of RUNNERS) {
         const run = () => runners[runner].run(script)
-        const counted = script === 'sequential' || script === 'parallel' ? countingCpu(caseName(runner, script), () => workerPid(runner), run) : run
+        const counted = script === 'sequential' || script === 'parallel' ? countingCpu(caseName(runner, script), () => workerPids(runner), run) : run
         cases.push({ name: caseName(runner, script), run: counted, iterations, ...(runner === 'raw' && script === 'trivial' && { baseline: true }) })
       }
     }
@@ -280,8 +281,8 @@ function noopTool() {
   })
 }
 
-/** The worker process's pid of a product runner (`isolation: 'process'`), read where the host keeps it. */
-function workerPidOf(runner: ScriptRunner): number | undefined {
-  return (runner as ScriptRunner & { host?: { ctx: { ptc: { _supervisor?: { workerPid?: number } } } } }).host?.ctx.ptc._supervisor?.workerPid
+/** The worker processes' pids of a product runner (`isolation: 'process'`), read where the host keeps them. */
+function workerPidsOf(runner: ScriptRunner): number[] {
+  return (runner as ScriptRunner & { host?: { ctx: { ptc: { _supervisor?: { workerPids: number[] } } } } }).host?.ctx.ptc._supervisor?.workerPids ?? []
 }
 
