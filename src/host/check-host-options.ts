@@ -13,6 +13,7 @@ import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permi
 import { DEFAULT_RUN_LIMITS, RUN_LIMIT_MINIMUMS } from '../ptc/isolate/run-limits.ts'
 import { maxWallClockMs } from '../ptc/run-deadline.ts'
 import type { HostOptions } from './create-host.ts'
+import { MAX_ISOLATE_WORKERS } from '../ptc/isolate/supervisor-group.ts'
 
 /** Every option `createHost` reads (a new one must be listed here: the type says so). */
 const HOST_OPTION_NAMES = Object.keys({
@@ -44,6 +45,9 @@ export function checkHostOptions(options: HostOptions): void {
   }
   const ptc = options.ptc ?? {}
   checkNumbers('ptc', ptc as Record<string, unknown>, PTC_MINIMUMS, true)
+  if (ptc.isolateWorkers !== undefined && ptc.isolateWorkers > MAX_ISOLATE_WORKERS) {
+    throw new HostOptionsError(`ptc.isolateWorkers takes at most ${MAX_ISOLATE_WORKERS} (each is a process of 70-90 MB), got ${ptc.isolateWorkers}.`, { option: 'ptc.isolateWorkers' })
+  }
   if (ptc.isolation !== undefined && ptc.isolation !== 'process' && ptc.isolation !== 'inline') {
     throw new HostOptionsError(`ptc.isolation takes 'process' or 'inline', got ${JSON.stringify(ptc.isolation)}.`, { option: 'ptc.isolation' })
   }

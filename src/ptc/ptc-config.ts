@@ -36,7 +36,8 @@ export interface PtcConfig {
    * `DEFAULT_ISOLATE_WORKERS`; at least 1). Every run needs a fresh isolate, which a worker makes
    * on its own main thread between runs (about 1.1 ms); with two, one makes its next isolate while
    * the other serves a run, so back-to-back runs do not wait for it (issue 12: a cold run 1.16x ->
-   * 0.83x raw isolated-vm). The second starts with the second run; each costs about 70-90 MB.
+   * 0.83x raw isolated-vm). The second starts with the second run; each costs about 70-90 MB. At most
+   * 16 (`MAX_ISOLATE_WORKERS`).
    */
   isolateWorkers?: number
   /**

@@ -3,10 +3,17 @@
  * one run starts one worker, the second run starts the rest, runs in flight go to different
  * workers, and a worker that dies costs only its own runs while the others keep serving.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { IsolateRunRequest, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
 import { IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
 import { until } from './harness.ts'
+
+const GATED_ENTRY = fileURLToPath(new URL('../fixtures/gated-worker-entry.ts', import.meta.url))
+const WORKER_ENTRY = fileURLToPath(new URL('../../src/ptc/isolate/isolate-worker-entry.ts', import.meta.url))
 
 const groups: IsolateSupervisorGroup[] = []
 afterEach(() => {
@@ -59,7 +66,57 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
   }, 60_000)
 
   it('S9.1 refuses a worker count that is not a whole number of at least 1', () => {
-    expect(() => new IsolateSupervisorGroup({ workers: 0 })).toThrow(/workers must be an integer of at least 1, got 0/)
+    expect(() => new IsolateSupervisorGroup({ workers: 0 })).toThrow(/workers must be an integer from 1 to 16, got 0/)
     expect(() => new IsolateSupervisorGroup({ workers: 1.5 })).toThrow(RangeError)
   })
+
+  it('S9.1 with the first worker dead and its replacement not starting, prewarm and runs go to the ready second one', async () => {
+    await withGate(async (gate) => {
+      const two = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, entry: GATED_ENTRY })
+      groups.push(two)
+      await two.run(request('return 0'))
+      await two.run(request('return 0'))
+      await until(() => two.readyWorkers === 2, 30_000)
+      const [first, second] = two.workerPids
+      fs.rmSync(gate) // from now on a worker that starts waits at the gate: the first one's replacement never gets ready
+      process.kill(first!, 'SIGKILL')
+      await until(() => !two.workerPids.includes(first!), 30_000)
+      await two.prewarm()
+      expect(await two.run(request('return 5'))).toMatchObject({ status: 'ok', value: 5 })
+      expect(two.workerPids).toContain(second)
+    })
+  }, 60_000)
+
+  it('S9.1 a later worker whose start failed is started again a hundred runs later', async () => {
+    await withGate(async (gate, folder) => {
+      const two = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, entry: GATED_ENTRY })
+      groups.push(two)
+      await two.run(request('return 1'))
+      vi.stubEnv('PTC_TEST_GATED_ENTRY', path.join(folder, 'no-such-entry.ts')) // the second worker's start fails
+      await two.run(request('return 2'))
+      await until(() => two.workerPids.length === 1 && two.readyWorkers === 1, 30_000)
+      vi.stubEnv('PTC_TEST_GATED_ENTRY', WORKER_ENTRY)
+      for (let run = 0; run < 99; run++) expect(await two.run(request('return 3'))).toMatchObject({ status: 'ok' })
+      expect(two.workerPids).toHaveLength(1) // not retried on every run
+      await two.run(request('return 4'))
+      await until(() => two.readyWorkers === 2, 30_000)
+      expect(fs.existsSync(gate)).toBe(true)
+    })
+  }, 120_000)
 })
+
+/** Runs `body` with workers started from the gated entry (`test/fixtures/gated-worker-entry.ts`), the gate open. */
+async function withGate(body: (gate: string, folder: string) => Promise<void>): Promise<void> {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-group-'))
+  const gate = path.join(folder, 'open')
+  fs.writeFileSync(gate, '')
+  vi.stubEnv('PTC_TEST_CHECKER_GATE', gate)
+  vi.stubEnv('PTC_TEST_GATED_ENTRY', WORKER_ENTRY)
+  try {
+    await body(gate, folder)
+  } finally {
+    for (const made of groups.splice(0)) made.dispose()
+    vi.unstubAllEnvs()
+    fs.rmSync(folder, { recursive: true, force: true })
+  }
+}

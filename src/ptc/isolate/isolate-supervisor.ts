@@ -25,9 +25,9 @@ export const DEFAULT_RECYCLE_AFTER_RUNS = 2_000
 /**
  * Runs scripts like `runInIsolate` (same request, same result, same guarantees), but in a
  * supervised child process. One per worker process (`IsolateSupervisorGroup` holds those of a
- * host); many concurrent runs share its worker. Whatever
- * the worker does, every run resolves within its wall-clock limit plus `graceMs`, and an idle
- * supervisor never keeps the Node process alive.
+ * host); many concurrent runs share its worker. Whatever the worker does, every run resolves
+ * within its wall-clock limit plus `graceMs`, and an idle supervisor never keeps the Node process
+ * alive.
  *
  * Restart semantics: a worker that reports an isolated-vm catastrophe, returns a `memory` run (a
  * memory kill can also leave an isolate thread spinning), or misses a deadline or cancel is
@@ -66,16 +66,10 @@ export class IsolateSupervisor {
     return this.current?.channel.id
   }
 
-  /** Whether the worker new runs go to is ready, so a run sent now starts at once (a group's routing). */
-  get ready(): boolean {
-    return this.current?.state === 'ready'
-  }
-
-  /** Runs in flight on this supervisor's workers (a group's routing). */
-  get activeRuns(): number {
-    let count = 0
-    for (const worker of this.workers) count += worker.runs.size
-    return count
+  /** The worker new runs go to: `ready` (a run sent now starts at once), `starting`, or `none` (a group's routing). */
+  get workerState(): 'ready' | 'starting' | 'none' {
+    const state = this.current?.state
+    return state === 'ready' || state === 'starting' ? state : 'none'
   }
 
   /** Pid of the replacement being started for the current worker (`recycleAfterRuns`), if any (for tests and diagnostics). */
@@ -150,6 +144,12 @@ export class IsolateSupervisor {
    */
   start(): void {
     if (!this.disposed && this.current === undefined) this.early = this.activeWorker()
+  }
+
+  /** {@link start}, also after a start that failed with no run to claim it (a group's later workers). */
+  retryStart(): void {
+    if (this.early?.state === 'dead') this.early = undefined
+    this.start()
   }
 
   /**

@@ -14,84 +14,116 @@ import { IsolateSupervisor } from './isolate-supervisor.ts'
 /** Default of {@link SupervisorGroupOptions.workers} and of `PtcConfig.isolateWorkers`. */
 export const DEFAULT_ISOLATE_WORKERS = 2
 
+/** Most worker processes a group may have (each is a Node process of 70-90 MB). */
+export const MAX_ISOLATE_WORKERS = 16
+
+/** Runs of the group after which a worker other than the first whose start did not get it ready is started again. */
+const RESTART_EVERY_RUNS = 100
+
 /** Options of an {@link IsolateSupervisorGroup}: every member's, and how many there are. */
 export interface SupervisorGroupOptions extends IsolateSupervisorOptions {
-  /** Worker processes runs are spread over, at least 1 (default {@link DEFAULT_ISOLATE_WORKERS}). */
+  /** Worker processes runs are spread over, 1 to {@link MAX_ISOLATE_WORKERS} (default {@link DEFAULT_ISOLATE_WORKERS}). */
   workers?: number
+}
+
+/** One worker's supervisor, the runs it holds, and from which run of the group it may be started again. */
+interface Member {
+  readonly supervisor: IsolateSupervisor
+  active: number
+  startAt: number
 }
 
 /**
  * The same contract as one {@link IsolateSupervisor} (`run`, `start`, `prewarm`, `dispose`).
  * The first worker starts as one supervisor's does; the others start with the second run, so a
- * host that makes one run (`ptc run`) starts one process. A run goes to the ready worker with
- * the fewest runs in flight, the one after the last chosen on a tie (back-to-back runs alternate);
- * to the first worker when none is ready yet.
+ * host that makes one run (`ptc run`) starts one process, and one that is not running (it failed
+ * to start, or it died and was not replaced) is started again with a later run. A run goes to the
+ * ready worker with the fewest runs in flight, the one after the last chosen on a tie
+ * (back-to-back runs alternate); when none is ready, to one that is starting, else the first.
  */
 export class IsolateSupervisorGroup {
-  readonly #members: IsolateSupervisor[]
+  readonly #members: Member[]
   #last = 0
   #runs = 0
 
-  /** @throws RangeError when `workers` is not an integer of at least 1. */
+  /** @throws RangeError when `workers` is not an integer from 1 to {@link MAX_ISOLATE_WORKERS}. */
   constructor(options: SupervisorGroupOptions = {}) {
     const { workers = DEFAULT_ISOLATE_WORKERS, ...each } = options
-    if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be an integer of at least 1, got ${workers}`)
-    this.#members = Array.from({ length: workers }, () => new IsolateSupervisor(each))
+    if (!Number.isInteger(workers) || workers < 1 || workers > MAX_ISOLATE_WORKERS) {
+      throw new RangeError(`workers must be an integer from 1 to ${MAX_ISOLATE_WORKERS}, got ${workers}`)
+    }
+    this.#members = Array.from({ length: workers }, () => ({ supervisor: new IsolateSupervisor(each), active: 0, startAt: 2 }))
   }
 
   /** Pid of the first member's worker, if running (for tests and diagnostics). */
   get workerPid(): number | undefined {
-    return this.#members[0]!.workerPid
+    return this.#members[0]!.supervisor.workerPid
   }
 
   /** Pids of the workers running now, one per member that has one (for tests and diagnostics). */
   get workerPids(): number[] {
-    return this.#members.flatMap((member) => (member.workerPid === undefined ? [] : [member.workerPid]))
+    return this.#members.flatMap(({ supervisor }) => (supervisor.workerPid === undefined ? [] : [supervisor.workerPid]))
   }
 
   /** Members whose worker is ready for a run now (for tests and diagnostics). */
   get readyWorkers(): number {
-    return this.#members.filter((member) => member.ready).length
+    return this.#members.filter(({ supervisor }) => supervisor.workerState === 'ready').length
   }
 
   /** Starts the first worker now, not waiting (see `IsolateSupervisor.start`). */
   start(): void {
-    this.#members[0]!.start()
+    this.#members[0]!.supervisor.start()
   }
 
   /**
-   * Starts the first worker and resolves once it is ready (see `IsolateSupervisor.prewarm`).
-   * @throws Error when it cannot start, or the group is disposed.
+   * Resolves once a worker is ready: at once when one is, else when the one starting (or the
+   * first, started now) is (see `IsolateSupervisor.prewarm`).
+   * @throws Error when that worker cannot start, or the group is disposed.
    */
-  prewarm(): Promise<void> {
-    return this.#members[0]!.prewarm()
+  async prewarm(): Promise<void> {
+    if (this.readyWorkers > 0) return
+    const starting = this.#members.find(({ supervisor }) => supervisor.workerState === 'starting')
+    await (starting ?? this.#members[0]!).supervisor.prewarm()
   }
 
   /**
    * Runs `request` on one member (see the class comment); the contract of `IsolateSupervisor.run`.
    * @throws as `IsolateSupervisor.run` does.
    */
-  run(request: IsolateRunRequest): Promise<IsolateRunResult> {
-    // From the second run on, every member has a worker (a no-op for one that has).
-    if (++this.#runs >= 2) for (let index = 1; index < this.#members.length; index++) this.#members[index]!.start()
-    return this.#pick().run(request)
+  async run(request: IsolateRunRequest): Promise<IsolateRunResult> {
+    this.#runs++
+    for (let index = 1; index < this.#members.length; index++) {
+      const member = this.#members[index]!
+      const state = member.supervisor.workerState
+      if (state === 'ready') member.startAt = 0 // Once ready, a later death is made good at the next run.
+      if (state !== 'none' || this.#runs < member.startAt) continue
+      member.startAt = this.#runs + RESTART_EVERY_RUNS
+      member.supervisor.retryStart()
+    }
+    const member = this.#pick()
+    member.active++
+    try {
+      return await member.supervisor.run(request)
+    } finally {
+      member.active--
+    }
   }
 
   /** Disposes every member (see `IsolateSupervisor.dispose`). Idempotent. */
   dispose(): void {
-    for (const member of this.#members) member.dispose()
+    for (const { supervisor } of this.#members) supervisor.dispose()
   }
 
-  #pick(): IsolateSupervisor {
+  #pick(): Member {
     const count = this.#members.length
     let chosen = -1
     for (let step = 1; step <= count; step++) {
       const index = (this.#last + step) % count
-      const member = this.#members[index]!
-      if (!member.ready) continue
-      if (chosen === -1 || member.activeRuns < this.#members[chosen]!.activeRuns) chosen = index
+      if (this.#members[index]!.supervisor.workerState !== 'ready') continue
+      if (chosen === -1 || this.#members[index]!.active < this.#members[chosen]!.active) chosen = index
     }
-    this.#last = chosen === -1 ? 0 : chosen
-    return this.#members[this.#last]!
+    if (chosen === -1) chosen = Math.max(0, this.#members.findIndex(({ supervisor }) => supervisor.workerState === 'starting'))
+    this.#last = chosen
+    return this.#members[chosen]!
   }
 }
