@@ -22,7 +22,7 @@ const HOST_OPTION_NAMES = Object.keys({
 } satisfies Record<keyof HostOptions, true>)
 
 /** The smallest value of each numeric `ptc` option (whole numbers; `limits` are separate). */
-const PTC_MINIMUMS = { maxWallClockMs: 1, checkers: 1, poolSize: 0, recycleWorkerAfterRuns: 0, isolateWorkers: 1, concurrency: 1, maxScriptBytes: 1, startTimeoutMs: 1 } as const
+const PTC_MINIMUMS = { maxWallClockMs: 1, checkers: 1, poolSize: 0, recycleWorkerAfterRuns: 0, concurrency: 1, maxScriptBytes: 1, startTimeoutMs: 1 } as const
 
 /** The smallest value of each numeric `jobs` option (whole numbers). */
 const JOBS_MINIMUMS = { ringBytes: 1, killWaitMs: 0, maxRunningPerOwner: 1, retainEnded: 0 } as const
@@ -45,8 +45,10 @@ export function checkHostOptions(options: HostOptions): void {
   }
   const ptc = options.ptc ?? {}
   checkNumbers('ptc', ptc as Record<string, unknown>, PTC_MINIMUMS, true)
-  if (ptc.isolateWorkers !== undefined && ptc.isolateWorkers > MAX_ISOLATE_WORKERS) {
-    throw new HostOptionsError(`ptc.isolateWorkers takes at most ${MAX_ISOLATE_WORKERS} (each is a process of 70-90 MB), got ${ptc.isolateWorkers}.`, { option: 'ptc.isolateWorkers' })
+  const workers = ptc.isolateWorkers as unknown
+  if (workers !== undefined && (typeof workers !== 'number' || !Number.isInteger(workers) || workers < 1 || workers > MAX_ISOLATE_WORKERS)) {
+    const got = typeof workers === 'string' ? JSON.stringify(workers) : String(workers)
+    throw new HostOptionsError(`ptc.isolateWorkers takes a whole number from 1 to ${MAX_ISOLATE_WORKERS} (each is a process of 70-90 MB), got ${got}.`, { option: 'ptc.isolateWorkers' })
   }
   if (ptc.isolation !== undefined && ptc.isolation !== 'process' && ptc.isolation !== 'inline') {
     throw new HostOptionsError(`ptc.isolation takes 'process' or 'inline', got ${JSON.stringify(ptc.isolation)}.`, { option: 'ptc.isolation' })

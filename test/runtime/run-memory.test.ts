@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { IsolateSupervisor, WORKER_NO_PRETENURING, WORKER_SEMI_SPACE_MB } from '../../src/ptc/isolate/isolate-supervisor.ts'
+import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
+import { WORKER_NO_PRETENURING, WORKER_SEMI_SPACE_MB } from '../../src/ptc/isolate/worker-start.ts'
 
 const INDEX = pathToFileURL(join(import.meta.dirname, '../../src/index.ts')).href
 const dir = mkdtempSync(join(tmpdir(), 'ptc-run-memory-'))

@@ -59,6 +59,21 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
     expect(await two.run(request('return 3'))).toMatchObject({ status: 'ok', value: 3 })
   }, 60_000)
 
+  it('S9.1 a worker killed between runs, the first or a later one, is replaced with the next run', async () => {
+    const two = group()
+    await two.run(request('return 0'))
+    await two.run(request('return 0'))
+    await until(() => two.readyWorkers === 2, 30_000)
+    for (const victim of [0, 1]) {
+      const pid = two.workerPids[victim]!
+      process.kill(pid, 'SIGKILL')
+      await until(() => !two.workerPids.includes(pid), 30_000)
+      expect(await two.run(request('return 6'))).toMatchObject({ status: 'ok', value: 6 })
+      await until(() => two.readyWorkers === 2, 30_000)
+      expect(two.workerPids).not.toContain(pid)
+    }
+  }, 90_000)
+
   it('S9.1 with workers: 1 every run goes to the one worker', async () => {
     const one = group(1)
     for (let run = 0; run < 3; run++) expect(await one.run(request(`return ${run}`))).toMatchObject({ status: 'ok', value: run })

@@ -16,9 +16,6 @@ import { refWorker, routeWorkerMessage, sendAnswerTurn, sendToWorker, type Super
 import { TurnBatcher } from './turn-batcher.ts'
 import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
 
-export type { IsolateSupervisorOptions } from './isolate-contract.ts'
-export { WORKER_NO_PRETENURING, WORKER_SEMI_SPACE_MB } from './worker-start.ts'
-
 /** Runs a worker serves before it is replaced (`IsolateSupervisorOptions.recycleAfterRuns`). */
 export const DEFAULT_RECYCLE_AFTER_RUNS = 2_000
 
@@ -66,10 +63,14 @@ export class IsolateSupervisor {
     return this.current?.channel.id
   }
 
-  /** The worker new runs go to: `ready` (a run sent now starts at once), `starting`, or `none` (a group's routing). */
-  get workerState(): 'ready' | 'starting' | 'none' {
+  /**
+   * The worker new runs go to (a group's routing): `ready` (a run sent now starts at once),
+   * `starting`, `failed` (its start failed and no run has taken that failure yet) or `none`.
+   */
+  get workerState(): 'ready' | 'starting' | 'failed' | 'none' {
     const state = this.current?.state
-    return state === 'ready' || state === 'starting' ? state : 'none'
+    if (state === 'ready' || state === 'starting') return state
+    return this.early?.state === 'dead' && !this.early.wasReady ? 'failed' : 'none'
   }
 
   /** Pid of the replacement being started for the current worker (`recycleAfterRuns`), if any (for tests and diagnostics). */

@@ -17,7 +17,7 @@ export const DEFAULT_ISOLATE_WORKERS = 2
 /** Most worker processes a group may have (each is a Node process of 70-90 MB). */
 export const MAX_ISOLATE_WORKERS = 16
 
-/** Runs of the group after which a worker other than the first whose start did not get it ready is started again. */
+/** Runs of the group after which a worker whose start failed is started again. */
 const RESTART_EVERY_RUNS = 100
 
 /** Options of an {@link IsolateSupervisorGroup}: every member's, and how many there are. */
@@ -26,18 +26,19 @@ export interface SupervisorGroupOptions extends IsolateSupervisorOptions {
   workers?: number
 }
 
-/** One worker's supervisor, the runs it holds, and from which run of the group it may be started again. */
+/** One worker's supervisor, the runs it holds, and from which run of the group a failed start of it is tried again. */
 interface Member {
   readonly supervisor: IsolateSupervisor
   active: number
-  startAt: number
+  retryAt: number
 }
 
 /**
  * The same contract as one {@link IsolateSupervisor} (`run`, `start`, `prewarm`, `dispose`).
  * The first worker starts as one supervisor's does; the others start with the second run, so a
- * host that makes one run (`ptc run`) starts one process, and one that is not running (it failed
- * to start, or it died and was not replaced) is started again with a later run. A run goes to the
+ * host that makes one run (`ptc run`) starts one process. A worker that died or was retired is
+ * replaced with the next run; one whose start failed is tried again {@link RESTART_EVERY_RUNS}
+ * runs later (the first one's failure is the next run's when no other worker is ready). A run goes to the
  * ready worker with the fewest runs in flight, the one after the last chosen on a tie
  * (back-to-back runs alternate); when none is ready, to one that is starting, else the first.
  */
@@ -52,7 +53,7 @@ export class IsolateSupervisorGroup {
     if (!Number.isInteger(workers) || workers < 1 || workers > MAX_ISOLATE_WORKERS) {
       throw new RangeError(`workers must be an integer from 1 to ${MAX_ISOLATE_WORKERS}, got ${workers}`)
     }
-    this.#members = Array.from({ length: workers }, () => ({ supervisor: new IsolateSupervisor(each), active: 0, startAt: 2 }))
+    this.#members = Array.from({ length: workers }, (_, index) => ({ supervisor: new IsolateSupervisor(each), active: 0, retryAt: index === 0 ? RESTART_EVERY_RUNS : 2 }))
   }
 
   /** Pid of the first member's worker, if running (for tests and diagnostics). */
@@ -92,12 +93,12 @@ export class IsolateSupervisorGroup {
    */
   async run(request: IsolateRunRequest): Promise<IsolateRunResult> {
     this.#runs++
-    for (let index = 1; index < this.#members.length; index++) {
-      const member = this.#members[index]!
+    // Later workers start with the second run; from then on every member has a worker.
+    const members = this.#runs >= 2 ? this.#members : this.#members.slice(0, 1)
+    for (const member of members) {
       const state = member.supervisor.workerState
-      if (state === 'ready') member.startAt = 0 // Once ready, a later death is made good at the next run.
-      if (state !== 'none' || this.#runs < member.startAt) continue
-      member.startAt = this.#runs + RESTART_EVERY_RUNS
+      if (state !== 'none' && (state !== 'failed' || this.#runs < member.retryAt)) continue
+      member.retryAt = this.#runs + RESTART_EVERY_RUNS
       member.supervisor.retryStart()
     }
     const member = this.#pick()

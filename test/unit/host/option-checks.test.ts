@@ -49,8 +49,10 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     [{ ptc: { checkers: 1.5 } }, 'ptc.checkers takes a whole number ≥ 1, got 1.5.'],
     [{ ptc: { startTimeoutMs: 0 } }, 'ptc.startTimeoutMs takes a whole number ≥ 1, got 0.'],
     [{ ptc: { recycleWorkerAfterRuns: -1 } }, 'ptc.recycleWorkerAfterRuns takes a whole number ≥ 0, got -1.'],
-    [{ ptc: { isolateWorkers: 0 } }, 'ptc.isolateWorkers takes a whole number ≥ 1, got 0.'],
-    [{ ptc: { isolateWorkers: 2 ** 32 } }, 'ptc.isolateWorkers takes at most 16 (each is a process of 70-90 MB), got 4294967296.'],
+    [{ ptc: { isolateWorkers: 0 } }, 'ptc.isolateWorkers takes a whole number from 1 to 16 (each is a process of 70-90 MB), got 0.'],
+    [{ ptc: { isolateWorkers: 1.5 } }, 'ptc.isolateWorkers takes a whole number from 1 to 16 (each is a process of 70-90 MB), got 1.5.'],
+    [{ ptc: { isolateWorkers: '2' } }, 'ptc.isolateWorkers takes a whole number from 1 to 16 (each is a process of 70-90 MB), got "2".'],
+    [{ ptc: { isolateWorkers: 2 ** 32 } }, 'ptc.isolateWorkers takes a whole number from 1 to 16 (each is a process of 70-90 MB), got 4294967296.'],
     [{ jobs: { ringBytes: -1 } }, 'jobs.ringBytes takes a whole number ≥ 1, got -1.'],
   ])('S9.7 a negative, NaN or non-numeric limit is refused, naming the option: %j', async (options, message) => {
     const error = await refusal(options)
