@@ -74,6 +74,19 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
     }
   }, 90_000)
 
+  it('S9.1 with no worker ready, a run and prewarm wait for whichever starting worker is ready first', async () => {
+    const two = group()
+    await two.run(request('return 0'))
+    await two.run(request('return 0'))
+    await until(() => two.readyWorkers === 2, 30_000)
+    for (const pid of two.workerPids) process.kill(pid, 'SIGKILL')
+    await until(() => two.workerPids.length === 0, 30_000)
+    const run = two.run(request('return 42')) // starts both again
+    process.kill(two.workerPid!, 'SIGSTOP') // the first one's start never ends (until its 60 s limit)
+    await two.prewarm()
+    expect(await run).toMatchObject({ status: 'ok', value: 42 })
+  }, 30_000)
+
   it('S9.1 with workers: 1 every run goes to the one worker', async () => {
     const one = group(1)
     for (let run = 0; run < 3; run++) expect(await one.run(request(`return ${run}`))).toMatchObject({ status: 'ok', value: run })

@@ -38,9 +38,10 @@ interface Member {
  * The first worker starts as one supervisor's does; the others start with the second run, so a
  * host that makes one run (`ptc run`) starts one process. A worker that died or was retired is
  * replaced with the next run; one whose start failed is tried again {@link RESTART_EVERY_RUNS}
- * runs later (the first one's failure is the next run's when no other worker is ready). A run goes to the
- * ready worker with the fewest runs in flight, the one after the last chosen on a tie
- * (back-to-back runs alternate); when none is ready, to one that is starting, else the first.
+ * runs later (the first one's failure is the next run's when no other worker is ready). A run
+ * goes to the ready worker with the fewest runs in flight, the one after the last chosen on a tie
+ * (back-to-back runs alternate); when none is ready, to whichever starting worker is ready first,
+ * else to the first worker.
  */
 export class IsolateSupervisorGroup {
   readonly #members: Member[]
@@ -77,14 +78,17 @@ export class IsolateSupervisorGroup {
   }
 
   /**
-   * Resolves once a worker is ready: at once when one is, else when the one starting (or the
-   * first, started now) is (see `IsolateSupervisor.prewarm`).
-   * @throws Error when that worker cannot start, or the group is disposed.
+   * Resolves once a worker is ready: at once when one is, else when the first of those starting
+   * is (the first member, started now, when none is). See `IsolateSupervisor.prewarm`.
+   * @throws Error when none of them can start (the first one's error), or the group is disposed.
    */
   async prewarm(): Promise<void> {
     if (this.readyWorkers > 0) return
-    const starting = this.#members.find(({ supervisor }) => supervisor.workerState === 'starting')
-    await (starting ?? this.#members[0]!).supervisor.prewarm()
+    const starting = this.#members.filter(({ supervisor }) => supervisor.workerState === 'starting')
+    const waits = (starting.length > 0 ? starting : this.#members.slice(0, 1)).map(({ supervisor }) => supervisor.prewarm())
+    await Promise.any(waits).catch((error: AggregateError) => {
+      throw error.errors[0]
+    })
   }
 
   /**
@@ -101,6 +105,8 @@ export class IsolateSupervisorGroup {
       member.retryAt = this.#runs + RESTART_EVERY_RUNS
       member.supervisor.retryStart()
     }
+    // None ready: the run goes to whichever starting worker is ready first, not one chosen now.
+    if (this.readyWorkers === 0 && this.#members.some(({ supervisor }) => supervisor.workerState === 'starting')) await this.prewarm().catch(() => {})
     const member = this.#pick()
     member.active++
     try {
