@@ -9,6 +9,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { IsolateRunRequest, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
+import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
 import { IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
 import { until } from './harness.ts'
 
@@ -86,6 +87,28 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
     await two.prewarm()
     expect(await run).toMatchObject({ status: 'ok', value: 42 })
   }, 30_000)
+
+  it('S9.1 the group staggers replacements: firstRecycleAfterRuns replaces a first worker sooner, its successors after recycleAfterRuns', async () => {
+    const supervisor = new IsolateSupervisor({ poolSize: 1, recycleAfterRuns: 4, firstRecycleAfterRuns: 2 })
+    try {
+      await supervisor.run(request('return 1'))
+      expect(supervisor.replacementPid).toBeUndefined()
+      const second = supervisor.run(request('return 2')) // the first worker's second run starts its replacement
+      const replacement = supervisor.replacementPid
+      expect(replacement).toBeGreaterThan(0)
+      await second
+      await until(() => supervisor.workerPid === replacement, 30_000)
+      for (let run = 1; run <= 3; run++) {
+        await supervisor.run(request('return 3'))
+        expect(supervisor.replacementPid).toBeUndefined()
+      }
+      const fourth = supervisor.run(request('return 4')) // the successor is replaced after recycleAfterRuns (4)
+      expect(supervisor.replacementPid).toBeGreaterThan(0)
+      await fourth
+    } finally {
+      supervisor.dispose()
+    }
+  }, 60_000)
 
   it('S9.1 with workers: 1 every run goes to the one worker', async () => {
     const one = group(1)

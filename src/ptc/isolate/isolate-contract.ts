@@ -146,6 +146,11 @@ export interface IsolateSupervisorOptions {
    * last run has. A replacement starts only while no retired worker is still finishing its runs.
    */
   recycleAfterRuns?: number
+  /**
+   * Runs the supervisor's first worker serves before it is replaced (default `recycleAfterRuns`):
+   * a group staggers its workers' replacements with it, so they are not replaced together.
+   */
+  firstRecycleAfterRuns?: number
   /** The worker's main module (default `isolate-worker-entry.ts` next to this file). */
   entry?: string
   /**

@@ -42,6 +42,7 @@ export class IsolateSupervisor {
   private readonly workers = new Set<SupervisedWorker>()
   private nextRunId = 0
   private prewarmed = false
+  private spawned = 0
   /** The worker {@link start} began, until a run claims it. */
   private early: SupervisedWorker | undefined
   private disposed = false
@@ -55,6 +56,7 @@ export class IsolateSupervisor {
       entry: options.entry ?? DEFAULT_WORKER_ENTRY,
       startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
       recycleAfterRuns: options.recycleAfterRuns ?? DEFAULT_RECYCLE_AFTER_RUNS,
+      firstRecycleAfterRuns: options.firstRecycleAfterRuns ?? options.recycleAfterRuns ?? DEFAULT_RECYCLE_AFTER_RUNS,
     }
   }
 
@@ -63,10 +65,7 @@ export class IsolateSupervisor {
     return this.current?.channel.id
   }
 
-  /**
-   * The worker new runs go to (a group's routing): `ready` (a run sent now starts at once),
-   * `starting`, `failed` (its start failed and no run has taken that failure yet) or `none`.
-   */
+  /** The worker new runs go to (a group's routing); `failed`: its start failed, no run took that failure yet. */
   get workerState(): 'ready' | 'starting' | 'failed' | 'none' {
     const state = this.current?.state
     if (state === 'ready' || state === 'starting') return state
@@ -249,7 +248,7 @@ export class IsolateSupervisor {
     const startLimit = setTimeout(() => {
       if (worker.state === 'starting') this.kill(worker, startLimitFailure(this.options.startTimeoutMs))
     }, this.options.startTimeoutMs).unref()
-    worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => sendAnswerTurn(worker, messages)), served: 0, recycleAt: this.options.recycleAfterRuns }
+    worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => sendAnswerTurn(worker, messages)), served: 0, recycleAt: this.spawned++ === 0 ? this.options.firstRecycleAfterRuns : this.options.recycleAfterRuns }
     this.workers.add(worker)
     refWorker(worker)
     return worker

@@ -9,7 +9,7 @@
  * its own runs, and the others keep serving while it is replaced.
  */
 import type { IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions } from './isolate-contract.ts'
-import { IsolateSupervisor } from './isolate-supervisor.ts'
+import { DEFAULT_RECYCLE_AFTER_RUNS, IsolateSupervisor } from './isolate-supervisor.ts'
 
 /** Default of {@link SupervisorGroupOptions.workers} and of `PtcConfig.isolateWorkers`. */
 export const DEFAULT_ISOLATE_WORKERS = 2
@@ -54,7 +54,14 @@ export class IsolateSupervisorGroup {
     if (!Number.isInteger(workers) || workers < 1 || workers > MAX_ISOLATE_WORKERS) {
       throw new RangeError(`workers must be an integer from 1 to ${MAX_ISOLATE_WORKERS}, got ${workers}`)
     }
-    this.#members = Array.from({ length: workers }, (_, index) => ({ supervisor: new IsolateSupervisor(each), active: 0, retryAt: index === 0 ? RESTART_EVERY_RUNS : 2 }))
+    // Replacements staggered (issue 12: memory): as runs alternate, the workers would otherwise reach
+    // recycleAfterRuns together and be replaced at once, all of their memory's warm-up at the same time.
+    const recycle = each.recycleAfterRuns ?? DEFAULT_RECYCLE_AFTER_RUNS
+    this.#members = Array.from({ length: workers }, (_, index) => ({
+      supervisor: new IsolateSupervisor({ ...each, firstRecycleAfterRuns: Math.max(1, recycle - Math.round((recycle * index) / workers)) }),
+      active: 0,
+      retryAt: index === 0 ? RESTART_EVERY_RUNS : 2,
+    }))
   }
 
   /** Pid of the first member's worker, if running (for tests and diagnostics). */
