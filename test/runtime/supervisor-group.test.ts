@@ -27,6 +27,14 @@ function group(workers?: number): IsolateSupervisorGroup {
   return made
 }
 
+/** Two runs (the second starts the second worker), then both workers ready. */
+async function bothReady(two: IsolateSupervisorGroup): Promise<IsolateSupervisorGroup> {
+  await two.run(request('return 0'))
+  await two.run(request('return 0'))
+  await until(() => two.readyWorkers === 2, 30_000)
+  return two
+}
+
 const request = (js: string, dispatch: IsolateRunRequest['dispatch'] = async () => ({ ok: true, valueJson: 'null' })): IsolateRunRequest => ({ js, toolNames: ['wait'], dispatch })
 
 describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
@@ -61,10 +69,7 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
   }, 60_000)
 
   it('S9.1 a worker killed between runs, the first or a later one, is replaced with the next run', async () => {
-    const two = group()
-    await two.run(request('return 0'))
-    await two.run(request('return 0'))
-    await until(() => two.readyWorkers === 2, 30_000)
+    const two = await bothReady(group())
     for (const victim of [0, 1]) {
       const pid = two.workerPids[victim]!
       process.kill(pid, 'SIGKILL')
@@ -76,10 +81,7 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
   }, 90_000)
 
   it('S9.1 with no worker ready, a run and prewarm wait for whichever starting worker is ready first', async () => {
-    const two = group()
-    await two.run(request('return 0'))
-    await two.run(request('return 0'))
-    await until(() => two.readyWorkers === 2, 30_000)
+    const two = await bothReady(group())
     for (const pid of two.workerPids) process.kill(pid, 'SIGKILL')
     await until(() => two.workerPids.length === 0, 30_000)
     const run = two.run(request('return 42')) // starts both again
@@ -125,9 +127,7 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
     await withGate(async (gate) => {
       const two = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, entry: GATED_ENTRY })
       groups.push(two)
-      await two.run(request('return 0'))
-      await two.run(request('return 0'))
-      await until(() => two.readyWorkers === 2, 30_000)
+      await bothReady(two)
       const [first, second] = two.workerPids
       fs.rmSync(gate) // from now on a worker that starts waits at the gate: the first one's replacement never gets ready
       process.kill(first!, 'SIGKILL')
