@@ -74,7 +74,7 @@ export class IsolateSupervisorGroup {
     return this.#members.flatMap(({ supervisor }) => (supervisor.workerPid === undefined ? [] : [supervisor.workerPid]))
   }
 
-  /** Members whose worker is ready for a run now (for tests and diagnostics). */
+  /** Members whose worker is ready for a run now (the routing's and `prewarm`'s first question; also for tests and diagnostics). */
   get readyWorkers(): number {
     return this.#members.filter(({ supervisor }) => supervisor.workerState === 'ready').length
   }
