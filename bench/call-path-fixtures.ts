@@ -6,8 +6,6 @@
  * `Reference.apply` per call, JSON strings both ways). Same scripts, same tools, same process, so
  * the ratios compare like the harness's.
  */
-import { fork } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -16,6 +14,7 @@ import { createHost, defineTool, type Host } from '../src/index.ts'
 import { runRawIsolate } from './raw-isolate.ts'
 import { untraced } from '../src/pipeline/cordis-adapter.ts'
 import { createBridge } from '../src/ptc/bridge.ts'
+import { startWorker } from '../src/ptc/worker-channel.ts'
 import { ExecutionGate } from '../src/scheduler/execution-gate.ts'
 
 /** Calls per run of the sequential and parallel workloads (the harness's W2, W3). */
@@ -146,26 +145,34 @@ export function rawRunner(hostCall: RawHostCall = callHostTool): ScriptRunner {
 }
 
 /**
- * Raw isolated-vm in a worker process (`raw-worker-child.ts`): each call crosses the IPC channel
- * to this process, where `hostCall` answers it. The floor of the product's default design, with
- * `hostCall` doing the product's host part (issue 12).
+ * Raw isolated-vm in a worker process (`raw-worker-child.ts`): each call crosses the product's
+ * worker channel (`startWorker`'s `channel: 'frames'`) to this process, where `hostCall` answers
+ * it. The floor of the product's default design, with `hostCall` doing the product's host part
+ * (issue 12).
  */
 export async function rawProcessRunner(hostCall: RawHostCall = callHostTool): Promise<ScriptRunner & { pid: number | undefined }> {
-  const child = fork(path.join(import.meta.dirname, 'raw-worker-child.ts'), [], { serialization: 'advanced', execArgv: ['--no-node-snapshot'] })
-  await once(child, 'spawn')
   let finished: ((message: { json?: string; error?: string }) => void) | undefined
-  child.on('message', (message: { type: string; callId?: number; name?: string; argsJson?: string; json?: string; error?: string }) => {
-    if (message.type === 'call') {
-      hostCall(message.name!, message.argsJson!).then(
-        (json) => child.send({ type: 'answer', callId: message.callId, json }),
-        (error: unknown) => child.send({ type: 'answer', callId: message.callId, error: String(error) }),
-      )
-    } else if (message.type === 'done') finished?.(message)
+  const { promise: ready, resolve: markReady } = Promise.withResolvers<void>()
+  const child = startWorker<object, { type: string; callId?: number; name?: string; argsJson?: string; json?: string; error?: string }>({
+    kind: 'process',
+    entry: path.join(import.meta.dirname, 'raw-worker-child.ts'),
+    execArgv: ['--no-node-snapshot'],
+    channel: 'frames',
+    onMessage(message) {
+      if (message.type === 'ready') markReady()
+      else if (message.type === 'call') {
+        hostCall(message.name!, message.argsJson!).then(
+          (json) => child.send({ type: 'answer', callId: message.callId, json }),
+          (error: unknown) => child.send({ type: 'answer', callId: message.callId, error: String(error) }),
+        )
+      } else if (message.type === 'done') finished?.(message)
+    },
+    // A child that dies fails the run in progress instead of leaving it waiting.
+    onExit: (description) => finished?.({ error: `the child exited (${description})` }),
   })
-  // A child that dies fails the run in progress instead of leaving it waiting.
-  child.on('exit', (code, signal) => finished?.({ error: `the child exited (${signal ?? code})` }))
+  await ready
   return {
-    pid: child.pid,
+    pid: child.id,
     async run(script) {
       const done = new Promise<{ json?: string; error?: string }>((resolve) => (finished = resolve))
       child.send({ type: 'run', code: SCRIPTS[script].code, names: Object.keys(HOST_TOOLS) })
@@ -174,7 +181,7 @@ export async function rawProcessRunner(hostCall: RawHostCall = callHostTool): Pr
       expectValue(script, json === undefined ? undefined : JSON.parse(json), 'raw isolated-vm in a worker process')
     },
     async close() {
-      if (child.connected) child.disconnect()
+      child.kill()
     },
   }
 }

@@ -11,7 +11,7 @@ import type { ThreadCpu } from './thread-cpu.ts'
 /**
  * `raw`: raw isolated-vm as the harness runs it; `inline`, `process`: the product; `raw+host`,
  * `raw-worker+host`: the product's design with nothing of its own in the isolate or the worker,
- * raw isolated-vm (in this process, in a worker process over IPC) whose host function runs the
+ * raw isolated-vm (in this process, in a worker process over the worker channel) whose host function runs the
  * product host's bridge, gate and pipeline: the floors of the two designs (issue 12).
  */
 export const RUNNERS = ['raw', 'inline', 'process', 'raw+host', 'raw-worker+host'] as const
@@ -22,16 +22,17 @@ export const HOP_RUNNER = (mode: 'inline' | 'process', script: 'trivial' | 'sequ
 export const HOP_HOST = 'hop: host bridge + gate + pipeline, noop'
 export const HOP_HOST_SLEPT = 'hop: host bridge + gate + pipeline, noop, after the host thread slept 30 µs'
 export const HOP_IN_PLACE = 'hop: runner inline, bridge + gate + pipeline dispatch: sequential'
-export const HOP_IPC = 'hop: bare IPC round trip (process.send, advanced)'
-export const HOP_IPC_PAYLOAD = 'hop: bare IPC round trip, the 64 KB result one way'
-/** The same round trips over a plain socket with framing of its own (`socket-frames.ts`): a leaner channel's floor. */
-export const HOP_SOCKET = (framing: 'v8' | 'lines', payload: boolean) =>
-  `hop: bare round trip over a socket, ${framing === 'v8' ? 'length-prefixed v8.serialize frames' : 'JSON lines'}${payload ? ', the 64 KB result one way' : ''}`
+/** A bare round trip over the worker channel, JSON frames on a socket (`src/ptc/json-frames.ts`): the floor of the worker process's extra hop. */
+export const HOP_CHANNEL = 'hop: bare round trip over the worker channel (JSON frames on a socket)'
+export const HOP_CHANNEL_PAYLOAD = 'hop: bare round trip over the worker channel, the 64 KB result one way'
+/** The same round trips over the other channels measured (`socket-frames.ts`): Node's IPC (the channel until round 13), v8.serialize frames. */
+export const HOP_OTHER = (channel: 'ipc' | 'v8', payload: boolean) =>
+  `hop: bare round trip over ${channel === 'ipc' ? "Node's IPC (process.send, advanced)" : 'a socket, length-prefixed v8.serialize frames'}${payload ? ', the 64 KB result one way' : ''}`
 export const HOP_RUN_CODE_HOST = "hop: run_code's host part for a trivial run (the isolate step answered at once)"
 export const LATENCY = 'process: trivial run, pool refilled'
-export const FLOOR_IPC = 'floor: bare IPC round trip after the same pause'
+export const FLOOR_CHANNEL = 'floor: bare round trip over the worker channel after the same pause'
 export const FLOOR_RAW = 'floor: raw trivial run on an isolate made ahead, after the same pause'
-export const FLOOR_LATENCY = "floor: run_code's host part, an IPC round trip and that raw run in a row, after the same pause"
+export const FLOOR_LATENCY = "floor: run_code's host part, a worker channel round trip and that raw run in a row, after the same pause"
 export const FLOOR_COPY = 'floor: canonical copy of the 64 KB result (materializeJson, S6.1/S6.4)'
 export const DIRECT = 'pipeline: direct await body(args)'
 export const PIPELINE = 'pipeline: tools.execute (3 policies + 1 guard)'
@@ -54,7 +55,7 @@ function cpuPerCall(inputs: SummaryInputs, name: string, side: 'host' | 'worker'
 /**
  * Where a call's CPU goes, by thread (µs a call, over every sample including warm-up, at the
  * kernel's 10 ms tick): each process's main thread, V8's helper threads, and the rest (isolated-vm's
- * isolate threads). In the worker process both main threads also carry the IPC. A burst of
+ * isolate threads). In the worker process both main threads also carry the worker channel. A burst of
  * parallel calls is bound by its busiest thread: a call cannot take less wall time than that
  * thread's CPU per call.
  */
@@ -99,13 +100,13 @@ function inPlace(m: Readonly<Record<string, number>>): string[] {
  * host's bridge, gate and pipeline), whole runs measured as the product's are, so the wake-ups a
  * call costs are counted as they happen (a sum of hops measured alone counted fewer). No floor is
  * printed for parallel calls: the product's batching (calls out of the isolate, settlements into
- * it, answers over IPC, 128 at a time) makes a burst about as cheap as raw's, which crosses once a
+ * it, answers over the worker channel, 128 at a time) makes a burst about as cheap as raw's, which crosses once a
  * call; their CPU by thread is printed above it ({@link cpuByThread}).
  */
 function floors(m: Readonly<Record<string, number>>, perCall: (runner: RunnerName, script: ScriptName) => number): Record<string, { us: number; of: string } | undefined> {
   const design = (script: ScriptName, mode: 'inline' | 'process', parts = '') => {
     const runner = mode === 'inline' ? 'raw+host' : 'raw-worker+host'
-    const where = mode === 'inline' ? 'in this process' : 'in a worker process, each call over IPC'
+    const where = mode === 'inline' ? 'in this process' : 'in a worker process, each call over the worker channel'
     return { us: perCall(runner, script), of: `raw isolated-vm ${where}, its host function this host's bridge, gate and pipeline${parts}` }
   }
   const copy = `; of it the canonical copy of the result (S6.1/S6.4) ${m[FLOOR_COPY]!.toFixed(0)}`
@@ -116,7 +117,7 @@ function floors(m: Readonly<Record<string, number>>, perCall: (runner: RunnerNam
     'parallel inline': undefined,
     'parallel process': undefined,
     'payload inline': design('payload', 'inline', copy),
-    'payload process': design('payload', 'process', `${copy}, a bare IPC round trip carrying the 64 KB one way ${m[HOP_IPC_PAYLOAD]!.toFixed(0)}`),
+    'payload process': design('payload', 'process', `${copy}, a bare channel round trip carrying the 64 KB one way ${m[HOP_CHANNEL_PAYLOAD]!.toFixed(0)}`),
   }
 }
 
@@ -131,7 +132,7 @@ export function summary(m: Readonly<Record<string, number>>, inputs: SummaryInpu
     'one sequential call, hop by hop (µs; each hop = a measured case minus the one before it):',
     `  isolate ⇄ host thread (raw Reference.apply round trip)            ${rawCall.toFixed(1)}`,
     `  + runtime, call queue, settle batch (runner inline − raw)          ${(runnerCall('inline') - rawCall).toFixed(1)}`,
-    `  + worker main thread ⇄ host IPC (runner process − runner inline)  ${(runnerCall('process') - runnerCall('inline')).toFixed(1)}`,
+    `  + worker main thread ⇄ host channel (runner process − runner inline) ${(runnerCall('process') - runnerCall('inline')).toFixed(1)}`,
     `  + host: bridge, gate, pipeline (measured alone)                    ${host.toFixed(1)}`,
     `  = expected inline ${(runnerCall('inline') + host).toFixed(1)}, process ${(runnerCall('process') + host).toFixed(1)}; measured through run_code: inline ${perCall('inline', 'sequential', CALLS).toFixed(1)}, process ${perCall('process', 'sequential', CALLS).toFixed(1)}`,
     ...inPlace(m),
@@ -163,14 +164,14 @@ export function summary(m: Readonly<Record<string, number>>, inputs: SummaryInpu
   }
   const cold = (runner: RunnerName) => m[caseName(runner, 'trivial')]! / 1000
   const runCodeHost = m[HOP_RUN_CODE_HOST]! / 1000
-  const coldFloor = { inline: cold('raw') + runCodeHost, oneWorker: cold('raw') + runCodeHost + m[HOP_IPC]! / 1000 }
+  const coldFloor = { inline: cold('raw') + runCodeHost, oneWorker: cold('raw') + runCodeHost + m[HOP_CHANNEL]! / 1000 }
   const runnerAlone = (mode: 'inline' | 'process') => `runner alone ${(m[HOP_RUNNER(mode, 'trivial')]! / 1000).toFixed(2)}`
   row('cold run ms (fresh isolate, back to back), inline', `${cold('inline').toFixed(2)} (${ratio(cold('inline'), cold('raw'))} raw ${cold('raw').toFixed(2)}; ${runnerAlone('inline')})`, `${coldFloor.inline.toFixed(2)} (${ratio(coldFloor.inline, cold('raw'))}: raw + run_code's host part ${runCodeHost.toFixed(2)})`, '≤ 1.0× raw')
   // Two workers (PtcConfig.isolateWorkers): each makes its next isolate while the other runs, so
-  // the floor of one worker (raw + run_code + an IPC round trip) no longer bounds it.
-  row('cold run ms, process (two workers)', `${cold('process').toFixed(2)} (${ratio(cold('process'), cold('raw'))} raw; one worker's ${runnerAlone('process')})`, `— (one worker's: ${coldFloor.oneWorker.toFixed(2)}, ${ratio(coldFloor.oneWorker, cold('raw'))}: + bare IPC ${(m[HOP_IPC]! / 1000).toFixed(2)})`, '≤ 1.0× raw')
+  // the floor of one worker (raw + run_code + a channel round trip) no longer bounds it.
+  row('cold run ms, process (two workers)', `${cold('process').toFixed(2)} (${ratio(cold('process'), cold('raw'))} raw; one worker's ${runnerAlone('process')})`, `— (one worker's: ${coldFloor.oneWorker.toFixed(2)}, ${ratio(coldFloor.oneWorker, cold('raw'))}: + bare channel round trip ${(m[HOP_CHANNEL]! / 1000).toFixed(2)})`, '≤ 1.0× raw')
   const ms = (name: string) => (m[name]! / 1000).toFixed(2)
-  row('trivial run ms, pool refilled, process', ms(LATENCY), `${ms(FLOOR_LATENCY)} (run_code's host part, an IPC round trip and raw's run on a ready isolate, in a row after the same pause; the last two alone ${ms(FLOOR_IPC)} and ${ms(FLOOR_RAW)})`, '≤ 1.5 ms')
+  row('trivial run ms, pool refilled, process', ms(LATENCY), `${ms(FLOOR_LATENCY)} (run_code's host part, a worker channel round trip and raw's run on a ready isolate, in a row after the same pause; the last two alone ${ms(FLOOR_CHANNEL)} and ${ms(FLOOR_RAW)})`, '≤ 1.5 ms')
   const { latency } = inputs
   if (latency !== undefined) {
     row('trivial run ms, pool refilled, process, in a process holding only the host', `${latency.idleMs.toFixed(2)}; ${latency.awakeMs.toFixed(2)} with a thread of the host waking every 25 µs (cores never idle)`, '—', '≤ 1.5 ms')

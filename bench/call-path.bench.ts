@@ -6,11 +6,11 @@
  *   µs/call = (median run − median trivial run of the same runner) / calls, as the harness counts;
  * - one sequential call broken into its hops: the isolate ⇄ host-thread crossing (raw
  *   `Reference.apply` in a reused context), the runtime and runner around it (`runInIsolate`
- *   with a trivial dispatch), the worker process's IPC (`IsolateSupervisor`, same dispatch), and
+ *   with a trivial dispatch), the worker process's channel (`IsolateSupervisor`, same dispatch), and
  *   the host's part (bridge, execution gate and the whole pipeline of the `noop` tool), back to
  *   back and after the host's thread slept as it does while the isolate works;
- * - the floors of the 64 KB workload: the canonical copy of the result, and an IPC round trip
- *   carrying it one way;
+ * - the floors of the 64 KB workload: the canonical copy of the result, and a round trip over
+ *   the worker channel carrying it one way (and the same over Node's IPC and v8.serialize frames);
  * - the pipeline alone (3 policies + 1 guard over a direct call), as `pipeline.bench.ts`;
  * - a trivial run after a pause in a process holding only the host (`latency-child.ts`), with the
  *   machine's cores let idle and kept awake by a thread that wakes every 25 µs.
@@ -37,16 +37,16 @@ import {
   caseName,
   DIRECT,
   FLOOR_COPY,
-  FLOOR_IPC,
+  FLOOR_CHANNEL,
   FLOOR_LATENCY,
   FLOOR_RAW,
   HOP_HOST,
   HOP_HOST_SLEPT,
   HOP_IN_PLACE,
-  HOP_IPC,
-  HOP_IPC_PAYLOAD,
+  HOP_CHANNEL,
+  HOP_CHANNEL_PAYLOAD,
+  HOP_OTHER,
   HOP_RAW,
-  HOP_SOCKET,
   HOP_RUN_CODE_HOST,
   HOP_RUNNER,
   LATENCY,
@@ -152,20 +152,22 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
   const signal = new AbortController().signal
   let pairing = 0
   // The floor of the worker process's extra hop: one dispatch-sized message there and back
-  // between two processes doing nothing else, as the supervisor's channel sends it.
+  // between two processes doing nothing else, over the worker channel (JSON frames on a socket),
+  // and for comparison over Node's IPC (the channel until round 13) and v8.serialize frames.
   const echo = fork(resolve(import.meta.dirname, 'ipc-echo-child.ts'), [], { serialization: 'advanced', execArgv: [] })
   await once(echo, 'spawn')
   const message = { type: 'dispatch', runId: 'bench', pairingId: 'bench:1', name: 'noop', argsJson: '{"i":1}' }
-  const roundTrip = (sent: object = message) => new Promise<unknown>((answered) => {
+  const ipcRoundTrip = (sent: object = message) => new Promise<unknown>((answered) => {
     echo.once('message', answered)
     echo.send(sent)
   })
   // The answer a call with the 64 KB result gets (the supervisor's answer message, as JSON text).
-  echo.send({ type: 'prime', reply: { type: 'answer', runId: 'bench', pairingId: 'bench:1', outcome: { ok: true, valueJson: JSON.stringify(PAYLOAD.obj) } } })
+  const prime = { type: 'prime', reply: { type: 'answers', answers: [['bench', 'bench:1', 1, JSON.stringify(PAYLOAD.obj)]] } }
+  echo.send(prime)
   const payloadRequest = { type: 'reply' }
-  // A leaner channel than process.send (issue 12's idea): the same messages over a plain socket.
-  const sockets = { v8: await startSocketEcho('v8'), lines: await startSocketEcho('lines') }
-  for (const socket of Object.values(sockets)) socket.send({ type: 'prime', reply: { type: 'answer', runId: 'bench', pairingId: 'bench:1', outcome: { ok: true, valueJson: JSON.stringify(PAYLOAD.obj) } } })
+  const sockets = { json: await startSocketEcho('json'), v8: await startSocketEcho('v8') }
+  for (const socket of Object.values(sockets)) socket.send(prime)
+  const roundTrip = () => sockets.json.roundTrip(message)
   const bridgeCall = async () => {
     const answer = await dispatch({ pairingId: `b:${pairing++}`, name: 'noop', argsJson: '{"i":1}', signal })
     if (!answer.ok) throw new Error(`bridge failed: ${answer.message}`)
@@ -183,19 +185,19 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
     ),
     // The same host part as HOP_HOST, but as a run meets it: between the isolate's steps.
     { name: HOP_IN_PLACE, run: () => check(runInIsolate({ ...scripts.sequential, dispatch }, pool)), iterations: 1 },
-    { name: HOP_IPC, run: () => roundTrip(), iterations: 2_000 },
-    { name: HOP_IPC_PAYLOAD, run: () => roundTrip(payloadRequest), iterations: 200 },
-    ...(['v8', 'lines'] as const).flatMap((framing) => [
-      { name: HOP_SOCKET(framing, false), run: () => sockets[framing].roundTrip(message), iterations: 2_000 },
-      { name: HOP_SOCKET(framing, true), run: () => sockets[framing].roundTrip(payloadRequest), iterations: 200 },
-    ]),
+    { name: HOP_CHANNEL, run: roundTrip, iterations: 2_000 },
+    { name: HOP_CHANNEL_PAYLOAD, run: () => sockets.json.roundTrip(payloadRequest), iterations: 200 },
+    { name: HOP_OTHER('ipc', false), run: () => ipcRoundTrip(), iterations: 2_000 },
+    { name: HOP_OTHER('ipc', true), run: () => ipcRoundTrip(payloadRequest), iterations: 200 },
+    { name: HOP_OTHER('v8', false), run: () => sockets.v8.roundTrip(message), iterations: 2_000 },
+    { name: HOP_OTHER('v8', true), run: () => sockets.v8.roundTrip(payloadRequest), iterations: 200 },
     { name: HOP_HOST, run: bridgeCall, iterations: 5_000 },
     { name: HOP_HOST_SLEPT, run: bridgeCall, pause: () => Atomics.wait(sleeper, 0, 0, 0.03), iterations: 2_000 },
     { name: FLOOR_COPY, run: () => materializeJson(PAYLOAD.obj), iterations: 200 },
   ]
   return {
     cases,
-    roundTrip: () => roundTrip(),
+    roundTrip,
     async close() {
       context.release()
       isolate.dispose()
@@ -209,8 +211,8 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
 
 /**
  * The floor of the trivial-run latency (a run after a pause, as model turns come): the same pause,
- * then what no implementation of a run in a worker process can skip. One IPC message there and
- * back (both processes asleep, as the host and the worker are between turns) and, on an isolate
+ * then what no implementation of a run in a worker process can skip. One message there and back
+ * over the worker channel (both processes asleep, as the host and the worker are between turns) and, on an isolate
  * and context made during the pause, raw isolated-vm's compile and run of `return 1 + 1`; each
  * alone, and in a row after `run_code`'s host part (`hostPart`: the pipeline, the compile-cache
  * lookup, the result's checks, with the isolate step answered at once), as a run has them, so the
@@ -231,7 +233,7 @@ function latencyFloorCases(roundTrip: () => Promise<unknown>, hostPart: ScriptRu
     isolate.dispose()
   }
   return [
-    { name: FLOOR_IPC, run: roundTrip, pause: sleep, iterations: 10 },
+    { name: FLOOR_CHANNEL, run: roundTrip, pause: sleep, iterations: 10 },
     { name: FLOOR_RAW, pause: prepareAhead, run: rawRun, iterations: 10 },
     {
       name: FLOOR_LATENCY,

@@ -1,7 +1,7 @@
 /**
  * Round trips to a child process over a plain socket (fd 3) with framing of its own
- * (`socket-frames.ts`), the same messages as the bare IPC hop of `call-path.bench.ts`: the floor a
- * leaner worker channel would give the worker process's extra hop.
+ * (`socket-frames.ts`), the same messages as the bare IPC hop of `call-path.bench.ts`: with `json`,
+ * the floor of the worker process's extra hop over the product's channel.
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -17,7 +17,7 @@ export interface SocketEcho {
 }
 
 /** Starts `socket-echo-child.ts` with `framing`. */
-export async function startSocketEcho(framing: 'v8' | 'lines'): Promise<SocketEcho> {
+export async function startSocketEcho(framing: 'v8' | 'json'): Promise<SocketEcho> {
   const child = spawn(process.execPath, [resolve(import.meta.dirname, 'socket-echo-child.ts'), framing], { stdio: ['ignore', 'inherit', 'inherit', 'pipe'] })
   await once(child, 'spawn')
   const socket = child.stdio[3] as Socket

@@ -1,28 +1,22 @@
 /**
- * Messages over a plain socket with framing of its own, for `npm run bench -- "call path"`: the
- * "leaner worker channel than process.send" issue 12 suggests, measured beside Node's IPC
- * (`bench/socket-echo.ts`). `v8`: each message a 4-byte little-endian length then its
- * `v8.serialize` bytes (structured clone, as Node's `serialization: 'advanced'`); `lines`: each
- * message one JSON text and a newline (as Node's default `'json'` IPC).
+ * Messages over a plain socket, for `npm run bench -- "call path"` (`bench/socket-echo.ts`):
+ * `json`, the product's worker channel (`src/ptc/json-frames.ts`: JSON lines, long strings beside
+ * them); `v8`, each message a 4-byte little-endian length then its `v8.serialize` bytes
+ * (structured clone, as Node's `serialization: 'advanced'` IPC), the other framing measured.
  */
 import type { Socket } from 'node:net'
 import { deserialize, serialize } from 'node:v8'
+import { encodeFrame, FrameReader } from '../src/ptc/json-frames.ts'
 
 /** A framed socket: `send` writes one message; every whole message read goes to `onMessage`. */
-export function openFrames(socket: Socket, framing: 'v8' | 'lines', onMessage: (message: unknown) => void): { send(message: unknown): void } {
-  if (framing === 'lines') {
-    let text = ''
-    socket.setEncoding('utf8')
-    socket.on('data', (chunk: string) => {
-      text += chunk
-      let end: number
-      while ((end = text.indexOf('\n')) >= 0) {
-        const line = text.slice(0, end)
-        text = text.slice(end + 1)
-        onMessage(JSON.parse(line))
-      }
+export function openFrames(socket: Socket, framing: 'v8' | 'json', onMessage: (message: unknown) => void): { send(message: unknown): void } {
+  if (framing === 'json') {
+    const reader = new FrameReader(onMessage, (problem) => {
+      throw new Error(`bench socket: ${problem}`)
     })
-    return { send: (message) => void socket.write(`${JSON.stringify(message)}\n`) }
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => reader.push(chunk))
+    return { send: (message) => void socket.write(encodeFrame(message)) }
   }
   let buffered: Buffer = Buffer.alloc(0)
   socket.on('data', (chunk: Buffer) => {

@@ -5,11 +5,13 @@
  * host can always stop it: SIGKILL for a process, `terminate()` for a thread (V8 stops running
  * JavaScript at its next interrupt check, even inside a synchronous loop).
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import { fork, spawn, type ChildProcess } from 'node:child_process'
+import type { Socket } from 'node:net'
 import { getPriority, setPriority, tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { Worker } from 'node:worker_threads'
+import { encodeFrame, FrameReader } from './json-frames.ts'
 
 /** Where a worker runs: its own process (SIGKILLed to stop) or a thread of this one (terminated). */
 export type WorkerKind = 'process' | 'thread'
@@ -38,6 +40,13 @@ export interface StartWorkerOptions<Message> {
    * script controls takes part in, is not slowed by it on a busy machine (issue 12).
    */
   niceFrom?: 'start' | 'first-message'
+  /**
+   * How a worker process's messages cross: `'ipc'` (default), Node's IPC channel with structured
+   * clone (the worker uses `process.send`); `'frames'`, JSON frames with long strings beside
+   * them over a socket on the worker's fd 3 (`json-frames.ts`, `openParentFrames` in the
+   * worker), about 14 µs cheaper a round trip (issue 12). Messages must then be plain data.
+   */
+  channel?: 'ipc' | 'frames'
   /** Every message the worker sends, in order. */
   onMessage: (message: Message) => void
   /**
@@ -132,22 +141,29 @@ export function startWorker<ToWorker, FromWorker>(options: StartWorkerOptions<Fr
 }
 
 function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorker>): WorkerChannel<ToWorker> {
-  const child = fork(options.entry, options.args ?? [], {
-    execPath: process.execPath,
-    execArgv: [...(options.execArgv ?? []), ...(options.memoryMb === undefined ? [] : [`--max-old-space-size=${options.memoryMb}`])],
-    // Structured clone: messages carry script text, diagnostics and results' JSON text, which a
-    // JSON channel would escape a second time. Measured (issue 12, 2026-12-03, alternating A/B in
-    // fresh processes, load 1.6-5): 'json' made a sequential call from code 9 % and a Promise.all
-    // call 8 % cheaper, but a 64 KB result 24 % dearer (1,558-1,738 -> 1,930-2,152 us a call).
-    serialization: 'advanced',
+  const execArgv = [...(options.execArgv ?? []), ...(options.memoryMb === undefined ? [] : [`--max-old-space-size=${options.memoryMb}`])]
+  const frames = options.channel === 'frames'
+  const spawnOptions = {
     // Node's compile cache also caches type-stripped TypeScript: a warm start skips loading the
     // stripper and recompiling the modules (about 0.3 s of a worker's start-up). Same default
     // folder as `module.enableCompileCache()`; an explicit setting wins.
     env: { NODE_COMPILE_CACHE: path.join(tmpdir(), 'node-compile-cache'), ...options.env, ...process.env },
     // Its stdout goes to our stderr: `ptc run --json` owns stdout. Its stderr is forwarded
-    // there too, and its tail kept for the exit report.
-    stdio: ['ignore', 2, 'pipe', 'ipc'],
-  })
+    // there too, and its tail kept for the exit report. Fd 3 carries the messages.
+    stdio: ['ignore', 2, 'pipe', frames ? 'pipe' : 'ipc'] as ('ignore' | 'pipe' | 'ipc' | number)[],
+  }
+  const child = frames
+    ? spawn(process.execPath, [...execArgv, options.entry, ...(options.args ?? [])], spawnOptions)
+    : fork(options.entry, options.args ?? [], {
+        ...spawnOptions,
+        execPath: process.execPath,
+        execArgv,
+        // Structured clone: messages carry script text, diagnostics and results' JSON text, which a
+        // JSON channel would escape a second time. Measured (issue 12, 2026-12-03, alternating A/B in
+        // fresh processes, load 1.6-5): 'json' made a sequential call from code 9 % and a Promise.all
+        // call 8 % cheaper, but a 64 KB result 24 % dearer (1,558-1,738 -> 1,930-2,152 us a call).
+        serialization: 'advanced',
+      })
   const stderr = keepTail(child.stderr)
   liveChildren.add(child)
   let toNice = options.niceness
@@ -174,21 +190,38 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     liveChildren.delete(child)
     stderr.drained(() => options.onExit(description, stderr.tail()))
   }
-  child.on('message', (message: FromWorker) => {
+  const deliver = (message: FromWorker): void => {
     lowerPriority()
     options.onMessage(message)
-  })
+  }
+  const socket = frames ? (child.stdio[3] as Socket) : undefined
+  /** What was wrong with the frame that made us stop the worker. */
+  let malformed: string | undefined
+  if (socket !== undefined) {
+    const reader = new FrameReader(deliver as (message: unknown) => void, (problem) => {
+      malformed = problem
+      child.kill('SIGKILL')
+    })
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => reader.push(chunk))
+    // A write to a worker that died fails with EPIPE: its 'exit' reports the death.
+    socket.on('error', () => {})
+  } else child.on('message', deliver)
   child.on('error', (error) => {
     // Spawn failures leave no pid (and may never emit 'exit'); send failures are seen by send().
     if (child.pid === undefined) exit(`it could not be started: ${error.message}`)
   })
-  child.on('exit', (code, signal) => exit(signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`))
+  child.on('exit', (code, signal) => {
+    if (malformed !== undefined) exit(`it sent a message that could not be read (${malformed}), so it was stopped`)
+    else exit(signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`)
+  })
   return {
     id: child.pid,
     send(message) {
-      if (exited || !child.connected) return false
+      if (exited || (socket === undefined ? !child.connected : !socket.writable)) return false
       try {
-        child.send(message as object)
+        if (socket === undefined) child.send(message as object)
+        else socket.write(encodeFrame(message))
         return true
       } catch {
         return false
@@ -202,10 +235,12 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
       if (ref) {
         child.ref()
         child.channel?.ref()
+        socket?.ref()
         pipe?.ref?.()
       } else {
         child.unref()
         child.channel?.unref()
+        socket?.unref()
         pipe?.unref?.()
       }
     },

@@ -7,10 +7,11 @@
  * messages are in `isolate-contract.ts`.
  *
  * Started as `node --no-node-snapshot isolate-worker-entry.ts '<IsolateWorkerOptions JSON>'` with
- * an IPC channel (`serialization: 'advanced'`). Exports nothing. When the host goes away the
- * worker SIGKILLs itself: after a catastrophe `process.exit` may hang forever.
+ * the host's socket on fd 3 (`channel: 'frames'`, `json-frames.ts`). Exports nothing. When the
+ * host goes away the worker SIGKILLs itself: after a catastrophe `process.exit` may hang forever.
  */
 import { flushCompileCache } from 'node:module'
+import { openParentFrames } from '../json-frames.ts'
 import type { ChildMessage, IsolateToolCall, IsolateToolOutcome, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './isolate-contract.ts'
 import { expandAnswer } from './answer-tuples.ts'
 import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
@@ -25,10 +26,6 @@ interface PendingCall {
   reject: (error: Error) => void
 }
 
-if (typeof process.send !== 'function') {
-  throw new Error('isolate-worker-entry.ts must be started by IsolateSupervisor with an IPC channel')
-}
-
 const options = JSON.parse(process.argv[2] ?? '{}') as Partial<IsolateWorkerOptions>
 /** When each run's clean-up happens: after a short wait unless runs come back to back (issue 12). */
 const housekeeping = new RunHousekeeping()
@@ -38,7 +35,7 @@ const runs = new Map<string, AbortController>()
 const calls = new Map<string, Map<string, PendingCall>>()
 
 /**
- * Calls and call aborts go to the host together, one IPC write for a burst: the calls of one
+ * Calls and call aborts go to the host together, one write for a burst: the calls of one
  * crossing out of the isolate arrive here in one callback, so they are sent a microtask later.
  */
 const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((messages) => sendNow(messages.length === 1 ? messages[0]! : { type: 'batch', messages }))
@@ -53,27 +50,24 @@ function send(message: ChildMessage): void {
   sendNow(message)
 }
 
+/** Dropped when the channel is closed: the host is gone, and its closing ends this process. */
 function sendNow(message: ChildMessage): void {
-  try {
-    process.send!(message)
-  } catch {
-    // The channel is closed: the host is gone and 'disconnect' ends this process.
-  }
+  host.send(message)
 }
 
 onIsolateCatastrophe((message) => send({ type: 'catastrophe', message }))
-
-process.on('disconnect', () => {
-  // After a catastrophe an isolate thread may never finish, and then a normal exit hangs.
-  process.kill(process.pid, 'SIGKILL')
-})
 
 process.on('unhandledRejection', (reason) => {
   // Nothing here should reject unhandled; if something does, report it and keep serving.
   process.stderr.write(`ptc isolate worker: unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}\n`)
 })
 
-process.on('message', (message: ParentMessage) => {
+const host = openParentFrames<ParentMessage, ChildMessage>(onMessage, () => {
+  // After a catastrophe an isolate thread may never finish, and then a normal exit hangs.
+  process.kill(process.pid, 'SIGKILL')
+})
+
+function onMessage(message: ParentMessage): void {
   switch (message.type) {
     case 'run':
       housekeeping.runArrived()
@@ -92,7 +86,7 @@ process.on('message', (message: ParentMessage) => {
       for (const tuple of message.answers) answer(expandAnswer(tuple))
       break
   }
-})
+}
 
 function startRun(message: WorkerRunMessage): void {
   const { runId } = message

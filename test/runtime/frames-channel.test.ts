@@ -1,0 +1,89 @@
+/**
+ * The isolate worker's channel (issue 12, SPEC S9.1): JSON frames over a socket on the worker's
+ * fd 3 (`src/ptc/json-frames.ts`, `startWorker`'s `channel: 'frames'`). Messages arrive whole and
+ * in order whatever their size; a worker that writes what cannot be read is stopped and says so;
+ * a worker whose host is gone ends itself.
+ */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { startWorker } from '../../src/ptc/worker-channel.ts'
+
+const ECHO_ENTRY = fileURLToPath(new URL('../fixtures/frames-echo-entry.ts', import.meta.url))
+const PARENT = fileURLToPath(new URL('../fixtures/isolate-worker-parent.ts', import.meta.url))
+
+/** Starts the echo worker; `heard` collects its messages, `exited` resolves with how it ended. */
+function startEcho() {
+  const heard: unknown[] = []
+  const { promise: exited, resolve: onExit } = Promise.withResolvers<string>()
+  const listeners = new Set<() => void>()
+  const channel = startWorker<unknown, unknown>({
+    kind: 'process',
+    entry: ECHO_ENTRY,
+    channel: 'frames',
+    onMessage: (message) => {
+      heard.push(message)
+      for (const listener of listeners) listener()
+    },
+    onExit,
+  })
+  const heardAtLeast = (count: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => heard.length >= count && (listeners.delete(check), resolve())
+      listeners.add(check)
+      check()
+    })
+  return { channel, heard, exited, heardAtLeast }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe('the isolate worker channel (issue 12, S9.1)', () => {
+  it('S9.1 a 2 MB message and 200 small ones cross both ways whole and in order', async () => {
+    const echo = startEcho()
+    await echo.heardAtLeast(1)
+    const big = { type: 'big', text: JSON.stringify(Array.from({ length: 40_000 }, (_, i) => ({ i, s: `é"${i}` }))) }
+    const sent = [big, ...Array.from({ length: 200 }, (_, i) => ({ type: 'small', i, argsJson: `{"i":${i}}` }))]
+    for (const message of sent) expect(echo.channel.send(message)).toBe(true)
+    await echo.heardAtLeast(1 + sent.length)
+    expect(echo.heard).toEqual([{ type: 'ready' }, ...sent.map((message) => ({ echo: message }))])
+    echo.channel.kill()
+    await echo.exited
+  })
+
+  it('S9.1 a worker that writes a frame that cannot be read is stopped, and its exit says why; sends then fail', async () => {
+    const echo = startEcho()
+    await echo.heardAtLeast(1)
+    echo.channel.send({ type: 'bad' })
+    expect(await echo.exited).toMatch(/^it sent a message that could not be read \(a frame is not JSON .*\), so it was stopped$/)
+    expect(echo.channel.send({ type: 'late' })).toBe(false)
+  })
+
+  it('S9.1 an isolate worker whose host process was SIGKILLed ends itself', async () => {
+    const parent = spawn(process.execPath, [PARENT], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    parent.stdout.setEncoding('utf8')
+    const ready = new Promise<number>((resolve) =>
+      parent.stdout.on('data', (chunk: string) => {
+        out += chunk
+        const pid = /ready (\d+)/.exec(out)?.[1]
+        if (pid !== undefined) resolve(Number(pid))
+      }),
+    )
+    const worker = await ready
+    expect(alive(worker)).toBe(true)
+    parent.kill('SIGKILL')
+    await once(parent, 'exit')
+    // The worker sees its socket end and SIGKILLs itself; give it up to 10 s on a loaded machine.
+    for (let polls = 0; polls < 500 && alive(worker); polls++) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(alive(worker)).toBe(false)
+  })
+})
