@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net'
 import { deserialize, serialize } from 'node:v8'
-import { encodeFrame, FrameReader } from '../src/ptc/json-frames.ts'
+import { encodeFrame, FrameReader, writeFrame } from '../src/ptc/json-frames.ts'
 
 /** A framed socket: `send` writes one message; every whole message read goes to `onMessage`. */
 export function openFrames(socket: Socket, framing: 'v8' | 'json', onMessage: (message: unknown) => void): { send(message: unknown): void } {
@@ -14,9 +14,8 @@ export function openFrames(socket: Socket, framing: 'v8' | 'json', onMessage: (m
     const reader = new FrameReader(onMessage, (problem) => {
       throw new Error(`bench socket: ${problem}`)
     })
-    socket.setEncoding('utf8')
-    socket.on('data', (chunk: string) => reader.push(chunk))
-    return { send: (message) => void socket.write(encodeFrame(message)) }
+    socket.on('data', (chunk: Buffer) => reader.push(chunk))
+    return { send: (message) => writeFrame(socket, encodeFrame(message)) }
   }
   let buffered: Buffer = Buffer.alloc(0)
   socket.on('data', (chunk: Buffer) => {

@@ -11,7 +11,7 @@ import { getPriority, setPriority, tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { Worker } from 'node:worker_threads'
-import { encodeFrame, FrameReader } from './json-frames.ts'
+import { encodeFrame, FrameReader, writeFrame } from './json-frames.ts'
 
 /** Where a worker runs: its own process (SIGKILLed to stop) or a thread of this one (terminated). */
 export type WorkerKind = 'process' | 'thread'
@@ -111,7 +111,10 @@ function keepTail(stream: Readable | null): { tail: () => string; drained: (then
 
 /** A started worker. */
 export interface WorkerChannel<Message> {
-  /** Sends `message` (structured clone); false when the worker is gone or it cannot be cloned. */
+  /**
+   * Sends `message` (structured clone over IPC, JSON frames with `channel: 'frames'`); false when
+   * the worker is gone or the message cannot be cloned or encoded (a BigInt, a cycle).
+   */
   send(message: Message): boolean
   /** Stops the worker now, whatever it is doing; `onExit` follows. Idempotent. */
   kill(): void
@@ -202,8 +205,7 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
       malformed = problem
       child.kill('SIGKILL')
     })
-    socket.setEncoding('utf8')
-    socket.on('data', (chunk: string) => reader.push(chunk))
+    socket.on('data', (chunk: Buffer) => reader.push(chunk))
     // A write to a worker that died fails with EPIPE: its 'exit' reports the death.
     socket.on('error', () => {})
   } else child.on('message', deliver)
@@ -221,7 +223,7 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
       if (exited || (socket === undefined ? !child.connected : !socket.writable)) return false
       try {
         if (socket === undefined) child.send(message as object)
-        else socket.write(encodeFrame(message))
+        else writeFrame(socket, encodeFrame(message))
         return true
       } catch {
         return false

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
 import { startWorker } from '../../src/ptc/worker-channel.ts'
 
 const ECHO_ENTRY = fileURLToPath(new URL('../fixtures/frames-echo-entry.ts', import.meta.url))
@@ -65,6 +66,24 @@ describe('the isolate worker channel (issue 12, S9.1)', () => {
     echo.channel.send({ type: 'bad' })
     expect(await echo.exited).toMatch(/^it sent a message that could not be read \(a frame is not JSON .*\), so it was stopped$/)
     expect(echo.channel.send({ type: 'late' })).toBe(false)
+  })
+
+  it('S9.1 a return value crosses as its JSON text, parsed once by the host: 8,000 nested arrays arrive whole, a __proto__ key stays own data', async () => {
+    const supervisor = new IsolateSupervisor({ poolSize: 1 })
+    const dispatch = async () => ({ ok: true as const, valueJson: 'null' })
+    try {
+      const deep = await supervisor.run({ js: 'let a = []\nfor (let i = 0; i < 8000; i++) a = [a]\nreturn a', toolNames: [], dispatch })
+      expect(deep.status).toBe('ok')
+      expect(deep.valueJson).toBeUndefined()
+      let depth = 0
+      for (let value = deep.value; Array.isArray(value) && value.length > 0; value = value[0]) depth++
+      expect(depth).toBe(8000)
+      const proto = await supervisor.run({ js: `return JSON.parse('{"__proto__": {"x": "${'y'.repeat(600)}"}}')`, toolNames: [], dispatch })
+      expect(Object.hasOwn(proto.value as object, '__proto__')).toBe(true)
+      expect(Object.getPrototypeOf(proto.value)).toBe(Object.prototype)
+    } finally {
+      supervisor.dispose()
+    }
   })
 
   it('S9.1 an isolate worker whose host process was SIGKILLed ends itself', async () => {

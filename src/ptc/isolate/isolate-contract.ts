@@ -4,9 +4,9 @@
  * and the messages between the host's `IsolateSupervisor` and the isolate worker process
  * (`isolate-worker-entry.ts`). Types only: every side imports it with `import type`.
  *
- * Messages travel over Node's IPC channel with `serialization: 'advanced'` (structured clone:
- * strings are copied, not JSON-escaped a second time); they hold only strings, numbers, booleans
- * and plain JSON data, and tool arguments and results stay JSON text inside them (SPEC S9.4).
+ * Messages travel as JSON frames over a socket (`../json-frames.ts`: long strings cross beside
+ * the JSON as raw bytes, not JSON-escaped a second time); they hold only strings, numbers,
+ * booleans and plain JSON data, and tool arguments and results stay JSON text inside them (SPEC S9.4).
  * One worker serves many concurrent runs (each isolate has its own thread); `runId` (chosen by
  * the host) tells them apart, `pairingId` (chosen by the isolate runner) tells a run's calls apart.
  */
@@ -46,6 +46,12 @@ export interface IsolateRunRequest {
    * what used it. Default 0.
    */
   checkMs?: number
+  /**
+   * Leave the script's return value as its JSON text in {@link IsolateRunResult.valueJson}
+   * instead of parsing it into `value`: the isolate worker sends the text and the host parses it
+   * once (issue 12). Default false.
+   */
+  valueAsJson?: boolean
   /** Aborting it ends the run with status `cancelled`. */
   signal?: AbortSignal
   /**
@@ -103,6 +109,8 @@ export interface IsolateRunResult {
   status: RunStatus
   /** The parsed JSON of the script's return value (absent when it returned `undefined`). */
   value?: unknown
+  /** Instead of `value` when the request asked for `valueAsJson`: the return value's JSON text. */
+  valueJson?: string
   /**
    * For `error`: the uncaught error's name and message (or why the return value could not be
    * carried). For `timeout`/`memory`/`cancelled`: which limit, its value, what used it and what

@@ -232,7 +232,7 @@ class IsolateRun {
 
   private onFinish(kind: unknown, payload: unknown, pendingIds: unknown, handedIds: unknown): void {
     if (this.ended || this.scriptEnding !== undefined) return
-    const ending = scriptOutcome(kind, payload, this.limits.maxCrossingBytes)
+    const ending = scriptOutcome(kind, payload, this.limits.maxCrossingBytes, this.request.valueAsJson)
     if (ending !== undefined) this.scriptEnded(ending, pendingIds, handedIds)
   }
 

@@ -111,7 +111,8 @@ function startRun(message: WorkerRunMessage): void {
     }
     pending.clear()
   }
-  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, checkMs: message.checkMs, signal: controller.signal, dispatch }, pool).then(
+  // The value stays JSON text: it crosses as raw bytes and the host parses it once (issue 12).
+  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, checkMs: message.checkMs, signal: controller.signal, dispatch, valueAsJson: true }, pool).then(
     (result) => {
       ended()
       send({ type: 'result', runId, result })

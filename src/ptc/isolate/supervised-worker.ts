@@ -6,7 +6,7 @@
  */
 import type { WorkerChannel } from '../worker-channel.ts'
 import { compactAnswers } from './answer-tuples.ts'
-import type { ChildMessage, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
+import type { ChildMessage, IsolateRunResult, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
 import type { SupervisedRun } from './supervised-run.ts'
 import type { TurnBatcher } from './turn-batcher.ts'
 
@@ -47,7 +47,7 @@ export function routeWorkerMessage(worker: SupervisedWorker, message: Exclude<Ch
       worker.runs.get(message.runId)?.onAbortCall(message.pairingId)
       break
     case 'result':
-      worker.runs.get(message.runId)?.end(message.result)
+      worker.runs.get(message.runId)?.end(withParsedValue(message.result))
       // A memory kill can leave the isolate's thread running (observed with a 16 MB
       // `new Array(2 ** 31 - 1).fill(0)`, no catastrophe reported): the process could no longer exit.
       if (message.result.status === 'memory') retire('a run hit its memory limit')
@@ -62,18 +62,30 @@ export function routeWorkerMessage(worker: SupervisedWorker, message: Exclude<Ch
   }
 }
 
-/** The answers of one turn as one message; one by one if that fails, so only an unclonable outcome fails. */
+/** `result` with its `valueJson` (the worker sends the value as text, issue 12) parsed into `value`. */
+function withParsedValue(result: IsolateRunResult): IsolateRunResult {
+  if (result.valueJson === undefined) return result
+  const { valueJson, ...rest } = result
+  try {
+    // JSON.parse creates own properties only: a "__proto__" key stays plain data.
+    return { ...rest, value: JSON.parse(valueJson) }
+  } catch {
+    return { ...rest, status: 'error', error: { name: 'Error', message: 'the isolate worker sent a return value that is not JSON' } }
+  }
+}
+
+/** The answers of one turn as one message; one by one if that fails, so only an outcome that cannot be encoded fails. */
 export function sendAnswerTurn(worker: SupervisedWorker, messages: WorkerAnswerMessage[]): void {
   const compact = compactAnswers(messages)
   if (compact !== undefined && sendToWorker(worker, compact)) return
   if (messages.length > 1 && sendToWorker(worker, { type: 'batch', messages })) return
   for (const { runId, pairingId, ...answer } of messages) {
     if (sendToWorker(worker, { runId, pairingId, ...answer }) || answer.outcome === undefined) continue
-    sendToWorker(worker, { type: 'answer', runId, pairingId, rejection: 'the tool result could not be sent to the isolate (not plain data)' })
+    sendToWorker(worker, { type: 'answer', runId, pairingId, rejection: 'the tool result could not be sent to the isolate (not JSON data)' })
   }
 }
 
-/** Sends one message (queued answers first); false when the channel is closed or the message cannot be cloned. */
+/** Sends one message (queued answers first); false when the channel is closed or the message cannot be encoded. */
 export function sendToWorker(worker: SupervisedWorker, message: ParentMessage): boolean {
   if (message.type !== 'answer' && message.type !== 'batch' && message.type !== 'answers') worker.answers.flush()
   if (worker.state === 'dead') return false

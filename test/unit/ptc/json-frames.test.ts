@@ -1,58 +1,72 @@
 /**
  * The isolate worker channel's framing (issue 12, SPEC S9.1): JSON lines with long strings
- * carried beside them. Every message must come out as it went in, however the text is cut into
- * chunks, and a frame that is not what the encoder writes must stop the reader, never reach a
+ * carried beside them as Latin-1 or UTF-16LE bytes. Every message must come out as it went in,
+ * however the bytes are cut into chunks; the header must stay smaller than what it lifts; and a
+ * frame that is not what the encoder writes must stop the reader, never throw, never reach a
  * prototype.
  */
 import { describe, expect, it } from 'vitest'
-import { encodeFrame, FrameReader, LIFT_MIN_CHARS } from '../../../src/ptc/json-frames.ts'
+import { encodeFrame, FrameReader, LIFT_MIN_CHARS, MAX_LIFT_DEPTH, type Frame } from '../../../src/ptc/json-frames.ts'
 
 const long = (seed: string) => `${seed}"\\\n é 😀 `.repeat(Math.ceil(LIFT_MIN_CHARS / 8))
+const latin = (seed: string) => `${seed}"\\\n é`.repeat(Math.ceil(LIFT_MIN_CHARS / 4))
 
-/** Decodes `text` fed in chunks of `size` characters; the messages and the problem, if any. */
-function decode(text: string, size = text.length) {
+/** The bytes of `frame` as a socket carries them. */
+const bytesOf = (frame: Frame) => Buffer.concat((typeof frame === 'string' ? [frame] : frame).map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)))
+
+/** Decodes `bytes` fed in chunks of `size` bytes; the messages and the problems, if any. */
+function decode(bytes: Buffer | string, size = bytes.length) {
+  const whole = typeof bytes === 'string' ? Buffer.from(bytes) : bytes
   const messages: unknown[] = []
   const problems: string[] = []
   const reader = new FrameReader((message) => messages.push(message), (problem) => problems.push(problem))
-  for (let at = 0; at < text.length; at += size) reader.push(text.slice(at, at + size))
+  for (let at = 0; at < whole.length; at += size) reader.push(whole.subarray(at, at + size))
   return { messages, problems }
 }
 
 describe('JSON frames (issue 12)', () => {
   const messages = [
-    { type: 'dispatch', runId: 'r', pairingId: 'r:1', name: 'noop', argsJson: '{"i":1}' },
-    { type: 'answers', answers: [['r', 'r:1', 1, long('a')], ['r', 'r:2', 0, 'short'], ['r', 'r:3', 1, long('b')]] },
-    { type: 'result', runId: 'r', result: { status: 'ok', value: { list: [long('c'), 1, null, { deep: long('d') }] }, logs: [] } },
-    { type: 'run', runId: 'r', js: long('e'), toolNames: ['x'], limits: {}, checkMs: 0 },
+    { type: 'dispatch', runId: 'r', pairingId: 'r:1', name: 'noop', argsJson: '{"i":1,"é":"😀"}' },
+    { type: 'answers', answers: [['r', 'r:1', 1, long('a')], ['r', 'r:2', 0, 'short'], ['r', 'r:3', 1, latin('b')]] },
+    { type: 'result', runId: 'r', result: { status: 'ok', value: { list: [long('c'), 1, null, { deep: latin('d') }] }, logs: [] } },
+    { type: 'run', runId: 'r', js: `x\ud800${'y'.repeat(LIFT_MIN_CHARS)}`, toolNames: ['x'], limits: {}, checkMs: 0 },
   ]
 
-  it('S9.1 messages with and without long strings come out equal, fed whole or a character at a time', () => {
-    const text = messages.map(encodeFrame).join('')
-    for (const size of [text.length, 4096, 7, 1]) expect(decode(text, size)).toEqual({ messages, problems: [] })
+  it('S9.1 messages with and without long strings come out equal, fed whole or cut at every byte', () => {
+    const bytes = Buffer.concat(messages.map((message) => bytesOf(encodeFrame(message))))
+    for (const size of [bytes.length, 4096, 7, 1]) expect(decode(bytes, size)).toEqual({ messages, problems: [] })
   })
 
-  it('S9.1 a long string crosses beside the JSON, unescaped; a message without one is one JSON line', () => {
+  it('S9.1 a long string crosses beside the JSON as Latin-1 when every unit fits a byte, else UTF-16LE (lone surrogates kept)', () => {
     expect(encodeFrame(messages[0])).toBe(`${JSON.stringify(messages[0])}\n`)
-    const frame = encodeFrame(messages[3])
-    expect(frame.startsWith('#')).toBe(true)
-    expect(frame.endsWith(long('e'))).toBe(true)
+    const [head, ...strings] = encodeFrame(messages[1]) as (string | Buffer)[]
+    expect((head as string).startsWith('#')).toBe(true)
+    expect(strings).toEqual([Buffer.concat([Buffer.from(long('a'), 'utf16le'), Buffer.from(latin('b'), 'latin1')])])
     // The message given is not changed by lifting its strings out.
-    expect((messages[3] as { js: string }).js).toBe(long('e'))
+    expect((messages[1] as { answers: unknown[][] }).answers[0]![3]).toBe(long('a'))
+    expect(decode(bytesOf(encodeFrame(messages[3]))).messages).toEqual([messages[3]])
   })
 
   it('S9.1 a key named __proto__ stays an own property, on the lifted path and off it', () => {
     const message = JSON.parse(`{"type":"result","value":{"__proto__":{"text":${JSON.stringify(long('p'))},"short":"s"}}}`) as object
-    const [decoded] = decode(encodeFrame(message)).messages as { value: object }[]
+    const [decoded] = decode(bytesOf(encodeFrame(message))).messages as { value: object }[]
     expect(Object.getPrototypeOf(decoded!.value)).toBe(Object.prototype)
     expect(Object.hasOwn(decoded!.value, '__proto__')).toBe(true)
     expect(decoded).toEqual(message)
   })
 
-  it('S9.1 a long string with a lone surrogate is escaped in the JSON, so it crosses unchanged', () => {
-    const lone = `${'x'.repeat(LIFT_MIN_CHARS)}\ud800`
-    const frame = encodeFrame({ text: lone })
-    expect(frame.startsWith('#')).toBe(false)
-    expect(decode(frame).messages).toEqual([{ text: lone }])
+  it('S9.1 strings under long keys or deep paths stay in the JSON, so the header never outgrows what it lifts', () => {
+    let value: unknown = Array.from({ length: 200 }, (_, index) => `${index}`.padEnd(LIFT_MIN_CHARS, 'x'))
+    for (let depth = 0; depth < 20; depth++) value = { ['k'.repeat(600)]: value }
+    const message = { type: 'result', result: { value, shallow: long('s') } }
+    const frame = encodeFrame(message) as (string | Buffer)[]
+    expect(frame).toHaveLength(2) // only the shallow string is lifted
+    expect((frame[0] as string).length).toBeLessThan(JSON.stringify(message).length)
+    expect(decode(bytesOf(frame)).messages).toEqual([message])
+    const deep: Record<string, unknown> = { text: long('d') }
+    let nested: unknown = deep
+    for (let depth = 0; depth < MAX_LIFT_DEPTH; depth++) nested = { n: nested }
+    expect(typeof encodeFrame(nested)).toBe('string')
   })
 
   it('S9.1 what JSON cannot carry fails the encoding instead of crossing changed', () => {
@@ -68,19 +82,29 @@ describe('JSON frames (issue 12)', () => {
     expect(problems).toEqual([expect.stringMatching(/^a frame is not JSON/)])
   })
 
-  it('S9.1 a long string whose path leaves the message (through __proto__ or a missing key) is refused, and no prototype changes', () => {
-    for (const path of [['__proto__', 'polluted'], ['missing'], [], ['a', 'b']]) {
-      const frame = `#${JSON.stringify({ m: { a: 'x' }, p: [path], n: [3] })}\nyes`
-      const { messages: read, problems } = decode(frame)
+  it('S9.1 a long string aimed anywhere but a place the encoder left is refused without throwing, and no prototype changes', () => {
+    const cases: [object, unknown[]][] = [
+      [{ a: 0 }, ['__proto__', 'polluted']],
+      [{ a: 0 }, ['missing']],
+      [{ a: 0 }, []],
+      [{ a: 0 }, ['a', 'b']],
+      [{ a: [0] }, ['a', 'length']],
+      [{ a: [] }, ['a', 'length']],
+      [{ a: [0] }, ['a', 5]],
+      [{ a: [0] }, ['a', '0']],
+      [{ a: 'x' }, ['a']],
+    ]
+    for (const [m, path] of cases) {
+      const { messages: read, problems } = decode(`#${JSON.stringify({ m, p: [path], n: [3], w: [0] })}\nyes`)
       expect(read).toEqual([])
-      expect(problems).toEqual([expect.stringContaining('is not in the message')])
+      expect(problems).toEqual([expect.stringContaining('is not a place the message left for it')])
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
-  it('S9.1 a long-string header without matching paths and lengths is refused', () => {
-    for (const head of [{ m: {}, p: [['a']] }, { m: {}, p: [['a']], n: [-1] }, { m: {}, p: [], n: [1] }, null]) {
-      expect(decode(`#${JSON.stringify(head)}\n`).problems).toEqual([expect.stringContaining('paths and lengths')])
+  it('S9.1 a long-string header without matching paths, lengths and encodings is refused', () => {
+    for (const head of [{ m: {}, p: [['a']], w: [0] }, { m: {}, p: [['a']], n: [-1], w: [0] }, { m: {}, p: [], n: [1], w: [0] }, { m: {}, p: [['a']], n: [1], w: [2] }, null]) {
+      expect(decode(`#${JSON.stringify(head)}\n`).problems).toEqual([expect.stringContaining('paths, lengths and encodings')])
     }
   })
 })
