@@ -5,6 +5,7 @@
  * script or check failed, 2 a usage or start-up error (one `ptc:` line on stderr).
  */
 import { parseArgs } from 'node:util'
+import { ignoreClosedPipes } from './closed-pipes.ts'
 import type { Command } from './command.ts'
 import { commandNames, loadAllCommands, loadCommand } from './command-files.ts'
 import { commandHelpText, overviewText } from './help-text.ts'
@@ -13,6 +14,7 @@ import { UsageError } from './usage-error.ts'
 
 /** Run the CLI with `argv` (without node and script); resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  ignoreClosedPipes()
   try {
     return await dispatch(argv)
   } catch (error) {

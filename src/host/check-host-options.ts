@@ -12,6 +12,7 @@ import { PtcError } from '../errors/ptc-error.ts'
 import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permission-presets.ts'
 import { DEFAULT_RUN_LIMITS, RUN_LIMIT_MINIMUMS } from '../ptc/isolate/run-limits.ts'
 import { maxWallClockMs } from '../ptc/run-deadline.ts'
+import type { PtcConfig } from '../ptc/ptc-config.ts'
 import type { HostOptions } from './create-host.ts'
 import { MAX_ISOLATE_WORKERS } from '../ptc/isolate/supervisor-group.ts'
 
@@ -21,6 +22,12 @@ const HOST_OPTION_NAMES = Object.keys({
   journalRetention: true, jobs: true, ptc: true, setup: true, mcpConfig: true,
 } satisfies Record<keyof HostOptions, true>)
 
+/** Every `PtcConfig` option (a new one must be listed here: the type says so). */
+const PTC_OPTION_NAMES = Object.keys({
+  limits: true, maxWallClockMs: true, typecheck: true, checkers: true, poolSize: true, recycleWorkerAfterRuns: true,
+  isolateWorkers: true, startTimeoutMs: true, isolation: true, prestart: true, concurrency: true, maxScriptBytes: true, visible: true,
+} satisfies Record<keyof PtcConfig, true>)
+
 /** The smallest value of each numeric `ptc` option (whole numbers; `limits` are separate). */
 const PTC_MINIMUMS = { maxWallClockMs: 1, checkers: 1, poolSize: 0, recycleWorkerAfterRuns: 0, concurrency: 1, maxScriptBytes: 1, startTimeoutMs: 1 } as const
 
@@ -29,7 +36,7 @@ const JOBS_MINIMUMS = { ringBytes: 1, killWaitMs: 0, maxRunningPerOwner: 1, reta
 
 /**
  * Check `options` as {@link createHost} does before it starts anything.
- * @throws HostOptionsError for an unknown option, an option of the wrong kind (a number for
+ * @throws HostOptionsError for an unknown option (at the top level, in `ptc` or `ptc.limits`), an option of the wrong kind (a number for
  *   `workspace`, a string for `toolModules`…), an unknown `preset`, or a numeric `ptc`,
  *   `ptc.limits` or `jobs` value that is not a number at or above its minimum.
  */
@@ -44,6 +51,11 @@ export function checkHostOptions(options: HostOptions): void {
     throw new HostOptionsError(`preset ${JSON.stringify(options.preset)} is not a permission preset; use one of ${PERMISSION_PRESET_NAMES.join(', ')}.`, { option: 'preset' })
   }
   const ptc = options.ptc ?? {}
+  for (const key of Object.keys(ptc)) {
+    if (!PTC_OPTION_NAMES.includes(key)) {
+      throw new HostOptionsError(`ptc has no option "${key}"; the options are ${PTC_OPTION_NAMES.join(', ')}.`, { option: `ptc.${key}` })
+    }
+  }
   checkNumbers('ptc', ptc as Record<string, unknown>, PTC_MINIMUMS, true)
   const workers = ptc.isolateWorkers as unknown
   if (workers !== undefined && (typeof workers !== 'number' || !Number.isInteger(workers) || workers < 1 || workers > MAX_ISOLATE_WORKERS)) {

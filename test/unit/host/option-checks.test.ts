@@ -65,6 +65,12 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     expect((await refusal({ ptc: { limits: { timeoutMs: 1000 } } })).message).toBe(
       'ptc.limits has no limit "timeoutMs"; the limits are wallClockMs, cpuTimeMs, memoryMb, maxToolCalls, maxCallsInFlight, maxCrossingBytes, maxLogBytes.',
     )
+    // A misspelt PtcConfig option (here `typeCheck`) would silently leave type-checking on.
+    for (const key of ['typeCheck', 'isolatedWorkers']) {
+      const error = await refusal({ ptc: { [key]: false } })
+      expect(HostOptionsError.isInstance(error)).toBe(true)
+      expect(error.message).toMatch(new RegExp(`^ptc has no option "${key}"; the options are limits, maxWallClockMs, typecheck, .*isolateWorkers.*\\.$`))
+    }
   })
 
   it('a journal in a folder that does not exist is refused, and no folder is created', async () => {

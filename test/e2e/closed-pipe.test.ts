@@ -1,0 +1,30 @@
+/**
+ * `ptc run big.ts | head -c 20`: a reader that closes stdout early must not crash the command
+ * (an unhandled EPIPE, exit 1 although the run succeeded); the rest of the output is dropped and
+ * the command ends with its own exit code.
+ */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { PTC_BIN } from './ptc-cli.ts'
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-closed-pipe-'))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+describe('ptc run with a closed stdout', { timeout: 120_000 }, () => {
+  it('S9.1 ptc run: a reader that closes stdout after 20 bytes leaves the command exit 0, with no EPIPE crash', async () => {
+    fs.writeFileSync(path.join(dir, 'big.ts'), 'return "x".repeat(5_000_000)\n')
+    const child = spawn(process.execPath, [PTC_BIN, 'run', 'big.ts', '--no-typecheck', '--workspace', dir], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const [first] = (await once(child.stdout, 'data')) as [Buffer]
+    expect(first.toString('utf8', 0, 3)).toBe('"xx')
+    child.stdout.destroy() // as `head -c 20` does once it has its bytes
+    const [code] = (await once(child, 'exit')) as [number | null]
+    expect(stderr).not.toMatch(/EPIPE|Unhandled 'error'/)
+    expect(code).toBe(0)
+  })
+})
