@@ -230,8 +230,9 @@ export class Ptc extends Service {
     if (value.status === 'timeout' && value.error) value.error = withCapNote(value.error, options.timeoutMs, deadlineMs)
     if (value.value !== undefined) {
       try {
-        // S6.1: the result must be lossless JSON the pipeline can validate without overflowing.
-        materializeJson(value.value)
+        // S6.1: the result must be lossless JSON the pipeline can validate without overflowing,
+        // checked where it will sit, one level down in run_code's result (`$.value`).
+        materializeJson({ value: value.value })
       } catch (error) {
         return { ...value, status: 'error', value: undefined, error: { name: 'TypeError', message: `The script's return value cannot be the result: ${(error as Error).message}. Return a flatter JSON value.` } }
       }

@@ -330,6 +330,17 @@ describe('run_code (S9)', () => {
     expect(valueOf(result).error?.message).toMatch(/nesting deeper than 256 levels/)
   })
 
+  it('S6.1 a return value at the nesting limit is judged where it sits in the result: 255 levels are the value, 256 a script error, never an invalid run_code result', async () => {
+    // `$.value` is one level down in run_code's result: 255 levels of the value fit in the 256.
+    const fits = await runCode(`let v: unknown = 0\nfor (let i = 0; i < 255; i++) v = [v]\nreturn v`)
+    expect(fits.isError).toBe(false)
+    expect(valueOf(fits).status).toBe('ok')
+    const over = await runCode(`let v: unknown = 0\nfor (let i = 0; i < 256; i++) v = [v]\nreturn v`)
+    expect(over.isError).toBe(false)
+    expect(valueOf(over).status).toBe('error')
+    expect(valueOf(over).error?.message).toMatch(/^The script's return value cannot be the result: \$\.value\[0\].*nesting deeper than 256 levels/)
+  })
+
   it('S9 cancelling the outer call cancels the run', async () => {
     const controller = new AbortController()
     const pending = runCode(`await new Promise(() => {})`, { signal: controller.signal })
