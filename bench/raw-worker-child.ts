@@ -11,7 +11,7 @@
  * Out: `{ type: 'ready' }` once, then `{ type: 'call', callId, name, argsJson }` and `{ type: 'done', json?, error? }`.
  * Exits when the channel closes.
  */
-import { openParentFrames } from '../src/ptc/json-frames.ts'
+import { openParentFrames } from '../src/ptc/parent-frames.ts'
 import { runRawIsolate } from './raw-isolate.ts'
 
 type In = { type: string; code?: string; names?: string[]; callId?: number; json?: string; error?: string }

@@ -6,7 +6,8 @@
  */
 import type { Socket } from 'node:net'
 import { deserialize, serialize } from 'node:v8'
-import { encodeFrame, FrameReader, writeFrame } from '../src/ptc/json-frames.ts'
+import { FrameReader } from '../src/ptc/frame-reader.ts'
+import { encodeFrame, writeFrame } from '../src/ptc/json-frames.ts'
 
 /** A framed socket: `send` writes one message; every whole message read goes to `onMessage`. */
 export function openFrames(socket: Socket, framing: 'v8' | 'json', onMessage: (message: unknown) => void): { send(message: unknown): void } {

@@ -11,7 +11,8 @@ import { getPriority, setPriority, tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { Worker } from 'node:worker_threads'
-import { encodeFrame, FrameReader, writeFrame } from './json-frames.ts'
+import { FrameReader } from './frame-reader.ts'
+import { encodeFrame, writeFrame } from './json-frames.ts'
 
 /** Where a worker runs: its own process (SIGKILLed to stop) or a thread of this one (terminated). */
 export type WorkerKind = 'process' | 'thread'

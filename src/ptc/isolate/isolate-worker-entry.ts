@@ -11,7 +11,7 @@
  * host goes away the worker SIGKILLs itself: after a catastrophe `process.exit` may hang forever.
  */
 import { flushCompileCache } from 'node:module'
-import { openParentFrames } from '../json-frames.ts'
+import { openParentFrames } from '../parent-frames.ts'
 import type { ChildMessage, IsolateToolCall, IsolateToolOutcome, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './isolate-contract.ts'
 import { expandAnswer } from './answer-tuples.ts'
 import { onIsolateCatastrophe } from './isolate-catastrophe.ts'

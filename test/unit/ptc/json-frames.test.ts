@@ -6,10 +6,11 @@
  * prototype.
  */
 import { describe, expect, it } from 'vitest'
-import { encodeFrame, FrameReader, LIFT_MIN_CHARS, MAX_LIFT_DEPTH, type Frame } from '../../../src/ptc/json-frames.ts'
+import { FrameReader } from '../../../src/ptc/frame-reader.ts'
+import { encodeFrame, LIFT_MIN_CHARS, MAX_LIFT_DEPTH, type Frame } from '../../../src/ptc/json-frames.ts'
 
 const long = (seed: string) => `${seed}"\\\n é 😀 `.repeat(Math.ceil(LIFT_MIN_CHARS / 8))
-const latin = (seed: string) => `${seed}"\\\n é`.repeat(Math.ceil(LIFT_MIN_CHARS / 4))
+const ascii = (seed: string) => `${seed}"\\\n `.repeat(Math.ceil(LIFT_MIN_CHARS / 4))
 
 /** The bytes of `frame` as a socket carries them. */
 const bytesOf = (frame: Frame) => Buffer.concat((typeof frame === 'string' ? [frame] : frame).map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)))
@@ -27,8 +28,8 @@ function decode(bytes: Buffer | string, size = bytes.length) {
 describe('JSON frames (issue 12)', () => {
   const messages = [
     { type: 'dispatch', runId: 'r', pairingId: 'r:1', name: 'noop', argsJson: '{"i":1,"é":"😀"}' },
-    { type: 'answers', answers: [['r', 'r:1', 1, long('a')], ['r', 'r:2', 0, 'short'], ['r', 'r:3', 1, latin('b')]] },
-    { type: 'result', runId: 'r', result: { status: 'ok', value: { list: [long('c'), 1, null, { deep: latin('d') }] }, logs: [] } },
+    { type: 'answers', answers: [['r', 'r:1', 1, long('a')], ['r', 'r:2', 0, 'short'], ['r', 'r:3', 1, ascii('b')]] },
+    { type: 'result', runId: 'r', result: { status: 'ok', value: { list: [long('c'), 1, null, { deep: ascii('d') }] }, logs: [] } },
     { type: 'run', runId: 'r', js: `x\ud800${'y'.repeat(LIFT_MIN_CHARS)}`, toolNames: ['x'], limits: {}, checkMs: 0 },
   ]
 
@@ -37,14 +38,19 @@ describe('JSON frames (issue 12)', () => {
     for (const size of [bytes.length, 4096, 7, 1]) expect(decode(bytes, size)).toEqual({ messages, problems: [] })
   })
 
-  it('S9.1 a long string crosses beside the JSON as Latin-1 when every unit fits a byte, else UTF-16LE (lone surrogates kept)', () => {
+  it('S9.1 a long string crosses beside the JSON as its bytes when ASCII, else UTF-16LE (lone surrogates kept)', () => {
     expect(encodeFrame(messages[0])).toBe(`${JSON.stringify(messages[0])}\n`)
     const [head, ...strings] = encodeFrame(messages[1]) as (string | Buffer)[]
     expect((head as string).startsWith('#')).toBe(true)
-    expect(strings).toEqual([Buffer.concat([Buffer.from(long('a'), 'utf16le'), Buffer.from(latin('b'), 'latin1')])])
+    expect(strings).toEqual([Buffer.from(long('a'), 'utf16le'), Buffer.from(ascii('b'), 'latin1')])
+    // Latin-1 beyond ASCII (é) crosses as UTF-16LE too, and arrives equal.
+    const latin = { type: 'run', js: 'é'.repeat(LIFT_MIN_CHARS) }
+    expect((encodeFrame(latin) as Buffer[])[1]).toEqual(Buffer.from(latin.js, 'utf16le'))
+    expect(decode(bytesOf(encodeFrame(latin)), 3).messages).toEqual([latin])
     // The message given is not changed by lifting its strings out.
     expect((messages[1] as { answers: unknown[][] }).answers[0]![3]).toBe(long('a'))
     expect(decode(bytesOf(encodeFrame(messages[3]))).messages).toEqual([messages[3]])
+
   })
 
   it('S9.1 a key named __proto__ stays an own property, on the lifted path and off it', () => {

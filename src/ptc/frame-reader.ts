@@ -1,0 +1,162 @@
+/**
+ * Reading the isolate worker channel's frames (`json-frames.ts` writes them; issue 12): whole
+ * messages out of a stream of bytes cut anywhere, with each lifted string put back where the
+ * encoder left its 0, and never a throw or a prototype reached for a frame that is not what the
+ * encoder writes.
+ */
+import { defineData, MAX_LIFT_DEPTH } from './json-frames.ts'
+
+type Key = string | number
+
+/** What a `#` line announced: the message and where its strings go, waiting for their bytes. */
+interface Lifted {
+  m: unknown
+  p: Key[][]
+  n: number[]
+  w: number[]
+  bytes: number
+}
+
+/**
+ * Reads frames from a stream of bytes (a socket's chunks, cut anywhere): every whole message goes
+ * to `onMessage`, in order, as it completes. A frame that is not what {@link encodeFrame} writes
+ * goes to `onMalformed` with what is wrong, and the reader reads nothing more (the channel cannot
+ * be trusted to be in step after it). Never throws for what it reads.
+ */
+export class FrameReader {
+  readonly #onMessage: (message: unknown) => void
+  readonly #onMalformed: (problem: string) => void
+  /** Bytes of the frame being read, not yet complete. */
+  #parts: Buffer[] = []
+  #partsBytes = 0
+  #lifted: Lifted | undefined
+  #broken = false
+
+  constructor(onMessage: (message: unknown) => void, onMalformed: (problem: string) => void) {
+    this.#onMessage = onMessage
+    this.#onMalformed = onMalformed
+  }
+
+  /** Feeds the next chunk of bytes. */
+  push(chunk: Buffer): void {
+    let at = 0
+    while (at < chunk.length && !this.#broken) {
+      if (this.#lifted === undefined) {
+        const end = chunk.indexOf(10, at)
+        if (end < 0) return this.#keep(chunk.subarray(at))
+        const line = this.#parts.length === 0 ? chunk.toString('utf8', at, end) : this.#take(chunk.subarray(at, end)).toString('utf8')
+        at = end + 1
+        this.#line(line)
+      } else {
+        const wanted = this.#lifted.bytes - this.#partsBytes
+        if (chunk.length - at < wanted) return this.#keep(chunk.subarray(at))
+        const pieces = [...this.#parts, chunk.subarray(at, at + wanted)]
+        this.#parts = []
+        this.#partsBytes = 0
+        at += wanted
+        this.#place(pieces)
+      }
+    }
+  }
+
+  #keep(part: Buffer): void {
+    this.#parts.push(part)
+    this.#partsBytes += part.length
+  }
+
+  /** The bytes kept and `last` as one buffer; nothing is kept after. */
+  #take(last: Buffer): Buffer {
+    const whole = Buffer.concat([...this.#parts, last])
+    this.#parts = []
+    this.#partsBytes = 0
+    return whole
+  }
+
+  #line(line: string): void {
+    const lifted = line.startsWith('#')
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(lifted ? line.slice(1) : line)
+    } catch (error) {
+      return this.#fail(`a frame is not JSON (${(error as Error).message})`)
+    }
+    if (!lifted) return this.#onMessage(parsed)
+    const { m, p, n, w } = (parsed ?? {}) as { m?: unknown; p?: unknown; n?: unknown; w?: unknown }
+    const lengths = Array.isArray(n) && n.every((length) => Number.isSafeInteger(length) && length >= 0) ? (n as number[]) : undefined
+    const wide = Array.isArray(w) && w.every((flag) => flag === 0 || flag === 1) ? (w as number[]) : undefined
+    if (lengths === undefined || wide === undefined || !Array.isArray(p) || p.length !== lengths.length || wide.length !== lengths.length) {
+      return this.#fail('a frame with long strings does not list their paths, lengths and encodings')
+    }
+    let bytes = 0
+    for (let index = 0; index < lengths.length; index++) bytes += lengths[index]! * (wide[index] === 1 ? 2 : 1)
+    this.#lifted = { m, p: p as Key[][], n: lengths, w: wide, bytes }
+    if (bytes === 0) this.#place([])
+  }
+
+  /** Puts the lifted strings (`pieces`: their bytes back to back, cut as they came) at their paths and delivers the message. */
+  #place(pieces: Buffer[]): void {
+    const { m, p, n, w } = this.#lifted!
+    this.#lifted = undefined
+    let offset = 0
+    for (let index = 0; index < p.length; index++) {
+      const bytes = n[index]! * (w[index] === 1 ? 2 : 1)
+      const text = decodeRange(pieces, offset, offset + bytes, w[index] === 1 ? 'utf16le' : 'latin1')
+      offset += bytes
+      if (!setAt(m, p[index]!, text)) return this.#fail(`a long string's path ${JSON.stringify(p[index])} is not a place the message left for it`)
+    }
+    this.#onMessage(m)
+  }
+
+  #fail(problem: string): void {
+    this.#broken = true
+    this.#parts = []
+    this.#onMalformed(problem)
+  }
+}
+
+/**
+ * The text of bytes `start` to `end` of `pieces` (consecutive buffers) in `encoding`. Latin-1 is
+ * decoded piece by piece (a byte is a unit); UTF-16LE spanning pieces is joined first, since a
+ * piece may end inside a unit.
+ */
+function decodeRange(pieces: readonly Buffer[], start: number, end: number, encoding: 'latin1' | 'utf16le'): string {
+  const parts: Buffer[] = []
+  let at = 0
+  for (const piece of pieces) {
+    const from = Math.max(start, at)
+    const to = Math.min(end, at + piece.length)
+    if (from < to) parts.push(piece.subarray(from - at, to - at))
+    at += piece.length
+    if (at >= end) break
+  }
+  if (parts.length === 1) return parts[0]!.toString(encoding)
+  if (encoding === 'utf16le') return Buffer.concat(parts).toString(encoding)
+  let text = ''
+  for (const part of parts) text += part.toString(encoding)
+  return text
+}
+
+/**
+ * Sets the place at `path` of `root` to `text`, through own properties only (a path through
+ * `__proto__` or a missing key would otherwise reach a prototype), and only where the encoder
+ * left its 0: an array's index below its length or an object's own data property. False when
+ * there is no such place.
+ */
+function setAt(root: unknown, path: readonly Key[], text: string): boolean {
+  if (!Array.isArray(path) || path.length === 0 || path.length > MAX_LIFT_DEPTH) return false
+  let parent = root
+  for (let index = 0; index < path.length - 1; index++) {
+    if (typeof parent !== 'object' || parent === null || !Object.hasOwn(parent, path[index]!)) return false
+    parent = (parent as Record<Key, unknown>)[path[index]!]
+  }
+  const key = path[path.length - 1]!
+  if (typeof parent !== 'object' || parent === null) return false
+  if (Array.isArray(parent) ? !(Number.isSafeInteger(key) && (key as number) >= 0 && (key as number) < parent.length) : typeof key !== 'string') return false
+  const place = Object.getOwnPropertyDescriptor(parent, key)
+  if (place === undefined || !('value' in place) || place.value !== 0 || !place.writable || !place.configurable) return false
+  // A plain assignment keeps an array's elements fast; `__proto__` needs a definition.
+  if (key === '__proto__') defineData(parent, key, text)
+  else (parent as Record<Key, unknown>)[key] = text
+  return true
+}
+

@@ -1,0 +1,52 @@
+/**
+ * The isolate worker's end of its channel to the host (`startWorker`'s `channel: 'frames'`; issue
+ * 12): JSON frames (`json-frames.ts`) over the socket the host gave the worker as fd 3.
+ */
+import { Socket } from 'node:net'
+import { FrameReader } from './frame-reader.ts'
+import { encodeFrame, writeFrame, type Frame } from './json-frames.ts'
+
+/** The worker's end of a `channel: 'frames'` worker (`worker-channel.ts`). */
+export interface ParentFrames<Out> {
+  /** Sends `message` to the host; false when the channel is closed or it cannot be encoded. */
+  send(message: Out): boolean
+}
+
+/**
+ * Opens the channel to the host on fd 3 (the socket `startWorker` gave this process). Every
+ * message from the host goes to `onMessage`, in order; `onClose` is called once when the host
+ * has gone (the socket ended or failed) or sent a frame that cannot be read.
+ * @throws Error when fd 3 is not a socket (the process was not started with `channel: 'frames'`).
+ */
+export function openParentFrames<In, Out>(onMessage: (message: In) => void, onClose: (why: string) => void): ParentFrames<Out> {
+  let socket: Socket
+  try {
+    socket = new Socket({ fd: 3, readable: true, writable: true })
+  } catch (error) {
+    throw new Error(`this worker's fd 3 is not the host's socket (start it with startWorker's channel: 'frames'): ${(error as Error).message}`)
+  }
+  let closed = false
+  const close = (why: string): void => {
+    if (closed) return
+    closed = true
+    onClose(why)
+  }
+  const reader = new FrameReader(onMessage as (message: unknown) => void, (problem) => close(`the host sent a malformed message: ${problem}`))
+  socket.on('data', (chunk: Buffer) => reader.push(chunk))
+  socket.on('end', () => close('the host closed the channel'))
+  socket.on('close', () => close('the host closed the channel'))
+  socket.on('error', (error) => close(`the channel failed: ${error.message}`))
+  return {
+    send(message) {
+      if (closed || !socket.writable) return false
+      let frame: Frame
+      try {
+        frame = encodeFrame(message)
+      } catch {
+        return false
+      }
+      writeFrame(socket, frame)
+      return true
+    },
+  }
+}
