@@ -44,8 +44,8 @@ export interface StartWorkerOptions<Message> {
   /**
    * How a worker process's messages cross: `'ipc'` (default), Node's IPC channel with structured
    * clone (the worker uses `process.send`); `'frames'`, JSON frames with long strings beside
-   * them over a socket on the worker's fd 3 (`json-frames.ts`, `openParentFrames` in the
-   * worker), about 14 µs cheaper a round trip (issue 12). Messages must then be plain data.
+   * them over a socket on the worker's fd 3 (`json-frames.ts`, `parent-frames.ts` in the
+   * worker), 5-11 µs cheaper a bare round trip (issue 12). Messages must then be plain data.
    */
   channel?: 'ipc' | 'frames'
   /** Every message the worker sends, in order. */
