@@ -8,6 +8,22 @@ import { defineData, MAX_LIFT_DEPTH } from './json-frames.ts'
 
 type Key = string | number
 
+/**
+ * Longest header line accepted, in bytes. Long strings cross beside the line, so a line holds
+ * only a message's structure and short strings (a turn's 128 answers, a run's logs): megabytes at
+ * most. Past this, or past V8's longest string, the frame is malformed rather than a host crash.
+ */
+export const MAX_LINE_BYTES = 64 * 2 ** 20
+
+/** Longest lifted string accepted, in UTF-16 units: V8's longest string (2^29 - 24). */
+export const MAX_STRING_UNITS = 2 ** 29 - 24
+
+/**
+ * Most bytes one frame's lifted strings may total (1 GiB): what a reader buffers at most before it
+ * has a whole message, so a worker that never ends a frame cannot grow the host without bound.
+ */
+export const MAX_FRAME_BYTES = 2 ** 30
+
 /** What a `#` line announced: the message and where its strings go, waiting for their bytes. */
 interface Lifted {
   m: unknown
@@ -43,8 +59,18 @@ export class FrameReader {
     while (at < chunk.length && !this.#broken) {
       if (this.#lifted === undefined) {
         const end = chunk.indexOf(10, at)
-        if (end < 0) return this.#keep(chunk.subarray(at))
-        const line = this.#parts.length === 0 ? chunk.toString('utf8', at, end) : this.#take(chunk.subarray(at, end)).toString('utf8')
+        if (end < 0) {
+          this.#keep(chunk.subarray(at))
+          if (this.#partsBytes > MAX_LINE_BYTES) this.#fail(`a frame's JSON line is longer than ${MAX_LINE_BYTES} bytes`)
+          return
+        }
+        if (this.#partsBytes + (end - at) > MAX_LINE_BYTES) return this.#fail(`a frame's JSON line is longer than ${MAX_LINE_BYTES} bytes`)
+        let line: string
+        try {
+          line = this.#parts.length === 0 ? chunk.toString('utf8', at, end) : this.#take(chunk.subarray(at, end)).toString('utf8')
+        } catch {
+          return this.#fail('a frame\'s JSON line could not be decoded')
+        }
         at = end + 1
         this.#line(line)
       } else {
@@ -89,6 +115,9 @@ export class FrameReader {
     }
     let bytes = 0
     for (let index = 0; index < lengths.length; index++) bytes += lengths[index]! * (wide[index] === 1 ? 2 : 1)
+    if (lengths.some((length) => length > MAX_STRING_UNITS) || bytes > MAX_FRAME_BYTES) {
+      return this.#fail(`a frame's long strings are longer than a string can be (${MAX_STRING_UNITS} units) or than ${MAX_FRAME_BYTES} bytes together`)
+    }
     this.#lifted = { m, p: p as Key[][], n: lengths, w: wide, bytes }
     if (bytes === 0) this.#place([])
   }
@@ -97,12 +126,12 @@ export class FrameReader {
   #place(pieces: Buffer[]): void {
     const { m, p, n, w } = this.#lifted!
     this.#lifted = undefined
-    let offset = 0
+    const cursor = new PieceCursor(pieces)
     for (let index = 0; index < p.length; index++) {
-      const bytes = n[index]! * (w[index] === 1 ? 2 : 1)
-      const text = decodeRange(pieces, offset, offset + bytes, w[index] === 1 ? 'utf16le' : 'latin1')
-      offset += bytes
-      if (!setAt(m, p[index]!, text)) return this.#fail(`a long string's path ${JSON.stringify(p[index])} is not a place the message left for it`)
+      const encoding = w[index] === 1 ? 'utf16le' : 'latin1'
+      const text = cursor.read(n[index]! * (encoding === 'utf16le' ? 2 : 1), encoding)
+      if (text === undefined) return this.#fail('a long string could not be decoded')
+      if (!setAt(m, p[index]!, text)) return this.#fail(`a long string's path ${JSON.stringify(p[index]).slice(0, 200)} is not a place the message left for it`)
     }
     this.#onMessage(m)
   }
@@ -115,25 +144,44 @@ export class FrameReader {
 }
 
 /**
- * The text of bytes `start` to `end` of `pieces` (consecutive buffers) in `encoding`. Latin-1 is
- * decoded piece by piece (a byte is a unit); UTF-16LE spanning pieces is joined first, since a
- * piece may end inside a unit.
+ * Reads strings back to back out of `pieces` (consecutive buffers), moving forward only, so a
+ * frame of many strings in many chunks is decoded in one pass. Latin-1 is decoded piece by piece
+ * (a byte is a unit); UTF-16LE spanning pieces is joined first, since a piece may end inside a unit.
  */
-function decodeRange(pieces: readonly Buffer[], start: number, end: number, encoding: 'latin1' | 'utf16le'): string {
-  const parts: Buffer[] = []
-  let at = 0
-  for (const piece of pieces) {
-    const from = Math.max(start, at)
-    const to = Math.min(end, at + piece.length)
-    if (from < to) parts.push(piece.subarray(from - at, to - at))
-    at += piece.length
-    if (at >= end) break
+class PieceCursor {
+  readonly #pieces: readonly Buffer[]
+  #index = 0
+  #offset = 0
+
+  constructor(pieces: readonly Buffer[]) {
+    this.#pieces = pieces
   }
-  if (parts.length === 1) return parts[0]!.toString(encoding)
-  if (encoding === 'utf16le') return Buffer.concat(parts).toString(encoding)
-  let text = ''
-  for (const part of parts) text += part.toString(encoding)
-  return text
+
+  /** The next `bytes` bytes as text; `undefined` when V8 cannot make the string. */
+  read(bytes: number, encoding: 'latin1' | 'utf16le'): string | undefined {
+    const parts: Buffer[] = []
+    for (let left = bytes; left > 0; ) {
+      const piece = this.#pieces[this.#index]!
+      const take = Math.min(left, piece.length - this.#offset)
+      parts.push(piece.subarray(this.#offset, this.#offset + take))
+      left -= take
+      this.#offset += take
+      if (this.#offset === piece.length) {
+        this.#index++
+        this.#offset = 0
+      }
+    }
+    try {
+      if (parts.length === 0) return ''
+      if (parts.length === 1) return parts[0]!.toString(encoding)
+      if (encoding === 'utf16le') return Buffer.concat(parts).toString(encoding)
+      let text = ''
+      for (const part of parts) text += part.toString(encoding)
+      return text
+    } catch {
+      return undefined
+    }
+  }
 }
 
 /**

@@ -54,13 +54,18 @@ export type Frame = string | readonly (string | Buffer)[]
 /**
  * One frame for `message`: a line of JSON, and after it the lifted strings (see the module
  * comment). The frame of a message without long strings is `JSON.stringify(message) + '\n'`.
- * @throws TypeError what `JSON.stringify` throws (a BigInt, a cycle), RangeError for nesting too deep for it.
+ * @throws TypeError what `JSON.stringify` throws (a BigInt, a cycle) or for a message it drops
+ *   (`undefined`, a function); RangeError for nesting too deep for it.
  */
 export function encodeFrame(message: unknown): Frame {
   const paths: Key[][] = []
   const texts: string[] = []
   const stripped = lift(message, [], 0, paths, texts)
-  if (texts.length === 0) return `${JSON.stringify(message)}\n`
+  if (texts.length === 0) {
+    const json = JSON.stringify(message) as string | undefined
+    if (json === undefined) throw new TypeError(`${typeof message} is not a message JSON can carry`)
+    return `${json}\n`
+  }
   // Each string's bytes: tried as UTF-8, which are its units when it is ASCII (as many bytes as
   // units, all ASCII: fast SIMD paths of V8 and Node), else UTF-16LE.
   const wide: number[] = []

@@ -196,7 +196,15 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
   }
   const deliver = (message: FromWorker): void => {
     lowerPriority()
-    options.onMessage(message)
+    if (socket === undefined) return options.onMessage(message)
+    try {
+      options.onMessage(message)
+    } catch (error) {
+      // A frame that reads but is not a message the owner can handle (a worker's own bytes on
+      // fd 3): the worker is stopped as for a malformed frame, never the host.
+      malformed ??= `its message could not be handled: ${(error as Error)?.message ?? String(error)}`.slice(0, 300)
+      child.kill('SIGKILL')
+    }
   }
   const socket = frames ? (child.stdio[3] as Socket) : undefined
   /** What was wrong with the frame that made us stop the worker. */

@@ -60,6 +60,21 @@ describe('the isolate worker channel (issue 12, S9.1)', () => {
     await echo.exited
   })
 
+  it('S9.1 a worker whose frame reads but is no message its owner can handle is stopped; the host goes on', async () => {
+    const heard: unknown[] = []
+    const { promise: exited, resolve: onExit } = Promise.withResolvers<string>()
+    const channel = startWorker<unknown, { type?: string } | null>({
+      kind: 'process',
+      entry: ECHO_ENTRY,
+      channel: 'frames',
+      onMessage: (message) => void heard.push(message!.type), // throws for `null`
+      onExit,
+    })
+    while (heard.length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+    channel.send({ type: 'null' })
+    expect(await exited).toMatch(/^it sent a message that could not be read \(its message could not be handled: .*null.*\), so it was stopped$/)
+  })
+
   it('S9.1 a worker that writes a frame that cannot be read is stopped, and its exit says why; sends then fail', async () => {
     const echo = startEcho()
     await echo.heardAtLeast(1)

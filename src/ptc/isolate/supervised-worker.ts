@@ -67,6 +67,7 @@ function withParsedValue(result: IsolateRunResult): IsolateRunResult {
   if (result.valueJson === undefined) return result
   const { valueJson, ...rest } = result
   try {
+    if (typeof valueJson !== 'string') throw new TypeError('not text')
     // JSON.parse creates own properties only: a "__proto__" key stays plain data.
     return { ...rest, value: JSON.parse(valueJson) }
   } catch {

@@ -6,7 +6,7 @@
  * prototype.
  */
 import { describe, expect, it } from 'vitest'
-import { FrameReader } from '../../../src/ptc/frame-reader.ts'
+import { FrameReader, MAX_FRAME_BYTES, MAX_LINE_BYTES, MAX_STRING_UNITS } from '../../../src/ptc/frame-reader.ts'
 import { encodeFrame, LIFT_MIN_CHARS, MAX_LIFT_DEPTH, type Frame } from '../../../src/ptc/json-frames.ts'
 
 const long = (seed: string) => `${seed}"\\\n é 😀 `.repeat(Math.ceil(LIFT_MIN_CHARS / 8))
@@ -77,6 +77,8 @@ describe('JSON frames (issue 12)', () => {
 
   it('S9.1 what JSON cannot carry fails the encoding instead of crossing changed', () => {
     expect(() => encodeFrame({ big: 1n })).toThrow(TypeError)
+    expect(() => encodeFrame(undefined)).toThrow(TypeError)
+    expect(() => encodeFrame(() => 1)).toThrow(TypeError)
     const cycle: Record<string, unknown> = {}
     cycle.self = cycle
     expect(() => encodeFrame(cycle)).toThrow(TypeError)
@@ -106,6 +108,19 @@ describe('JSON frames (issue 12)', () => {
       expect(problems).toEqual([expect.stringContaining('is not a place the message left for it')])
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  it('S9.1 a frame too large to hold stops the reader instead of throwing or buffering without end', () => {
+    // A line that never ends, past the line limit: refused while it is still being buffered.
+    const endless = decode(Buffer.alloc(MAX_LINE_BYTES + 1, 0x61), 2 ** 20)
+    expect(endless).toEqual({ messages: [], problems: [`a frame's JSON line is longer than ${MAX_LINE_BYTES} bytes`] })
+    for (const head of [
+      { m: { a: 0 }, p: [['a']], n: [MAX_STRING_UNITS + 1], w: [0] },
+      { m: { a: 0, b: 0 }, p: [['a'], ['b']], n: [MAX_FRAME_BYTES / 2, MAX_FRAME_BYTES / 4 + 1], w: [0, 1] },
+      { m: { a: 0 }, p: [['a']], n: [Number.MAX_SAFE_INTEGER], w: [0] },
+    ]) {
+      expect(decode(`#${JSON.stringify(head)}\nxyz`).problems).toEqual([expect.stringContaining("long strings are longer than a string can be")])
+    }
   })
 
   it('S9.1 a long-string header without matching paths, lengths and encodings is refused', () => {
