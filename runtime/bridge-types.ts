@@ -31,8 +31,9 @@ export interface RuntimeConfig {
 
 /**
  * Script → host: new tool calls, as `callId, toolName, argsJson` triples one after another (one
- * or more; `call-outbox.ts` sends a synchronous stretch's calls together). Fire-and-forget; the
- * answers come back through `settle`.
+ * or more; `call-outbox.ts` sends a synchronous stretch's calls together), sometimes followed by
+ * one extra argument the host ignores (see `call-outbox.ts`: isolated-vm drops some argument
+ * counts). Fire-and-forget; the answers come back through `settle`.
  */
 export type HostCall = (...calls: (number | string)[]) => void
 

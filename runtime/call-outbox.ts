@@ -58,11 +58,24 @@ export function createCallOutbox(hostCall: HostCall, refused: (callId: number) =
     const sending = batch
     if (sending.length === 0) return
     let next: Batch
+    const count = sending.length
+    // isolated-vm 7.0.1 drops a callback call with 255, 383, 511… arguments (a count ≡ 127 mod
+    // 128: "Unable to deserialize cloned data", silently for an ignored callback), so 85 calls in
+    // one crossing never arrived and the script waited for them to its deadline. One more
+    // argument, which the host ignores (it reads whole triples), avoids those counts.
+    if (count % 128 === 127) {
+      sending[count] = 0
+      sending.length = count + 1
+    }
     try {
       // Made before the crossing: nothing after a successful send may throw (it would be sent twice).
       next = emptyBatch()
       ReflectApply(hostCall, undefined, sending as unknown as unknown[])
     } catch {
+      if (sending.length !== count) {
+        delete sending[count]
+        sending.length = count
+      }
       // Most likely the stack ran out (a call made deep in a recursion): tried again on a fresh
       // one. A crossing that keeps failing (the host has gone away) refuses its calls.
       if (retries < MAX_RETRIES) {

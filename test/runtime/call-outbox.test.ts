@@ -113,6 +113,15 @@ describe('calls from a script through the outbox (issue 12, S9.1)', () => {
     expect(calls.map((call) => JSON.parse(call.argsJson).i)).toEqual(Array.from({ length: count }, (_, i) => i))
   })
 
+  it.each([86, MAX_CALLS_A_CROSSING + 86])(
+    'S9.1 a crossing of 85 calls, 255 arguments, which isolated-vm 7.0.1 drops, still reaches the host: a burst of %i calls is answered',
+    async (count) => {
+      // The first call crosses alone; the rest cross 128 at a time, and the last crossing holds 85.
+      const { result } = await run(`const rs = await Promise.all(Array.from({ length: ${count} }, (_, i) => tools.echo({ i })))\nreturn rs.every((r, i) => r.i === i) && rs.length`, { limits: { wallClockMs: 5_000 } }, pool)
+      expect(result).toMatchObject({ status: 'ok', value: count, toolCalls: count })
+    },
+  )
+
   it('is not diverted by index setters or a length setter a script puts on Array.prototype and Object.prototype', async () => {
     const js = `let seen = 0
 for (const proto of [Array.prototype, Object.prototype]) {
