@@ -11,8 +11,7 @@ import { getPriority, setPriority, tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { Worker } from 'node:worker_threads'
-import { FrameReader } from './frame-reader.ts'
-import { encodeFrame, writeFrame } from './json-frames.ts'
+import { hostFrames } from './host-frames.ts'
 
 /** Where a worker runs: its own process (SIGKILLed to stop) or a thread of this one (terminated). */
 export type WorkerKind = 'process' | 'thread'
@@ -44,7 +43,7 @@ export interface StartWorkerOptions<Message> {
   /**
    * How a worker process's messages cross: `'ipc'` (default), Node's IPC channel with structured
    * clone (the worker uses `process.send`); `'frames'`, JSON frames with long strings beside
-   * them over a socket on the worker's fd 3 (`json-frames.ts`, `parent-frames.ts` in the
+   * them over a socket on the worker's fd 3 (`host-frames.ts`, `parent-frames.ts` in the
    * worker), 5-11 µs cheaper a bare round trip (issue 12). Messages must then be plain data.
    */
   channel?: 'ipc' | 'frames'
@@ -196,43 +195,26 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
   }
   const deliver = (message: FromWorker): void => {
     lowerPriority()
-    if (socket === undefined) return options.onMessage(message)
-    try {
-      options.onMessage(message)
-    } catch (error) {
-      // A frame that reads but is not a message the owner can handle (a worker's own bytes on
-      // fd 3): the worker is stopped as for a malformed frame, never the host.
-      malformed ??= `its message could not be handled: ${(error as Error)?.message ?? String(error)}`.slice(0, 300)
-      child.kill('SIGKILL')
-    }
+    options.onMessage(message)
   }
-  const socket = frames ? (child.stdio[3] as Socket) : undefined
-  /** What was wrong with the frame that made us stop the worker. */
-  let malformed: string | undefined
-  if (socket !== undefined) {
-    const reader = new FrameReader(deliver as (message: unknown) => void, (problem) => {
-      malformed = problem
-      child.kill('SIGKILL')
-    })
-    socket.on('data', (chunk: Buffer) => reader.push(chunk))
-    // A write to a worker that died fails with EPIPE: its 'exit' reports the death.
-    socket.on('error', () => {})
-  } else child.on('message', deliver)
+  const framed = frames ? hostFrames(child.stdio[3] as Socket, deliver as (message: unknown) => void, () => child.kill('SIGKILL')) : undefined
+  if (framed === undefined) child.on('message', deliver)
   child.on('error', (error) => {
     // Spawn failures leave no pid (and may never emit 'exit'); send failures are seen by send().
     if (child.pid === undefined) exit(`it could not be started: ${error.message}`)
   })
   child.on('exit', (code, signal) => {
-    if (malformed !== undefined) exit(`it sent a message that could not be read (${malformed}), so it was stopped`)
+    if (framed?.problem !== undefined) exit(`it sent a message that could not be read (${framed.problem}), so it was stopped`)
     else exit(signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`)
   })
   return {
     id: child.pid,
     send(message) {
-      if (exited || (socket === undefined ? !child.connected : !socket.writable)) return false
+      if (exited) return false
+      if (framed !== undefined) return framed.send(message)
+      if (!child.connected) return false
       try {
-        if (socket === undefined) child.send(message as object)
-        else writeFrame(socket, encodeFrame(message))
+        child.send(message as object)
         return true
       } catch {
         return false
@@ -246,12 +228,12 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
       if (ref) {
         child.ref()
         child.channel?.ref()
-        socket?.ref()
+        framed?.setRef(true)
         pipe?.ref?.()
       } else {
         child.unref()
         child.channel?.unref()
-        socket?.unref()
+        framed?.setRef(false)
         pipe?.unref?.()
       }
     },
