@@ -6,17 +6,16 @@
  */
 import type { Socket } from 'node:net'
 import { deserialize, serialize } from 'node:v8'
-import { FrameReader } from '../src/ptc/frame-reader.ts'
-import { encodeFrame, writeFrame } from '../src/ptc/json-frames.ts'
+import { hostFrames } from '../src/ptc/host-frames.ts'
 
 /** A framed socket: `send` writes one message; every whole message read goes to `onMessage`. */
 export function openFrames(socket: Socket, framing: 'v8' | 'json', onMessage: (message: unknown) => void): { send(message: unknown): void } {
   if (framing === 'json') {
-    const reader = new FrameReader(onMessage, (problem) => {
-      throw new Error(`bench socket: ${problem}`)
+    // The product's own end of the channel (`src/ptc/host-frames.ts`), as the host has it.
+    const end = hostFrames(socket, onMessage, () => {
+      throw new Error(`bench socket: ${end.problem}`)
     })
-    socket.on('data', (chunk: Buffer) => reader.push(chunk))
-    return { send: (message) => writeFrame(socket, encodeFrame(message)) }
+    return { send: (message) => void end.send(message) }
   }
   let buffered: Buffer = Buffer.alloc(0)
   socket.on('data', (chunk: Buffer) => {

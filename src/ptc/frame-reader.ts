@@ -4,9 +4,7 @@
  * encoder left its 0, and never a throw or a prototype reached for a frame that is not what the
  * encoder writes.
  */
-import { defineData, MAX_LIFT_DEPTH } from './json-frames.ts'
-
-type Key = string | number
+import { defineData, MAX_LIFT_DEPTH, type Key } from './json-frames.ts'
 
 /**
  * Longest header line accepted, in bytes. Long strings cross beside the line, so a line holds
@@ -59,12 +57,9 @@ export class FrameReader {
     while (at < chunk.length && !this.#broken) {
       if (this.#lifted === undefined) {
         const end = chunk.indexOf(10, at)
-        if (end < 0) {
-          this.#keep(chunk.subarray(at))
-          if (this.#partsBytes > MAX_LINE_BYTES) this.#fail(`a frame's JSON line is longer than ${MAX_LINE_BYTES} bytes`)
-          return
-        }
-        if (this.#partsBytes + (end - at) > MAX_LINE_BYTES) return this.#fail(`a frame's JSON line is longer than ${MAX_LINE_BYTES} bytes`)
+        // Refused while it is still being buffered, whether or not its end has come.
+        if (this.#partsBytes + (end < 0 ? chunk.length : end) - at > MAX_LINE_BYTES) return this.#fail(`a frame's JSON line is longer than ${MAX_LINE_BYTES} bytes`)
+        if (end < 0) return this.#keep(chunk.subarray(at))
         let line: string
         try {
           line = this.#parts.length === 0 ? chunk.toString('utf8', at, end) : this.#take(chunk.subarray(at, end)).toString('utf8')

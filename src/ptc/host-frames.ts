@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net'
 import { FrameReader } from './frame-reader.ts'
-import { encodeFrame, writeFrame } from './json-frames.ts'
+import { sendFrame } from './json-frames.ts'
 
 /** The host's end of one worker's channel. */
 export interface HostFrames {
@@ -45,15 +45,7 @@ export function hostFrames(socket: Socket, onMessage: (message: unknown) => void
     get problem() {
       return problem
     },
-    send(message) {
-      if (!socket.writable) return false
-      try {
-        writeFrame(socket, encodeFrame(message))
-        return true
-      } catch {
-        return false
-      }
-    },
+    send: (message) => sendFrame(socket, message),
     setRef(ref) {
       if (ref) socket.ref()
       else socket.unref()

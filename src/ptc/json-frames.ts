@@ -44,7 +44,8 @@ export const MAX_LIFT_DEPTH = 8
 /** Strings whose path's keys are longer than this together (characters) stay inside the JSON. */
 export const MAX_PATH_CHARS = 64
 
-type Key = string | number
+/** A key of a path into a message: an object's key or an array's index. */
+export type Key = string | number
 
 
 /** A frame: one string (UTF-8), or a header line and the lifted strings' bytes (written together). */
@@ -79,8 +80,24 @@ export function encodeFrame(message: unknown): Frame {
   return [`#${JSON.stringify({ m: stripped, p: paths, n: texts.map((text) => text.length), w: wide })}\n`, ...strings]
 }
 
+/**
+ * Sends `message` as one frame on `socket` (either end of the channel); false when the socket
+ * is no longer writable or the message cannot be encoded (see {@link encodeFrame}).
+ */
+export function sendFrame(socket: Socket, message: unknown): boolean {
+  if (!socket.writable) return false
+  let frame: Frame
+  try {
+    frame = encodeFrame(message)
+  } catch {
+    return false
+  }
+  writeFrame(socket, frame)
+  return true
+}
+
 /** Writes `frame` to `socket` in one go (one `writev` for a frame with lifted strings). */
-export function writeFrame(socket: Socket, frame: Frame): void {
+function writeFrame(socket: Socket, frame: Frame): void {
   if (typeof frame === 'string') {
     socket.write(frame)
     return

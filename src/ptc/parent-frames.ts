@@ -4,7 +4,7 @@
  */
 import { Socket } from 'node:net'
 import { FrameReader } from './frame-reader.ts'
-import { encodeFrame, writeFrame, type Frame } from './json-frames.ts'
+import { sendFrame } from './json-frames.ts'
 
 /** The worker's end of a `channel: 'frames'` worker (`worker-channel.ts`). */
 export interface ParentFrames<Out> {
@@ -37,16 +37,6 @@ export function openParentFrames<In, Out>(onMessage: (message: In) => void, onCl
   socket.on('close', () => close('the host closed the channel'))
   socket.on('error', (error) => close(`the channel failed: ${error.message}`))
   return {
-    send(message) {
-      if (closed || !socket.writable) return false
-      let frame: Frame
-      try {
-        frame = encodeFrame(message)
-      } catch {
-        return false
-      }
-      writeFrame(socket, frame)
-      return true
-    },
+    send: (message) => !closed && sendFrame(socket, message),
   }
 }

@@ -35,10 +35,19 @@ const runs = new Map<string, AbortController>()
 const calls = new Map<string, Map<string, PendingCall>>()
 
 /**
+ * The channel to the host. A send after it closed is dropped: the host is gone, and the closing
+ * ends this process.
+ */
+const host = openParentFrames<ParentMessage, ChildMessage>(onMessage, () => {
+  // After a catastrophe an isolate thread may never finish, and then a normal exit hangs.
+  process.kill(process.pid, 'SIGKILL')
+})
+
+/**
  * Calls and call aborts go to the host together, one write for a burst: the calls of one
  * crossing out of the isolate arrive here in one callback, so they are sent a microtask later.
  */
-const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((messages) => sendNow(messages.length === 1 ? messages[0]! : { type: 'batch', messages }))
+const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((messages) => void host.send(messages.length === 1 ? messages[0]! : { type: 'batch', messages }))
 
 /** Sends `message`; anything but a call goes at once, after the calls queued before it. */
 function send(message: ChildMessage): void {
@@ -47,11 +56,6 @@ function send(message: ChildMessage): void {
     return
   }
   outbox.flush()
-  sendNow(message)
-}
-
-/** Dropped when the channel is closed: the host is gone, and its closing ends this process. */
-function sendNow(message: ChildMessage): void {
   host.send(message)
 }
 
@@ -60,11 +64,6 @@ onIsolateCatastrophe((message) => send({ type: 'catastrophe', message }))
 process.on('unhandledRejection', (reason) => {
   // Nothing here should reject unhandled; if something does, report it and keep serving.
   process.stderr.write(`ptc isolate worker: unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}\n`)
-})
-
-const host = openParentFrames<ParentMessage, ChildMessage>(onMessage, () => {
-  // After a catastrophe an isolate thread may never finish, and then a normal exit hangs.
-  process.kill(process.pid, 'SIGKILL')
 })
 
 function onMessage(message: ParentMessage): void {
