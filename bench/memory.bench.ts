@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { resolve } from 'node:path'
 import type { Section } from './harness.ts'
+import { DEFAULT_RECYCLE_AFTER_RUNS } from '../src/ptc/isolate/isolate-contract.ts'
 
 const CHILD = resolve(import.meta.dirname, 'memory-child.ts')
 const RESIDUE_CHILD = resolve(import.meta.dirname, 'isolate-residue-child.ts')
@@ -88,7 +89,7 @@ async function report(): Promise<string[]> {
       lines.push(workerCurve(workerEvery))
     }
   }
-  lines.push(`  native memory a disposed isolate leaves in its process (${RESIDUE_ISOLATES.toLocaleString('en-US')} one after another, full GC every 500, RSS slope from the 2,000th; why the worker is replaced every 2,000 runs):`)
+  lines.push(`  native memory a disposed isolate leaves in its process (${RESIDUE_ISOLATES.toLocaleString('en-US')} one after another, full GC every 500, RSS slope from the 2,000th; why the worker is replaced every ${DEFAULT_RECYCLE_AFTER_RUNS.toLocaleString('en-US')} runs):`)
   for (const kind of ['raw', 'prepared'] as const) {
     const out = execFileSync(process.execPath, ['--no-node-snapshot', '--expose-gc', RESIDUE_CHILD, kind, String(RESIDUE_ISOLATES)], { encoding: 'utf8', env: { ...process.env, MALLOC_ARENA_MAX: '2' } })
     const { kbPerIsolate, firstMb, lastMb } = JSON.parse(out) as { kbPerIsolate: number; firstMb: number; lastMb: number }

@@ -24,10 +24,10 @@ export interface PtcConfig {
   /** Isolates created ahead of time (default 2). */
   poolSize?: number
   /**
-   * Runs the isolate worker process serves before a fresh one replaces it (default 2,000,
+   * Runs the isolate worker process serves before a fresh one replaces it (default 5,000,
    * `DEFAULT_RECYCLE_AFTER_RUNS`; 0: never). Each disposed isolate leaves native memory in the
-   * process that made it (about 0.4 KB; a worker grew about 1 KB a run), so this bounds the
-   * worker's memory; the replacement starts while
+   * process that made it (about 0.8 KB, isolated-vm's), so this bounds the worker's memory; the
+   * worker's own heap is collected every 500 runs; the replacement starts while
    * the old worker serves, so no run waits for it. `isolation: 'process'` only.
    */
   recycleWorkerAfterRuns?: number

@@ -8,16 +8,13 @@
  */
 import { raceAbort } from '../../pipeline/race-abort.ts'
 import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, stderrNote } from '../worker-channel.ts'
-import type { IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions, IsolateWorkerOptions } from './isolate-contract.ts'
+import { DEFAULT_RECYCLE_AFTER_RUNS, type IsolateRunRequest, type IsolateRunResult, type IsolateSupervisorOptions, type IsolateWorkerOptions } from './isolate-contract.ts'
 import { cancelledError, catastropheEnding, disposedEnding, workerCrashEnding } from './run-endings.ts'
 import { resolveRunLimits } from './run-limits.ts'
 import { SupervisedRun } from './supervised-run.ts'
 import { refWorker, routeWorkerMessage, sendAnswerTurn, sendToWorker, type SupervisedWorker } from './supervised-worker.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
-
-/** Runs a worker serves before it is replaced (`IsolateSupervisorOptions.recycleAfterRuns`). */
-export const DEFAULT_RECYCLE_AFTER_RUNS = 2_000
 
 /**
  * Runs scripts like `runInIsolate` (same request, same result, same guarantees), but in a

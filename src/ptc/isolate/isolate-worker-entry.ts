@@ -18,7 +18,7 @@ import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { IsolatePool } from './isolate-pool.ts'
 import { runInIsolate } from './isolate-run.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
-import { RunHousekeeping } from './run-housekeeping.ts'
+import { FULL_GC_EVERY_RUNS, HOUSEKEEPING_DELAY_MS, RunHousekeeping } from './run-housekeeping.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 
 interface PendingCall {
@@ -27,8 +27,13 @@ interface PendingCall {
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Partial<IsolateWorkerOptions>
-/** When each run's clean-up happens: after a short wait unless runs come back to back (issue 12). */
-const housekeeping = new RunHousekeeping()
+/**
+ * When each run's clean-up happens: after a short wait unless runs come back to back; every
+ * FULL_GC_EVERY_RUNS, with a full collection of this process's heap (issue 12). `gc` is there
+ * under `--expose-gc` (`startIsolateWorker`); no script runs in this process's own context.
+ */
+const gc = (globalThis as { gc?: () => void }).gc
+const housekeeping = new RunHousekeeping(HOUSEKEEPING_DELAY_MS, undefined, gc && { collect: gc, everyRuns: FULL_GC_EVERY_RUNS })
 const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128, afterRun: housekeeping.afterRun })
 const runs = new Map<string, AbortController>()
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */

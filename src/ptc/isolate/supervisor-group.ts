@@ -8,8 +8,8 @@
  * (its own restarts, recycling and watchdogs), so a worker that crashes or is retired costs only
  * its own runs, and the others keep serving while it is replaced.
  */
-import type { IsolateRunRequest, IsolateRunResult, IsolateSupervisorOptions } from './isolate-contract.ts'
-import { DEFAULT_RECYCLE_AFTER_RUNS, IsolateSupervisor } from './isolate-supervisor.ts'
+import { DEFAULT_RECYCLE_AFTER_RUNS, type IsolateRunRequest, type IsolateRunResult, type IsolateSupervisorOptions } from './isolate-contract.ts'
+import { IsolateSupervisor } from './isolate-supervisor.ts'
 
 /** Default of {@link SupervisorGroupOptions.workers} and of `PtcConfig.isolateWorkers`. */
 export const DEFAULT_ISOLATE_WORKERS = 2
@@ -55,10 +55,11 @@ export class IsolateSupervisorGroup {
       throw new RangeError(`workers must be an integer from 1 to ${MAX_ISOLATE_WORKERS}, got ${workers}`)
     }
     // Replacements staggered (issue 12: memory): as runs alternate, the workers would otherwise reach
-    // recycleAfterRuns together and be replaced at once, all of their memory's warm-up at the same time.
+    // recycleAfterRuns together and be replaced at once, all of their memory's warm-up at the same
+    // time. Later ones first serve a share of recycleAfterRuns more (none sooner: apart is enough).
     const recycle = each.recycleAfterRuns ?? DEFAULT_RECYCLE_AFTER_RUNS
     this.#members = Array.from({ length: workers }, (_, index) => ({
-      supervisor: new IsolateSupervisor({ ...each, firstRecycleAfterRuns: Math.max(1, recycle - Math.round((recycle * index) / workers)) }),
+      supervisor: new IsolateSupervisor({ ...each, firstRecycleAfterRuns: recycle + Math.round((recycle * index) / workers) }),
       active: 0,
       retryAt: index === 0 ? RESTART_EVERY_RUNS : 2,
     }))
