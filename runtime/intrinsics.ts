@@ -39,7 +39,6 @@ export const OriginalTypeError = TypeError
 export const ObjectCreate = Object.create
 export const ObjectFreeze = Object.freeze
 export const ObjectDefineProperty = Object.defineProperty
-export const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor
 export const ArrayIsArray = Array.isArray
 export const NumberIsFinite = Number.isFinite
 export const StringCtor = String

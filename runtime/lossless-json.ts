@@ -9,14 +9,12 @@ import {
   ArrayBufferIsView,
   ArrayIsArray,
   BOXED_PROTOTYPES,
-  DatePrototypeGetTime,
   JSONStringify,
   LOSSY_PROTOTYPES,
   MapPrototypeGet,
   MapPrototypeHas,
   MapPrototypeSet,
   NumberIsFinite,
-  ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
   ObjectPrototype,
@@ -41,9 +39,8 @@ interface Place {
  * functions, symbols, BigInt, NaN and ±Infinity, `undefined` array elements and holes of sparse
  * arrays, Map, Set, WeakMap, WeakSet, typed arrays, DataView, ArrayBuffer, Promise, RegExp,
  * Error, class instances without `toJSON`, and cycles. Plain objects, null-prototype objects,
- * arrays, boxed primitives and whatever a `toJSON` returns (a Date's string) are fine, except
- * an invalid Date's null; an `undefined` object property is dropped as usual (that is how
- * optional fields are written).
+ * arrays, boxed primitives and whatever a `toJSON` returns (a Date's string) are fine; an
+ * `undefined` object property is dropped as usual (that is how optional fields are written).
  * Getters, proxies and `toJSON` run here, inside the isolate, under its CPU and memory limits;
  * what they throw propagates. Returns `undefined` only when `value` itself is `undefined`.
  */
@@ -85,9 +82,6 @@ export function toJsonLossless(value: unknown, root: string): string | undefined
     if (type === 'symbol') refuse(holder, key, 'is a symbol: symbols cannot be sent as JSON')
     if (type === 'bigint') refuse(holder, key, 'is a BigInt: convert it with Number(…) or String(…)')
     if (type === 'number' && !NumberIsFinite(item)) refuse(holder, key, `is ${StringCtor(item)}: JSON would turn it into null`)
-    // An invalid Date's toJSON gave null: refused, not sent as null (its own data property only:
-    // a getter is not run twice).
-    if (item === null && holder !== undefined && isInvalidDate(ownDataValue(holder, key))) refuse(holder, key, INVALID_DATE)
     if (item === undefined && holder !== undefined && ArrayIsArray(holder)) {
       refuse(holder, key, ObjectHasOwn(holder, key) ? 'is undefined: JSON would turn it into null; use null' : 'is a hole of a sparse array: JSON would turn it into null; fill it')
     }
@@ -104,28 +98,9 @@ export function toJsonLossless(value: unknown, root: string): string | undefined
     }
   }
 
-  if (isInvalidDate(value)) throw new OriginalTypeError(`${root} ${INVALID_DATE}`)
   const text = JSONStringify(value, replacer)
   if (typeof text !== 'string') throw new OriginalTypeError(`${root} is ${describeType(value)}: it cannot be sent as JSON`)
   return text
-}
-
-const INVALID_DATE = 'is an invalid Date (new Date(…) of something it could not read): JSON would turn it into null; check its input, or send null'
-
-/** Whether `item` is a Date whose time is NaN (`Date.prototype.getTime` throws for anything else). */
-function isInvalidDate(item: unknown): boolean {
-  if (typeof item !== 'object' || item === null) return false
-  try {
-    return !NumberIsFinite(DatePrototypeGetTime(item as Date))
-  } catch {
-    return false
-  }
-}
-
-/** The value of `holder`'s own data property `key`, without running a getter; `undefined` otherwise. */
-function ownDataValue(holder: object, key: string): unknown {
-  const descriptor = ObjectGetOwnPropertyDescriptor(holder, key)
-  return descriptor !== undefined && ObjectHasOwn(descriptor, 'value') ? descriptor.value : undefined
 }
 
 /** What is wrong with sending `item` as JSON, or `undefined` when it is a plain container. */
