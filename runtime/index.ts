@@ -15,6 +15,7 @@ import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, Runt
 import { createConsole, type LogBudget } from './console-capture.ts'
 import { createCallPromises, type CallUse } from './call-promise.ts'
 import { createCallOutbox } from './call-outbox.ts'
+import { removeGlobals } from './removed-globals.ts'
 import { clip, describeConversionError, describeStack, describeThrown, errorJson } from './json-codec.ts'
 import { isError } from './builtin-kind.ts'
 import { toJsonLossless } from './lossless-json.ts'
@@ -41,7 +42,6 @@ import { ownConstructor } from './own-constructor.ts'
  * and WebAssembly surface, which a tool-calling script has no use for and whose memory is not all
  * accounted to the isolate's heap limit.
  */
-const REMOVED_GLOBALS = ['console', 'SharedArrayBuffer', 'Atomics', 'WebAssembly']
 
 /** `settle`'s answer to an entry the host does not wait for: a symbol, which the host cannot copy (see `RuntimeControl.settle`). */
 const KEEP_REJECTIONS = Symbol('ptc.keep-rejections') // Evaluated with the bundle, before any script.
@@ -142,9 +142,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     return argsJson
   }
 
-  for (let index = 0; index < REMOVED_GLOBALS.length; index++) {
-    delete (globalObject as unknown as Record<string, unknown>)[REMOVED_GLOBALS[index]!]
-  }
+  removeGlobals(globalObject)
   installDeferredReject()
   defineData(globalObject, 'ToolCallError', ToolCallError, WRITABLE | CONFIGURABLE)
   defineData(globalObject, 'console', createConsole(function log(level, text) {

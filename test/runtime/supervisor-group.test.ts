@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { IsolateRunRequest, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
-import { IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
+import { firstRecycleAfterRuns, IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
 import { until } from './harness.ts'
 
 const GATED_ENTRY = fileURLToPath(new URL('../fixtures/gated-worker-entry.ts', import.meta.url))
@@ -38,6 +38,12 @@ async function bothReady(two: IsolateSupervisorGroup): Promise<IsolateSupervisor
 const request = (js: string, dispatch: IsolateRunRequest['dispatch'] = async () => ({ ok: true, valueJson: 'null' })): IsolateRunRequest => ({ js, toolNames: ['wait'], dispatch })
 
 describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
+  it("S9.1 the group staggers its workers' first replacements, none sooner than recycleAfterRuns; 0 stays never", () => {
+    expect([0, 1].map((index) => firstRecycleAfterRuns(5_000, index, 2))).toEqual([5_000, 7_500])
+    expect([0, 1, 2].map((index) => firstRecycleAfterRuns(3, index, 3))).toEqual([3, 4, 5])
+    expect([0, 1].map((index) => firstRecycleAfterRuns(0, index, 2))).toEqual([0, 0])
+  })
+
   it('S9.1 one run starts one worker; from the second run on, runs are spread over two', async () => {
     const two = group()
     expect(await two.run(request('return 1'))).toMatchObject({ status: 'ok', value: 1 })
@@ -90,7 +96,7 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
     expect(await run).toMatchObject({ status: 'ok', value: 42 })
   }, 30_000)
 
-  it('S9.1 the group staggers replacements: firstRecycleAfterRuns replaces a first worker sooner, its successors after recycleAfterRuns', async () => {
+  it('S9.1 a supervisor replaces its first worker after firstRecycleAfterRuns, its successors after recycleAfterRuns', async () => {
     const supervisor = new IsolateSupervisor({ poolSize: 1, recycleAfterRuns: 4, firstRecycleAfterRuns: 2 })
     try {
       await supervisor.run(request('return 1'))

@@ -20,6 +20,7 @@ import { runInIsolate } from './isolate-run.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 import { FULL_GC_EVERY_RUNS, HOUSEKEEPING_DELAY_MS, RunHousekeeping } from './run-housekeeping.ts'
 import { TurnBatcher } from './turn-batcher.ts'
+import { takeWorkerGc } from './worker-gc.ts'
 
 interface PendingCall {
   resolve: (outcome: IsolateToolOutcome) => void
@@ -29,10 +30,10 @@ interface PendingCall {
 const options = JSON.parse(process.argv[2] ?? '{}') as Partial<IsolateWorkerOptions>
 /**
  * When each run's clean-up happens: after a short wait unless runs come back to back; every
- * FULL_GC_EVERY_RUNS, with a full collection of this process's heap (issue 12). `gc` is there
- * under `--expose-gc` (`startIsolateWorker`); no script runs in this process's own context.
+ * FULL_GC_EVERY_RUNS, with a full collection of this process's heap (issue 12). Taken before the
+ * pool makes any isolate, so that no script's context has a `gc` (worker-gc.ts).
  */
-const gc = (globalThis as { gc?: () => void }).gc
+const gc = takeWorkerGc()
 const housekeeping = new RunHousekeeping(HOUSEKEEPING_DELAY_MS, undefined, gc && { collect: gc, everyRuns: FULL_GC_EVERY_RUNS })
 const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128, afterRun: housekeeping.afterRun })
 const runs = new Map<string, AbortController>()

@@ -32,7 +32,6 @@
 export const HOUSEKEEPING_DELAY_MS = 2
 
 /**
-/**
  * Clean-ups between two full garbage collections of the worker (see the file comment). One takes
  * 7-11 ms of the worker's main thread (load 2), about 16 µs a run at this spacing; collecting
  * every 100, 250 or 500 runs left the same growth over 10,000 runs (+4.0..+6.7 %), which is
@@ -66,7 +65,7 @@ const NODE_TIMERS: HousekeepingTimers = {
 }
 
 /**
- * A full garbage collection of the worker's heap (`globalThis.gc` under `--expose-gc`) and the
+ * A full garbage collection of the worker's heap (`takeWorkerGc`, worker-gc.ts) and the
  * clean-ups between two; see {@link FULL_GC_EVERY_RUNS}.
  */
 export interface FullGc {

@@ -34,6 +34,16 @@ interface Member {
 }
 
 /**
+ * Runs the first worker of member `index` (of `workers`) serves before its replacement, for
+ * `recycleAfterRuns` = `recycle` (0: never): staggered (issue 12: memory), since runs alternate
+ * and the workers would otherwise be replaced together, all of their warm-up at once. Member 0
+ * after `recycle`, the others a share of `recycle` later (none sooner: apart is enough).
+ */
+export function firstRecycleAfterRuns(recycle: number, index: number, workers: number): number {
+  return recycle + Math.round((recycle * index) / workers)
+}
+
+/**
  * The same contract as one {@link IsolateSupervisor} (`run`, `start`, `prewarm`, `dispose`).
  * The first worker starts as one supervisor's does; the others start with the second run, so a
  * host that makes one run (`ptc run`) starts one process. A worker that died or was retired is
@@ -54,12 +64,9 @@ export class IsolateSupervisorGroup {
     if (!Number.isInteger(workers) || workers < 1 || workers > MAX_ISOLATE_WORKERS) {
       throw new RangeError(`workers must be an integer from 1 to ${MAX_ISOLATE_WORKERS}, got ${workers}`)
     }
-    // Replacements staggered (issue 12: memory): as runs alternate, the workers would otherwise reach
-    // recycleAfterRuns together and be replaced at once, all of their memory's warm-up at the same
-    // time. Later ones first serve a share of recycleAfterRuns more (none sooner: apart is enough).
     const recycle = each.recycleAfterRuns ?? DEFAULT_RECYCLE_AFTER_RUNS
     this.#members = Array.from({ length: workers }, (_, index) => ({
-      supervisor: new IsolateSupervisor({ ...each, firstRecycleAfterRuns: recycle + Math.round((recycle * index) / workers) }),
+      supervisor: new IsolateSupervisor({ ...each, firstRecycleAfterRuns: firstRecycleAfterRuns(recycle, index, workers) }),
       active: 0,
       retryAt: index === 0 ? RESTART_EVERY_RUNS : 2,
     }))

@@ -45,8 +45,8 @@ export function startIsolateWorker(options: IsolateWorkerOptions, entry: string,
     // No allocation-site pretenuring: V8 judged the sites of a run's objects long-lived and
     // allocated them straight into old space, so every run's garbage (about 4.6 KB) stayed there
     // until the next full GC and the RSS rose 25-30 MB between full GCs (issue 12).
-    // `--expose-gc`: the worker collects its heap every FULL_GC_EVERY_RUNS runs (run-housekeeping.ts).
-    execArgv: ['--no-node-snapshot', `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`, WORKER_NO_PRETENURING, '--expose-gc'],
+    // No `--expose-gc`: it would give every script's context a `gc` (worker-gc.ts takes one for the worker alone).
+    execArgv: ['--no-node-snapshot', `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`, WORKER_NO_PRETENURING],
     // Fewer glibc malloc arenas: isolates allocate on many threads, and memory freed in
     // per-thread arenas stays in the RSS (issue 12: 89 -> 101 MB over 4,000 runs instead of -> 106).
     env: { MALLOC_ARENA_MAX: '2' },
