@@ -25,13 +25,44 @@ export interface CheckerFinding extends Diagnostic {
  */
 const KNOCK_ON_CODES: ReadonlySet<number> = new Set([7005, 7006, 7019, 7031, 7034])
 
+/**
+ * "Cannot find name 'process'. Do you need to install type definitions for node? Try `npm i
+ * --save-dev @types/node`…" (TS2580, 2591), the same for test runners (2582, 2593) and for the DOM
+ * library (2584): advice about a project's packages and tsconfig, which a script has neither of.
+ */
+const MISSING_PLATFORM_CODES: ReadonlySet<number> = new Set([2580, 2582, 2584, 2591, 2593])
+
+/** What a script is told instead of {@link MISSING_PLATFORM_CODES}' advice (README, "What a script can use"). */
+export function missingPlatformMessage(name: string): string {
+  return `Cannot find name '${name}': a script has only the ECMAScript built-ins, tools, ToolCallError and console; no Node.js or browser APIs (process, require, Buffer, fetch, setTimeout, document…). Reach files, commands and the network through tools.`
+}
+
+/** Globals a script's realm lacks although ES2024 has them (`runtime/removed-globals.ts`). */
+const REMOVED_FROM_SCRIPTS: ReadonlySet<string> = new Set(['SharedArrayBuffer', 'Atomics'])
+
+/**
+ * The message for a name TypeScript could not find with advice for a project (packages, tsconfig,
+ * TS2580-2593), or `undefined` for any other finding. "Change your target library" (TS2583)
+ * becomes: not in scripts (shared memory), or not in ES2024, the library scripts are checked
+ * against.
+ */
+function missingNameMessage(finding: CheckerFinding): string | undefined {
+  if (finding.code === undefined || (finding.code !== 2583 && !MISSING_PLATFORM_CODES.has(finding.code))) return undefined
+  const name = /^Cannot find name '([^']+)'/.exec(finding.message)?.[1]
+  if (name === undefined) return undefined
+  if (finding.code !== 2583) return missingPlatformMessage(name)
+  return REMOVED_FROM_SCRIPTS.has(name)
+    ? `Cannot find name '${name}': scripts have no shared memory (SharedArrayBuffer, Atomics).`
+    : `Cannot find name '${name}': it is not in ES2024, the ECMAScript version scripts are checked against.`
+}
 
 /**
  * The diagnostics to report, sorted by position: related hints appended to their finding's
  * message (`\n2:11 Did you forget to use 'await'?`), knock-on implicit-any errors dropped when an
- * earlier error sits on the same line, and an unknown tool name reported as
+ * earlier error sits on the same line, an unknown tool name reported as
  * `There is no tool named 'raed_file'. Did you mean 'read_file'? The tools are: …` instead of
- * TypeScript's dump of the whole `tools` type.
+ * TypeScript's dump of the whole `tools` type, and a missing Node.js or browser global said to be
+ * absent from scripts ({@link missingPlatformMessage}) instead of TypeScript's package advice.
  */
 export function refineDiagnostics(findings: readonly CheckerFinding[]): Diagnostic[] {
   const sorted = [...findings].sort((a, b) => a.line - b.line || a.column - b.column)
@@ -41,7 +72,7 @@ export function refineDiagnostics(findings: readonly CheckerFinding[]): Diagnost
     const isError = finding.category === 'error'
     if (isError && finding.code !== undefined && KNOCK_ON_CODES.has(finding.code) && linesWithErrors.has(finding.line)) continue
     if (isError) linesWithErrors.add(finding.line)
-    let message = finding.unknownTool ? unknownToolMessage(finding.unknownTool.name, finding.unknownTool.available) : finding.message
+    let message = finding.unknownTool ? unknownToolMessage(finding.unknownTool.name, finding.unknownTool.available) : (missingNameMessage(finding) ?? finding.message)
     for (const hint of finding.related ?? []) message += `\n${hint.line}:${hint.column} ${hint.message}`
     out.push({ line: finding.line, column: finding.column, message, ...(finding.code !== undefined && { code: finding.code }), category: finding.category })
   }

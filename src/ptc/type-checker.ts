@@ -76,13 +76,20 @@ const libSnapshots = new Map<string, ts.IScriptSnapshot | undefined>()
 /** Shared so several checkers (e.g. per session) parse each lib file once between them. */
 const documentRegistry = ts.createDocumentRegistry(true, LIB_ROOT, JSDOC_PARSING_MODE)
 
+/**
+ * The lib files of shared memory (`SharedArrayBuffer`, `Atomics`), which the runtime removes from
+ * a script's realm (`runtime/removed-globals.ts`): served empty, so a script using them fails
+ * the check instead of the run.
+ */
+const NOT_IN_SCRIPTS = /^lib\.es\w+\.sharedmemory\.d\.ts$/
+
 function libSnapshot(fileName: string): ts.IScriptSnapshot | undefined {
   const name = fileName.slice(LIB_ROOT.length)
   if (!/^lib(\.[\w-]+)*\.d\.ts$/.test(name)) return undefined
   if (!libSnapshots.has(name)) {
     let snapshot: ts.IScriptSnapshot | undefined
     try {
-      snapshot = ts.ScriptSnapshot.fromString(readFileSync(path.join(typescriptLibDir, name), 'utf8'))
+      snapshot = ts.ScriptSnapshot.fromString(NOT_IN_SCRIPTS.test(name) ? '' : readFileSync(path.join(typescriptLibDir, name), 'utf8'))
     } catch {
       snapshot = undefined
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { refineDiagnostics, unknownToolMessage } from '../../../src/ptc/format-diagnostics.ts'
+import { missingPlatformMessage, refineDiagnostics, unknownToolMessage } from '../../../src/ptc/format-diagnostics.ts'
 
 describe('what the model reads of a type check (S9.1)', () => {
   it('S9.1 keeps TypeScript related hints under their error, with their position', () => {
@@ -26,5 +26,20 @@ describe('what the model reads of a type check (S9.1)', () => {
     expect(unknownToolMessage('tool_7', many)).toBe("There is no tool named 'tool_7'. Did you mean 'tool_07' or 'tool_17' or 'tool_27'? There are 50 tools; see the declarations for the full list.")
     const refined = refineDiagnostics([{ line: 1, column: 23, code: 2551, category: 'error', message: "Property 'raed_file' does not exist on type '{ readonly bash: …'.", unknownTool: { name: 'raed_file', available: ['read_file', 'bash'] } }])
     expect(refined[0]!.message).toBe("There is no tool named 'raed_file'. Did you mean 'read_file'? The tools are: bash, read_file.")
+  })
+
+  it("S9.1 a missing name TypeScript gives project advice for (install @types/node, change 'lib') is explained for scripts instead", () => {
+    const refined = refineDiagnostics([
+      { line: 1, column: 1, code: 2580, category: 'error', message: "Cannot find name 'process'. Do you need to install type definitions for node? Try `npm i --save-dev @types/node`." },
+      { line: 2, column: 1, code: 2584, category: 'error', message: "Cannot find name 'document'. Do you need to change your target library? Try changing the 'lib' compiler option to include 'dom'." },
+      { line: 3, column: 1, code: 2583, category: 'error', message: "Cannot find name 'Iterator'. Do you need to change your target library? Try changing the 'lib' compiler option to 'es2025' or later." },
+      { line: 4, column: 1, code: 2304, category: 'error', message: "Cannot find name 'foo'." },
+    ])
+    expect(refined.map((d) => d.message)).toEqual([
+      missingPlatformMessage('process'),
+      missingPlatformMessage('document'),
+      "Cannot find name 'Iterator': it is not in ES2024, the ECMAScript version scripts are checked against.",
+      "Cannot find name 'foo'.",
+    ])
   })
 })

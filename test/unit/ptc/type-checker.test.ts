@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NO_IMPORTS_MESSAGE } from '../../../src/ptc/compile-source.ts'
 import { formatDiagnostics, TypeChecker, type Diagnostic } from '../../../src/ptc/type-checker.ts'
+import { missingPlatformMessage } from '../../../src/ptc/format-diagnostics.ts'
 
 const DECLARATIONS = `interface ToolArgsMap { read_file: { path: string; limit?: number } }
 interface ToolOutputMap { read_file: { text: string } }
@@ -126,8 +127,15 @@ describe('TypeChecker', () => {
     const diagnostics = checker.check(code, DECLARATIONS)
     expect(diagnostics.map((d) => d.line)).toEqual([1, 2, 3])
     expect(diagnostics[0]).toMatchObject({ ...at(code, 'process'), category: 'error' })
-    expect(diagnostics[0]!.message).toContain("Cannot find name 'process'")
-    expect(diagnostics[1]!.message).toContain("Cannot find name 'require'")
+    expect(diagnostics[0]!.message).toBe(missingPlatformMessage('process'))
+    expect(diagnostics[1]!.message).toBe(missingPlatformMessage('require'))
+    expect(diagnostics.map((d) => d.message).join('\n')).not.toContain('@types/node')
+  })
+
+  it('S9.1 shared memory is not declared, as the isolate has none (SharedArrayBuffer, Atomics)', () => {
+    const code = 'const b = new SharedArrayBuffer(8)\nAtomics.add(new Int32Array(4), 0, 1)\nconst ok: ArrayBufferLike = new ArrayBuffer(2)\nreturn [b, ok]'
+    const diagnostics = checker.check(code, DECLARATIONS)
+    expect(diagnostics.map((d) => `${d.line} ${d.message}`)).toEqual(["1 Cannot find name 'SharedArrayBuffer': scripts have no shared memory (SharedArrayBuffer, Atomics).", "2 Cannot find name 'Atomics': scripts have no shared memory (SharedArrayBuffer, Atomics)."])
   })
 
   it('a type-only import is checked at its own position; a runtime import gets the compile step’s message', () => {
