@@ -78,6 +78,7 @@ export const DatePrototypeGetTime = uncurryThis(Date.prototype.getTime) as (date
 export const DatePrototypeToISOString = uncurryThis(Date.prototype.toISOString) as (date: Date) => string
 export const StringPrototype = String.prototype
 export const NumberPrototype = Number.prototype
+export const NumberPrototypeValueOf = uncurryThis(Number.prototype.valueOf) as (self: object) => number
 export const BooleanPrototype = Boolean.prototype
 export const BigIntPrototype = BigInt.prototype
 /**
@@ -118,6 +119,10 @@ export const LOSSY_PROTOTYPES: readonly (readonly [prototype: object, what: stri
   [RegExp.prototype, 'a RegExp', 'send its source (regexp.source)'],
   [Error.prototype, 'an Error', 'send { name: error.name, message: error.message }'],
   [Function.prototype, 'a function', 'functions cannot be sent'],
+  [BigInt.prototype, 'a BigInt object', 'convert it with Number(…) or String(…)'],
+  [Symbol.prototype, 'a Symbol object', 'symbols cannot be sent as JSON'],
+  // Reached only when no toJSON turned it into a string: another value's toJSON returned it.
+  [Date.prototype, 'a Date that JSON would not convert (a toJSON returned it)', 'send date.toISOString()'],
 ]
 /** Boxed primitives: JSON unwraps them losslessly. */
 export const BOXED_PROTOTYPES: readonly object[] = [StringPrototype, NumberPrototype, BooleanPrototype]

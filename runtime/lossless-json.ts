@@ -15,6 +15,8 @@ import {
   MapPrototypeHas,
   MapPrototypeSet,
   NumberIsFinite,
+  NumberPrototype,
+  NumberPrototypeValueOf,
   ObjectGetPrototypeOf,
   ObjectHasOwn,
   ObjectPrototype,
@@ -99,7 +101,9 @@ export function toJsonLossless(value: unknown, root: string): string | undefined
   }
 
   const text = JSONStringify(value, replacer)
-  if (typeof text !== 'string') throw new OriginalTypeError(`${root} is ${describeType(value)}: it cannot be sent as JSON`)
+  if (typeof text !== 'string') {
+    throw new OriginalTypeError(typeof value === 'object' && value !== null ? `${root} has a toJSON that returned nothing: JSON would send nothing; return a JSON value from it` : `${root} is ${describeType(value)}: it cannot be sent as JSON`)
+  }
   return text
 }
 
@@ -111,6 +115,16 @@ function lossyObject(item: object): string | undefined {
   if (ArrayBufferIsView(item)) {
     const tag = TypedArrayPrototypeGetToStringTag(item)
     if (tag !== undefined) return `is a ${tag}: convert it with Array.from(…)`
+  }
+  if (prototype === NumberPrototype) {
+    // JSON unwraps a Number object to its number: a non-finite one would become null.
+    let number: number
+    try {
+      number = NumberPrototypeValueOf(item)
+    } catch {
+      return 'is an object made from Number.prototype that holds no number: JSON would send {}; send a number'
+    }
+    return NumberIsFinite(number) ? undefined : `is a Number object holding ${StringCtor(number)}: JSON would turn it into null`
   }
   for (let index = 0; index < BOXED_PROTOTYPES.length; index++) if (prototype === BOXED_PROTOTYPES[index]) return undefined
   const own = prototype

@@ -27,6 +27,12 @@ const CASES: [label: string, expression: string, problem: string][] = [
   ['a BigInt', '10n', 'is a BigInt: convert it with Number(…) or String(…)'],
   ['NaN', 'NaN', 'is NaN: JSON would turn it into null'],
   ['-Infinity', '-Infinity', 'is -Infinity: JSON would turn it into null'],
+  ['a Number object holding NaN', 'new Number(NaN)', 'is a Number object holding NaN: JSON would turn it into null'],
+  ['a Number object holding Infinity', 'Object(Infinity)', 'is a Number object holding Infinity: JSON would turn it into null'],
+  ['an object made from Number.prototype', 'Object.create(Number.prototype)', 'is an object made from Number.prototype that holds no number: JSON would send {}; send a number'],
+  ['a BigInt object', 'Object(10n)', 'is a BigInt object: convert it with Number(…) or String(…)'],
+  ['a Symbol object', "Object(Symbol('s'))", 'is a Symbol object: symbols cannot be sent as JSON'],
+  ['a Date a toJSON returned', '{ toJSON() { return new Date(0) } }', 'is a Date that JSON would not convert (a toJSON returned it): send date.toISOString()'],
 ]
 
 describe('S6.1 values JSON would change are refused with their path', () => {
@@ -40,6 +46,11 @@ describe('S6.1 values JSON would change are refused with their path', () => {
     const { result, calls } = await run(`try { await tools.echo({ list: [0, { x: ${expression} }] }) } catch (e) { return e.name + ': ' + e.message }`, {}, pool)
     expect(calls).toHaveLength(0)
     expect(result.value).toBe(`ToolCallError: the arguments cannot be sent as JSON: args.list[1].x ${problem}`)
+  })
+
+  it('S6.1 a return value whose toJSON returns nothing is refused, saying so', async () => {
+    const { result } = await run('return { toJSON() { return undefined } }', {}, pool)
+    expect(result.error).toEqual({ name: 'TypeError', message: "the script's return value cannot be converted to JSON: value has a toJSON that returned nothing: JSON would send nothing; return a JSON value from it" })
   })
 
   it('S6.1 a Date crosses as what its toJSON gives, as in JSON.stringify: its ISO string, null for an invalid one', async () => {
