@@ -143,6 +143,6 @@ export function checkJournalFolder(file: string): void {
   if (!existsSync(folder)) problem = 'does not exist'
   else if (!statSync(folder).isDirectory()) problem = 'is not a directory'
   if (problem) {
-    throw new PtcError('journal-unwritable', `Cannot write the journal ${resolve(file)}: its folder ${folder} ${problem}. Create the folder first, or name a file in an existing folder with --journal.`, { details: { file } })
+    throw new PtcError('journal-unwritable', `Cannot write the journal ${resolve(file)}: its folder ${folder} ${problem}. Create the folder first, or name a file in an existing folder (the journal option; --journal for ptc).`, { details: { file } })
   }
 }

@@ -116,7 +116,7 @@ export function apply(ctx: Context, config: Config = {}) {
     folder = realpathSync(dirname(file))
     appendFileSafeSync(join(folder, basename(file)), { roots: [folder] }, '')
   } catch (error) {
-    throw new PtcError('journal-unwritable', `Cannot write the journal ${file}: ${(error as Error).message}. Name a writable file with --journal.`, { details: { file } })
+    throw new PtcError('journal-unwritable', `Cannot write the journal ${file}: ${(error as Error).message}. Name a writable file (the journal option; --journal for ptc).`, { details: { file } })
   }
   ctx.effect(() => holdJournal(join(folder, basename(file))), `journal hold ${file}`)
   if (config.retention) pruneJournals(folder, config.retention, [join(folder, basename(file))])

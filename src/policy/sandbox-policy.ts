@@ -139,10 +139,10 @@ function realRoot(root: string, label: string): string {
   try {
     real = fs.realpathSync(root)
   } catch (error) {
-    throw new SandboxError('sandbox-policy-invalid', `${label} ${root} does not exist or cannot be resolved (${(error as NodeJS.ErrnoException).code})`, { root }, error)
+    throw new SandboxError('sandbox-policy-invalid', `${label} ${root} does not exist or cannot be resolved (${(error as NodeJS.ErrnoException).code}): create the folder first, or name an existing one`, { root }, error)
   }
   if (!fs.statSync(real).isDirectory()) {
-    throw new SandboxError('sandbox-policy-invalid', `${label} ${root} is not a directory`, { root })
+    throw new SandboxError('sandbox-policy-invalid', `${label} ${root} is not a directory: name a folder`, { root })
   }
   return real
 }

@@ -104,7 +104,7 @@ describe('ptc usage errors', { timeout: 90_000 }, () => {
   it('a --journal in a folder that does not exist is one line, exit 2, and no folder is made', async () => {
     const { code, stderr } = await ptc('run', 'ok.ts', '--workspace', dir, '--journal', join(dir, 'path', 'in', 'missing', 'x.jsonl'))
     expect(code).toBe(2)
-    expect(stderr).toMatch(/^ptc: Cannot write the journal .*x\.jsonl: its folder .*missing does not exist\. Create the folder first, or name a file in an existing folder with --journal\.\n$/)
+    expect(stderr).toMatch(/^ptc: Cannot write the journal .*x\.jsonl: its folder .*missing does not exist\. Create the folder first, or name a file in an existing folder \(the journal option; --journal for ptc\)\.\n$/)
     expect(existsSync(join(dir, 'path'))).toBe(false)
   })
 
@@ -112,7 +112,7 @@ describe('ptc usage errors', { timeout: 90_000 }, () => {
     writeFileSync(join(dir, 'afile'), 'not a folder')
     const { code, stderr } = await ptc('run', 'ok.ts', '--workspace', dir, '--journal', join(dir, 'afile', 'j.jsonl'))
     expect(code).toBe(2)
-    expect(stderr).toMatch(/^ptc: Cannot write the journal .*afile\/j\.jsonl: its folder .*afile is not a directory\. Create the folder first, or name a file in an existing folder with --journal\.\n$/)
+    expect(stderr).toMatch(/^ptc: Cannot write the journal .*afile\/j\.jsonl: its folder .*afile is not a directory\. Create the folder first, or name a file in an existing folder \(the journal option; --journal for ptc\)\.\n$/)
   })
 
   describe('serve', () => {

@@ -77,7 +77,7 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     const missing = join(workspace, 'path', 'in', 'missing')
     const error = await refusal({ journal: join(missing, 'x.jsonl') })
     expect(error.code).toBe('journal-unwritable')
-    expect(error.message).toBe(`Cannot write the journal ${join(missing, 'x.jsonl')}: its folder ${missing} does not exist. Create the folder first, or name a file in an existing folder with --journal.`)
+    expect(error.message).toBe(`Cannot write the journal ${join(missing, 'x.jsonl')}: its folder ${missing} does not exist. Create the folder first, or name a file in an existing folder (the journal option; --journal for ptc).`)
     expect(existsSync(join(workspace, 'path'))).toBe(false)
     writeFileSync(join(workspace, 'afile'), '')
     expect((await refusal({ journal: join(workspace, 'afile', 'x.jsonl') })).message).toMatch(/: its folder .*afile is not a directory\. Create the folder first/)

@@ -94,7 +94,7 @@ describe('journal', () => {
     const root = await createRoot()
     await expect(root.plugin(Journal, { file })).rejects.toMatchObject({
       code: 'journal-unwritable',
-      message: expect.stringMatching(/^Cannot write the journal .*is-a-directory: .*Name a writable file with --journal\.$/),
+      message: expect.stringMatching(/^Cannot write the journal .*is-a-directory: .*Name a writable file \(the journal option; --journal for ptc\)\.$/),
     })
   })
 

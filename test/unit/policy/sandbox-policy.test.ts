@@ -36,7 +36,7 @@ describe('SandboxPolicy', () => {
 
   it('S8 a missing or relative workspace root is a clear error', () => {
     const missing = path.join(outside, 'nope')
-    expect(() => new SandboxPolicy(new Context(), { workspaceRoots: [missing] })).toThrow(`workspace root ${missing} does not exist`)
+    expect(() => new SandboxPolicy(new Context(), { workspaceRoots: [missing] })).toThrow(`workspace root ${missing} does not exist or cannot be resolved (ENOENT): create the folder first, or name an existing one`)
     expect(() => new SandboxPolicy(new Context(), { workspaceRoots: ['rel/dir'] })).toThrow(/must be an absolute path/)
     try {
       new SandboxPolicy(new Context(), { workspaceRoots: [missing] })
