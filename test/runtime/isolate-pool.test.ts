@@ -63,6 +63,20 @@ describe('IsolatePool', () => {
     expect(atOnce.isolate.isDisposed).toBe(true)
   })
 
+  it("S9.1 a run whose memory limit is not the pool's gets a fresh isolate whose clean-up still goes through the pool's afterRun, whether the script finished or a limit stopped it (the worker counts every run toward its GC, issue 12)", async () => {
+    const dispatch = async () => ({ ok: true as const, valueJson: 'null' })
+    const held: (() => void)[] = []
+    pool = new IsolatePool({ size: 1, memoryMb: 128, afterRun: (cleanUp) => held.push(cleanUp) })
+    const finished = await runInIsolate({ js: 'return 1', toolNames: [], dispatch, limits: { memoryMb: 64 } }, pool)
+    expect(finished.status).toBe('ok')
+    await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 5_000, interval: 10 })
+    const stopped = await runInIsolate({ js: 'for (;;) {}', toolNames: [], dispatch, limits: { memoryMb: 64, wallClockMs: 200 } }, pool)
+    expect(stopped.status).toBe('timeout')
+    await vi.waitFor(() => expect(held).toHaveLength(2), { timeout: 5_000, interval: 10 })
+    for (const cleanUp of held.splice(0)) cleanUp()
+    expect(pool.idleCount).toBeLessThanOrEqual(1) // the pool itself never held a 64 MB isolate
+  })
+
   it('S9.1 an isolate made from the runtime snapshot has the runtime installed and nothing of the snapshot left on its global', async () => {
     pool = new IsolatePool({ size: 2 })
     const script = `return [typeof globalThis.${SNAPSHOT_INSTALL_GLOBAL}, typeof ToolCallError, typeof console.log, typeof SharedArrayBuffer, Object.keys(tools), Math.random()]`

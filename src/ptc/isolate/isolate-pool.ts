@@ -234,6 +234,20 @@ export class IsolatePool {
     return taken
   }
 
+  /**
+   * A fresh isolate of another memory limit (`memoryMb` MB), made now and not pooled, whose clean-up
+   * follows this pool's `afterRun` like a pooled one's: the isolate worker counts every run toward
+   * its heap collection (`RunHousekeeping`, issue 12), whatever its limit.
+   * @throws Error when the pool is disposed or an isolate cannot be created.
+   */
+  async takeFresh(memoryMb: number): Promise<PreparedIsolate> {
+    if (this.disposed) throw new Error('IsolatePool is disposed')
+    const prepared = await prepareIsolate({ memoryMb })
+    prepared.afterRun = this.afterRun
+    prepared.onReleased = () => {} // So the runner hands every ending to afterRun, as with pooled ones.
+    return prepared
+  }
+
   /** Disposes the idle isolates; isolates being prepared are disposed when ready. Idempotent. */
   dispose(): void {
     this.disposed = true

@@ -42,7 +42,7 @@ export async function runInIsolate(request: IsolateRunRequest, pool?: IsolatePoo
   if (request.signal?.aborted) {
     return { status: 'cancelled', error: cancelledError(), logs: [], toolCalls: 0, durationMs: performance.now() - startedAt }
   }
-  const prepared = pool !== undefined && pool.memoryMb === limits.memoryMb ? await pool.take() : await prepareIsolate({ memoryMb: limits.memoryMb })
+  const prepared = pool === undefined ? await prepareIsolate({ memoryMb: limits.memoryMb }) : pool.memoryMb === limits.memoryMb ? await pool.take() : await pool.takeFresh(limits.memoryMb)
   return new IsolateRun(prepared, request, limits, startedAt).execute()
 }
 

@@ -18,8 +18,9 @@ import vm from 'node:vm'
 export function takeWorkerGc(): (() => void) | undefined {
   try {
     v8.setFlagsFromString('--expose-gc')
-    // A bare context (no Node contextify interceptors): 0.7-1.1 ms on the worker's start path,
-    // where a contextified one took 8-9 ms without Node's start-up snapshot.
+    // A bare context (no Node contextify interceptors): about 1 ms on the worker's start path.
+    // (6fbf10d's 8-9 ms for a contextified one counted loading node:v8 and node:vm too; a review
+    // measured 1.0-1.1 against 1.1-1.2 ms.)
     const gc: unknown = vm.runInContext('gc', vm.createContext(vm.constants.DONT_CONTEXTIFY))
     return typeof gc === 'function' ? (gc as () => void) : undefined
   } catch {
