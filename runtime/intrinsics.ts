@@ -121,8 +121,9 @@ export const LOSSY_PROTOTYPES: readonly (readonly [prototype: object, what: stri
   [Function.prototype, 'a function', 'functions cannot be sent'],
   [BigInt.prototype, 'a BigInt object', 'convert it with Number(…) or String(…)'],
   [Symbol.prototype, 'a Symbol object', 'symbols cannot be sent as JSON'],
-  // Reached only when no toJSON turned it into a string: another value's toJSON returned it.
-  [Date.prototype, 'a Date that JSON would not convert (a toJSON returned it)', 'send date.toISOString()'],
+  // Reached only when no toJSON turned it into a string (another value's toJSON returned it, or
+  // Date.prototype.toJSON is gone).
+  [Date.prototype, 'a Date that no toJSON turned into a string (JSON calls toJSON once)', 'send date.toISOString()'],
 ]
 /** Boxed primitives: JSON unwraps them losslessly. */
 export const BOXED_PROTOTYPES: readonly object[] = [StringPrototype, NumberPrototype, BooleanPrototype]

@@ -122,7 +122,7 @@ function lossyObject(item: object): string | undefined {
     try {
       number = NumberPrototypeValueOf(item)
     } catch {
-      return 'is an object made from Number.prototype that holds no number: JSON would send {}; send a number'
+      return undefined // Not a Number object (Object.create(Number.prototype)): JSON sends its own fields.
     }
     return NumberIsFinite(number) ? undefined : `is a Number object holding ${StringCtor(number)}: JSON would turn it into null`
   }

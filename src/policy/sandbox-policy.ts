@@ -139,7 +139,9 @@ function realRoot(root: string, label: string): string {
   try {
     real = fs.realpathSync(root)
   } catch (error) {
-    throw new SandboxError('sandbox-policy-invalid', `${label} ${root} does not exist or cannot be resolved (${(error as NodeJS.ErrnoException).code}): create the folder first, or name an existing one`, { root }, error)
+    const code = (error as NodeJS.ErrnoException).code
+    const advice = code === 'ENOENT' ? 'create the folder first, or name an existing one' : 'name a folder this process can reach'
+    throw new SandboxError('sandbox-policy-invalid', `${label} ${root} does not exist or cannot be resolved (${code}): ${advice}`, { root }, error)
   }
   if (!fs.statSync(real).isDirectory()) {
     throw new SandboxError('sandbox-policy-invalid', `${label} ${root} is not a directory: name a folder`, { root })

@@ -27,10 +27,11 @@ const KNOCK_ON_CODES: ReadonlySet<number> = new Set([7005, 7006, 7019, 7031, 703
 
 /**
  * "Cannot find name 'process'. Do you need to install type definitions for node? Try `npm i
- * --save-dev @types/node`…" (TS2580, 2591), the same for test runners (2582, 2593) and for the DOM
- * library (2584): advice about a project's packages and tsconfig, which a script has neither of.
+ * --save-dev @types/node`…" (TS2580, 2591), the same for jQuery (2581, 2592), test runners (2582,
+ * 2593), Bun (2867, 2868) and the DOM library (2584): advice about a project's packages and
+ * tsconfig, which a script has neither of.
  */
-const MISSING_PLATFORM_CODES: ReadonlySet<number> = new Set([2580, 2582, 2584, 2591, 2593])
+const MISSING_PLATFORM_CODES: ReadonlySet<number> = new Set([2580, 2581, 2582, 2584, 2591, 2592, 2593, 2867, 2868])
 
 /** What a script is told instead of {@link MISSING_PLATFORM_CODES}' advice (README, "What a script can use"). */
 export function missingPlatformMessage(name: string): string {
@@ -42,11 +43,16 @@ const REMOVED_FROM_SCRIPTS: ReadonlySet<string> = new Set(['SharedArrayBuffer', 
 
 /**
  * The message for a name TypeScript could not find with advice for a project (packages, tsconfig,
- * TS2580-2593), or `undefined` for any other finding. "Change your target library" (TS2583)
- * becomes: not in scripts (shared memory), or not in ES2024, the library scripts are checked
- * against.
+ * {@link MISSING_PLATFORM_CODES}), or `undefined` for any other finding. "Change your target
+ * library" (TS2583 for a name, TS2550 for a property) becomes: not in scripts (shared memory), or
+ * not in ES2024, the library scripts are checked against.
  */
 function missingNameMessage(finding: CheckerFinding): string | undefined {
+  if (finding.code === 2550) {
+    // "Property 'union' does not exist on type 'Set<number>'. Do you need to change your target library?…"
+    const property = /^(Property '[^']+' does not exist on type '.*')\. Do you need to change your target library\?/s.exec(finding.message)?.[1]
+    return property === undefined ? undefined : `${property}: scripts are checked against ES2024, which does not have it; use what ES2024 has.`
+  }
   if (finding.code === undefined || (finding.code !== 2583 && !MISSING_PLATFORM_CODES.has(finding.code))) return undefined
   const name = /^Cannot find name '([^']+)'/.exec(finding.message)?.[1]
   if (name === undefined) return undefined

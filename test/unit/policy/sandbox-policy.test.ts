@@ -38,6 +38,10 @@ describe('SandboxPolicy', () => {
     const missing = path.join(outside, 'nope')
     expect(() => new SandboxPolicy(new Context(), { workspaceRoots: [missing] })).toThrow(`workspace root ${missing} does not exist or cannot be resolved (ENOENT): create the folder first, or name an existing one`)
     expect(() => new SandboxPolicy(new Context(), { workspaceRoots: ['rel/dir'] })).toThrow(/must be an absolute path/)
+    // Under a file: it cannot be created, so the advice is not to create it.
+    const file = path.join(outside, 'a-file')
+    fs.writeFileSync(file, 'x')
+    expect(() => new SandboxPolicy(new Context(), { workspaceRoots: [path.join(file, 'sub')] })).toThrow(`workspace root ${path.join(file, 'sub')} does not exist or cannot be resolved (ENOTDIR): name a folder this process can reach`)
     try {
       new SandboxPolicy(new Context(), { workspaceRoots: [missing] })
     } catch (error) {

@@ -32,14 +32,18 @@ describe('what the model reads of a type check (S9.1)', () => {
     const refined = refineDiagnostics([
       { line: 1, column: 1, code: 2580, category: 'error', message: "Cannot find name 'process'. Do you need to install type definitions for node? Try `npm i --save-dev @types/node`." },
       { line: 2, column: 1, code: 2584, category: 'error', message: "Cannot find name 'document'. Do you need to change your target library? Try changing the 'lib' compiler option to include 'dom'." },
-      { line: 3, column: 1, code: 2583, category: 'error', message: "Cannot find name 'Iterator'. Do you need to change your target library? Try changing the 'lib' compiler option to 'es2025' or later." },
+      { line: 3, column: 1, code: 2583, category: 'error', message: "Cannot find name 'Atomics'. Do you need to change your target library? Try changing the 'lib' compiler option to 'es2017' or later." },
       { line: 4, column: 1, code: 2304, category: 'error', message: "Cannot find name 'foo'." },
+      { line: 5, column: 1, code: 2592, category: 'error', message: "Cannot find name '$'. Do you need to install type definitions for jQuery? Try `npm i --save-dev @types/jquery` and then add 'jquery' to the types field in your tsconfig." },
+      { line: 6, column: 1, code: 2550, category: 'error', message: "Property 'union' does not exist on type 'Set<number>'. Do you need to change your target library? Try changing the 'lib' compiler option to 'es2025' or later." },
     ])
     expect(refined.map((d) => d.message)).toEqual([
       missingPlatformMessage('process'),
       missingPlatformMessage('document'),
-      "Cannot find name 'Iterator': it is not in ES2024, the ECMAScript version scripts are checked against.",
+      "Cannot find name 'Atomics': scripts have no shared memory (SharedArrayBuffer, Atomics).",
       "Cannot find name 'foo'.",
+      missingPlatformMessage('$'),
+      "Property 'union' does not exist on type 'Set<number>': scripts are checked against ES2024, which does not have it; use what ES2024 has.",
     ])
   })
 })
