@@ -37,6 +37,16 @@ async function bothReady(two: IsolateSupervisorGroup): Promise<IsolateSupervisor
 
 const request = (js: string, dispatch: IsolateRunRequest['dispatch'] = async () => ({ ok: true, valueJson: 'null' })): IsolateRunRequest => ({ js, toolNames: ['wait'], dispatch })
 
+/** Whether process `pid` still exists (signal 0 only checks). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
   it("S9.1 the group staggers its workers' first replacements, none sooner than recycleAfterRuns; 0 stays never", () => {
     expect([0, 1].map((index) => firstRecycleAfterRuns(5_000, index, 2))).toEqual([5_000, 7_500])
@@ -100,12 +110,15 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
     const supervisor = new IsolateSupervisor({ poolSize: 1, recycleAfterRuns: 4, firstRecycleAfterRuns: 2 })
     try {
       await supervisor.run(request('return 1'))
+      const first = supervisor.workerPid!
       expect(supervisor.replacementPid).toBeUndefined()
       const second = supervisor.run(request('return 2')) // the first worker's second run starts its replacement
       const replacement = supervisor.replacementPid
       expect(replacement).toBeGreaterThan(0)
       await second
       await until(() => supervisor.workerPid === replacement, 30_000)
+      // One retired worker drains at a time: the next replacement waits until the first has gone.
+      await until(() => !isAlive(first), 30_000)
       for (let run = 1; run <= 3; run++) {
         await supervisor.run(request('return 3'))
         expect(supervisor.replacementPid).toBeUndefined()
