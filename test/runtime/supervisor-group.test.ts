@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { IsolateRunRequest, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
 import { firstRecycleAfterRuns, IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
+import { isAlive } from '../helpers/process-alive.ts'
 import { until } from './harness.ts'
 
 const GATED_ENTRY = fileURLToPath(new URL('../fixtures/gated-worker-entry.ts', import.meta.url))
@@ -36,16 +37,6 @@ async function bothReady(two: IsolateSupervisorGroup): Promise<IsolateSupervisor
 }
 
 const request = (js: string, dispatch: IsolateRunRequest['dispatch'] = async () => ({ ok: true, valueJson: 'null' })): IsolateRunRequest => ({ js, toolNames: ['wait'], dispatch })
-
-/** Whether process `pid` still exists (signal 0 only checks). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
   it("S9.1 the group staggers its workers' first replacements, none sooner than recycleAfterRuns; 0 stays never", () => {

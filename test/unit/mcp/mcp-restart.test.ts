@@ -8,6 +8,7 @@ import * as mcpImport from '../../../src/mcp/mcp-import.ts'
 import { DEFAULT_RESTART_POLICY } from '../../../src/mcp/restart-policy.ts'
 import { SupervisedConnection, type RestartClock } from '../../../src/mcp/supervised-connection.ts'
 import { createRoot, tick } from '../../helpers/registry.ts'
+import { isAlive as alive } from '../../helpers/process-alive.ts'
 
 const SCRIPTED = fileURLToPath(new URL('../../fixtures/scripted-mcp-server.ts', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'ptc-restart-'))
@@ -19,15 +20,6 @@ function server(name: string, extra: Record<string, unknown> = {}) {
   const startsFile = join(dir, `${name}.starts`)
   writeFileSync(join(dir, `${name}.json`), JSON.stringify({ tools: TOOLS, crashes: ['crash'], hangs: ['hang'], exitsAfter: ['quit'], results: { hello: { content: [{ type: 'text', text: 'hello' }] }, quit: { content: [{ type: 'text', text: 'bye' }] } }, startsFile, ...extra }))
   return { config: { command: process.execPath, args: [SCRIPTED, join(dir, `${name}.json`)], parallel: true }, starts: () => readFileSync(startsFile, 'utf8').split('\n').filter(Boolean) }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 const NO_BACKOFF = { ...DEFAULT_RESTART_POLICY, maxRestarts: 2, backoffMs: 0, maxBackoffMs: 0 }
