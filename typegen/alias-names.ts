@@ -6,7 +6,7 @@
  */
 
 /**
- * Global type and value names of TypeScript's ES2024 library (the checker's `lib`), plus the
+ * Global type and value names of TypeScript's ES2025 library (the checker's `lib`), plus the
  * declaration file's own and the isolate's globals. A test compares it with TypeScript's lib files.
  */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(
@@ -23,19 +23,19 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set(
     'ClassSetterDecoratorContext ConcatArray ConstructorParameters DataView DataViewConstructor Date ' +
     'DateConstructor DecoratorContext DecoratorMetadata DecoratorMetadataObject Error ' +
     'ErrorConstructor ErrorOptions EvalError EvalErrorConstructor Exclude Extract ' +
-    'FinalizationRegistry FinalizationRegistryConstructor FlatArray Float32Array ' +
+    'FinalizationRegistry FinalizationRegistryConstructor FlatArray Float16Array Float16ArrayConstructor Float32Array ' +
     'Float32ArrayConstructor Float64Array Float64ArrayConstructor Function FunctionConstructor ' +
     'Generator GeneratorFunction GeneratorFunctionConstructor IArguments ImportAssertions ' +
     'ImportAttributes ImportCallOptions ImportMeta Infinity InstanceType Int16Array ' +
     'Int16ArrayConstructor Int32Array Int32ArrayConstructor Int8Array Int8ArrayConstructor Intl ' +
-    'Iterable IterableIterator Iterator IteratorObject IteratorResult IteratorReturnResult ' +
+    'Iterable IterableIterator Iterator IteratorObject IteratorObjectConstructor IteratorResult IteratorReturnResult ' +
     'IteratorYieldResult JSON Lowercase Map MapConstructor MapIterator Math MethodDecorator NaN ' +
     'NewableFunction NoInfer NonNullable Number NumberConstructor Object ObjectConstructor Omit ' +
     'OmitThisParameter ParameterDecorator Parameters Partial Pick Promise PromiseConstructor ' +
     'PromiseConstructorLike PromiseFulfilledResult PromiseLike PromiseRejectedResult ' +
     'PromiseSettledResult PromiseWithResolvers PropertyDecorator PropertyDescriptor ' +
     'PropertyDescriptorMap PropertyKey Proxy ProxyConstructor ProxyHandler RangeError ' +
-    'RangeErrorConstructor Readonly ReadonlyArray ReadonlyMap ReadonlySet Record ReferenceError ' +
+    'RangeErrorConstructor Readonly ReadonlyArray ReadonlyMap ReadonlySet ReadonlySetLike Record ReferenceError ' +
     'ReferenceErrorConstructor Reflect RegExp RegExpConstructor RegExpExecArray RegExpIndicesArray ' +
     'RegExpMatchArray RegExpStringIterator Required ReturnType Set SetConstructor SetIterator ' +
     'SharedArrayBuffer SharedArrayBufferConstructor String StringConstructor StringIterator Symbol ' +

@@ -49,7 +49,7 @@ export function mentionsModules(code: string): boolean {
 export function findModuleUses(ts: TypeScriptModule, code: string): ModuleUse[] {
   if (!mentionsModules(code)) return []
   const wrapped = SCRIPT_PREFIX + code + SCRIPT_SUFFIX
-  const file = ts.createSourceFile('script.ts', wrapped, ts.ScriptTarget.ES2024, true, ts.ScriptKind.TS)
+  const file = ts.createSourceFile('script.ts', wrapped, ts.ScriptTarget.ES2025, true, ts.ScriptKind.TS)
   const uses: ModuleUse[] = []
   let declaresRequire = false
   const add = (kind: ModuleUse['kind'], node: ts.Node): void => {

@@ -38,20 +38,20 @@ export function missingPlatformMessage(name: string): string {
   return `Cannot find name '${name}': a script has only the ECMAScript built-ins, tools, ToolCallError and console; no Node.js or browser APIs (process, require, Buffer, fetch, setTimeout, document…). Reach files, commands and the network through tools.`
 }
 
-/** Globals a script's realm lacks although ES2024 has them (`runtime/removed-globals.ts`). */
+/** Globals a script's realm lacks although ES2025 has them (`runtime/removed-globals.ts`). */
 const REMOVED_FROM_SCRIPTS: ReadonlySet<string> = new Set(['SharedArrayBuffer', 'Atomics'])
 
 /**
  * The message for a name TypeScript could not find with advice for a project (packages, tsconfig,
  * {@link MISSING_PLATFORM_CODES}), or `undefined` for any other finding. "Change your target
  * library" (TS2583 for a name, TS2550 for a property) becomes: not in scripts (shared memory), or
- * not in ES2024, the library scripts are checked against.
+ * not in ES2025, the library scripts are checked against.
  */
 function missingNameMessage(finding: CheckerFinding): string | undefined {
   if (finding.code === 2550) {
     // "Property 'union' does not exist on type 'Set<number>'. Do you need to change your target library?…"
     const property = /^(Property '[^']+' does not exist on type '.*')\. Do you need to change your target library\?/s.exec(finding.message)?.[1]
-    return property === undefined ? undefined : `${property}: scripts are checked against ES2024, which does not have it; use what ES2024 has.`
+    return property === undefined ? undefined : `${property}: scripts are checked against ES2025, which does not have it; use what ES2025 has.`
   }
   if (finding.code === undefined || (finding.code !== 2583 && !MISSING_PLATFORM_CODES.has(finding.code))) return undefined
   const name = /^Cannot find name '([^']+)'/.exec(finding.message)?.[1]
@@ -59,7 +59,7 @@ function missingNameMessage(finding: CheckerFinding): string | undefined {
   if (finding.code !== 2583) return missingPlatformMessage(name)
   return REMOVED_FROM_SCRIPTS.has(name)
     ? `Cannot find name '${name}': scripts have no shared memory (SharedArrayBuffer, Atomics).`
-    : `Cannot find name '${name}': it is not in ES2024, the ECMAScript version scripts are checked against.`
+    : `Cannot find name '${name}': it is not in ES2025, the ECMAScript version scripts are checked against.`
 }
 
 /**

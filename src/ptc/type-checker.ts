@@ -25,7 +25,7 @@ export type { Diagnostic } from './compile-diagnostics.ts'
 export { formatDiagnostics } from './compile-diagnostics.ts'
 
 /**
- * What the isolate provides besides the ES2024 library and the tool declarations. Deliberately
+ * What the isolate provides besides the ES2025 library and the tool declarations. Deliberately
  * not DOM or `@types/node`: `process`, `require`, `fetch`, `setTimeout` do not exist there.
  */
 export const DEFAULT_GLOBALS = `interface Console {
@@ -42,15 +42,17 @@ declare var console: Console
 export interface TypeCheckerOptions {
   /** Ambient declarations of the isolate's own globals; replaces {@link DEFAULT_GLOBALS}. */
   globals?: string
-  /** Merged over the defaults (strict, ES2024, no emit, `types: []`); for tests and experiments. */
+  /** Merged over the defaults (strict, ES2025, no emit, `types: []`); for tests and experiments. */
   compilerOptions?: ts.CompilerOptions
 }
 
 const DEFAULT_COMPILER_OPTIONS: ts.CompilerOptions = {
   strict: true,
   noEmit: true,
-  target: ts.ScriptTarget.ES2024,
-  lib: ['lib.es2024.d.ts'],
+  target: ts.ScriptTarget.ES2025,
+  // ES2025: what the isolates' V8 (Node 24's, 13.6) has, Set methods, iterator helpers,
+  // Promise.try, RegExp.escape and Float16Array included (checked in an isolate).
+  lib: ['lib.es2025.d.ts'],
   module: ts.ModuleKind.ESNext,
   moduleResolution: ts.ModuleResolutionKind.Bundler,
   types: [],
@@ -109,7 +111,7 @@ interface Segment {
  * A warm TypeScript checker for `run_code` scripts (SPEC S9.1). The script is checked as the
  * body of `async function __ptc_main__() { … }`, so top-level `await` and `return` are legal;
  * `import type` lines are hoisted above that function, runtime imports are reported with the
- * compile step's message. Cost: the first check parses and binds the ES2024 lib files (about a
+ * compile step's message. Cost: the first check parses and binds the ES2025 lib files (about a
  * second, see the commit and tests); later checks re-parse only the script and, when its text
  * changed, the declarations (a few ms for a small script). Not safe for concurrent use from
  * several threads, but `check` is synchronous, so one instance serves a whole event loop.

@@ -132,6 +132,15 @@ describe('escapes', () => {
     expect(result.value).toEqual([])
   })
 
+  it('S9.1 has the ES2025 built-ins the type check declares (Set methods, iterator helpers, Promise.try, RegExp.escape, Float16Array)', async () => {
+    const { result } = await run(
+      "return [new Set([1, 2]).union(new Set([3])).size, [1, 2].values().map((x) => x * 2).toArray(), await Promise.try(() => 7), RegExp.escape('a.b'), new Float16Array(2).length]",
+      {},
+      pool,
+    )
+    expect(result.value).toEqual([3, [2, 4], 7, '\\x61\\.b', 2])
+  })
+
   it('finds nothing isolated-vm related anywhere a script can look', async () => {
     const { result } = await run(
       `const found = []

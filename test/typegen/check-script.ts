@@ -1,6 +1,6 @@
 /**
  * Test helper: type-checks a script next to a declaration file with the TypeScript compiler API,
- * in memory, lib es2024, strict (the checker's settings), and returns every diagnostic, the
+ * in memory, lib es2025, strict (the checker's settings), and returns every diagnostic, the
  * declaration file's own included, as `file:line message`.
  */
 import ts from 'typescript'
@@ -11,8 +11,8 @@ export const TOOL_CALL_ERROR = "declare class ToolCallError extends Error { read
 /** Type-checks `script` against `declarations`; returns the diagnostics as readable lines. */
 export function check(declarations: string, script: string): string[] {
   const options: ts.CompilerOptions = {
-    target: ts.ScriptTarget.ES2024,
-    lib: ['lib.es2024.d.ts'],
+    target: ts.ScriptTarget.ES2025,
+    lib: ['lib.es2025.d.ts'],
     strict: true,
     noEmit: true,
     types: [],

@@ -1,7 +1,7 @@
 /**
  * The generated file is only useful if TypeScript accepts it as an ambient declaration next to a
  * user script and checks the script against it (S9.1, S9.3). Compiles in memory with the
- * `typescript` compiler API, lib es2024, strict.
+ * `typescript` compiler API, lib es2025, strict.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -161,10 +161,10 @@ void main
     expect(diagnostics[1]).toMatch(/^\/virtual\/script\.ts:6 .*'dat' does not exist/s)
   })
 
-  it("S9.1 alias names avoid every global type and value name of TypeScript's ES2024 library", () => {
+  it("S9.1 alias names avoid every global type and value name of TypeScript's ES2025 library", () => {
     const libDir = dirname(ts.getDefaultLibFilePath({}))
-    const files = readdirSync(libDir).filter((name) => /^lib\.(es5|es20(1[5-9]|2[0-4])(\.\w+)*|decorators(\.\w+)*)\.d\.ts$/.test(name))
-    expect(files).toContain('lib.es2024.d.ts')
+    const files = readdirSync(libDir).filter((name) => /^lib\.(es5|es20(1[5-9]|2[0-5])(\.\w+)*|decorators(\.\w+)*)\.d\.ts$/.test(name))
+    expect(files).toContain('lib.es2025.d.ts')
     const names = new Set<string>()
     for (const name of files) {
       for (const match of readFileSync(join(libDir, name), 'utf8').matchAll(/^(?:declare )?(?:interface|type|var|namespace|function|class) ([A-Z][\w$]*)/gm)) names.add(match[1]!)

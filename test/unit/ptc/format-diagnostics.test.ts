@@ -43,7 +43,7 @@ describe('what the model reads of a type check (S9.1)', () => {
       "Cannot find name 'Atomics': scripts have no shared memory (SharedArrayBuffer, Atomics).",
       "Cannot find name 'foo'.",
       missingPlatformMessage('$'),
-      "Property 'union' does not exist on type 'Set<number>': scripts are checked against ES2024, which does not have it; use what ES2024 has.",
+      "Property 'union' does not exist on type 'Set<number>': scripts are checked against ES2025, which does not have it; use what ES2025 has.",
     ])
   })
 })

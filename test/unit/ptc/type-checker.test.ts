@@ -132,6 +132,18 @@ describe('TypeChecker', () => {
     expect(diagnostics.map((d) => d.message).join('\n')).not.toContain('@types/node')
   })
 
+  it("S9.1 scripts are checked against ES2025, as the isolates' V8 runs it: Set methods, iterator helpers, Promise.try, RegExp.escape, Float16Array", () => {
+    const code = [
+      'const both: Set<number> = new Set([1, 2]).union(new Set([3]))',
+      'const doubled: number[] = [1, 2].values().map((x) => x * 2).toArray()',
+      'const tried: Promise<number> = Promise.try(() => 1)',
+      "const escaped: string = RegExp.escape('a.b')",
+      'const half = new Float16Array(2)',
+      'return [both.size, doubled, await tried, escaped, half.length]',
+    ].join('\n')
+    expect(checker.check(code, DECLARATIONS)).toEqual([])
+  })
+
   it('S9.1 shared memory is not declared, as the isolate has none (SharedArrayBuffer, Atomics)', () => {
     const code = 'const b = new SharedArrayBuffer(8)\nAtomics.add(new Int32Array(4), 0, 1)\nconst ok: ArrayBufferLike = new ArrayBuffer(2)\nreturn [b, ok]'
     const diagnostics = checker.check(code, DECLARATIONS)
