@@ -37,12 +37,6 @@ import { unknownToolTrap } from './tools-proxy.ts'
 import { installDeferredReject, rejectSoon } from './reject-soon.ts'
 import { ownConstructor } from './own-constructor.ts'
 
-/**
- * Globals removed before the script runs: the inert V8 `console` (replaced), and the shared-memory
- * and WebAssembly surface, which a tool-calling script has no use for and whose memory is not all
- * accounted to the isolate's heap limit.
- */
-
 /** `settle`'s answer to an entry the host does not wait for: a symbol, which the host cannot copy (see `RuntimeControl.settle`). */
 const KEEP_REJECTIONS = Symbol('ptc.keep-rejections') // Evaluated with the bundle, before any script.
 

@@ -26,7 +26,7 @@ export interface PtcConfig {
   /**
    * Runs the isolate worker process serves before a fresh one replaces it (default 5,000,
    * `DEFAULT_RECYCLE_AFTER_RUNS`; 0: never). Each disposed isolate leaves native memory in the
-   * process that made it (about 0.8 KB, isolated-vm's), so this bounds the worker's memory; the
+   * process that made it (0.4-0.8 KB, isolated-vm's), so this bounds the worker's memory; the
    * worker's own heap is collected every 500 runs; the replacement starts while
    * the old worker serves, so no run waits for it. `isolation: 'process'` only.
    */

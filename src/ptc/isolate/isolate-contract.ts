@@ -128,7 +128,7 @@ export interface IsolateRunResult {
 
 /**
  * Runs a worker serves before it is replaced (`IsolateSupervisorOptions.recycleAfterRuns`): the
- * bound on isolated-vm's residue, 0.5-0.8 KB a disposed isolate that nothing frees, so a few MB a
+ * bound on isolated-vm's residue, 0.4-0.8 KB a disposed isolate that nothing frees, so a few MB a
  * worker. Its own heap is collected every `FULL_GC_EVERY_RUNS` (run-housekeeping.ts). Over 30,000
  * runs of two workers, sampled every 300 runs (issue 12, 2026-12-04): every 2,000 runs 143-160 MB,
  * every 5,000 145-160 MB, every 10,000 152-170 MB; a fresh worker starts 5-10 MB below a warmed one.
@@ -156,7 +156,7 @@ export interface IsolateSupervisorOptions {
   /**
    * Runs a worker serves before it is replaced, 0 for never (default
    * `DEFAULT_RECYCLE_AFTER_RUNS`, 5,000). Every isolate isolated-vm creates and disposes leaves
-   * native memory behind in its process that nothing can free (about 0.8 KB, `npm run bench --
+   * native memory behind in its process that nothing can free (0.4-0.8 KB, `npm run bench --
    * memory`; issue 12), so a
    * worker that served runs without end would grow without end. The replacement starts while the
    * old worker keeps serving; new runs go to it once it is ready, and the old one ends when its
