@@ -49,6 +49,13 @@ export function editFileTool(ctx: Context): Tool {
     async execute(args, exec) {
       const { file, before } = await prepareWrite(ctx, exec, args.path)
       if (!before) throw new WorkspaceToolError('invalid-request', `${args.path} does not exist (resolved to ${file}); use write_file to create a file.`, { path: file })
+      if (before.notUtf8Line !== undefined) {
+        throw new WorkspaceToolError(
+          'invalid-request',
+          `${args.path} is not UTF-8 text (line ${before.notUtf8Line} has bytes that are not valid UTF-8), so editing it would replace every such byte in the file; nothing was changed. Convert the file to UTF-8 first (for example with iconv).`,
+          { path: file, line: before.notUtf8Line },
+        )
+      }
       if (args.old === args.new) throw new WorkspaceToolError('invalid-request', '`old` and `new` are identical; nothing would change.', { path: file })
       const found = countOccurrences(before.text, args.old)
       if (found === 0) {

@@ -2,6 +2,7 @@
  * Whole-file reads of the workspace tools (SPEC S8): a snapshot with its content hash, read through
  * a safe open, so read-before-edit can compare what the model saw with what is on disk.
  */
+import { isUtf8 } from 'node:buffer'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import type { SafeArea } from '../workspace/safe-fs.ts'
@@ -15,7 +16,14 @@ import { WorkspaceToolError } from './workspace-tool-error.ts'
  */
 export interface FileSnapshot {
   readonly bytes: Buffer
+  /** The bytes decoded as UTF-8; lossy (U+FFFD) when {@link notUtf8Line} is set. */
   readonly text: string
+  /**
+   * The 1-based line of the first bytes that are not valid UTF-8 (a file in Latin-1 or
+   * Windows-1252, say), else `undefined`. Then `text` is not the file: writing it back would
+   * replace those bytes, so the tools that return or rewrite the text refuse such a file.
+   */
+  readonly notUtf8Line: number | undefined
   readonly hash: string
   readonly mtimeMs: number
   readonly size: number
@@ -52,7 +60,7 @@ export async function readSnapshot(file: string, maxBytes: number, area: SafeAre
     if (bytes.length > maxBytes) {
       throw new WorkspaceToolError('invalid-request', `${file} grew past the ${maxBytes}-byte limit of this tool while it was read.`, { path: file })
     }
-    return { bytes, text: bytes.toString('utf8'), hash: sha256(bytes), mtimeMs: stat.mtimeMs, size: bytes.length, dev: stat.dev, ino: stat.ino }
+    return { bytes, text: bytes.toString('utf8'), notUtf8Line: firstNotUtf8Line(bytes), hash: sha256(bytes), mtimeMs: stat.mtimeMs, size: bytes.length, dev: stat.dev, ino: stat.ino }
   } finally {
     fs.closeSync(fd)
   }
@@ -61,4 +69,20 @@ export async function readSnapshot(file: string, maxBytes: number, area: SafeAre
 /** Heuristic: a NUL byte in the first 8 KiB means binary. */
 export function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, 8192).includes(0)
+}
+
+/**
+ * The 1-based line of the first bytes of `bytes` that are not valid UTF-8, or `undefined` when
+ * all of it is (Node's `buffer.isUtf8`). Line by line: no UTF-8 sequence contains a newline byte.
+ */
+export function firstNotUtf8Line(bytes: Uint8Array): number | undefined {
+  if (isUtf8(bytes)) return undefined
+  let line = 1
+  for (let start = 0; start < bytes.length; line++) {
+    const newline = bytes.indexOf(0x0a, start)
+    const end = newline === -1 ? bytes.length : newline
+    if (!isUtf8(bytes.subarray(start, end))) return line
+    start = end + 1
+  }
+  return line
 }

@@ -30,6 +30,7 @@ export const readFileParameters = z.strictObject({
  * `write_file({ path, content: text })` leaves it byte for byte as it was; `startLine`/`endLine` 1-based and
  * inclusive (`endLine = startLine - 1` when the window is empty); `totalLines` in the file;
  * `truncated` when lines exist after `endLine`; `sizeBytes` of the whole file; `sha256` its hash.
+ * A file that is not UTF-8 is refused (its text could not be written back unchanged).
  */
 export const readFileValue = z.object({
   path: z.string(),
@@ -90,7 +91,7 @@ export function readFileTool(ctx: Context): Tool {
     title: 'Read a file',
     annotations: { readOnlyHint: true, openWorldHint: false },
     description:
-      'Read a text file in the workspace. Returns its lines (numbered in the display) starting at `offset` (1-based, default 1), ' +
+      'Read a UTF-8 text file in the workspace. Returns its lines (numbered in the display) starting at `offset` (1-based, default 1), ' +
       `at most \`limit\` lines (default ${DEFAULT_READ_LIMIT}). Read a file before editing or overwriting it.`,
     parameters: readFileParameters,
     output: {
@@ -122,6 +123,13 @@ async function readFile(ctx: Context, exec: Readonly<ToolExecution>, args: z.out
   const snapshot = await readSnapshot(file, MAX_READ_BYTES, areaForCall(ctx, exec), exec.signal)
   if (!snapshot) throw new WorkspaceToolError('invalid-request', `${args.path} does not exist (resolved to ${file}); use glob or list_dir to find the right path.`, { path: file })
   if (looksBinary(snapshot.bytes)) throw new WorkspaceToolError('invalid-request', `${args.path} looks like a binary file (it contains NUL bytes); read_file reads text only.`, { path: file })
+  if (snapshot.notUtf8Line !== undefined) {
+    throw new WorkspaceToolError(
+      'invalid-request',
+      `${args.path} is not UTF-8 text: line ${snapshot.notUtf8Line} has bytes that are not valid UTF-8 (another encoding, such as Latin-1 or Windows-1252). read_file returns UTF-8 text only, so that writing its text back cannot change the file; convert the file to UTF-8 first (for example with iconv), or use search to find text in it.`,
+      { path: file, line: snapshot.notUtf8Line },
+    )
+  }
   const lines = splitLinesKeepingEnds(snapshot.text)
   const startLine = args.offset ?? 1
   const limit = args.limit ?? DEFAULT_READ_LIMIT

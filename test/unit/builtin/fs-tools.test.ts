@@ -55,6 +55,22 @@ describe('read_file', () => {
     expect((await ws.call('read_file', { path: 'bin' })).error?.message).toMatch(/binary/)
   })
 
+  it('S9.6 a file that is not UTF-8 is refused with its line, so no lossy text can be written back over it', async () => {
+    // Latin-1: 'caf\xe9' on line 2. Decoded as UTF-8 it would come back as 'caf\ufffd'.
+    const latin1 = Buffer.from([0x6f, 0x6b, 0x0a, 0x63, 0x61, 0x66, 0xe9, 0x0a, 0x65, 0x6e, 0x64, 0x0a])
+    fs.writeFileSync(ws.file('latin1.txt'), latin1)
+    const read = await ws.call('read_file', { path: 'latin1.txt' })
+    expect(read.isError).toBe(true)
+    expect(read.error?.message).toMatch(/: latin1\.txt is not UTF-8 text: line 2 has bytes that are not valid UTF-8 .*convert the file to UTF-8 first/)
+    // The refused read is no read: overwriting the file is still gated (S8), and the bytes stay.
+    const write = await ws.call('write_file', { path: 'latin1.txt', content: 'ok\ncaf\ufffd\nend\n' })
+    expect(write.error?.message).toMatch(/has not been read/)
+    expect(fs.readFileSync(ws.file('latin1.txt')).equals(latin1)).toBe(true)
+    // UTF-8 text with multi-byte characters and a byte order mark reads as before.
+    fs.writeFileSync(ws.file('utf8.txt'), '\ufeffcafé 漢字 😀\n')
+    expect((await ws.call('read_file', { path: 'utf8.txt' })).value).toMatchObject({ text: '\ufeffcafé 漢字 😀\n' })
+  })
+
   it('S8 denies `..` escapes, absolute paths outside the roots and symlinks leading out', async () => {
     fs.writeFileSync(path.join(ws.outside, 'secret.txt'), 'secret')
     fs.symlinkSync(ws.outside, ws.file('link'))
@@ -171,6 +187,19 @@ describe('edit_file', () => {
     const all = await ws.call('edit_file', { path: 'b.txt', old: '= 1', new: '= 9', replaceAll: true })
     expect(all.value).toMatchObject({ replacements: 2 })
     expect(fs.readFileSync(ws.file('b.txt'), 'utf8')).toBe('let a = 9\nlet b = 9\nlet c = 2\n')
+  })
+
+  it('S9.6 editing a file that is not UTF-8 is refused and leaves every byte (read-before-edit off)', async () => {
+    const loose = await workspaceFixture({ fsObservation: false })
+    try {
+      const bytes = Buffer.from('let a = 1\n// caf\xe9\nlet b = 2\n', 'latin1')
+      fs.writeFileSync(loose.file('c.txt'), bytes)
+      const result = await loose.call('edit_file', { path: 'c.txt', old: 'let b = 2', new: 'let b = 3' })
+      expect(result.error?.message).toMatch(/: c\.txt is not UTF-8 text \(line 2 .*nothing was changed/)
+      expect(fs.readFileSync(loose.file('c.txt')).equals(bytes)).toBe(true)
+    } finally {
+      loose.cleanup()
+    }
   })
 
   it('editing a missing file points to write_file', async () => {
