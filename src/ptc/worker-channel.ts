@@ -11,6 +11,7 @@ import { getPriority, setPriority, tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { Worker } from 'node:worker_threads'
+import { guardedDelivery } from './guarded-delivery.ts'
 import { hostFrames } from './host-frames.ts'
 
 /** Where a worker runs: its own process (SIGKILLed to stop) or a thread of this one (terminated). */
@@ -198,13 +199,16 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     options.onMessage(message)
   }
   const framed = frames ? hostFrames(child.stdio[3] as Socket, deliver as (message: unknown) => void, () => child.kill('SIGKILL')) : undefined
-  if (framed === undefined) child.on('message', deliver)
+  // Over Node's IPC, as over frames: a message its owner cannot handle stops the worker, never the host.
+  const ipc = framed === undefined ? guardedDelivery(deliver, () => child.kill('SIGKILL')) : undefined
+  if (ipc !== undefined) child.on('message', ipc.deliver)
   child.on('error', (error) => {
     // Spawn failures leave no pid (and may never emit 'exit'); send failures are seen by send().
     if (child.pid === undefined) exit(`it could not be started: ${error.message}`)
   })
   child.on('exit', (code, signal) => {
-    if (framed?.problem !== undefined) exit(`it sent a message that could not be read (${framed.problem}), so it was stopped`)
+    const problem = framed?.problem ?? ipc?.problem()
+    if (problem !== undefined) exit(`it sent a message that could not be read (${problem}), so it was stopped`)
     else exit(signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`)
   })
   return {
@@ -250,7 +254,8 @@ function startThread<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorke
   const stderr = keepTail(worker.stderr)
   let exited = false
   let failure: string | undefined
-  worker.on('message', (message: FromWorker) => options.onMessage(message))
+  const guarded = guardedDelivery(options.onMessage, () => void worker.terminate().catch(() => {}))
+  worker.on('message', guarded.deliver)
   worker.on('error', (error) => {
     // An uncaught error or ERR_WORKER_OUT_OF_MEMORY; 'exit' follows.
     failure ??= `${error.name}: ${error.message}`
@@ -258,7 +263,9 @@ function startThread<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorke
   worker.on('exit', (code) => {
     if (exited) return
     exited = true
-    stderr.drained(() => options.onExit(failure ?? `exit code ${code}`, stderr.tail()))
+    const problem = guarded.problem()
+    const description = problem !== undefined ? `it sent a message that could not be read (${problem}), so it was stopped` : (failure ?? `exit code ${code}`)
+    stderr.drained(() => options.onExit(description, stderr.tail()))
   })
   return {
     id: worker.threadId,

@@ -13,6 +13,7 @@ import { startWorker } from '../../src/ptc/worker-channel.ts'
 
 const ECHO_ENTRY = fileURLToPath(new URL('../fixtures/frames-echo-entry.ts', import.meta.url))
 const PARENT = fileURLToPath(new URL('../fixtures/isolate-worker-parent.ts', import.meta.url))
+const IPC_NULL_ENTRY = fileURLToPath(new URL('../fixtures/ipc-null-entry.ts', import.meta.url))
 
 /** Starts the echo worker; `heard` collects its messages, `exited` resolves with how it ended. */
 function startEcho() {
@@ -74,6 +75,21 @@ describe('the isolate worker channel (issue 12, S9.1)', () => {
     channel.send({ type: 'null' })
     expect(await exited).toMatch(/^it sent a message that could not be read \(its message could not be handled: .*null.*\), so it was stopped$/)
   })
+
+  it.each(['process', 'thread'] as const)('S9.1 over Node\'s IPC too (%s, as the type checker uses it), a message its owner cannot handle stops the worker; the host goes on', async (kind) => {
+    const heard: unknown[] = []
+    const { promise: exited, resolve: onExit } = Promise.withResolvers<string>()
+    const channel = startWorker<unknown, { type?: string } | null>({
+      kind,
+      entry: IPC_NULL_ENTRY,
+      onMessage: (message) => void heard.push(message!.type), // throws for `null`
+      onExit,
+    })
+    while (heard.length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+    channel.send({ type: 'null' })
+    expect(await exited).toMatch(/^it sent a message that could not be read \(its message could not be handled: .*null.*\), so it was stopped$/)
+    expect(heard).toEqual(['ready'])
+  }, 15_000)
 
   it('S9.1 a worker that writes a frame that cannot be read is stopped, and its exit says why; sends then fail', async () => {
     const echo = startEcho()
