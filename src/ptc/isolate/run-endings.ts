@@ -115,12 +115,21 @@ export function checkTimeoutEnding(deadlineMs: number, typecheck: boolean): RunE
   }
 }
 
-/** The checker died while on this script (status `error`): out of memory, or killed from outside. */
+/** Signals that stop a process from outside it: another process, an operator, the system's out-of-memory killer. */
+const OUTSIDE_STOP = /\bsignal SIG(KILL|TERM|INT|HUP|QUIT)\b/
+
+/**
+ * The checker died while on this script (status `error`). `what` says how (`the checker stopped
+ * (signal SIGKILL)`, or the checker's own error): a signal from outside is not blamed on the
+ * script's types, since another process or the system may have sent it, so the advice is to run
+ * again first; anything else (its heap limit, a stack overflow in TypeScript) is.
+ */
 export function checkerCrashEnding(what: string, typecheck: boolean): RunEnding {
-  return {
-    status: 'error',
-    error: { name: 'CheckerCrashError', message: `${typecheck ? 'Type-checking' : 'Compiling'} the script stopped the checker (${what}), typically from types too large to check; no code ran. Simplify the script's types or run it with typecheck: false.` },
-  }
+  const doing = typecheck ? 'type-checking' : 'compiling'
+  const message = OUTSIDE_STOP.test(what)
+    ? `The checker was stopped from outside while ${doing} the script (${what}): by another process, or by the system when memory ran short; no code ran. Run the script again; if it stops the checker every time, its types may be too large to check: simplify them or run it with typecheck: false.`
+    : `${typecheck ? 'Type-checking' : 'Compiling'} the script stopped the checker (${what}), typically from types too large to check; no code ran. Simplify the script's types or run it with typecheck: false.`
+  return { status: 'error', error: { name: 'CheckerCrashError', message } }
 }
 
 function ms(value: number): string {

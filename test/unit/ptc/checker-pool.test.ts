@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { CheckerPool } from '../../../src/ptc/check/checker-pool.ts'
+import { checkerCrashEnding } from '../../../src/ptc/isolate/run-endings.ts'
 import { DEFAULT_START_TIMEOUT_MS } from '../../../src/ptc/worker-channel.ts'
 import { recursiveTypesScript } from '../../fixtures/attack-scripts.ts'
 import { NEVER_READY_ENTRY, reachStartLimit } from '../../helpers/never-ready-worker.ts'
@@ -171,6 +172,31 @@ describe('CheckerPool start-up on a loaded machine (issue 14)', () => {
       await expect(pool.prepare({ code: 'return 1', typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 30_000 })).rejects.toThrow(
         /^the type checker could not start \(its warm-up check ended crashed: Error: fixture: cannot check\)\. Its last stderr: failing-checker: the lib files are unreadable$/,
       )
+    } finally {
+      pool.dispose()
+    }
+  }, 60_000)
+
+})
+
+describe('CheckerPool crashes', () => {
+  it('S9.1 a checker killed from outside mid-check ends the run crashed, and the error is not blamed on the script\'s types', async () => {
+    const pool = new CheckerPool({ kind: 'process', size: 1 })
+    try {
+      await pool.prewarm()
+      const [pid] = pool.checkerIds
+      const pending = pool.prepare({ code: recursiveTypesScript(), typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 30_000 })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      process.kill(pid!, 'SIGKILL')
+      const { outcome } = await pending
+      expect(outcome).toEqual({ kind: 'crashed', message: 'the checker stopped (signal SIGKILL)' })
+      const { error } = checkerCrashEnding((outcome as { message: string }).message, true)
+      expect(error.message).toMatch(/^The checker was stopped from outside while type-checking the script \(the checker stopped \(signal SIGKILL\)\): .*Run the script again/)
+      expect(error.message).not.toMatch(/^Type-checking the script stopped the checker/)
+      // What the checker itself died of (its heap limit aborts it, TypeScript threw) is the script's.
+      for (const inside of ['the checker stopped (signal SIGABRT)', 'RangeError: Maximum call stack size exceeded']) {
+        expect(checkerCrashEnding(inside, true).error.message).toMatch(/^Type-checking the script stopped the checker .*typically from types too large to check/)
+      }
     } finally {
       pool.dispose()
     }
