@@ -7,6 +7,8 @@ import { z } from 'zod'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import { commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
 import { describeChange } from './describe-change.ts'
+import { assertUtf8Text } from './file-snapshot.ts'
+import { assertWellFormed } from './well-formed.ts'
 import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Arguments: `old` must occur exactly once unless `replaceAll`; `new` replaces it. */
@@ -47,15 +49,11 @@ export function editFileTool(ctx: Context): Tool {
       render: (_args, value) => [{ type: 'text', text: renderChange(value, `, ${value.replacements} replacement${value.replacements === 1 ? '' : 's'}`) }],
     },
     async execute(args, exec) {
+      assertWellFormed(args.old, '`old`')
+      assertWellFormed(args.new, '`new`')
       const { file, before } = await prepareWrite(ctx, exec, args.path)
       if (!before) throw new WorkspaceToolError('invalid-request', `${args.path} does not exist (resolved to ${file}); use write_file to create a file.`, { path: file })
-      if (before.notUtf8Line !== undefined) {
-        throw new WorkspaceToolError(
-          'invalid-request',
-          `${args.path} is not UTF-8 text (line ${before.notUtf8Line} has bytes that are not valid UTF-8), so editing it would replace every such byte in the file; nothing was changed. Convert the file to UTF-8 first (for example with iconv).`,
-          { path: file, line: before.notUtf8Line },
-        )
-      }
+      assertUtf8Text(before.bytes, args.path, file, 'editing it would replace every such byte in the file, so nothing was changed.')
       if (args.old === args.new) throw new WorkspaceToolError('invalid-request', '`old` and `new` are identical; nothing would change.', { path: file })
       const found = countOccurrences(before.text, args.old)
       if (found === 0) {

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import type { ReadCard } from '../tools/cards.ts'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import type { ToolExecution } from '../tools/types.ts'
-import { looksBinary, readSnapshot } from './file-snapshot.ts'
+import { assertUtf8Text, looksBinary, readSnapshot, utf16Bom } from './file-snapshot.ts'
 import { areaForCall, resolveForCall } from './resolve-for-call.ts'
 import { WorkspaceToolError } from './workspace-tool-error.ts'
 
@@ -122,14 +122,11 @@ async function readFile(ctx: Context, exec: Readonly<ToolExecution>, args: z.out
   const file = resolveForCall(ctx, exec, args.path, 'read')
   const snapshot = await readSnapshot(file, MAX_READ_BYTES, areaForCall(ctx, exec), exec.signal)
   if (!snapshot) throw new WorkspaceToolError('invalid-request', `${args.path} does not exist (resolved to ${file}); use glob or list_dir to find the right path.`, { path: file })
-  if (looksBinary(snapshot.bytes)) throw new WorkspaceToolError('invalid-request', `${args.path} looks like a binary file (it contains NUL bytes); read_file reads text only.`, { path: file })
-  if (snapshot.notUtf8Line !== undefined) {
-    throw new WorkspaceToolError(
-      'invalid-request',
-      `${args.path} is not UTF-8 text: line ${snapshot.notUtf8Line} has bytes that are not valid UTF-8 (another encoding, such as Latin-1 or Windows-1252). read_file returns UTF-8 text only, so that writing its text back cannot change the file; convert the file to UTF-8 first (for example with iconv), or use search to find text in it.`,
-      { path: file, line: snapshot.notUtf8Line },
-    )
+  const consequence = 'read_file returns UTF-8 text only, so that writing its text back cannot change the file.'
+  if (utf16Bom(snapshot.bytes) === undefined && looksBinary(snapshot.bytes)) {
+    throw new WorkspaceToolError('invalid-request', `${args.path} looks like a binary file (it contains NUL bytes); read_file reads text only.`, { path: file })
   }
+  assertUtf8Text(snapshot.bytes, args.path, file, consequence)
   const lines = splitLinesKeepingEnds(snapshot.text)
   const startLine = args.offset ?? 1
   const limit = args.limit ?? DEFAULT_READ_LIMIT

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import { commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
 import { describeChange } from './describe-change.ts'
+import { assertWellFormed } from './well-formed.ts'
 
 /** Arguments: `content` is the whole new file text. */
 export const writeFileParameters = z.strictObject({
@@ -29,6 +30,7 @@ export function writeFileTool(ctx: Context): Tool {
       render: (_args, value) => [{ type: 'text', text: renderChange(value) }],
     },
     async execute(args, exec) {
+      assertWellFormed(args.content, '`content`')
       const { file, before } = await prepareWrite(ctx, exec, args.path)
       return commitWrite(ctx, exec, 'write_file', file, before, args.content)
     },

@@ -61,7 +61,7 @@ describe('read_file', () => {
     fs.writeFileSync(ws.file('latin1.txt'), latin1)
     const read = await ws.call('read_file', { path: 'latin1.txt' })
     expect(read.isError).toBe(true)
-    expect(read.error?.message).toMatch(/: latin1\.txt is not UTF-8 text: line 2 has bytes that are not valid UTF-8 .*convert the file to UTF-8 first/)
+    expect(read.error?.message).toMatch(/: latin1\.txt is not UTF-8 text: line 2 has bytes that are not valid UTF-8 .*read_file returns UTF-8 text only.*Convert the file to UTF-8 first/)
     // The refused read is no read: overwriting the file is still gated (S8), and the bytes stay.
     const write = await ws.call('write_file', { path: 'latin1.txt', content: 'ok\ncaf\ufffd\nend\n' })
     expect(write.error?.message).toMatch(/has not been read/)
@@ -69,6 +69,15 @@ describe('read_file', () => {
     // UTF-8 text with multi-byte characters and a byte order mark reads as before.
     fs.writeFileSync(ws.file('utf8.txt'), '\ufeffcafé 漢字 😀\n')
     expect((await ws.call('read_file', { path: 'utf8.txt' })).value).toMatchObject({ text: '\ufeffcafé 漢字 😀\n' })
+  })
+
+  it('S9.6 a UTF-16 file (byte-order mark) is named as UTF-16 with the iconv command, not called binary', async () => {
+    fs.writeFileSync(ws.file('le.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello\n', 'utf16le')]))
+    fs.writeFileSync(ws.file('be.txt'), Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('hi', 'utf16le').swap16()]))
+    const le = await ws.call('read_file', { path: 'le.txt' })
+    expect(le.error?.message).toMatch(/le\.txt is UTF-16LE text \(it starts with a UTF-16 byte-order mark\), not UTF-8;.*iconv -f UTF-16 -t UTF-8/)
+    expect(le.error?.message).not.toMatch(/binary/)
+    expect((await ws.call('read_file', { path: 'be.txt' })).error?.message).toMatch(/be\.txt is UTF-16BE text/)
   })
 
   it('S8 denies `..` escapes, absolute paths outside the roots and symlinks leading out', async () => {
@@ -195,11 +204,28 @@ describe('edit_file', () => {
       const bytes = Buffer.from('let a = 1\n// caf\xe9\nlet b = 2\n', 'latin1')
       fs.writeFileSync(loose.file('c.txt'), bytes)
       const result = await loose.call('edit_file', { path: 'c.txt', old: 'let b = 2', new: 'let b = 3' })
-      expect(result.error?.message).toMatch(/: c\.txt is not UTF-8 text \(line 2 .*nothing was changed/)
+      expect(result.error?.message).toMatch(/: c\.txt is not UTF-8 text: line 2 .*nothing was changed/)
       expect(fs.readFileSync(loose.file('c.txt')).equals(bytes)).toBe(true)
     } finally {
       loose.cleanup()
     }
+  })
+
+  it('S9.6 a lone surrogate in `old`, `new` or write_file `content` is refused; no U+FFFD reaches the file', async () => {
+    fs.writeFileSync(ws.file('e.txt'), 'smile 😀\n')
+    await ws.call('read_file', { path: 'e.txt' })
+    const emoji = '😀'
+    // Half of the emoji as `old` would split the pair and leave the other half, written as EF BF BD.
+    const halfOld = await ws.call('edit_file', { path: 'e.txt', old: emoji[0]!, new: 'x' })
+    expect(halfOld.error?.message).toMatch(/`old` holds a lone UTF-16 surrogate at index 0 .*nothing was written/)
+    const halfNew = await ws.call('edit_file', { path: 'e.txt', old: 'smile', new: `grin ${emoji[1]!}` })
+    expect(halfNew.error?.message).toMatch(/`new` holds a lone UTF-16 surrogate at index 5/)
+    const halfContent = await ws.call('write_file', { path: 'e.txt', content: `a${emoji[0]!}${emoji}` })
+    expect(halfContent.error?.message).toMatch(/`content` holds a lone UTF-16 surrogate at index 1/)
+    expect(fs.readFileSync(ws.file('e.txt'), 'utf8')).toBe('smile 😀\n')
+    // Whole characters pass.
+    expect((await ws.call('edit_file', { path: 'e.txt', old: emoji, new: '😃' })).isError).toBe(false)
+    expect(fs.readFileSync(ws.file('e.txt'), 'utf8')).toBe('smile 😃\n')
   })
 
   it('editing a missing file points to write_file', async () => {
