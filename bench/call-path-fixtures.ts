@@ -157,7 +157,6 @@ export async function rawProcessRunner(hostCall: RawHostCall = callHostTool): Pr
     kind: 'process',
     entry: path.join(import.meta.dirname, 'raw-worker-child.ts'),
     execArgv: ['--no-node-snapshot'],
-    channel: 'frames',
     onMessage(message) {
       if (message.type === 'ready') markReady()
       else if (message.type === 'call') {

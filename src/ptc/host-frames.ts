@@ -1,5 +1,5 @@
 /**
- * The host's end of a `channel: 'frames'` worker (`worker-channel.ts`; issue 12): JSON frames
+ * The host's end of a worker process's channel (`worker-channel.ts`; issue 12): JSON frames
  * (`json-frames.ts`) over the socket that is the worker's fd 3. Whatever the worker writes there,
  * the host never throws for it: a frame that cannot be read, or that reads but is no message the
  * owner can handle, stops the worker, and {@link HostFrames.problem} says why.

@@ -1,12 +1,13 @@
 /**
- * The isolate worker's end of its channel to the host (`startWorker`'s `channel: 'frames'`; issue
- * 12): JSON frames (`json-frames.ts`) over the socket the host gave the worker as fd 3.
+ * A worker process's end of its channel to the host (the isolate worker's and a checker's;
+ * `startWorker` in `worker-channel.ts`, issue 12): JSON frames (`json-frames.ts`) over the socket
+ * the host gave the worker as fd 3.
  */
 import { Socket } from 'node:net'
 import { FrameReader } from './frame-reader.ts'
 import { sendFrame } from './json-frames.ts'
 
-/** The worker's end of a `channel: 'frames'` worker (`worker-channel.ts`). */
+/** The worker's end of a worker process's channel (`worker-channel.ts`). */
 export interface ParentFrames<Out> {
   /** Sends `message` to the host; false when the channel is closed or it cannot be encoded. */
   send(message: Out): boolean
@@ -16,14 +17,14 @@ export interface ParentFrames<Out> {
  * Opens the channel to the host on fd 3 (the socket `startWorker` gave this process). Every
  * message from the host goes to `onMessage`, in order; `onClose` is called once when the host
  * has gone (the socket ended or failed) or sent a frame that cannot be read.
- * @throws Error when fd 3 is not a socket (the process was not started with `channel: 'frames'`).
+ * @throws Error when fd 3 is not a socket (the process was not started by `startWorker`).
  */
 export function openParentFrames<In, Out>(onMessage: (message: In) => void, onClose: (why: string) => void): ParentFrames<Out> {
   let socket: Socket
   try {
     socket = new Socket({ fd: 3, readable: true, writable: true })
   } catch (error) {
-    throw new Error(`this worker's fd 3 is not the host's socket (start it with startWorker's channel: 'frames'): ${(error as Error).message}`)
+    throw new Error(`this worker's fd 3 is not the host's socket (start it with startWorker, worker-channel.ts): ${(error as Error).message}`)
   }
   let closed = false
   const close = (why: string): void => {

@@ -5,7 +5,7 @@
  * host can always stop it: SIGKILL for a process, `terminate()` for a thread (V8 stops running
  * JavaScript at its next interrupt check, even inside a synchronous loop).
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import type { Socket } from 'node:net'
 import { getPriority, setPriority, tmpdir } from 'node:os'
 import path from 'node:path'
@@ -42,13 +42,12 @@ export interface StartWorkerOptions<Message> {
    */
   niceFrom?: 'start' | 'first-message'
   /**
-   * How a worker process's messages cross: `'ipc'` (default), Node's IPC channel with structured
-   * clone (the worker uses `process.send`); `'frames'`, JSON frames with long strings beside
-   * them over a socket on the worker's fd 3 (`host-frames.ts`, `parent-frames.ts` in the
-   * worker), 5-11 µs cheaper a bare round trip (issue 12). Messages must then be plain data.
+   * Every message the worker sends, in order. A worker process's messages cross as JSON frames
+   * with long strings beside them, over a socket on its fd 3 (`host-frames.ts`; the worker opens
+   * its end with `parent-frames.ts`), so they must be plain data; a thread's by structured clone.
+   * Nothing a worker writes there can throw in the host: bytes that are no frame, or a message
+   * `onMessage` throws on, stop that worker.
    */
-  channel?: 'ipc' | 'frames'
-  /** Every message the worker sends, in order. */
   onMessage: (message: Message) => void
   /**
    * Called once when the worker has ended, however; `description` says how ("signal SIGKILL"),
@@ -113,7 +112,7 @@ function keepTail(stream: Readable | null): { tail: () => string; drained: (then
 /** A started worker. */
 export interface WorkerChannel<Message> {
   /**
-   * Sends `message` (structured clone over IPC, JSON frames with `channel: 'frames'`); false when
+   * Sends `message` (JSON frames to a process, structured clone to a thread); false when
    * the worker is gone or the message cannot be cloned or encoded (a BigInt, a cycle).
    */
   send(message: Message): boolean
@@ -146,28 +145,19 @@ export function startWorker<ToWorker, FromWorker>(options: StartWorkerOptions<Fr
 
 function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWorker>): WorkerChannel<ToWorker> {
   const execArgv = [...(options.execArgv ?? []), ...(options.memoryMb === undefined ? [] : [`--max-old-space-size=${options.memoryMb}`])]
-  const frames = options.channel === 'frames'
-  const spawnOptions = {
+  // Frames, not Node's IPC: a worker that writes arbitrary bytes or messages on Node's IPC channel
+  // (an internal `NODE_HANDLE_ACK`, bytes that do not deserialize) makes Node throw in the host,
+  // which ends it; frames never do (host-frames.ts). They are also 5-11 µs cheaper a bare round
+  // trip (issue 12, json-frames.ts).
+  const child = spawn(process.execPath, [...execArgv, options.entry, ...(options.args ?? [])], {
     // Node's compile cache also caches type-stripped TypeScript: a warm start skips loading the
     // stripper and recompiling the modules (about 0.3 s of a worker's start-up). Same default
     // folder as `module.enableCompileCache()`; an explicit setting wins.
     env: { NODE_COMPILE_CACHE: path.join(tmpdir(), 'node-compile-cache'), ...options.env, ...process.env },
     // Its stdout goes to our stderr: `ptc run --json` owns stdout. Its stderr is forwarded
     // there too, and its tail kept for the exit report. Fd 3 carries the messages.
-    stdio: ['ignore', 2, 'pipe', frames ? 'pipe' : 'ipc'] as ('ignore' | 'pipe' | 'ipc' | number)[],
-  }
-  const child = frames
-    ? spawn(process.execPath, [...execArgv, options.entry, ...(options.args ?? [])], spawnOptions)
-    : fork(options.entry, options.args ?? [], {
-        ...spawnOptions,
-        execPath: process.execPath,
-        execArgv,
-        // Structured clone: messages carry script text, diagnostics and results' JSON text, which a
-        // JSON channel would escape a second time. Measured (issue 12, 2026-12-03, alternating A/B in
-        // fresh processes, load 1.6-5): 'json' made a sequential call from code 9 % and a Promise.all
-        // call 8 % cheaper, but a 64 KB result 24 % dearer (1,558-1,738 -> 1,930-2,152 us a call).
-        serialization: 'advanced',
-      })
+    stdio: ['ignore', 2, 'pipe', 'pipe'],
+  })
   const stderr = keepTail(child.stderr)
   liveChildren.add(child)
   let toNice = options.niceness
@@ -198,31 +188,20 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     lowerPriority()
     options.onMessage(message)
   }
-  const framed = frames ? hostFrames(child.stdio[3] as Socket, deliver as (message: unknown) => void, () => child.kill('SIGKILL')) : undefined
-  // Over Node's IPC, as over frames: a message its owner cannot handle stops the worker, never the host.
-  const ipc = framed === undefined ? guardedDelivery(deliver, () => child.kill('SIGKILL')) : undefined
-  if (ipc !== undefined) child.on('message', ipc.deliver)
+  const framed = hostFrames(child.stdio[3] as Socket, deliver as (message: unknown) => void, () => child.kill('SIGKILL'))
   child.on('error', (error) => {
     // Spawn failures leave no pid (and may never emit 'exit'); send failures are seen by send().
     if (child.pid === undefined) exit(`it could not be started: ${error.message}`)
   })
   child.on('exit', (code, signal) => {
-    const problem = framed?.problem ?? ipc?.problem()
+    const problem = framed.problem
     if (problem !== undefined) exit(`it sent a message that could not be read (${problem}), so it was stopped`)
     else exit(signal !== null ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`)
   })
   return {
     id: child.pid,
     send(message) {
-      if (exited) return false
-      if (framed !== undefined) return framed.send(message)
-      if (!child.connected) return false
-      try {
-        child.send(message as object)
-        return true
-      } catch {
-        return false
-      }
+      return !exited && framed.send(message)
     },
     kill: () => void child.kill('SIGKILL'),
     setRef(ref) {
@@ -231,13 +210,11 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
       const pipe = child.stderr as (Readable & { ref?: () => void; unref?: () => void }) | null
       if (ref) {
         child.ref()
-        child.channel?.ref()
-        framed?.setRef(true)
+        framed.setRef(true)
         pipe?.ref?.()
       } else {
         child.unref()
-        child.channel?.unref()
-        framed?.setRef(false)
+        framed.setRef(false)
         pipe?.unref?.()
       }
     },

@@ -1,6 +1,6 @@
 /**
- * The isolate worker's channel (issue 12, SPEC S9.1): JSON frames over a socket on the worker's
- * fd 3 (`src/ptc/json-frames.ts`, `startWorker`'s `channel: 'frames'`). Messages arrive whole and
+ * A worker process's channel (the isolate worker's and a checker's; issue 12, SPEC S9.1): JSON
+ * frames over a socket on the worker's fd 3 (`src/ptc/json-frames.ts`, `startWorker`). Messages arrive whole and
  * in order whatever their size; a worker that writes what cannot be read is stopped and says so;
  * a worker whose host is gone ends itself.
  */
@@ -13,7 +13,7 @@ import { startWorker } from '../../src/ptc/worker-channel.ts'
 
 const ECHO_ENTRY = fileURLToPath(new URL('../fixtures/frames-echo-entry.ts', import.meta.url))
 const PARENT = fileURLToPath(new URL('../fixtures/isolate-worker-parent.ts', import.meta.url))
-const IPC_NULL_ENTRY = fileURLToPath(new URL('../fixtures/ipc-null-entry.ts', import.meta.url))
+const THREAD_NULL_ENTRY = fileURLToPath(new URL('../fixtures/thread-null-entry.ts', import.meta.url))
 
 /** Starts the echo worker; `heard` collects its messages, `exited` resolves with how it ended. */
 function startEcho() {
@@ -23,7 +23,6 @@ function startEcho() {
   const channel = startWorker<unknown, unknown>({
     kind: 'process',
     entry: ECHO_ENTRY,
-    channel: 'frames',
     onMessage: (message) => {
       heard.push(message)
       for (const listener of listeners) listener()
@@ -67,8 +66,7 @@ describe('the isolate worker channel (issue 12, S9.1)', () => {
     const channel = startWorker<unknown, { type?: string } | null>({
       kind: 'process',
       entry: ECHO_ENTRY,
-      channel: 'frames',
-      onMessage: (message) => void heard.push(message!.type), // throws for `null`
+        onMessage: (message) => void heard.push(message!.type), // throws for `null`
       onExit,
     })
     while (heard.length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
@@ -76,12 +74,12 @@ describe('the isolate worker channel (issue 12, S9.1)', () => {
     expect(await exited).toMatch(/^it sent a message that could not be read \(its message could not be handled: .*null.*\), so it was stopped$/)
   })
 
-  it.each(['process', 'thread'] as const)('S9.1 over Node\'s IPC too (%s, as the type checker uses it), a message its owner cannot handle stops the worker; the host goes on', async (kind) => {
+  it('S9.1 from a worker thread too (the inline checker), a message its owner cannot handle stops the worker; the host goes on', async () => {
     const heard: unknown[] = []
     const { promise: exited, resolve: onExit } = Promise.withResolvers<string>()
     const channel = startWorker<unknown, { type?: string } | null>({
-      kind,
-      entry: IPC_NULL_ENTRY,
+      kind: 'thread',
+      entry: THREAD_NULL_ENTRY,
       onMessage: (message) => void heard.push(message!.type), // throws for `null`
       onExit,
     })

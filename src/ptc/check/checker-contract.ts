@@ -95,7 +95,11 @@ export type PrepareOutcome =
   | { kind: 'timeout' }
   /** The caller's signal aborted first; the checker was killed. */
   | { kind: 'cancelled' }
-  /** The checker died or failed while on this script (out of memory, killed from outside). */
+  /**
+   * The checker died or failed while on this script (out of memory, killed from outside);
+   * `message` says how: `signal SIGKILL`, `exit code 1`, `it could not be reached`, `it sent a
+   * message that could not be read (…), so it was stopped`, or its error (`RangeError: …`).
+   */
   | { kind: 'crashed'; message: string }
 
 /** `CheckerPool.prepare`'s answer. Times in ms on the `performance.now()` clock. */

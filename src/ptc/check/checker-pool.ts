@@ -184,7 +184,7 @@ export class CheckerPool {
       checker.held.set(hash, true)
       if (checker.held.size > KEPT_DECLARATIONS) checker.held.delete(checker.held.keys().next().value!)
       const message: CheckerParentMessage = { type: 'prepare', id, request, declarationsHash: hash, ...(!held && { declarations: options.declarations }) }
-      if (!checker.channel.send(message)) job.finish({ kind: 'crashed', message: 'the checker could not be reached' }, false)
+      if (!checker.channel.send(message)) job.finish({ kind: 'crashed', message: 'it could not be reached' }, false)
     })
   }
 
@@ -208,7 +208,9 @@ export class CheckerPool {
             channel.kill()
           })
         } else if (message.type === 'transform') answerTransform(message, (answer) => channel.send(answer))
-        else this.#onMessage(checker, message)
+        else if (message.type === 'prepared' || message.type === 'failure') this.#onMessage(checker, message)
+        // Thrown into the channel, which stops this checker and says why (worker-channel.ts).
+        else throw new Error(`a checker message must have type ready, transform, prepared or failure, not ${JSON.stringify((message as { type?: unknown } | null)?.type)}`)
       },
       onExit: (description, stderrTail) => {
         clearTimeout(startLimit)
@@ -271,7 +273,7 @@ export class CheckerPool {
     const wasStarting = checker.state === 'starting'
     checker.state = 'dead'
     this.#checkers.delete(checker)
-    checker.job?.finish({ kind: 'crashed', message: `the checker stopped (${description})` }, false)
+    checker.job?.finish({ kind: 'crashed', message: description }, false)
     if (this.#disposed) return
     if (wasStarting) {
       const error = new Error(`the type checker could not start (${checker.startFailure ?? description}).${stderrNote(stderrTail)}`)

@@ -8,6 +8,7 @@
  */
 import type { MessagePort } from 'node:worker_threads'
 import { compileScript, setScriptTransform } from '../compile.ts'
+import { openParentFrames } from '../parent-frames.ts'
 import type { TypeChecker } from '../type-checker.ts'
 import type { CheckerChildMessage, CheckerParentMessage, CheckerPrepareMessage } from './checker-contract.ts'
 import { transformViaHost } from './host-transform.ts'
@@ -18,21 +19,21 @@ const MAX_DECLARATIONS = 8
 
 /**
  * Serves the host on `port` (a worker thread's `parentPort`) or, when `port` is null, on this
- * child process's IPC channel (the process exits when the host disconnects). `typeChecker`
- * resolves to the warm checker, loaded on first use. Resolves once esbuild has started and
- * `ready` has been sent.
- * @throws Error when there is neither a port nor an IPC channel.
+ * child process's frames channel on fd 3 (`parent-frames.ts`; the process exits when the host
+ * closes it). `typeChecker` resolves to the warm checker, loaded on first use. Resolves once
+ * esbuild has started and `ready` has been sent.
+ * @throws Error when there is neither a port nor the host's socket on fd 3 (not started by a
+ *   `CheckerPool`).
  */
 export async function serveChecker(port: MessagePort | null, typeChecker: () => Promise<TypeChecker>): Promise<void> {
-  if (port === null && typeof process.send !== 'function') {
-    throw new Error('a checker must be started by CheckerPool (a worker thread or a child process with an IPC channel)')
-  }
+  // The host went away: nothing is left to check for.
+  const host = port === null ? openParentFrames<CheckerParentMessage, CheckerChildMessage>((message) => onMessage(message), () => process.exit(0)) : undefined
   const send = (message: CheckerChildMessage): void => {
     try {
       if (port !== null) port.postMessage(message)
-      else process.send!(message)
+      else host!.send(message)
     } catch {
-      // The host is gone: a child process ends on 'disconnect', a thread is terminated.
+      // The host is gone: a child process ends when its channel closes, a thread is terminated.
     }
   }
   const declarations = new Map<string, string>()
@@ -63,13 +64,7 @@ export async function serveChecker(port: MessagePort | null, typeChecker: () => 
     if (message.type === 'prepare') queue = queue.then(() => onPrepare(message))
     else viaHost?.answered(message)
   }
-  if (port !== null) {
-    port.on('message', onMessage)
-  } else {
-    process.on('message', onMessage)
-    // The host went away: nothing is left to check for.
-    process.on('disconnect', () => process.exit(0))
-  }
+  port?.on('message', onMessage)
   // esbuild's service starts with the first compile: before announcing readiness.
   await compileScript('return 1')
   send({ type: 'ready' })

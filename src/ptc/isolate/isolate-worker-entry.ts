@@ -7,7 +7,7 @@
  * messages are in `isolate-contract.ts`.
  *
  * Started as `node --no-node-snapshot isolate-worker-entry.ts '<IsolateWorkerOptions JSON>'` with
- * the host's socket on fd 3 (`channel: 'frames'`, `json-frames.ts`). Exports nothing. When the
+ * the host's socket on fd 3 (`worker-channel.ts`, `json-frames.ts`). Exports nothing. When the
  * host goes away the worker SIGKILLs itself: after a catastrophe `process.exit` may hang forever.
  */
 import { flushCompileCache } from 'node:module'

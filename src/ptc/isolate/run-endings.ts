@@ -119,16 +119,34 @@ export function checkTimeoutEnding(deadlineMs: number, typecheck: boolean): RunE
 const OUTSIDE_STOP = /\bsignal SIG(KILL|TERM|INT|HUP|QUIT)\b/
 
 /**
- * The checker died while on this script (status `error`). `what` says how (`the checker stopped
- * (signal SIGKILL)`, or the checker's own error): a signal from outside is not blamed on the
- * script's types, since another process or the system may have sent it, so the advice is to run
- * again first; anything else (its heap limit, a stack overflow in TypeScript) is.
+ * What a checker dies of when a script's types are too large for it: its heap limit (a process
+ * aborts, a thread ends with ERR_WORKER_OUT_OF_MEMORY), or TypeScript overflowing its stack.
+ */
+const SCRIPT_CRASH = /\bsignal SIG(ABRT|SEGV|BUS|ILL|TRAP)\b|out of memory|OUT_OF_MEMORY|heap|RangeError|call stack/i
+
+/**
+ * The checker died or failed while on this script (status `error`). `what` says how, as the
+ * pool's `crashed` outcome has it (`signal SIGKILL`, `exit code 1`, `it could not be reached`, or
+ * the checker's own error, `RangeError: Maximum call stack size exceeded`). Three causes, three
+ * pieces of advice: a signal from outside (another process, the system's OOM killer) is not the
+ * script's, so run it again first; a heap limit or a stack overflow in TypeScript is its types';
+ * anything else (the checker unreachable, an unreadable message, an unexpected exit) is the
+ * checker's own failure: run again, and report it if it keeps happening. `typecheck: false` is
+ * suggested only to a run that type-checked.
  */
 export function checkerCrashEnding(what: string, typecheck: boolean): RunEnding {
   const doing = typecheck ? 'type-checking' : 'compiling'
-  const message = OUTSIDE_STOP.test(what)
-    ? `The checker was stopped from outside while ${doing} the script (${what}): by another process, or by the system when memory ran short; no code ran. Run the script again; if it stops the checker every time, its types may be too large to check: simplify them or run it with typecheck: false.`
-    : `${typecheck ? 'Type-checking' : 'Compiling'} the script stopped the checker (${what}), typically from types too large to check; no code ran. Simplify the script's types or run it with typecheck: false.`
+  const orUnchecked = typecheck ? ' or run it with typecheck: false' : ''
+  let message: string
+  if (OUTSIDE_STOP.test(what)) {
+    message = `The checker was stopped from outside while ${doing} the script (${what}): by another process, or by the system when memory ran short; no code ran. Run the script again; if it stops the checker every time, ${typecheck ? 'its types may be too large to check: simplify them or run it with typecheck: false' : 'send a smaller script'}.`
+  } else if (SCRIPT_CRASH.test(what)) {
+    message = typecheck
+      ? `Type-checking the script stopped the checker (${what}), typically from types too large to check; no code ran. Simplify the script's types${orUnchecked}.`
+      : `Compiling the script stopped the checker (${what}); no code ran. Send a smaller or simpler script.`
+  } else {
+    message = `The checker failed while ${doing} the script (${what}); this is not the script's doing, and no code ran. Run the script again${orUnchecked}; if it keeps failing, the host's checker is broken: report this message.`
+  }
   return { status: 'error', error: { name: 'CheckerCrashError', message } }
 }
 

@@ -53,8 +53,6 @@ export function startIsolateWorker(options: IsolateWorkerOptions, entry: string,
     // Niced once ready: only the runs, not the start, should yield to the host's routing.
     niceness: WORKER_NICENESS,
     niceFrom: 'first-message',
-    // JSON frames over a socket, not Node's IPC: 7-9 µs less a sequential call in interleaved rounds (issue 12, json-frames.ts).
-    channel: 'frames',
     ...handlers,
   })
 }

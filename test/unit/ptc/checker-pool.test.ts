@@ -189,14 +189,43 @@ describe('CheckerPool crashes', () => {
       await new Promise((resolve) => setTimeout(resolve, 300))
       process.kill(pid!, 'SIGKILL')
       const { outcome } = await pending
-      expect(outcome).toEqual({ kind: 'crashed', message: 'the checker stopped (signal SIGKILL)' })
+      expect(outcome).toEqual({ kind: 'crashed', message: 'signal SIGKILL' })
       const { error } = checkerCrashEnding((outcome as { message: string }).message, true)
-      expect(error.message).toMatch(/^The checker was stopped from outside while type-checking the script \(the checker stopped \(signal SIGKILL\)\): .*Run the script again/)
+      expect(error.message).toMatch(/^The checker was stopped from outside while type-checking the script \(signal SIGKILL\): .*Run the script again/)
       expect(error.message).not.toMatch(/^Type-checking the script stopped the checker/)
       // What the checker itself died of (its heap limit aborts it, TypeScript threw) is the script's.
-      for (const inside of ['the checker stopped (signal SIGABRT)', 'RangeError: Maximum call stack size exceeded']) {
+      for (const inside of ['signal SIGABRT', 'RangeError: Maximum call stack size exceeded', 'ERR_WORKER_OUT_OF_MEMORY: Worker terminated due to reaching memory limit: JS heap out of memory']) {
         expect(checkerCrashEnding(inside, true).error.message).toMatch(/^Type-checking the script stopped the checker .*typically from types too large to check/)
       }
+      // Only a run that type-checked is told to turn type-checking off.
+      expect(checkerCrashEnding('signal SIGABRT', false).error.message).toMatch(/^Compiling the script stopped the checker \(signal SIGABRT\); no code ran\. Send a smaller/)
+      expect(checkerCrashEnding('signal SIGKILL', false).error.message).not.toMatch(/typecheck: false|types/)
+    } finally {
+      pool.dispose()
+    }
+  }, 60_000)
+})
+
+describe('CheckerPool and a hostile checker process', () => {
+  const HOSTILE_ENTRY = fileURLToPath(new URL('../../fixtures/hostile-checker-entry.ts', import.meta.url))
+
+  it('S9.1 what a checker writes on its channel (bytes that are no frame, Node IPC internals, null, an unknown message) stops that checker, never the host; the run is not blamed on its types', async () => {
+    const pool = new CheckerPool({ kind: 'process', size: 1, entry: HOSTILE_ENTRY })
+    try {
+      const seen: Record<string, string> = {}
+      for (const code of ['raw', 'internal', 'null', 'unknown']) {
+        const { outcome } = await pool.prepare({ code, typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 30_000 })
+        expect(outcome.kind, code).toBe('crashed')
+        seen[code] = (outcome as { message: string }).message
+        expect(seen[code], code).toMatch(/^it sent a message that could not be read \(.+\), so it was stopped$/)
+        const { error } = checkerCrashEnding(seen[code], true)
+        expect(error.message, code).toMatch(/^The checker failed while type-checking the script \(it sent a message .*\); this is not the script's doing, and no code ran\. Run the script again/)
+      }
+      expect(seen.raw).toMatch(/a frame is not JSON/)
+      expect(seen.internal).toMatch(/must have type ready, transform, prepared or failure, not undefined/)
+      expect(seen.unknown).toMatch(/not "surprise"/)
+      // Unreachable is the checker's failure too, not the script's.
+      expect(checkerCrashEnding('it could not be reached', false).error.message).toMatch(/^The checker failed while compiling the script \(it could not be reached\); .*Run the script again; if it keeps failing/)
     } finally {
       pool.dispose()
     }
