@@ -84,13 +84,14 @@ export function checkHostFlags(values: { workspace?: string; builtins?: string }
 }
 
 /**
- * A whole number ≥ 1 (≥ `min`, when given) from a flag, or undefined when the flag is absent.
- * @throws UsageError when the text is not one.
+ * A whole number from `min` (default 1) to `max` (default `Number.MAX_SAFE_INTEGER`, past which
+ * a number is no longer exact) from a flag, or undefined when the flag is absent.
+ * @throws UsageError when the text is not one, saying the range.
  */
-export function positiveInt(text: string | undefined, flag: string, min = 1): number | undefined {
+export function positiveInt(text: string | undefined, flag: string, min = 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (text === undefined) return undefined
   const value = Number(text)
-  if (!Number.isInteger(value) || value < min) throw new UsageError(`--${flag} takes a ${min === 1 ? 'positive whole number' : `whole number ≥ ${min}`}, got "${text}".`)
+  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${flag} takes a whole number from ${min} to ${max}, got "${text}".`)
   return value
 }
 

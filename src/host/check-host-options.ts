@@ -6,11 +6,11 @@
  * reported when the host is created, not when a run fails.
  */
 import { existsSync, statSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { HostOptionsError } from '../errors/host-options-error.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permission-presets.ts'
-import { DEFAULT_RUN_LIMITS, RUN_LIMIT_MINIMUMS } from '../ptc/isolate/run-limits.ts'
+import { DEFAULT_RUN_LIMITS, MAX_MEMORY_MB, RUN_LIMIT_MINIMUMS } from '../ptc/isolate/run-limits.ts'
 import { maxWallClockMs } from '../ptc/run-deadline.ts'
 import type { PtcConfig } from '../ptc/ptc-config.ts'
 import type { HostOptions } from './create-host.ts'
@@ -75,6 +75,9 @@ export function checkHostOptions(options: HostOptions): void {
     }
   }
   checkNumbers('ptc.limits', limits, RUN_LIMIT_MINIMUMS, false)
+  if (typeof limits.memoryMb === 'number' && limits.memoryMb > MAX_MEMORY_MB) {
+    throw new HostOptionsError(`ptc.limits.memoryMb takes at most ${MAX_MEMORY_MB} (1 TiB; isolated-vm's limit wraps around past it), got ${limits.memoryMb}.`, { option: 'ptc.limits.memoryMb' })
+  }
   const cap = maxWallClockMs(ptc)
   if (typeof limits.wallClockMs === 'number' && typeof cap === 'number' && limits.wallClockMs > cap) {
     throw new HostOptionsError(
@@ -135,10 +138,14 @@ function checkNumbers(prefix: string, values: Record<string, unknown>, minimums:
  * The journal file a caller named (`--journal`) goes into an existing folder: like the workspace,
  * it is never created (a typo must not make folders). `createHost` checks it once the state folder
  * (`.ptc`) exists, so `.ptc/j.jsonl` in a fresh workspace is fine.
- * @throws PtcError (`journal-unwritable`) unless the folder of `file` is an existing directory.
+ * @throws PtcError (`journal-unwritable`) unless the folder of `file` is an existing directory
+ *   and `file` itself is not one.
  */
 export function checkJournalFolder(file: string): void {
   const folder = dirname(resolve(file))
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw new PtcError('journal-unwritable', `Cannot write the journal ${resolve(file)}: it is a folder. Name a file, for example ${join(resolve(file), 'session.jsonl')} (the journal option; --journal for ptc).`, { details: { file } })
+  }
   let problem: string | undefined
   if (!existsSync(folder)) problem = 'does not exist'
   else if (!statSync(folder).isDirectory()) problem = 'is not a directory'

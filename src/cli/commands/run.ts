@@ -5,6 +5,7 @@
  */
 import { defineCommand } from '../command.ts'
 import { checkHostFlags, HOST_FLAGS, HOST_FLAGS_HELP, hostOptionsFrom, positiveInt } from '../host-flags.ts'
+import { MAX_MEMORY_MB } from '../../ptc/isolate/run-limits.ts'
 import { readScript } from '../read-script.ts'
 
 export default defineCommand({
@@ -23,7 +24,7 @@ status ok, 1 otherwise.
 --no-typecheck     skip the type check.
 --timeout-ms N     the script's deadline in ms (default 30000; at most 300000: a larger value is
                    capped; the CPU limit, 10000 ms, holds as well).
---memory-mb N      the isolate's heap limit in MB (at least 8).
+--memory-mb N      the isolate's heap limit in MB (from 8 to 1048576).
 --journal FILE     where the session journal goes (default .ptc/journal/<time>-<pid>.jsonl in the
                    workspace, which keeps the newest 100); replay it with ptc replay.
 ${HOST_FLAGS_HELP}`,
@@ -41,7 +42,7 @@ ${HOST_FLAGS_HELP}`,
     const code = await readScript(file)
     const timeoutMs = positiveInt(values['timeout-ms'], 'timeout-ms')
     // isolated-vm's smallest heap (RunLimits.memoryMb's minimum).
-    const memoryMb = positiveInt(values['memory-mb'], 'memory-mb', 8)
+    const memoryMb = positiveInt(values['memory-mb'], 'memory-mb', 8, MAX_MEMORY_MB)
     const options = await hostOptionsFrom(values)
     // The isolate worker starts now and the host's modules load while it does (issue 12); the
     // host's supervisor adopts it (the same options as the host derives from the same flags).

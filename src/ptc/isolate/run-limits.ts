@@ -18,7 +18,10 @@ export interface RunLimits {
    * wall time, which load stretches). Expiry → status `timeout`. Default 10 000.
    */
   cpuTimeMs: number
-  /** Isolate heap limit in MB (isolated-vm `memoryLimit`, min 8). Exceeded → status `memory`. Default 128. */
+  /**
+   * Isolate heap limit in MB (isolated-vm `memoryLimit`, from 8 to {@link MAX_MEMORY_MB}).
+   * Exceeded → status `memory`. Default 128.
+   */
   memoryMb: number
   /**
    * Tool calls one run may make. Calls beyond it reject with a `ToolCallError` naming the limit
@@ -73,9 +76,16 @@ export const RUN_LIMIT_MINIMUMS: Readonly<RunLimits> = Object.freeze({
 })
 
 /**
+ * The largest `memoryMb`, 1 TiB: isolated-vm's limit wraps around past 2^44 MB (a `memoryLimit`
+ * of 2^53 - 1 gave a 23 MB heap, measured 2026-12-04), so a larger value would silently be a
+ * tiny one.
+ */
+export const MAX_MEMORY_MB = 1_048_576
+
+/**
  * Merges `overrides` over {@link DEFAULT_RUN_LIMITS}. `undefined` fields keep the default.
- * @throws RangeError when a field is not a finite number or is below its minimum (a caller bug,
- *   not something a script can cause).
+ * @throws RangeError when a field is not a finite number, is below its minimum, or (`memoryMb`)
+ *   is above {@link MAX_MEMORY_MB} (a caller bug, not something a script can cause).
  */
 export function resolveRunLimits(overrides: Partial<RunLimits> = {}): RunLimits {
   const limits = { ...DEFAULT_RUN_LIMITS }
@@ -85,6 +95,7 @@ export function resolveRunLimits(overrides: Partial<RunLimits> = {}): RunLimits 
     if (typeof value !== 'number' || !Number.isFinite(value) || value < RUN_LIMIT_MINIMUMS[key]) {
       throw new RangeError(`RunLimits.${key} must be a finite number >= ${RUN_LIMIT_MINIMUMS[key]}, got ${String(value)}`)
     }
+    if (key === 'memoryMb' && value > MAX_MEMORY_MB) throw new RangeError(`RunLimits.memoryMb must be at most ${MAX_MEMORY_MB} (1 TiB), got ${String(value)}`)
     limits[key] = Math.floor(value)
   }
   return limits

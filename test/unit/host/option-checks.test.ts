@@ -4,7 +4,7 @@
  * Each is one HostOptionsError (code `host-options`) naming the option and what it takes; the
  * journal's folder, like the workspace, must exist (nothing is created).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -42,6 +42,7 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     [{ ptc: { limits: { wallClockMs: -5 } } }, 'ptc.limits.wallClockMs takes a number ≥ 1, got -5.'],
     [{ ptc: { limits: { cpuTimeMs: Number.NaN } } }, 'ptc.limits.cpuTimeMs takes a number ≥ 1, got NaN.'],
     [{ ptc: { limits: { memoryMb: 4 } } }, 'ptc.limits.memoryMb takes a number ≥ 8, got 4.'],
+    [{ ptc: { limits: { memoryMb: 2 ** 53 - 1 } } }, "ptc.limits.memoryMb takes at most 1048576 (1 TiB; isolated-vm's limit wraps around past it), got 9007199254740991."],
     [{ ptc: { limits: { maxToolCalls: '10' } } }, 'ptc.limits.maxToolCalls takes a number ≥ 0, got "10".'],
     [{ ptc: { maxWallClockMs: -1 } }, 'ptc.maxWallClockMs takes a whole number ≥ 1, got -1.'],
     [{ ptc: { maxWallClockMs: 1_000, limits: { wallClockMs: 3_000 } } }, "ptc.limits.wallClockMs (3000 ms, every run's default deadline) is over ptc.maxWallClockMs (1000 ms, the longest a run may ask for); lower the default or raise ptc.maxWallClockMs."],
@@ -81,6 +82,9 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     expect(existsSync(join(workspace, 'path'))).toBe(false)
     writeFileSync(join(workspace, 'afile'), '')
     expect((await refusal({ journal: join(workspace, 'afile', 'x.jsonl') })).message).toMatch(/: its folder .*afile is not a directory\. Create the folder first/)
+    // A folder named as the journal is said to be one (it was an EISDIR on an internal /proc path).
+    mkdirSync(join(workspace, 'logs'))
+    expect((await refusal({ journal: join(workspace, 'logs') })).message).toBe(`Cannot write the journal ${join(workspace, 'logs')}: it is a folder. Name a file, for example ${join(workspace, 'logs', 'session.jsonl')} (the journal option; --journal for ptc).`)
   })
 
   it.each([
