@@ -129,6 +129,13 @@ console.log(JSON.stringify({ interrupted, runCode: item?.customData?.runCode, te
 await host.dispose()
 `
 
+/** The README's library example (the first `ts` block of its "Library API" section), as a newcomer would paste it. */
+const README_EXAMPLE = (() => {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('\n## Library API\n'))
+  return /```ts\n([\s\S]*?)\n```/.exec(section)![1]! + '\n'
+})()
+
 const tsconfig = (files: string[]) => JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2024', strict: true, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true, types: [] }, files })
 
 /** `npm install` `packages` into the scratch project `dir` (from the local npm cache where it can be). */
@@ -140,7 +147,7 @@ function npmInstall(dir: string, packages: string[]): Promise<Outcome> {
 const NO_CACHE = { PTC_CACHE_DIR: 'off' }
 /** The peers' folders in the scratch project's `node_modules`, moved out for the tests without them. */
 const PEER_DIRS = ['ai', '@openai/agents']
-const SCENARIOS = ['ai-scenario.ts', 'agents-scenario.ts']
+const SCENARIOS = ['ai-scenario.ts', 'agents-scenario.ts', 'readme-example.ts']
 /** publint and attw over the tarball, started as soon as it is packed (they need no install). */
 let lint: Promise<{ publint: Outcome; attw: Outcome }>
 
@@ -173,6 +180,7 @@ beforeAll(async () => {
   expect(install.code).toBe(0)
   writeFileSync(join(project, 'ai-scenario.ts'), AI_SCENARIO)
   writeFileSync(join(project, 'agents-scenario.ts'), AGENTS_SCENARIO)
+  writeFileSync(join(project, 'readme-example.ts'), README_EXAMPLE)
   writeFileSync(join(project, 'tsconfig.json'), tsconfig(SCENARIOS))
   writeFileSync(join(project, 'shout-tools.ts'), TOOL_MODULE)
   writeFileSync(join(project, 'script.ts'), 'const r = await tools.shout({ text: "hi" })\nreturn r.loud\n')
@@ -263,14 +271,23 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
     let check: Outcome
     let ai: Outcome
     let agents: Outcome
+    let readmeExample: Outcome
     beforeAll(async () => {
       // One tsc over both scenarios (the scratch project's own TypeScript, the shipped
       // declarations), run beside the two scenario runs.
-      ;[check, ai, agents] = await Promise.all([
+      ;[check, ai, agents, readmeExample] = await Promise.all([
         exec(process.execPath, [join(project(), 'node_modules/typescript/bin/tsc'), '-p', '.'], project()),
         ...SCENARIOS.map((file) => exec(process.execPath, ['--no-node-snapshot', file], project(), NO_CACHE)),
       ])
     }, 600_000)
+
+    it("the README's library example type-checks (strict, module nodenext) against the shipped declarations and runs", () => {
+      const others = SCENARIOS.filter((name) => name !== 'readme-example.ts')
+      const diagnostics = (check.stdout + check.stderr).split('\n').filter((line) => line !== '' && !others.some((name) => line.startsWith(name)))
+      expect(diagnostics).toEqual([])
+      expect(readmeExample.stderr).toBe('')
+      expect(readmeExample.code).toBe(0)
+    })
 
     it('issue 15 with ai installed, a mock model runs a script through ptc-runner/ai: two AI SDK tools, a headless denial, typed', () => {
       const { literal, output, text } = checkedScenario(check, 'ai-scenario.ts', ai)
