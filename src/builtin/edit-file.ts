@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
 import { commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
 import { describeChange } from './describe-change.ts'
-import { assertUtf8Text } from './file-snapshot.ts'
+import { assertUtf8Text } from './text-encoding.ts'
 import { assertWellFormed } from './well-formed.ts'
 import { WorkspaceToolError } from './workspace-tool-error.ts'
 

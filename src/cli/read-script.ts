@@ -1,6 +1,7 @@
 /**
  * Reading a script argument: a file path, or `-` for standard input.
  */
+import { isUtf8 } from 'node:buffer'
 import { readFileSync } from 'node:fs'
 import { UsageError } from './usage-error.ts'
 
@@ -13,22 +14,35 @@ const REASONS: Readonly<Record<string, string>> = {
 }
 
 /**
- * The script text of `path` (`-`: all of standard input, as UTF-8).
- * @throws UsageError when no path is given or the file cannot be read: one line naming the file
- *   and why (`cannot read script 'x.ts': no such file. …`).
+ * The script text of `path` (`-`: all of standard input), which must be UTF-8.
+ * @throws UsageError when no path is given, the file cannot be read, or it is not UTF-8: one line
+ *   naming the file and why (`cannot read script 'x.ts': no such file. …`; for another encoding
+ *   the line of its first such bytes, since decoding it anyway would silently change the script).
  */
 export async function readScript(path: string | undefined): Promise<string> {
   if (!path) throw new UsageError('Name a script file, or - to read it from standard input.')
   if (path === '-') {
     const chunks: Buffer[] = []
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-    return Buffer.concat(chunks).toString('utf8')
+    return await utf8Script(Buffer.concat(chunks), 'standard input')
   }
+  let bytes: Buffer
   try {
-    return readFileSync(path, 'utf8')
+    bytes = readFileSync(path)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const reason = (code !== undefined && REASONS[code]) || code || (error as Error).message
     throw new UsageError(`cannot read script '${path}': ${reason}. Name a readable script file, or - to read it from standard input.`)
   }
+  return utf8Script(bytes, `script '${path}'`)
+}
+
+/** `bytes` as text when they are UTF-8. @throws UsageError naming `what` and the encoding problem. */
+async function utf8Script(bytes: Buffer, what: string): Promise<string> {
+  if (isUtf8(bytes)) return bytes.toString('utf8')
+  // Only for a script that is not UTF-8: the line finder stays off `ptc run`'s start-up.
+  const { firstNotUtf8Line, utf16Bom } = await import('../builtin/text-encoding.ts')
+  const utf16 = utf16Bom(bytes)
+  const problem = utf16 ? `it is ${utf16} text (it starts with a UTF-16 byte-order mark)` : `line ${firstNotUtf8Line(bytes)} has bytes that are not valid UTF-8 (another encoding, such as Latin-1)`
+  throw new UsageError(`cannot read ${what}: ${problem}. Save it as UTF-8${utf16 ? ' (iconv -f UTF-16 -t UTF-8)' : ''}.`)
 }

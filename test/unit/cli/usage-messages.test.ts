@@ -38,6 +38,15 @@ describe('ptc usage errors are one line and exit 2 (issue 14)', () => {
     expect((await ptc('check', missing)).stderr).toContain(`cannot read script '${missing}': no such file.`)
   })
 
+  it('S9.4 a script that is not UTF-8 is refused with its line (Latin-1) or its encoding (UTF-16), not run with U+FFFD in it', async () => {
+    const latin1 = join(dir, 'latin1.ts')
+    writeFileSync(latin1, Buffer.from('const a = 1\nreturn "caf\xe9"\n', 'latin1'))
+    expect(await ptc('run', latin1, '--no-typecheck')).toEqual({ code: 2, stderr: `ptc: cannot read script '${latin1}': line 2 has bytes that are not valid UTF-8 (another encoding, such as Latin-1). Save it as UTF-8.\n` })
+    const utf16 = join(dir, 'utf16.ts')
+    writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('return 1\n', 'utf16le')]))
+    expect(await ptc('check', utf16)).toEqual({ code: 2, stderr: `ptc: cannot read script '${utf16}': it is UTF-16LE text (it starts with a UTF-16 byte-order mark). Save it as UTF-8 (iconv -f UTF-16 -t UTF-8).\n` })
+  })
+
   it('a script path that is a folder: "is a directory", not EISDIR', async () => {
     const folder = join(dir, 'scripts')
     expect(await ptc('run', folder)).toEqual({ code: 2, stderr: `ptc: cannot read script '${folder}': is a directory. Name a readable script file, or - to read it from standard input.\n` })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { firstNotUtf8Line, utf16Bom } from '../../../src/builtin/file-snapshot.ts'
+import { firstNotUtf8Line, utf16Bom } from '../../../src/builtin/text-encoding.ts'
 
 describe('firstNotUtf8Line (S9.6: the file tools return text that writes back unchanged)', () => {
   it('is undefined for UTF-8, multi-byte characters, a byte order mark and an empty file', () => {
