@@ -38,6 +38,18 @@ export function missingPlatformMessage(name: string): string {
   return `Cannot find name '${name}': a script has only the ECMAScript built-ins, tools, ToolCallError and console; no Node.js or browser APIs (process, require, Buffer, fetch, setTimeout, document…). Reach files, commands and the network through tools.`
 }
 
+/**
+ * Globals of Node.js and browsers that TypeScript reports as a plain "Cannot find name" (TS2304),
+ * with no advice: a script reaching for one is told what {@link missingPlatformMessage} says.
+ */
+const HOST_GLOBALS: ReadonlySet<string> = new Set([
+  'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate', 'queueMicrotask',
+  'structuredClone', 'fetch', 'Request', 'Response', 'Headers', 'FormData', 'URL', 'URLSearchParams', 'TextEncoder',
+  'TextDecoder', 'atob', 'btoa', 'performance', 'crypto', 'AbortController', 'AbortSignal', 'Blob', 'File', 'WebSocket',
+  'EventTarget', 'Event', 'localStorage', 'sessionStorage', 'navigator', 'location', 'window', 'self', 'global',
+  '__dirname', '__filename', 'exports', 'Deno', 'Bun',
+])
+
 /** Globals a script's realm lacks although ES2025 has them (`runtime/removed-globals.ts`). */
 const REMOVED_FROM_SCRIPTS: ReadonlySet<string> = new Set(['SharedArrayBuffer', 'Atomics'])
 
@@ -53,9 +65,10 @@ function missingNameMessage(finding: CheckerFinding): string | undefined {
     const property = /^(Property '[^']+' does not exist on type '.*')\. Do you need to change your target library\?/s.exec(finding.message)?.[1]
     return property === undefined ? undefined : `${property}: scripts are checked against ES2025, which does not have it; use what ES2025 has.`
   }
-  if (finding.code === undefined || (finding.code !== 2583 && !MISSING_PLATFORM_CODES.has(finding.code))) return undefined
+  if (finding.code === undefined || (finding.code !== 2583 && finding.code !== 2304 && !MISSING_PLATFORM_CODES.has(finding.code))) return undefined
   const name = /^Cannot find name '([^']+)'/.exec(finding.message)?.[1]
   if (name === undefined) return undefined
+  if (finding.code === 2304) return HOST_GLOBALS.has(name) ? missingPlatformMessage(name) : undefined
   if (finding.code !== 2583) return missingPlatformMessage(name)
   return REMOVED_FROM_SCRIPTS.has(name)
     ? `Cannot find name '${name}': scripts have no shared memory (SharedArrayBuffer, Atomics).`

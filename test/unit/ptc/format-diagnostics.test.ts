@@ -36,6 +36,9 @@ describe('what the model reads of a type check (S9.1)', () => {
       { line: 4, column: 1, code: 2304, category: 'error', message: "Cannot find name 'foo'." },
       { line: 5, column: 1, code: 2592, category: 'error', message: "Cannot find name '$'. Do you need to install type definitions for jQuery? Try `npm i --save-dev @types/jquery` and then add 'jquery' to the types field in your tsconfig." },
       { line: 6, column: 1, code: 2550, category: 'error', message: "Property 'union' does not exist on type 'Set<number>'. Do you need to change your target library? Try changing the 'lib' compiler option to 'es2025' or later." },
+      // Timers and other host globals come as a plain TS2304, without advice.
+      { line: 7, column: 1, code: 2304, category: 'error', message: "Cannot find name 'setTimeout'." },
+      { line: 8, column: 1, code: 2304, category: 'error', message: "Cannot find name 'structuredClone'." },
     ])
     expect(refined.map((d) => d.message)).toEqual([
       missingPlatformMessage('process'),
@@ -44,6 +47,8 @@ describe('what the model reads of a type check (S9.1)', () => {
       "Cannot find name 'foo'.",
       missingPlatformMessage('$'),
       "Property 'union' does not exist on type 'Set<number>': scripts are checked against ES2025, which does not have it; use what ES2025 has.",
+      missingPlatformMessage('setTimeout'),
+      missingPlatformMessage('structuredClone'),
     ])
   })
 })
