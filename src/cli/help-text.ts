@@ -19,7 +19,7 @@ ${usage}
 Commands:
 ${summaries}
 
-Run ptc help COMMAND (or ptc COMMAND --help) for a command's flags.
+Run ptc help COMMAND (or ptc COMMAND --help) for a command's flags; ptc --version for the version.
 `
 }
 

@@ -91,8 +91,9 @@ export function checkHostFlags(values: { workspace?: string; builtins?: string }
 export function positiveInt(text: string | undefined, flag: string, min = 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (text === undefined) return undefined
   const value = Number(text)
-  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${flag} takes a whole number from ${min} to ${max}, got "${text}".`)
-  return value
+  if (Number.isInteger(value) && value >= min && value <= max) return value
+  const range = max !== Number.MAX_SAFE_INTEGER || value > max ? `whole number from ${min} to ${max}` : min === 1 ? 'positive whole number' : `whole number ≥ ${min}`
+  throw new UsageError(`--${flag} takes a ${range}, got "${text}".`)
 }
 
 /**

@@ -60,6 +60,11 @@ async function dispatch(argv: string[]): Promise<number> {
     process.stdout.write(overviewText(await loadAllCommands()))
     return name === undefined ? 2 : 0
   }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    const { PACKAGE_VERSION } = await import('../package-version.ts')
+    process.stdout.write(`ptc-runner ${PACKAGE_VERSION} (Node.js ${process.versions.node})\n`)
+    return 0
+  }
   if (name.startsWith('-')) throw new UsageError(`Name the command first: ptc COMMAND [flags]. Commands: ${commandNames().join(', ')}.`)
   const command = await loadCommand(name)
   if (!command) throw new UsageError(`Unknown command "${name}". Commands: ${commandNames().join(', ')}.`)

@@ -5,7 +5,6 @@
  */
 import { defineCommand } from '../command.ts'
 import { checkHostFlags, HOST_FLAGS, HOST_FLAGS_HELP, hostOptionsFrom, positiveInt } from '../host-flags.ts'
-import { MAX_MEMORY_MB } from '../../ptc/isolate/run-limits.ts'
 import { readScript } from '../read-script.ts'
 
 export default defineCommand({
@@ -41,7 +40,8 @@ ${HOST_FLAGS_HELP}`,
   async run(values, [file]) {
     const code = await readScript(file)
     const timeoutMs = positiveInt(values['timeout-ms'], 'timeout-ms')
-    // isolated-vm's smallest heap (RunLimits.memoryMb's minimum).
+    // isolated-vm's smallest heap (RunLimits.memoryMb's minimum) and the largest it keeps exact.
+    const { MAX_MEMORY_MB } = await import('../../ptc/isolate/run-limits.ts')
     const memoryMb = positiveInt(values['memory-mb'], 'memory-mb', 8, MAX_MEMORY_MB)
     const options = await hostOptionsFrom(values)
     // The isolate worker starts now and the host's modules load while it does (issue 12); the

@@ -108,7 +108,13 @@ export function unansweredDeadlineEnding(limitMs: number, toolsRunning: readonly
 
 /** Checking (`typecheck`) or compiling used the whole deadline; the checker was killed (status `timeout`). */
 export function checkTimeoutEnding(deadlineMs: number, typecheck: boolean): RunEnding {
-  const advice = typecheck ? "Simplify the script's types (deeply recursive or very large types), or raise timeoutMs." : 'Send a smaller script or raise timeoutMs.'
+  // Under a second, the deadline is the likelier cause: a check takes tens to hundreds of ms.
+  const advice =
+    deadlineMs < 1_000
+      ? `A deadline of ${deadlineMs} ms leaves little time for ${typecheck ? 'type-checking' : 'compiling'}, which takes tens to hundreds of ms: raise timeoutMs${typecheck ? ", or simplify the script's types" : ''}.`
+      : typecheck
+        ? "Simplify the script's types (deeply recursive or very large types), or raise timeoutMs."
+        : 'Send a smaller script or raise timeoutMs.'
   return {
     status: 'timeout',
     error: { name: 'TimeoutError', message: `${typecheck ? 'Type-checking' : 'Compiling'} the script used up the run's ${deadlineMs} ms deadline (timeoutMs); the checker was stopped and no code ran. ${advice}` },

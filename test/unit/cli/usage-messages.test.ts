@@ -2,7 +2,7 @@
  * The CLI's one-line answers to a newcomer's mistakes, run in-process through `main()` (issue 14
  * item 3): what was wrong and what to do, on one `ptc:` line, exit code 2, before any host starts.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -47,6 +47,23 @@ describe('ptc usage errors are one line and exit 2 (issue 14)', () => {
     expect(await ptc('check', utf16)).toEqual({ code: 2, stderr: `ptc: cannot read script '${utf16}': it is UTF-16LE text (it starts with a UTF-16 byte-order mark). Save it as UTF-8 (iconv -f UTF-16 -t UTF-8).\n` })
   })
 
+  it('ptc --version (and -v, version) prints the package version and Node.js version on stdout, exit 0', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+    for (const flag of ['--version', '-v', 'version']) {
+      let stdout = ''
+      const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        stdout += String(chunk)
+        return true
+      })
+      try {
+        expect(await ptc(flag)).toEqual({ code: 0, stderr: '' })
+      } finally {
+        spy.mockRestore()
+      }
+      expect(stdout, flag).toBe(`ptc-runner ${version} (Node.js ${process.versions.node})\n`)
+    }
+  })
+
   it('a script path that is a folder: "is a directory", not EISDIR', async () => {
     const folder = join(dir, 'scripts')
     expect(await ptc('run', folder)).toEqual({ code: 2, stderr: `ptc: cannot read script '${folder}': is a directory. Name a readable script file, or - to read it from standard input.\n` })
@@ -60,8 +77,8 @@ describe('ptc usage errors are one line and exit 2 (issue 14)', () => {
   })
 
   it.each([
-    [['run', 'ok.ts', '--timeout-ms', '-5'], '--timeout-ms takes a whole number from 1 to 9007199254740991, got "-5".'],
-    [['run', 'ok.ts', '--timeout-ms', '1.5'], '--timeout-ms takes a whole number from 1 to 9007199254740991, got "1.5".'],
+    [['run', 'ok.ts', '--timeout-ms', '-5'], '--timeout-ms takes a positive whole number, got "-5".'],
+    [['run', 'ok.ts', '--timeout-ms', '1.5'], '--timeout-ms takes a positive whole number, got "1.5".'],
     // Past 2^53 a number is not exact (zod then refused it with "Too big" as a failed run, exit 1).
     [['run', 'ok.ts', '--timeout-ms', '99999999999999999999'], '--timeout-ms takes a whole number from 1 to 9007199254740991, got "99999999999999999999".'],
     [['run', 'ok.ts', '--memory-mb', '-64'], '--memory-mb takes a whole number from 8 to 1048576, got "-64".'],

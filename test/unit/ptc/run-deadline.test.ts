@@ -17,6 +17,14 @@ describe('runDeadlineMs (S9.7)', () => {
   })
 })
 
+describe('checkTimeoutEnding (S9.7)', () => {
+  it('blames a deadline under a second before the types, and the types of a longer one', () => {
+    expect(checkTimeoutEnding(1, true).error!.message).toBe("Type-checking the script used up the run's 1 ms deadline (timeoutMs); the checker was stopped and no code ran. A deadline of 1 ms leaves little time for type-checking, which takes tens to hundreds of ms: raise timeoutMs, or simplify the script's types.")
+    expect(checkTimeoutEnding(5, false).error!.message).toMatch(/A deadline of 5 ms leaves little time for compiling, which takes tens to hundreds of ms: raise timeoutMs\.$/)
+    expect(checkTimeoutEnding(5_000, true).error!.message).toMatch(/Simplify the script's types \(deeply recursive or very large types\), or raise timeoutMs\.$/)
+  })
+})
+
 describe('withCapNote (S9.7)', () => {
   const capped = '(timeoutMs 5000 was capped to 400 ms, the most this host allows: maxWallClockMs.)'
   it("notes a capped timeoutMs on the check's deadline ending", () => {
