@@ -3,6 +3,7 @@
  * the gated write itself (resolve → snapshot → `fs/write-gate` → write → `fs/written`), and the
  * diff card built from the value's hunks by the `diff` package (pure, S11.3).
  */
+import { isUtf8 } from 'node:buffer'
 import fs from 'node:fs'
 import { promisify } from 'node:util'
 import type { Context } from 'cordis'
@@ -66,7 +67,7 @@ export async function commitWrite(
     tool,
     path: file,
     exists: before !== undefined,
-    ...(before && { current: { hash: before.hash, mtimeMs: before.mtimeMs } }),
+    ...(before && { current: { hash: before.hash, mtimeMs: before.mtimeMs, utf8: isUtf8(before.bytes) } }),
   })
   if (exec.signal.aborted) throw exec.signal.reason
   const area = areaForCall(ctx, exec)

@@ -27,6 +27,9 @@ const NO_AGENT = '\0no-agent'
  */
 export function checkWrite(request: FsWriteGate, observed: FileObservation | undefined): string | undefined {
   if (!request.exists) return undefined
+  if (!observed && request.current?.utf8 === false) {
+    return `${request.path} already exists and has not been read in this session, and read_file cannot read it: it is not UTF-8 text. Convert it to UTF-8 first (for example with bash: iconv -f LATIN1 -t UTF-8, or -f UTF-16 for UTF-16) and read it, or remove it to write it anew; then retry ${request.tool}.`
+  }
   if (!observed) {
     return `${request.path} already exists and has not been read in this session. Read it with read_file first, then retry ${request.tool}.`
   }

@@ -36,7 +36,11 @@ export interface FsWriteGate {
   readonly tool: string
   readonly path: string
   readonly exists: boolean
-  readonly current?: { readonly hash: string; readonly mtimeMs: number }
+  /**
+   * The file on disk now, when it exists: content hash, mtime (ms), and whether it is UTF-8 text
+   * (`false`: read_file refuses it, so reading it first is not possible as it is).
+   */
+  readonly current?: { readonly hash: string; readonly mtimeMs: number; readonly utf8?: boolean }
 }
 
 /**

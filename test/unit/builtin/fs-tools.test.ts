@@ -64,7 +64,7 @@ describe('read_file', () => {
     expect(read.error?.message).toMatch(/: latin1\.txt is not UTF-8 text: line 2 has bytes that are not valid UTF-8 .*read_file returns UTF-8 text only.*Convert the file to UTF-8 first/)
     // The refused read is no read: overwriting the file is still gated (S8), and the bytes stay.
     const write = await ws.call('write_file', { path: 'latin1.txt', content: 'ok\ncaf\ufffd\nend\n' })
-    expect(write.error?.message).toMatch(/has not been read/)
+    expect(write.error?.message).toMatch(/has not been read in this session, and read_file cannot read it: it is not UTF-8 text\. Convert it/)
     expect(fs.readFileSync(ws.file('latin1.txt')).equals(latin1)).toBe(true)
     // UTF-8 text with multi-byte characters and a byte order mark reads as before.
     fs.writeFileSync(ws.file('utf8.txt'), '\ufeffcafé 漢字 😀\n')
