@@ -47,7 +47,8 @@ function describeIn(thrown: unknown, chain: Record<number, unknown>, depth: numb
       message = typeof thrown === 'string' ? thrown : formatLogValue(thrown, MAX_MESSAGE_LENGTH)
     }
   } catch {
-    message = message || 'a value that could not be described'
+    // A getter threw: an Error's `name` or `message`, a Proxy's trap.
+    message = message || 'a thrown value whose name or message could not be read (a getter threw)'
   }
   return { name: clip(name, 100), message: clip(message, MAX_MESSAGE_LENGTH) }
 }

@@ -234,7 +234,9 @@ export class Ptc extends Service {
         // checked where it will sit, one level down in run_code's result (`$.value`).
         materializeJson({ value: value.value })
       } catch (error) {
-        return { ...value, status: 'error', value: undefined, error: { name: 'TypeError', message: `The script's return value cannot be the result: ${(error as Error).message}. Return a flatter JSON value.` } }
+        // The refusal says what to send instead ("send a flatter value …"); only a bare one gets the advice.
+        const why = (error as Error).message
+        return { ...value, status: 'error', value: undefined, error: { name: 'TypeError', message: `The script's return value cannot be the result: ${why}${/flatter/.test(why) ? '' : '. Return a flatter JSON value'}.` } }
       }
     }
     return value

@@ -338,7 +338,13 @@ describe('run_code (S9)', () => {
     const over = await runCode(`let v: unknown = 0\nfor (let i = 0; i < 256; i++) v = [v]\nreturn v`)
     expect(over.isError).toBe(false)
     expect(valueOf(over).status).toBe('error')
-    expect(valueOf(over).error?.message).toMatch(/^The script's return value cannot be the result: \$\.value\[0\].*nesting deeper than 256 levels/)
+    expect(valueOf(over).error?.message).toMatch(/^The script's return value cannot be the result: \$\.value\[0\].*nesting deeper than 256 levels; send a flatter value \(a list instead of a chain of nested objects\)\.$/)
+  })
+
+  it('S9.3 an Error whose message getter throws is reported as such, not as an undescribable value', async () => {
+    const result = await runCode(`const e = new Error('x')\nObject.defineProperty(e, 'message', { get() { throw new Error('boom') } })\nthrow e`, { typecheck: false })
+    expect(valueOf(result).status).toBe('error')
+    expect(valueOf(result).error?.message).toMatch(/^a thrown value whose name or message could not be read \(a getter threw\)/)
   })
 
   it('S9 cancelling the outer call cancels the run', async () => {
