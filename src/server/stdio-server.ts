@@ -14,6 +14,15 @@ export interface StdioServerHandle {
   close(): Promise<void>
 }
 
+/** One line for an error the stdio transport reports (mostly a line that is not a JSON-RPC message). */
+function stdinProblem(error: Error): string {
+  const skipped = 'skipped a line on stdin that is not a JSON-RPC message (one JSON object a line)'
+  // The SDK's schema check fails with zod's issue list: JSON, but no JSON-RPC 2.0 message.
+  if (error.name === 'ZodError' || error.message.trimStart().startsWith('[')) return `${skipped}: it is JSON, but not a JSON-RPC 2.0 request, notification or response`
+  const message = error.message.replaceAll(/\s+/g, ' ').slice(0, 300)
+  return error.name === 'SyntaxError' ? `${skipped}: ${message}` : message
+}
+
 /** Serve one session on stdin/stdout; `ctx` injects `tools`, `ptc` and `approval`. */
 export async function serveStdio(ctx: Context, options: SessionOptions): Promise<StdioServerHandle> {
   const log = console.log
@@ -39,6 +48,9 @@ export async function serveStdio(ctx: Context, options: SessionOptions): Promise
   // The SDK transport does not watch for the end of stdin: a client that exits must end the session.
   process.stdin.once('end', onEnd)
   session.server.onclose = () => void close()
+  // A line on stdin that is not a JSON-RPC message is skipped by the transport: say so on stderr,
+  // where a client's developer looks, instead of dropping it silently. The session goes on.
+  session.server.onerror = (error) => process.stderr.write(`ptc serve: ${stdinProblem(error)}\n`)
   await session.server.connect(transport)
   return { closed, close }
 }

@@ -1,10 +1,11 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SERVE_TOOLS, stdioClient, type RunValue } from './serve-helpers.ts'
+import { BIN, SERVE_TOOLS, stdioClient, type RunValue } from './serve-helpers.ts'
 
 describe('ptc serve --stdio with the SDK client (S9.1–S9.4)', { timeout: 30_000 }, () => {
   let client: Client
@@ -56,5 +57,27 @@ describe('ptc serve --stdio with the SDK client (S9.1–S9.4)', { timeout: 30_00
     // The slot is free: the next run is answered, long before the cancelled run's 120 s deadline.
     const next = await client.callTool({ name: 'run_code', arguments: { code: 'return "after"' } }, undefined, { timeout: 60_000 })
     expect(next.structuredContent).toMatchObject({ status: 'ok', value: 'after' })
+  })
+})
+
+describe('ptc serve --stdio and a line that is not JSON-RPC', { timeout: 30_000 }, () => {
+  it('S9.4 says on stderr that it skipped the line, and answers the next message', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-bad-'))
+    const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    try {
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+      child.stdin.write(`not json\n{"a":1}\n${JSON.stringify(initialize)}\n`)
+      while (!stdout.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
+      expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): Unexpected token .*"not json" is not valid JSON$/m)
+      expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): it is JSON, but not a JSON-RPC 2\.0 request, notification or response$/m)
+    } finally {
+      child.stdin.end()
+      await once(child, 'exit')
+    }
   })
 })
