@@ -30,9 +30,13 @@ export interface RunCodeFailure {
   error: { kind: ToolErrorKind; message: string }
 }
 
+/** The exit code after Ctrl-C: 128 + SIGINT's number, as a shell reports a command it interrupted. */
+const INTERRUPTED = 130
+
 /**
  * Run `code` through the `run_code` tool of a fresh host, as the agent `cli`. Ctrl-C cancels it.
- * Resolves to the exit code: 0 for status `ok`, 1 otherwise (or when run_code itself failed).
+ * Resolves to the exit code: 0 for status `ok`, 130 after Ctrl-C (SIGINT, as shells report it),
+ * 1 otherwise (or when run_code itself failed).
  * @throws whatever {@link createHost} throws (the dispatcher reports start-up errors, exit 2).
  */
 export async function runScript(code: string, hostOptions: HostOptions, options: RunScriptOptions): Promise<number> {
@@ -65,7 +69,7 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
       const failure: RunCodeFailure = { status: 'failed', error: { kind: result.error?.kind ?? 'failed', message: result.error?.message ?? '' } }
       if (options.json) process.stdout.write(`${JSON.stringify(failure)}\n`)
       process.stderr.write(`ptc: run_code failed: ${terminalSafe(failure.error.message)}\n`)
-      return 1
+      return stop.signal.aborted ? INTERRUPTED : 1
     }
     const value = result.value as RunCodeValue
     if (options.json) {
@@ -81,7 +85,7 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
         process.stderr.write(terminalSafe(`status: ${value.status}${value.error ? ` — ${describeRunError(value.error).join('\n')}` : ''}`) + '\n')
       }
     }
-    return value.status === 'ok' ? 0 : 1
+    return stop.signal.aborted ? INTERRUPTED : value.status === 'ok' ? 0 : 1
   } finally {
     process.off('SIGINT', onSignal)
     warnRunningJobs(host.ctx.jobs.list('cli'))

@@ -1,16 +1,20 @@
 /**
  * `ptc run --json` when run_code itself fails (refused by policy here; a type checker that cannot
- * start ends the same way): stdout still holds one JSON status object, and the exit code is 1.
+ * start ends the same way): stdout still holds one JSON status object, and the exit code is 1;
+ * after Ctrl-C it is 130.
  */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { runPtc } from './ptc-cli.ts'
+import { PTC_BIN, runPtc } from './ptc-cli.ts'
 
 const DENY = path.resolve(import.meta.dirname, '../fixtures/deny-run-code.ts')
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-run-failed-'))
 fs.writeFileSync(path.join(dir, 'ok.ts'), 'return 1\n')
+fs.writeFileSync(path.join(dir, 'forever.ts'), "await tools.list_dir({ path: '.' })\nawait new Promise(() => {})\n")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 describe('ptc run when run_code fails', { timeout: 300_000 }, () => {
@@ -25,5 +29,17 @@ describe('ptc run when run_code fails', { timeout: 300_000 }, () => {
     const { code, stdout, stderr } = await runPtc(['run', 'ok.ts', '--workspace', dir, '--tools', DENY], dir, 240_000)
     expect({ code, stdout }).toEqual({ code: 1, stdout: '' })
     expect(stderr).toContain('ptc: run_code failed: ')
+  })
+
+  it('S9.4 Ctrl-C (SIGINT) cancels the run and exits 130, as a shell reports an interrupted command', async () => {
+    const child = spawn(process.execPath, [PTC_BIN, 'run', 'forever.ts', '--no-typecheck', '--workspace', dir], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    // The script is running once the completed card of its first call (✓ …) is printed.
+    while (!stderr.includes('✓')) await new Promise((resolve) => setTimeout(resolve, 20))
+    child.kill('SIGINT')
+    const [code] = await once(child, 'exit')
+    expect(code).toBe(130)
+    expect(stderr).toMatch(/^ptc: run_code failed: The tool call was cancelled/m)
   })
 })
