@@ -37,7 +37,15 @@ if (major < 24) {
   const { main } = await import('../src/cli/main.ts')
   main(process.argv.slice(2)).then(
     (code) => {
-      process.exitCode = code
+      // The command is done and its host disposed: exit once stdout and stderr have taken their
+      // last bytes, so a plugin's leftover timer or a tool call that ignored its abort signal (and
+      // outlived the host's 2 s wait for it) cannot keep the process alive after the answer.
+      let open = 2
+      const flushed = () => {
+        if (--open === 0) process.exit(code)
+      }
+      process.stdout.write('', flushed)
+      process.stderr.write('', flushed)
     },
     (error) => {
       process.stderr.write(`ptc: internal error: ${error?.stack ?? error}\n`)

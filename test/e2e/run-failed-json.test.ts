@@ -12,8 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { PTC_BIN, runPtc } from './ptc-cli.ts'
 
 const DENY = path.resolve(import.meta.dirname, '../fixtures/deny-run-code.ts')
+const STUBBORN = path.resolve(import.meta.dirname, '../fixtures/stubborn-tools.ts')
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-run-failed-'))
 fs.writeFileSync(path.join(dir, 'ok.ts'), 'return 1\n')
+fs.writeFileSync(path.join(dir, 'stubborn.ts'), 'await tools.stubborn({})\n')
 fs.writeFileSync(path.join(dir, 'forever.ts'), "await tools.list_dir({ path: '.' })\nawait new Promise(() => {})\n")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
@@ -41,5 +43,12 @@ describe('ptc run when run_code fails', { timeout: 300_000 }, () => {
     const [code] = await once(child, 'exit')
     expect(code).toBe(130)
     expect(stderr).toMatch(/^ptc: run_code failed: The tool call was cancelled/m)
+  })
+
+  it('S9.7 ptc run exits after its answer even when a plugin tool ignores its abort signal and leaves a timer running', async () => {
+    // Killed after 60 s: without the exit, the plugin's interval and pending promise keep the process alive forever.
+    const { code, stdout } = await runPtc(['run', 'stubborn.ts', '--json', '--no-typecheck', '--timeout-ms', '500', '--workspace', dir, '--tools', STUBBORN], dir, 60_000)
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'timeout', toolCalls: 1 })
+    expect(code).toBe(1)
   })
 })
