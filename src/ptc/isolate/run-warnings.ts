@@ -123,7 +123,7 @@ export class RunWarnings {
   list(stoppedBy: string): IsolateRunWarning[] {
     const warnings: IsolateRunWarning[] = []
     const unawaited = this.#unawaited ?? []
-    if (unawaited.length > 0) warnings.push({ kind: 'unawaited-calls', message: describeUnawaited(unawaited, this.#ending, stoppedBy) })
+    if (unawaited.length > 0) warnings.push({ kind: 'unawaited-calls', message: describeUnawaited(unawaited, this.#ending, stoppedBy, this.#abandoned.length === 0 ? this.#firstFailure : undefined) })
     if (this.#abandoned.length > 0) warnings.push({ kind: 'abandoned-calls', message: describeAbandoned(this.#abandoned, this.#ending, stoppedBy, this.#firstFailure) })
     warnings.push(...this.#rejections)
     if (this.#moreRejections > 0) {
@@ -133,12 +133,26 @@ export class RunWarnings {
   }
 }
 
-function describeUnawaited(calls: readonly TrackedCall[], ending: string, stoppedBy: string): string {
+/**
+ * Calls the script never reacted to with `then`, still running when it ended. An `await` inside
+ * an async callback is no `then` the runtime can see (V8 awaits a native promise directly): after
+ * a failure, the likelier story is `Promise.all(list.map(async (x) => await tools.f(x)))`
+ * rejecting at that failure while the other callbacks still awaited their calls, so the message
+ * then tells that story and its fix (`Promise.allSettled`) instead of "await every tool call".
+ * `firstFailure` is left out when calls were also abandoned (a `then` was seen: that story is
+ * told by the `abandoned-calls` warning, and these were then truly not awaited).
+ */
+function describeUnawaited(calls: readonly TrackedCall[], ending: string, stoppedBy: string, firstFailure: TrackedCall | undefined): string {
   const one = calls.length === 1
-  return (
-    `${calls.length} tool call${one ? ' was' : 's were'} not awaited, still running when the script ${ending}: ${nameCalls(calls)}. ` +
-    `The run waited for ${one ? 'it' : 'them'}: ${describeOutcomes(calls, stoppedBy)}. The script never saw ${one ? 'its result' : 'their results'}; await every tool call.`
-  )
+  const waited = `The run waited for ${one ? 'it' : 'them'}: ${describeOutcomes(calls, stoppedBy)}. The script never saw ${one ? 'its result' : 'their results'}`
+  if (firstFailure !== undefined) {
+    return (
+      `${calls.length} tool call${one ? ' was' : 's were'} still running when the script ${ending}, with nothing left waiting for ${one ? 'it' : 'them'}: ${nameCalls(calls)}. ` +
+      `Before that, ${describeCall(firstFailure)} failed (${firstFailure.outcome!.text}): if these calls were awaited inside callbacks passed to Promise.all (list.map(async (x) => await tools.…)), ` +
+      `the Promise.all rejected at that failure without waiting for the other callbacks. ${waited}; to wait for every call, await Promise.allSettled, or await every tool call.`
+    )
+  }
+  return `${calls.length} tool call${one ? ' was' : 's were'} not awaited, still running when the script ${ending}: ${nameCalls(calls)}. ${waited}; await every tool call.`
 }
 
 /** Calls the script had passed to `Promise.all`, `.then` and the like, still running when it ended. */

@@ -219,6 +219,20 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     ])
   })
 
+  it('S9.1 calls awaited inside async callbacks of a caught Promise.all are not said to be unawaited: the warning tells the Promise.all story and says Promise.allSettled', async () => {
+    const value = await run(
+      'const names = ["x.txt", "fail", "y.txt"]\n' +
+        'try { await Promise.all(names.map(async (name) => { if (name === "fail") return await tools.refuse({}); return await tools.save({ name, text: name }) })) } catch { return "caught" }\nreturn 0',
+    )
+    expect(value).toMatchObject({ status: 'ok', value: 'caught', toolCalls: 3 })
+    expect(kinds(value)).toEqual(['unawaited-calls'])
+    expect(value.warnings?.[0]?.message).toBe(
+      '2 tool calls were still running when the script returned, with nothing left waiting for them: save {"name":"x.txt","text":"x.txt"}, save {"name":"y.txt","text":"y.txt"}. ' +
+        'Before that, refuse {} failed (Tool "refuse" failed: the disk is full): if these calls were awaited inside callbacks passed to Promise.all (list.map(async (x) => await tools.…)), ' +
+        'the Promise.all rejected at that failure without waiting for the other callbacks. The run waited for them: 2 succeeded. The script never saw their results; to wait for every call, await Promise.allSettled, or await every tool call.',
+    )
+  })
+
   it('S9.1 a script with both kinds left over gets one warning each: the calls it never awaited, and those a caught Promise.all left behind', async () => {
     const value = await run('tools.save({ name: "a.txt", text: "a" })\ntry { await Promise.all([tools.refuse({}), tools.save({ name: "b.txt", text: "b" })]) } catch {}\nreturn 2')
     expect(value).toMatchObject({ status: 'ok', value: 2, toolCalls: 3 })
