@@ -91,6 +91,28 @@ export function replayJournal(text: string, tools: ToolLookup): string {
 }
 
 /**
+ * The tools whose results in `text` the journal left for their tool to render (`contentFrom:
+ * 'render'`, see `rendered-content.ts`) but that `tools` does not know: their completed cards are
+ * shown without content. Name → number of such results, in first-seen order. Pure; never throws.
+ */
+export function unrenderableResults(text: string, tools: ToolLookup): Map<string, number> {
+  const missing = new Map<string, number>()
+  for (const raw of typeof text === 'string' ? text.split('\n') : []) {
+    if (!raw.includes('"contentFrom"')) continue
+    let fields: Record<string, unknown> | undefined
+    try {
+      fields = asRecord(JSON.parse(raw))
+    } catch {
+      continue
+    }
+    const name = nameOf(fields)
+    if (fields?.type !== 'tool/result' || fields.contentFrom !== 'render' || name === undefined || lookup(tools, name) !== undefined) continue
+    missing.set(name, (missing.get(name) ?? 0) + 1)
+  }
+  return missing
+}
+
+/**
  * How much of `text` is journal: `lines`, its non-empty lines; `records`, those that are a
  * journal record (a JSON object with a string `type` and a numeric `seq`, as the journal plugin
  * writes every line). A file with lines but no record is not a journal (`ptc replay` refuses

@@ -82,6 +82,19 @@ describe('ptc replay (S11.3)', () => {
     expect(replay.code).toBe(0)
   }, 30_000)
 
+  it('S11.3 results a plugin tool renders are shown without content when the tool is not loaded, and stderr says which and to pass --tools', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ptc-replay-e2e-'))
+    dirs.push(root)
+    const journal = join(root, 'plugin.jsonl')
+    const result = (seq: number) => JSON.stringify({ type: 'tool/result', seq, callId: `c${seq}`, name: 'add', arguments: { a: 1, b: 2 }, isError: false, value: 3, contentFrom: 'render' })
+    writeFileSync(journal, [result(1), result(2), JSON.stringify({ type: 'tool/result', seq: 3, callId: 'c3', name: 'list_dir', arguments: { path: '.' }, isError: false, value: { path: '/w', entries: [], truncated: false }, contentFrom: 'render' })].join('\n'))
+    const replay = await ptc(['replay', journal], root)
+    expect(replay.code).toBe(0)
+    expect(replay.stdout).toMatch(/^✓ add \{"a":1,"b":2\}\n✓ add/)
+    // list_dir is a built-in: its content is rendered back; only add is named.
+    expect(replay.stderr).toBe("ptc replay: results shown without their content, since their tool is not loaded: add (2). Pass the run's --tools to see it.\n")
+  }, 30_000)
+
   it('ptc replay without a file, or with a missing file, is a usage error', async () => {
     const root = mkdtempSync(join(tmpdir(), 'ptc-replay-e2e-'))
     dirs.push(root)

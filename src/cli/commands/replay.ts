@@ -2,8 +2,9 @@
  * `ptc replay JOURNAL.jsonl` (S11.3, S11.5): the cards of every call in the journal, on stdout,
  * through the same presenters and formatter as the live run. The host only supplies the tool
  * definitions: nothing runs, no journal is written, MCP servers are not started (their tools have
- * generic cards, which replay gives unknown tools too). Exit 0; 2 when the file cannot be read or
- * is not a journal (it has lines, but none is a journal record).
+ * generic cards, which replay gives unknown tools too; a result whose content the journal left to
+ * its tool to render is shown without it, and stderr names those tools). Exit 0; 2 when the file
+ * cannot be read or is not a journal (it has lines, but none is a journal record).
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -28,7 +29,7 @@ printed them; damaged lines become notes. Pass the run's --tools for their cards
     } catch (error) {
       throw new UsageError(`cannot read the journal ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
     }
-    const { countJournalRecords, replayJournal } = await import('../../present/replay.ts')
+    const { countJournalRecords, replayJournal, unrenderableResults } = await import('../../present/replay.ts')
     const { lines, records } = countJournalRecords(text)
     if (lines > 0 && records === 0) {
       throw new UsageError(
@@ -38,7 +39,13 @@ printed them; damaged lines become notes. Pass the run's --tools for their cards
     const { createHost } = await import('../../host/create-host.ts')
     const host = await createHost({ workspace, toolModules: values.tools ?? [], journal: false, ptc: { prestart: false } })
     try {
-      process.stdout.write(replayJournal(text, (name) => host.ctx.tools.get(name)))
+      const lookup = (name: string) => host.ctx.tools.get(name)
+      process.stdout.write(replayJournal(text, lookup))
+      // The journal keeps only the value of a result its tool renders: without the tool, no content.
+      const missing = [...unrenderableResults(text, lookup)].map(([name, count]) => `${name} (${count})`)
+      if (missing.length > 0) {
+        process.stderr.write(`ptc replay: results shown without their content, since their tool is not loaded: ${missing.join(', ')}. Pass the run's --tools to see it.\n`)
+      }
       return 0
     } finally {
       await host.dispose()

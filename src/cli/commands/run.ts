@@ -24,8 +24,9 @@ status ok, 1 otherwise.
 --timeout-ms N     the script's deadline in ms (default 30000; at most 300000: a larger value is
                    capped; the CPU limit, 10000 ms, holds as well).
 --memory-mb N      the isolate's heap limit in MB (from 8 to 1048576).
---journal FILE     where the session journal goes (default .ptc/journal/<time>-<pid>.jsonl in the
-                   workspace, which keeps the newest 100); replay it with ptc replay.
+--journal FILE     where the session journal goes, appended to if it exists (default
+                   .ptc/journal/<time>-<pid>.jsonl in the workspace, which keeps the newest 100);
+                   replay it with ptc replay.
 ${HOST_FLAGS_HELP}`,
   options: {
     json: { type: 'boolean' },
