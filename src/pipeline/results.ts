@@ -5,7 +5,7 @@
 import type { ContentBlock, JsonValue, ToolErrorKind } from '../tools/types.ts'
 
 /** The canonical cancellation message (S5.1): a cancel is not presented as a policy denial. */
-export const CANCELLED_MESSAGE = 'The tool call was cancelled before it finished; nothing more was done.'
+export const CANCELLED_MESSAGE = 'The tool call was cancelled before it finished; what it had already done stands (for run_code: the tool calls its script had made), and nothing more was done.'
 
 /** Error detail carried on an `isError` result. */
 export interface ResultError {
