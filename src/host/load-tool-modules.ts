@@ -8,8 +8,9 @@
 // node-version.ts could say which Node is needed.
 import * as nodeModule from 'node:module'
 import { basename, extname, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Context, Plugin } from 'cordis'
+import { BUILTIN_GROUP_TOOLS } from '../builtin/builtin-groups.ts'
 import { describeThrown } from '../errors/describe-thrown.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import { isTool, type Tool } from '../tools/define-tool.ts'
@@ -67,8 +68,28 @@ async function startPlugin(ctx: Context, specifier: string, limitMs: number, plu
     })
   } catch (error) {
     if (error instanceof ToolModuleError) throw error
-    throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}`)
+    throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}${builtinClash(error)}`)
   }
+}
+
+/** For a tool name taken by a built-in: how to free it (the registry's own advice is about plugins). */
+function builtinClash(error: unknown): string {
+  const name = PtcError.isInstance(error) && error.code === 'tool-definition' ? (error.details as { name?: unknown } | undefined)?.name : undefined
+  const group = Object.entries(BUILTIN_GROUP_TOOLS).find(([, names]) => names.includes(name as string))?.[0]
+  return group === undefined ? '' : ` "${String(name)}" is a built-in tool (group ${group}): rename yours, or leave that group out (--builtins for ptc, the builtins option of createHost).`
+}
+
+/**
+ * What went wrong importing the module at `url`, in the user's terms: the module itself missing
+ * is "no such file" (Node's message names this loader as the importer), a TypeScript syntax error
+ * gets the file and line Node puts at the top of its stack; anything else as thrown.
+ */
+function importProblem(error: unknown, url: string): string {
+  const { code, url: missing, stack } = (error ?? {}) as { code?: unknown; url?: unknown; stack?: unknown }
+  if (code === 'ERR_MODULE_NOT_FOUND' && missing === url) return `no such file (${fileURLToPath(url)})`
+  const where = typeof stack === 'string' ? /^(file:\/\/\S+):(\d+)\n/.exec(stack) : null
+  const at = where === null ? '' : ` (at ${fileURLToPath(where[1]!)}:${where[2]})`
+  return `${describeThrown(error)}${at}`
 }
 
 /** Node's warning when it loaded a file as CommonJS that has ES module syntax; names the file. */
@@ -103,7 +124,7 @@ async function importToolModule(specifier: string, limitMs: number): Promise<Rec
     if (error instanceof ToolModuleError) throw error
     if (loadedAsCommonJs !== undefined) throw new ToolModuleError(commonJsMessage(specifier, loadedAsCommonJs))
     // describeThrown: a module may throw anything at import (`throw null`, a string, an object).
-    throw new ToolModuleError(`Could not import tool module ${specifier}: ${describeThrown(error)}`)
+    throw new ToolModuleError(`Could not import tool module ${specifier}: ${importProblem(error, url)}`)
   } finally {
     process.emit = emit
   }

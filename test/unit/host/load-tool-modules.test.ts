@@ -5,7 +5,7 @@
  * warning and raw SyntaxError.
  */
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -90,9 +90,20 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
     expect(message).toMatch(new RegExp(`^Tool module ${join(project, 'weather.ts')} \\(imported by .*entry\\.mts\\) uses import/export, but Node loads it as CommonJS`))
   })
 
-  it('another import failure keeps its own message', async () => {
+  it('another import failure keeps its own message; a TypeScript syntax error adds the file and line', async () => {
     const file = join(project, 'broken', 'plugin.ts')
-    expect((await loadInNode(file)).message).toMatch(new RegExp(`^Could not import tool module ${file}: `))
+    expect((await loadInNode(file)).message).toMatch(new RegExp(`^Could not import tool module ${file}: .+ \\(at ${file}:1\\)$`))
+  })
+
+  it('a module that does not exist is "no such file" with its path, not a Cannot find module naming ptc\'s own loader', async () => {
+    const file = join(project, 'missing.mts')
+    expect((await loadInNode(file)).message).toBe(`Could not import tool module ${file}: no such file (${file})`)
+  })
+
+  it('S1.4 a module registering a built-in tool\'s name is told how to free it: rename, or leave the built-in group out', async () => {
+    const file = join(project, 'mine.mjs')
+    writeFileSync(file, readFileSync(join(project, 'first.mjs'), 'utf8').replace("name: 'echo'", "name: 'read_file'"))
+    expect((await createHostInNode(file)).message).toMatch(/failed to start: A tool named "read_file" is already registered; .* "read_file" is a built-in tool \(group fs\): rename yours, or leave that group out \(--builtins for ptc, the builtins option of createHost\)\.$/)
   })
 
   it('S1.4 an array module whose tool name is taken fails with one ToolModuleError line naming the module, as a plugin does', async () => {
