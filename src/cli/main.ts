@@ -54,6 +54,28 @@ function joinNegativeValues(args: readonly string[], options: Command['options']
   return joined
 }
 
+/**
+ * ` Did you mean --timeout-ms?` for parseArgs' `Unknown option '--timeout'` when a flag of the
+ * command starts with the unknown one or differs from it by one or two letters; else ''.
+ */
+function didYouMean(problem: string, flags: readonly string[]): string {
+  const unknown = /^Unknown option '--([^'=]+)'/.exec(problem)?.[1]
+  if (unknown === undefined) return ''
+  const close = flags.find((flag) => flag.startsWith(unknown)) ?? flags.find((flag) => editDistance(flag, unknown) <= 2)
+  return close === undefined ? '' : ` Did you mean --${close}?`
+}
+
+/** Levenshtein distance of two short strings. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, index) => index)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    row = next
+  }
+  return row[b.length]!
+}
+
 async function dispatch(argv: string[]): Promise<number> {
   const [name, ...args] = argv
   if (name === undefined || name === '--help' || name === '-h') {
@@ -75,7 +97,7 @@ async function dispatch(argv: string[]): Promise<number> {
     // parseArgs says e.g. `Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "--bogus"`
     // (some messages span lines): keep the first sentence.
     const first = (error as Error).message.split(/\.\s|\n/)[0]!.replace(/\.$/, '')
-    throw new UsageError(`${first}. Run ptc ${name} --help for its flags.`)
+    throw new UsageError(`${first}.${didYouMean(first, Object.keys(command.options))} Run ptc ${name} --help for its flags.`)
   }
   const { values, positionals } = parsed
   if (values.help) {

@@ -18,6 +18,9 @@ export interface Diagnostic {
   category: 'error' | 'warning'
 }
 
+/** Why a script cannot `export`: said where esbuild or TypeScript only say the keyword is unexpected. */
+export const NOT_A_MODULE = 'a script is the body of an async function, not a module, so it cannot export; return what the caller needs instead'
+
 /**
  * Renders `3:15 error TS2345: message` lines (`3:15 error: message` without a code), in the
  * order given, joined by `\n`, no trailing newline. Multi-line messages keep their own lines,

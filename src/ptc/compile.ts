@@ -9,7 +9,7 @@ import { sep } from 'node:path'
 import type { Message, TransformFailure } from 'esbuild'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
-import { formatDiagnostics } from './compile-diagnostics.ts'
+import { formatDiagnostics, NOT_A_MODULE } from './compile-diagnostics.ts'
 import {
   blankRanges,
   findModuleUses,
@@ -204,7 +204,8 @@ function isTransformFailure(error: unknown): error is TransformFailure {
  * (an unclosed brace reported at the end) clamp to the start or end of the user's code.
  */
 function esbuildDiagnostic(code: string, esbuildMessage: Message): Diagnostic {
-  const base = { message: esbuildMessage.text, category: 'error' as const }
+  const text = esbuildMessage.text === 'Unexpected "export"' ? `Unexpected "export": ${NOT_A_MODULE}` : esbuildMessage.text
+  const base = { message: text, category: 'error' as const }
   const location = esbuildMessage.location
   if (location === null) return { ...base, line: 1, column: 1 }
   const line = location.line - 1 // SCRIPT_PREFIX is exactly one line

@@ -5,7 +5,7 @@
  * exactly what a model reads.
  */
 import { unknownToolMessage } from '../../runtime/unknown-tool.ts'
-import type { Diagnostic } from './compile-diagnostics.ts'
+import { type Diagnostic, NOT_A_MODULE } from './compile-diagnostics.ts'
 
 /** The same wording the isolate's `tools` throws without a type check (`runtime/unknown-tool.ts`). */
 export { unknownToolMessage }
@@ -92,6 +92,8 @@ export function refineDiagnostics(findings: readonly CheckerFinding[]): Diagnost
     if (isError && finding.code !== undefined && KNOCK_ON_CODES.has(finding.code) && linesWithErrors.has(finding.line)) continue
     if (isError) linesWithErrors.add(finding.line)
     let message = finding.unknownTool ? unknownToolMessage(finding.unknownTool.name, finding.unknownTool.available) : (missingNameMessage(finding) ?? finding.message)
+    // "Modifiers cannot appear here." (TS1184): mostly `export` at the top of a script.
+    if (finding.code === 1184) message = `${message.replace(/\.$/, '')}: ${NOT_A_MODULE}.`
     for (const hint of finding.related ?? []) message += `\n${hint.line}:${hint.column} ${hint.message}`
     out.push({ line: finding.line, column: finding.column, message, ...(finding.code !== undefined && { code: finding.code }), category: finding.category })
   }

@@ -64,6 +64,12 @@ describe('ptc usage errors are one line and exit 2 (issue 14)', () => {
     }
   })
 
+  it('an unknown flag close to one of the command\'s flags (its start, or a typo) is named with a "did you mean"', async () => {
+    expect(await ptc('run', 'ok.ts', '--timeout', '5')).toEqual({ code: 2, stderr: "ptc: Unknown option '--timeout'. Did you mean --timeout-ms? Run ptc run --help for its flags.\n" })
+    expect(await ptc('run', 'ok.ts', '--jsn')).toEqual({ code: 2, stderr: "ptc: Unknown option '--jsn'. Did you mean --json? Run ptc run --help for its flags.\n" })
+    expect(await ptc('run', 'ok.ts', '--bogus')).toEqual({ code: 2, stderr: "ptc: Unknown option '--bogus'. Run ptc run --help for its flags.\n" })
+  })
+
   it('a script path that is a folder: "is a directory", not EISDIR', async () => {
     const folder = join(dir, 'scripts')
     expect(await ptc('run', folder)).toEqual({ code: 2, stderr: `ptc: cannot read script '${folder}': is a directory. Name a readable script file, or - to read it from standard input.\n` })

@@ -94,6 +94,13 @@ describe('compileScript', () => {
     ])
   })
 
+  it('S9.1 export in a script says a script is a function body that returns, not a module', async () => {
+    const error = await compileErrorOf('export const x = 1\nreturn x')
+    expect(error.diagnostics).toEqual([
+      { line: 1, column: 1, message: 'Unexpected "export": a script is the body of an async function, not a module, so it cannot export; return what the caller needs instead', category: 'error' },
+    ])
+  })
+
   it('the same code is compiled once: a cache hit returns the same object', async () => {
     const code = `return ${Math.random()}`
     const first = await compileScript(code)

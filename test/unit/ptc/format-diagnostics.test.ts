@@ -39,6 +39,8 @@ describe('what the model reads of a type check (S9.1)', () => {
       // Timers and other host globals come as a plain TS2304, without advice.
       { line: 7, column: 1, code: 2304, category: 'error', message: "Cannot find name 'setTimeout'." },
       { line: 8, column: 1, code: 2304, category: 'error', message: "Cannot find name 'structuredClone'." },
+      // `export const x = 1` at the top of a script.
+      { line: 9, column: 1, code: 1184, category: 'error', message: 'Modifiers cannot appear here.' },
     ])
     expect(refined.map((d) => d.message)).toEqual([
       missingPlatformMessage('process'),
@@ -49,6 +51,7 @@ describe('what the model reads of a type check (S9.1)', () => {
       "Property 'union' does not exist on type 'Set<number>': scripts are checked against ES2025, which does not have it; use what ES2025 has.",
       missingPlatformMessage('setTimeout'),
       missingPlatformMessage('structuredClone'),
+      'Modifiers cannot appear here: a script is the body of an async function, not a module, so it cannot export; return what the caller needs instead.',
     ])
   })
 })
