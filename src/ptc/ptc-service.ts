@@ -230,12 +230,10 @@ export class Ptc extends Service {
     if (value.status === 'timeout' && value.error) value.error = withCapNote(value.error, options.timeoutMs, deadlineMs)
     if (value.value !== undefined) {
       try {
-        // S6.1: the result must be lossless JSON the pipeline can validate without overflowing,
-        // checked where it will sit, one level down in run_code's result (`$.value`).
+        // S6.1: lossless JSON the pipeline can validate, checked where it sits (`$.value`).
         materializeJson({ value: value.value })
       } catch (error) {
-        // The refusal says what to send instead ("send a flatter value …"); only a bare one gets the advice.
-        const why = (error as Error).message
+        const why = (error as Error).message // advice included ("send a flatter value …") unless bare
         return { ...value, status: 'error', value: undefined, error: { name: 'TypeError', message: `The script's return value cannot be the result: ${why}${/flatter/.test(why) ? '' : '. Return a flatter JSON value'}.` } }
       }
     }

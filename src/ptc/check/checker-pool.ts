@@ -209,7 +209,6 @@ export class CheckerPool {
           })
         } else if (message.type === 'transform') answerTransform(message, (answer) => channel.send(answer))
         else if (message.type === 'prepared' || message.type === 'failure') this.#onMessage(checker, message)
-        // Thrown into the channel, which stops this checker and says why (worker-channel.ts).
         else throw new Error(`a checker message must have type ready, transform, prepared or failure, not ${JSON.stringify((message as { type?: unknown } | null)?.type)}`)
       },
       onExit: (description, stderrTail) => {
@@ -261,12 +260,9 @@ export class CheckerPool {
 
   #onMessage(checker: Checker, message: CheckerPreparedMessage | CheckerFailureMessage): void {
     if (checker.job?.id !== message.id) return
-    if (message.type === 'prepared') {
-      checker.job.finish({ kind: 'prepared', prepared: message.prepared }, true)
-    } else {
-      checker.held.clear() // Resend declarations next time, in case that was the problem.
-      checker.job.finish({ kind: 'crashed', message: `${message.error.name}: ${message.error.message}` }, true)
-    }
+    if (message.type === 'prepared') return checker.job.finish({ kind: 'prepared', prepared: message.prepared }, true)
+    checker.held.clear() // Resend declarations next time, in case that was the problem.
+    checker.job.finish({ kind: 'crashed', message: `${message.error.name}: ${message.error.message}` }, true)
   }
 
   #onExit(checker: Checker, description: string, stderrTail: string, failReady: (error: Error) => void): void {
