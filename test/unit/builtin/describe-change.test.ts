@@ -1,0 +1,41 @@
+/**
+ * describeChange (S11 diff card, S1.2 the fs write tools' value): hunks that turn the old text
+ * into the new one, and a bounded cost: past MAX_DIFF_EDITS changed lines the change is one hunk
+ * replacing the whole text, instead of a diff whose cost grows with the square of the edits
+ * (a review stalled every session for 29 s with one edit_file of 16,000 lines).
+ */
+import { applyPatch } from 'diff'
+import { describe, expect, it } from 'vitest'
+import { describeChange, MAX_DIFF_EDITS } from '../../../src/builtin/describe-change.ts'
+
+/** `after`, rebuilt from `before` and the hunks, as a reader of the value would. */
+const rebuilt = (before: string, hunks: ReturnType<typeof describeChange>['hunks']) => applyPatch(before, { hunks })
+
+describe('describeChange', () => {
+  it('S1.2 a small change is its own hunks with context, and they rebuild the new text', () => {
+    const before = Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n') + '\n'
+    const after = before.replace('line 20\n', 'changed\n')
+    const change = describeChange(before, after)
+    expect(change).toMatchObject({ linesAdded: 1, linesRemoved: 1, hunks: [{ oldStart: 18, oldLines: 7, newStart: 18, newLines: 7 }] })
+    expect(rebuilt(before, change.hunks)).toBe(after)
+  })
+
+  it(`S1.2 a change of more than ${MAX_DIFF_EDITS} lines is one whole replacement hunk that still rebuilds the new text (CRLF, no final newline)`, () => {
+    const before = Array.from({ length: 4_000 }, (_, i) => `line a ${i}`).join('\r\n')
+    const after = before.replaceAll('a', 'b') + '\r\n'
+    const change = describeChange(before, after)
+    expect(change).toMatchObject({ linesAdded: 4_000, linesRemoved: 4_000, hunks: [{ oldStart: 1, oldLines: 4_000, newStart: 1, newLines: 4_000 }] })
+    expect(change.hunks[0]!.lines[4_000]).toBe('\\ No newline at end of file')
+    expect(rebuilt(before, change.hunks)).toBe(after)
+    // Every other line changed: a full diff would keep the unchanged lines as context; past the
+    // limit nothing is told apart, so the cost stays that of giving up.
+    const lines = Array.from({ length: 1_000 }, (_, i) => `line ${i}`)
+    const alternate = describeChange(lines.join('\n') + '\n', lines.map((line, i) => (i % 2 === 0 ? `${line}!` : line)).join('\n') + '\n')
+    expect(alternate).toMatchObject({ linesAdded: 1_000, linesRemoved: 1_000, hunks: [{ oldLines: 1_000, newLines: 1_000 }] })
+    expect(alternate.hunks[0]!.lines.filter((line) => line.startsWith(' '))).toEqual([])
+    // A new file and an emptied one.
+    expect(rebuilt('', describeChange('', after).hunks)).toBe(after)
+    expect(describeChange(before, '')).toMatchObject({ linesAdded: 0, linesRemoved: 4_000 })
+    expect(describeChange('', '')).toEqual({ hunks: [], linesAdded: 0, linesRemoved: 0 })
+  })
+})
