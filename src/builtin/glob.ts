@@ -13,11 +13,18 @@ import type { ToolExecution } from '../tools/types.ts'
 import { workspaceRelative } from '../workspace/is-inside.ts'
 import { resolvePathAgainst } from '../workspace/resolve-path.ts'
 import { stateFolderRefusal } from '../workspace/state-folder.ts'
+import { braceExpansions } from './brace-expansions.ts'
 import { callOptions, resolveForCall } from './resolve-for-call.ts'
 import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 /** Most paths returned by glob. */
 export const MAX_GLOB_RESULTS = 1000
+
+/**
+ * Most patterns a glob's braces may expand to (`{a,b}` alternatives multiply): Node's walk pays
+ * for each one on the host's thread (`brace-expansions.ts`).
+ */
+export const MAX_GLOB_EXPANSIONS = 256
 
 /** Directories skipped unless the pattern names them. */
 export const SKIPPED_DIRECTORIES = ['node_modules', '.git'] as const
@@ -51,11 +58,19 @@ export type GlobValue = z.output<typeof globValue>
  * deeper than, a directory that `symlinkFree` (called once per absolute directory below `cwd`)
  * rejects. Node's `fs.glob` follows symlinks named literally in a pattern (`link/**`, `link/*`)
  * without consulting `exclude`, so every match's directory is checked as well.
- * @throws WorkspaceToolError (`invalid-request`) for such patterns.
+ * @throws WorkspaceToolError (`invalid-request`) for such patterns, and for one whose braces
+ *   expand to more than {@link MAX_GLOB_EXPANSIONS} patterns.
  */
 export async function* walkGlob(pattern: string, cwd: string, signal: AbortSignal, symlinkFree: (directory: string) => boolean, filesOnly = false): AsyncGenerator<string> {
   if (pattern.startsWith('/') || pattern.split(/[\\/]/).includes('..')) {
     throw new WorkspaceToolError('invalid-request', `glob pattern ${JSON.stringify(pattern)} must be relative and stay inside the workspace (no leading "/" and no ".." segments).`, { pattern })
+  }
+  if (braceExpansions(pattern, MAX_GLOB_EXPANSIONS) > MAX_GLOB_EXPANSIONS) {
+    throw new WorkspaceToolError(
+      'invalid-request',
+      `glob pattern ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern)} expands to more than ${MAX_GLOB_EXPANSIONS} patterns (each {a,b} group multiplies them); use fewer brace groups, a wildcard such as * or **, or several glob calls.`,
+      { pattern },
+    )
   }
   const skipped = SKIPPED_DIRECTORIES.filter((dir) => !pattern.includes(dir))
   const verdicts = new Map<string, boolean>()

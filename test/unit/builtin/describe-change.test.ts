@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { describeChange, MAX_DIFF_EDITS } from '../../../src/builtin/describe-change.ts'
 
 /** `after`, rebuilt from `before` and the hunks, as a reader of the value would. */
-const rebuilt = (before: string, hunks: ReturnType<typeof describeChange>['hunks']) => applyPatch(before, { hunks })
+const rebuilt = (before: string, hunks: ReturnType<typeof describeChange>['hunks']) => applyPatch(before, { oldFileName: 'a', newFileName: 'b', oldHeader: undefined, newHeader: undefined, hunks })
 
 describe('describeChange', () => {
   it('S1.2 a small change is its own hunks with context, and they rebuild the new text', () => {

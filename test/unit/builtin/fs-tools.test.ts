@@ -255,6 +255,12 @@ describe('list_dir, glob, search', () => {
     expect((await ws.call('glob', { pattern: '../**' })).error?.message).toMatch(/must be relative and stay inside the workspace/)
   })
 
+  it('S8 glob refuses a pattern whose braces expand past 256 patterns (it held the host for 21 s), and expands small ones', async () => {
+    const refused = await ws.call('glob', { pattern: '{a,b}'.repeat(16) })
+    expect(refused.error?.message).toMatch(/expands to more than 256 patterns \(each \{a,b\} group multiplies them\); use fewer brace groups/)
+    expect((await ws.call('glob', { pattern: '{a,zz}.{txt,md}' })).value).toMatchObject({ paths: ['a.txt'] })
+  })
+
   it('search groups regex matches by file with line numbers; search card (S11.1)', async () => {
     const result = await ws.call('search', { pattern: 'TODO \\w+', path: 'src' })
     // First the error, if any: once (at load 20+) this call failed and only "value undefined" was seen.
