@@ -5,7 +5,7 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
-import { commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
+import { assertWritable, commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
 import { describeChange } from './describe-change.ts'
 import { assertUtf8Text } from './text-encoding.ts'
 import { assertWellFormed } from './well-formed.ts'
@@ -70,6 +70,8 @@ export function editFileTool(ctx: Context): Tool {
           { path: file, matches: found },
         )
       }
+      // Exact, before the text is made: every occurrence's bytes are replaced by `new`'s.
+      assertWritable(before.bytes.length + found * (Buffer.byteLength(args.new) - Buffer.byteLength(args.old)), file)
       // split/join, not String.replace: `new` may contain `$&` and friends.
       const after = before.text.split(args.old).join(args.new)
       const change = await commitWrite(ctx, exec, 'edit_file', file, before, after)

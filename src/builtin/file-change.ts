@@ -16,6 +16,7 @@ import { writeFd } from '../workspace/safe-fs.ts'
 import { describeChange, hunkSchema, type Hunk } from './describe-change.ts'
 import { type FileSnapshot, readSnapshot, sha256 } from './file-snapshot.ts'
 import { areaForCall, openForTool, passWriteGate, resolveForCall } from './resolve-for-call.ts'
+import { WorkspaceToolError } from './workspace-tool-error.ts'
 
 const ftruncate = promisify(fs.ftruncate)
 
@@ -47,6 +48,17 @@ export async function prepareWrite(ctx: Context, exec: Readonly<ToolExecution>, 
 }
 
 /**
+ * Refuse a write of `bytes` bytes over {@link MAX_WRITE_BYTES}, before anything is written (a
+ * review made edit_file write a 510 MB file, the host at 3.1 GB, and then told the script the
+ * call failed because its result was too large).
+ * @throws WorkspaceToolError (`invalid-request`, detail `{ path, size }`).
+ */
+export function assertWritable(bytes: number, file: string): void {
+  if (bytes <= MAX_WRITE_BYTES) return
+  throw new WorkspaceToolError('invalid-request', `The new content of ${file} would be ${bytes} bytes, over the ${MAX_WRITE_BYTES}-byte limit of the file tools; nothing was written. Write less, or produce large files with bash.`, { path: file, size: bytes })
+}
+
+/**
  * Pass the `fs/write-gate`, write `content` to `file` (creating parent directories), emit
  * `fs/written`, and describe the change. `before` is the snapshot `prepareWrite` took. The write
  * goes through a safe open (S8, safe-fs.ts): no symlink is followed at any component, a new file
@@ -62,6 +74,7 @@ export async function commitWrite(
   before: FileSnapshot | undefined,
   content: string,
 ): Promise<FileChangeValue> {
+  assertWritable(Buffer.byteLength(content), file)
   passWriteGate(ctx, {
     agent: exec.agent,
     tool,

@@ -228,6 +228,18 @@ describe('edit_file', () => {
     expect(fs.readFileSync(ws.file('e.txt'), 'utf8')).toBe('smile 😃\n')
   })
 
+  it('S8 an edit or a write whose content would pass 10 MiB is refused before anything is made or written', async () => {
+    fs.writeFileSync(ws.file('a1.txt'), 'a'.repeat(100_000))
+    await ws.call('read_file', { path: 'a1.txt' })
+    // 100,000 replacements of 1 byte by 300: 30 MB, the whole file checked before the text is built.
+    const amplified = await ws.call('edit_file', { path: 'a1.txt', old: 'a', new: 'b'.repeat(300), replaceAll: true })
+    expect(amplified.error?.message).toBe(`Tool "edit_file" failed: The new content of ${ws.file('a1.txt')} would be 30000000 bytes, over the 10485760-byte limit of the file tools; nothing was written. Write less, or produce large files with bash.`)
+    expect(fs.readFileSync(ws.file('a1.txt'), 'utf8')).toBe('a'.repeat(100_000))
+    const big = await ws.call('write_file', { path: 'big.txt', content: 'é'.repeat(6 * 1024 * 1024) })
+    expect(big.error?.message).toMatch(/would be 12582912 bytes, over the 10485760-byte limit/)
+    expect(fs.existsSync(ws.file('big.txt'))).toBe(false)
+  })
+
   it('editing a missing file points to write_file', async () => {
     expect((await ws.call('edit_file', { path: 'missing.txt', old: 'a', new: 'b' })).error?.message).toMatch(/does not exist.*write_file/)
   })
