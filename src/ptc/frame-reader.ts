@@ -45,10 +45,19 @@ export class FrameReader {
   #partsBytes = 0
   #lifted: Lifted | undefined
   #broken = false
+  readonly #maxLine: number
+  readonly #maxFrame: number
 
-  constructor(onMessage: (message: unknown) => void, onMalformed: (problem: string) => void) {
+  /**
+   * `maxBytes` lowers both limits ({@link MAX_LINE_BYTES}, {@link MAX_FRAME_BYTES}) for a channel
+   * whose messages are known to be small (a type checker's), so that a worker gone wrong cannot
+   * hold the host's thread parsing or copying a huge one.
+   */
+  constructor(onMessage: (message: unknown) => void, onMalformed: (problem: string) => void, maxBytes = Number.POSITIVE_INFINITY) {
     this.#onMessage = onMessage
     this.#onMalformed = onMalformed
+    this.#maxLine = Math.min(MAX_LINE_BYTES, maxBytes)
+    this.#maxFrame = Math.min(MAX_FRAME_BYTES, maxBytes)
   }
 
   /** Feeds the next chunk of bytes. */
@@ -58,7 +67,7 @@ export class FrameReader {
       if (this.#lifted === undefined) {
         const end = chunk.indexOf(10, at)
         // Refused while it is still being buffered, whether or not its end has come.
-        if (this.#partsBytes + (end < 0 ? chunk.length : end) - at > MAX_LINE_BYTES) return this.#fail(`a frame's JSON line is longer than ${MAX_LINE_BYTES} bytes`)
+        if (this.#partsBytes + (end < 0 ? chunk.length : end) - at > this.#maxLine) return this.#fail(`a frame's JSON line is longer than ${this.#maxLine} bytes`)
         if (end < 0) return this.#keep(chunk.subarray(at))
         let line: string
         try {
@@ -110,8 +119,8 @@ export class FrameReader {
     }
     let bytes = 0
     for (let index = 0; index < lengths.length; index++) bytes += lengths[index]! * (wide[index] === 1 ? 2 : 1)
-    if (lengths.some((length) => length > MAX_STRING_UNITS) || bytes > MAX_FRAME_BYTES) {
-      return this.#fail(`a frame's long strings are longer than a string can be (${MAX_STRING_UNITS} units) or than ${MAX_FRAME_BYTES} bytes together`)
+    if (lengths.some((length) => length > MAX_STRING_UNITS) || bytes > this.#maxFrame) {
+      return this.#fail(`a frame's long strings are longer than a string can be (${MAX_STRING_UNITS} units) or than ${this.#maxFrame} bytes together`)
     }
     this.#lifted = { m, p: p as Key[][], n: lengths, w: wide, bytes }
     if (bytes === 0) this.#place([])

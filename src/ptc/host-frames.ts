@@ -22,7 +22,7 @@ export interface HostFrames {
  * Reads `socket` for `onMessage` (in order). `stop` is called once the worker wrote something
  * that cannot be read or that `onMessage` throws on; nothing more is delivered after it.
  */
-export function hostFrames(socket: Socket, onMessage: (message: unknown) => void, stop: () => void): HostFrames {
+export function hostFrames(socket: Socket, onMessage: (message: unknown) => void, stop: () => void, maxBytes?: number): HostFrames {
   let problem: string | undefined
   const fail = (why: string): void => {
     if (problem !== undefined) return
@@ -37,7 +37,7 @@ export function hostFrames(socket: Socket, onMessage: (message: unknown) => void
       // A frame that reads but is not a message the owner can handle (a worker's own bytes).
       fail(`its message could not be handled: ${(error as Error)?.message ?? String(error)}`.slice(0, 300))
     }
-  }, fail)
+  }, fail, maxBytes)
   socket.on('data', (chunk: Buffer) => reader.push(chunk))
   // A write to a worker that died fails with EPIPE: the worker's 'exit' reports the death.
   socket.on('error', () => {})

@@ -42,6 +42,11 @@ export interface StartWorkerOptions<Message> {
    */
   niceFrom?: 'start' | 'first-message'
   /**
+   * Largest message a worker process may send, in bytes (its JSON line, and its long strings
+   * together; default `frame-reader.ts`'s limits, 64 MiB and 1 GiB). Past it the worker is stopped.
+   */
+  maxMessageBytes?: number
+  /**
    * Every message the worker sends, in order. A worker process's messages cross as JSON frames
    * with long strings beside them, over a socket on its fd 3 (`host-frames.ts`; the worker opens
    * its end with `parent-frames.ts`), so they must be plain data; a thread's by structured clone.
@@ -188,7 +193,7 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     lowerPriority()
     options.onMessage(message)
   }
-  const framed = hostFrames(child.stdio[3] as Socket, deliver as (message: unknown) => void, () => child.kill('SIGKILL'))
+  const framed = hostFrames(child.stdio[3] as Socket, deliver as (message: unknown) => void, () => child.kill('SIGKILL'), options.maxMessageBytes)
   child.on('error', (error) => {
     // Spawn failures leave no pid (and may never emit 'exit'); send failures are seen by send().
     if (child.pid === undefined) exit(`it could not be started: ${error.message}`)

@@ -21,6 +21,10 @@ export interface Checker {
   job: Job | undefined
   /** Why its start failed when the pool itself stopped it (a failed warm-up), for the error. */
   startFailure?: string
+  /** Set once it said `ready` (a second one is a checker gone wrong). */
+  announced?: boolean
+  /** Set once the pool killed it: what it still sends is dropped. */
+  stopping?: boolean
 }
 
 /** A caller waiting for a free checker. */

@@ -16,18 +16,16 @@
  * is ready, exits, or reaches that limit ("could not start", with how it ended or why its warm-up
  * failed, and its stderr's tail); a caller stops waiting with its signal.
  */
-import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, startWorker, stderrNote, WORKER_NICENESS } from '../worker-channel.ts'
-import type { CheckerChildMessage, CheckerFailureMessage, CheckerParentMessage, CheckerPoolOptions, CheckerPreparedMessage, PrepareOptions, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
+import type { CheckerChildMessage, CheckerParentMessage, CheckerPoolOptions, PrepareOptions, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
+import { answerJob, MAX_CHECKER_MESSAGE_BYTES, sendPrepare } from './checker-job.ts'
 import type { Checker, Clock, Job, Waiter } from './checker-pool-state.ts'
 import { answerTransform } from './host-transform.ts' // A checker thread's esbuild runs in the host.
 
 export type { CheckerPoolOptions, PrepareOptions, PrepareOutcome, PrepareResult } from './checker-contract.ts'
 
 const DEFAULT_ENTRY = fileURLToPath(new URL('./checker-worker-entry.ts', import.meta.url))
-/** Must match `checker-service.ts`: both sides keep the same last 8 declaration hashes. */
-const KEPT_DECLARATIONS = 8
 
 /**
  * A small set of checker workers shared by every run of one `Ptc` service. Use {@link prepare}
@@ -170,8 +168,10 @@ export class CheckerPool {
           clearTimeout(timer)
           options.signal?.removeEventListener('abort', onAbort)
           // A warm-up (still `starting`) is released by #warmUp itself.
-          if (!keepChecker) checker.channel.kill()
-          else if (checker.state === 'busy') this.#release(checker)
+          if (!keepChecker) {
+            checker.stopping = true
+            checker.channel.kill()
+          } else if (checker.state === 'busy') this.#release(checker)
           resolve(outcome)
         },
       }
@@ -179,12 +179,7 @@ export class CheckerPool {
       // The watchdog: whatever the checker is doing, it is killed at the deadline (none for a warm-up).
       const timer = Number.isFinite(options.timeoutMs) ? setTimeout(() => job.finish({ kind: 'timeout' }, false), options.timeoutMs) : undefined
       options.signal?.addEventListener('abort', onAbort, { once: true })
-      const hash = createHash('sha256').update(options.declarations).digest('base64')
-      const held = checker.held.delete(hash)
-      checker.held.set(hash, true)
-      if (checker.held.size > KEPT_DECLARATIONS) checker.held.delete(checker.held.keys().next().value!)
-      const message: CheckerParentMessage = { type: 'prepare', id, request, declarationsHash: hash, ...(!held && { declarations: options.declarations }) }
-      if (!checker.channel.send(message)) job.finish({ kind: 'crashed', message: 'it could not be reached' }, false)
+      if (!sendPrepare(checker, id, request, options.declarations)) job.finish({ kind: 'crashed', message: 'it could not be reached' }, false)
     })
   }
 
@@ -200,16 +195,19 @@ export class CheckerPool {
       memoryMb: this.#options.memoryMb,
       niceness: WORKER_NICENESS,
       niceFrom: 'first-message',
+      maxMessageBytes: MAX_CHECKER_MESSAGE_BYTES,
       onMessage: (message) => {
-        if (message.type === 'ready') {
+        if (message.type === 'ready' && checker.state === 'starting' && !checker.announced) {
+          checker.announced = true
           this.#warmUp(checker).then(markReady, (error: Error) => {
             // Reported as how the start ended, not as the kill that follows.
             checker.startFailure ??= error.message
             channel.kill()
           })
-        } else if (message.type === 'transform') answerTransform(message, (answer) => channel.send(answer))
-        else if (message.type === 'prepared' || message.type === 'failure') this.#onMessage(checker, message)
-        else throw new Error(`a checker message must have type ready, transform, prepared or failure, not ${JSON.stringify((message as { type?: unknown } | null)?.type)}`)
+        } else if (message.type === 'transform' && this.#options.kind === 'thread') answerTransform(message, (answer) => channel.send(answer))
+        else if (message.type === 'prepared' || message.type === 'failure') answerJob(checker, message)
+        // Thrown into the channel, which stops the checker and says why (a second `ready`, a process's `transform`).
+        else throw new Error(`a checker may not send ${JSON.stringify((message as { type?: unknown } | null)?.type)} now`)
       },
       onExit: (description, stderrTail) => {
         clearTimeout(startLimit)
@@ -256,13 +254,6 @@ export class CheckerPool {
       for (const waiter of this.#waiters) waiter.startClock(this.#firstReadyAt)
     }
     this.#release(checker)
-  }
-
-  #onMessage(checker: Checker, message: CheckerPreparedMessage | CheckerFailureMessage): void {
-    if (checker.job?.id !== message.id) return
-    if (message.type === 'prepared') return checker.job.finish({ kind: 'prepared', prepared: message.prepared }, true)
-    checker.held.clear() // Resend declarations next time, in case that was the problem.
-    checker.job.finish({ kind: 'crashed', message: `${message.error.name}: ${message.error.message}` }, true)
   }
 
   #onExit(checker: Checker, description: string, stderrTail: string, failReady: (error: Error) => void): void {

@@ -209,11 +209,11 @@ describe('CheckerPool crashes', () => {
 describe('CheckerPool and a hostile checker process', () => {
   const HOSTILE_ENTRY = fileURLToPath(new URL('../../fixtures/hostile-checker-entry.ts', import.meta.url))
 
-  it('S9.1 what a checker writes on its channel (bytes that are no frame, Node IPC internals, null, an unknown message) stops that checker, never the host; the run is not blamed on its types', async () => {
+  it('S9.1 what a checker writes on its channel (bytes that are no frame, Node IPC internals, null, an unknown message, a second ready, a transform, an unasked answer, a 300 MB frame) stops that checker, never the host; the run is not blamed on its types', async () => {
     const pool = new CheckerPool({ kind: 'process', size: 1, entry: HOSTILE_ENTRY })
     try {
       const seen: Record<string, string> = {}
-      for (const code of ['raw', 'internal', 'null', 'unknown']) {
+      for (const code of ['raw', 'internal', 'null', 'unknown', 'ready', 'transform', 'unasked', 'huge']) {
         const { outcome } = await pool.prepare({ code, typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 30_000 })
         expect(outcome.kind, code).toBe('crashed')
         seen[code] = (outcome as { message: string }).message
@@ -222,8 +222,14 @@ describe('CheckerPool and a hostile checker process', () => {
         expect(error.message, code).toMatch(/^The checker failed while type-checking the script \(it sent a message .*\); this is not the script's doing, and no code ran\. Run the script again/)
       }
       expect(seen.raw).toMatch(/a frame is not JSON/)
-      expect(seen.internal).toMatch(/must have type ready, transform, prepared or failure, not undefined/)
-      expect(seen.unknown).toMatch(/not "surprise"/)
+      expect(seen.internal).toMatch(/a checker may not send undefined now/)
+      expect(seen.unknown).toMatch(/a checker may not send "surprise" now/)
+      expect(seen.ready).toMatch(/a checker may not send "ready" now/)
+      // Only a thread checker has the host run esbuild for it (its own would outlive the thread).
+      expect(seen.transform).toMatch(/a checker may not send "transform" now/)
+      expect(seen.unasked).toMatch(/a checker answered script \d+, which it was not checking/)
+      // A checker's messages are capped far below the channel's 1 GiB.
+      expect(seen.huge).toMatch(/than 268435456 bytes together/)
       // Unreachable is the checker's failure too, not the script's.
       expect(checkerCrashEnding('it could not be reached', false).error.message).toMatch(/^The checker failed while compiling the script \(it could not be reached\); .*Run the script again; if it keeps failing/)
     } finally {
