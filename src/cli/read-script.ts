@@ -2,7 +2,7 @@
  * Reading a script argument: a file path, or `-` for standard input.
  */
 import { isUtf8 } from 'node:buffer'
-import { readFileSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { UsageError } from './usage-error.ts'
 
 /** What a newcomer is told for the usual reasons a script file cannot be read (Node error codes). */
@@ -23,18 +23,54 @@ export async function readScript(path: string | undefined): Promise<string> {
   if (!path) throw new UsageError('Name a script file, or - to read it from standard input.')
   if (path === '-') {
     const chunks: Buffer[] = []
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+    let total = 0
+    for await (const chunk of process.stdin) {
+      chunks.push(chunk as Buffer)
+      if ((total += (chunk as Buffer).length) > MAX_READ_BYTES) throw tooLong('standard input')
+    }
     return await utf8Script(Buffer.concat(chunks), 'standard input')
   }
   let bytes: Buffer
   try {
-    bytes = readFileSync(path)
+    bytes = await readBounded(path)
   } catch (error) {
+    if (UsageError.isInstance(error)) throw error
     const code = (error as NodeJS.ErrnoException).code
     const reason = (code !== undefined && REASONS[code]) || code || (error as Error).message
     throw new UsageError(`cannot read script '${path}': ${reason}. Name a readable script file, or - to read it from standard input.`)
   }
   return utf8Script(bytes, `script '${path}'`)
+}
+
+/**
+ * Most bytes read of a script (16 MiB), so that `ptc run /dev/zero` or an endless pipe ends with
+ * a usage error instead of filling memory (a review saw 4 GB). Far above what a script may be
+ * (512 KiB, `PtcConfig.maxScriptBytes`), which the run itself checks and reports.
+ */
+export const MAX_READ_BYTES = 16 * 2 ** 20
+
+function tooLong(what: string): UsageError {
+  return new UsageError(`cannot read ${what}: it is longer than ${MAX_READ_BYTES} bytes, and a script may be 512 KiB (maxScriptBytes). Name a script file.`)
+}
+
+/** The bytes of file `path`, at most {@link MAX_READ_BYTES}; a device is refused before reading. */
+async function readBounded(path: string): Promise<Buffer> {
+  const file = await open(path, 'r')
+  try {
+    const stat = await file.stat()
+    if (stat.isCharacterDevice() || stat.isBlockDevice()) throw new UsageError(`cannot read script '${path}': it is a device, not a file. Name a script file, or - to read it from standard input.`)
+    if (stat.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' })
+    const chunks: Buffer[] = []
+    let total = 0
+    for (;;) {
+      const { bytesRead, buffer } = await file.read({ buffer: Buffer.allocUnsafe(64 * 1024) })
+      if (bytesRead === 0) return Buffer.concat(chunks)
+      chunks.push(buffer.subarray(0, bytesRead))
+      if ((total += bytesRead) > MAX_READ_BYTES) throw tooLong(`script '${path}'`)
+    }
+  } finally {
+    await file.close()
+  }
 }
 
 /** `bytes` as text when they are UTF-8. @throws UsageError naming `what` and the encoding problem. */

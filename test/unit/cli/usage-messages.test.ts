@@ -70,6 +70,13 @@ describe('ptc usage errors are one line and exit 2 (issue 14)', () => {
     expect(await ptc('run', 'ok.ts', '--bogus')).toEqual({ code: 2, stderr: "ptc: Unknown option '--bogus'. Run ptc run --help for its flags.\n" })
   })
 
+  it('a device or a file past 16 MiB is refused without reading it all (ptc run /dev/zero filled 4 GB)', async () => {
+    expect(await ptc('run', '/dev/zero')).toEqual({ code: 2, stderr: "ptc: cannot read script '/dev/zero': it is a device, not a file. Name a script file, or - to read it from standard input.\n" })
+    const huge = join(dir, 'huge.ts')
+    writeFileSync(huge, Buffer.alloc(17 * 2 ** 20, 0x20))
+    expect(await ptc('check', huge)).toEqual({ code: 2, stderr: `ptc: cannot read script '${huge}': it is longer than 16777216 bytes, and a script may be 512 KiB (maxScriptBytes). Name a script file.\n` })
+  })
+
   it('a script path that is a folder: "is a directory", not EISDIR', async () => {
     const folder = join(dir, 'scripts')
     expect(await ptc('run', folder)).toEqual({ code: 2, stderr: `ptc: cannot read script '${folder}': is a directory. Name a readable script file, or - to read it from standard input.\n` })
