@@ -76,7 +76,8 @@ export function isStartupError(error: unknown): error is Error {
 }
 
 /**
- * Run `ptc serve` until stopped. Resolves to the exit code: 0 after a clean stop.
+ * Run `ptc serve` until stopped. Resolves to the exit code: 0 after a clean stop, 1 when the stdio
+ * session ended on a failure of its own (said on stderr).
  * @throws ServeError, McpConfigError, McpConnectionError on start-up problems (see {@link isStartupError}).
  */
 export async function serveCommand(flags: ServeFlags, hostOptions: HostOptions): Promise<number> {
@@ -93,14 +94,14 @@ export async function serveCommand(flags: ServeFlags, hostOptions: HostOptions):
     throw error
   }
   if (handle.url) process.stderr.write(`ptc serve: listening on ${handle.url}${options.token ? ' (bearer token required)' : ''}\n`)
-  const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve)
-    process.once('SIGTERM', resolve)
+  const stopped = new Promise<undefined>((resolve) => {
+    process.once('SIGINT', () => resolve(undefined))
+    process.once('SIGTERM', () => resolve(undefined))
   })
-  await Promise.race([stopped, handle.closed])
+  const failure = await Promise.race([stopped, handle.closed])
   await handle.close()
   await host.dispose()
   // Anything still holding the event loop (a stuck child process) must not keep a stopped server alive.
-  setTimeout(() => process.exit(0), 2_000).unref()
-  return 0
+  setTimeout(() => process.exit(failure === undefined ? 0 : 1), 2_000).unref()
+  return failure === undefined ? 0 : 1
 }

@@ -31,8 +31,11 @@ export interface ServeOptions extends Omit<SessionOptions, 'limiter'>, Pick<Http
 export interface ServeHandle {
   /** The HTTP endpoint (`http` only). */
   readonly url?: string
-  /** Settles when a stdio session ends (never on its own for HTTP, which serves until `close()`). */
-  readonly closed: Promise<void>
+  /**
+   * Settles when a stdio session ends (never on its own for HTTP, which serves until `close()`),
+   * with why when it ended on a failure of its own, else undefined.
+   */
+  readonly closed: Promise<string | undefined>
   close(): Promise<void>
 }
 
@@ -73,7 +76,7 @@ export async function serve(ctx: Context, options: ServeOptions): Promise<ServeH
         started = await serveStdio(server, sessionOptions)
       } else {
         const http = await serveHttp(server, { ...sessionOptions, ...(host !== undefined && { host }), ...(port !== undefined && { port }), ...(token !== undefined && { token }), ...(sessionIdleMs !== undefined && { sessionIdleMs }), ...(maxSessions !== undefined && { maxSessions }) })
-        started = { url: http.url, closed: new Promise<void>(() => {}), close: () => http.close() }
+        started = { url: http.url, closed: new Promise<undefined>(() => {}), close: () => http.close() }
       }
       server.effect(() => () => started?.close(), 'mcp server')
     },

@@ -9,8 +9,11 @@ import { openSession, type SessionOptions } from './mcp-session.ts'
 
 /** A running stdio server. */
 export interface StdioServerHandle {
-  /** Settles when the session has ended (stdin closed, client closed, or `close()`). */
-  readonly closed: Promise<void>
+  /**
+   * Settles when the session has ended (stdin closed, client closed, or `close()`): with why, when
+   * it ended on a failure of its own (a line on stdin over the MCP SDK's 10 MiB limit), else undefined.
+   */
+  readonly closed: Promise<string | undefined>
   close(): Promise<void>
 }
 
@@ -31,8 +34,9 @@ export async function serveStdio(ctx: Context, options: SessionOptions): Promise
   console.log = console.info = console.debug = console.error
   const session = await openSession(ctx, options)
   const transport = new StdioServerTransport()
-  let finish!: () => void
-  const closed = new Promise<void>((resolve) => (finish = resolve))
+  let finish!: (failure: string | undefined) => void
+  const closed = new Promise<string | undefined>((resolve) => (finish = resolve))
+  let failure: string | undefined
   let closing: Promise<void> | undefined
   const close = () =>
     (closing ??= (async () => {
@@ -42,7 +46,7 @@ export async function serveStdio(ctx: Context, options: SessionOptions): Promise
       console.log = log
       console.info = info
       console.debug = debug
-      finish()
+      finish(failure)
     })())
   const onEnd = () => void close()
   // The SDK transport does not watch for the end of stdin: a client that exits must end the session.
@@ -50,7 +54,11 @@ export async function serveStdio(ctx: Context, options: SessionOptions): Promise
   session.server.onclose = () => void close()
   // A line on stdin that is not a JSON-RPC message is skipped by the transport: say so on stderr,
   // where a client's developer looks, instead of dropping it silently. The session goes on.
-  session.server.onerror = (error) => process.stderr.write(`ptc serve: ${stdinProblem(error)}\n`)
+  session.server.onerror = (error) => {
+    // The SDK's stdio transport closes itself after a line over its buffer limit.
+    if (/^ReadBuffer exceeded maximum size of (\d+)/.test(error.message)) failure = `a line on stdin is longer than ${/\d+/.exec(error.message)![0]} bytes, the MCP SDK's limit for one message over stdio, so the session was closed`
+    process.stderr.write(`ptc serve: ${failure ?? stdinProblem(error)}\n`)
+  }
   await session.server.connect(transport)
   return { closed, close }
 }

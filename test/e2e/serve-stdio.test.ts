@@ -81,3 +81,18 @@ describe('ptc serve --stdio and a line that is not JSON-RPC', { timeout: 30_000 
     }
   })
 })
+
+describe('ptc serve --stdio and a line over the SDK limit', { timeout: 30_000 }, () => {
+  it('S9.4 says why the session closed and exits 1, instead of exit 0 without a word', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-long-'))
+    const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    // The server stops reading once the line is too long: the rest of the write may meet a closed pipe.
+    child.stdin.on('error', () => {})
+    child.stdin.write(`${'x'.repeat(11 * 2 ** 20)}\n`)
+    const [code] = await once(child, 'exit')
+    expect(stderr).toContain("ptc serve: a line on stdin is longer than 10485760 bytes, the MCP SDK's limit for one message over stdio, so the session was closed")
+    expect(code).toBe(1)
+  })
+})
