@@ -178,12 +178,12 @@ export class Ptc extends Service {
     // a failure surfaces in the run.
     const isolationReady = (this._config.isolation === 'inline' ? this.pool() : this.supervisor().prewarm()).then(() => {}, () => {})
     const declarations = typecheck ? await this.declarations() : ''
-    const prepareOptions = { timeoutMs: deadlineMs, ...(options.signal && { signal: options.signal }) }
+    const prepareOptions = { timeoutMs: deadlineMs, ...(options.signal && { signal: options.signal }), ...(options.agent !== undefined && { group: options.agent }) }
     // Unchecked, esbuild compiles from here (issue 12): no checker process to start and wait for.
     const { outcome, startedAt, checkMs } = !typecheck && canPrepareInHost(code) ? await prepareInHost(code, prepareOptions) : await this.checkers().prepare({ code, typecheck, compile: true }, { declarations, ...prepareOptions })
     const stopped = (status: RunCodeValue['status'], error: { name: string; message: string }): RunCodeValue => ({ status, error: withCapNote(error, options.timeoutMs, deadlineMs), logs: [], toolCalls: 0, durationMs: Math.round(checkMs * 1000) / 1000 })
     if (outcome.kind === 'timeout' || (outcome.kind === 'prepared' && outcome.prepared.kind === 'compiled' && Math.ceil(checkMs) >= deadlineMs)) {
-      const { status, error } = checkTimeoutEnding(deadlineMs, typecheck)
+      const { status, error } = checkTimeoutEnding(deadlineMs, typecheck, outcome.kind === 'timeout' && outcome.waiting === true)
       return stopped(status, error)
     }
     if (outcome.kind === 'cancelled') return stopped('cancelled', cancelledError())

@@ -92,7 +92,8 @@ export type CheckerChildMessage = CheckerReadyMessage | CheckerPreparedMessage |
 export type PrepareOutcome =
   | { kind: 'prepared'; prepared: PreparedScript }
   /** The deadline passed first; the checker was killed. */
-  | { kind: 'timeout' }
+  /** `waiting`: the deadline passed before a checker was free (all busy with other scripts). */
+  | { kind: 'timeout'; waiting?: true }
   /** The caller's signal aborted first; the checker was killed. */
   | { kind: 'cancelled' }
   /**
@@ -151,4 +152,10 @@ export interface PrepareOptions {
   timeoutMs: number
   /** Aborting it ends the check `cancelled` (the checker is killed) or stops the wait for one. */
   signal?: AbortSignal
+  /**
+   * Who the script is for (the run's agent: an MCP session). One group never holds all the
+   * checkers of a pool of two or more, so another's script is never left waiting behind a single
+   * caller's heavy checks.
+   */
+  group?: string
 }

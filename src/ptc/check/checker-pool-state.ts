@@ -25,10 +25,14 @@ export interface Checker {
   announced?: boolean
   /** Set once the pool killed it: what it still sends is dropped. */
   stopping?: boolean
+  /** The group (`PrepareOptions.group`) of the script it is checking, while busy. */
+  group?: string | undefined
 }
 
 /** A caller waiting for a free checker. */
 export interface Waiter {
+  /** The caller's `PrepareOptions.group`. */
+  readonly group: string | undefined
   resolve(taken: Checker | 'cancelled' | 'timeout'): void
   reject(error: Error): void
   /** The script's deadline starts running (at `now`, unless it already runs). */

@@ -21,6 +21,7 @@ import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, startWorker, stderrNote, W
 import type { CheckerChildMessage, CheckerParentMessage, CheckerPoolOptions, PrepareOptions, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
 import { answerJob, MAX_CHECKER_MESSAGE_BYTES, sendPrepare } from './checker-job.ts'
 import type { Checker, Clock, Job, Waiter } from './checker-pool-state.ts'
+import { waitForChecker } from './checker-waiter.ts'
 import { answerTransform } from './host-transform.ts' // A checker thread's esbuild runs in the host.
 
 export type { CheckerPoolOptions, PrepareOptions, PrepareOutcome, PrepareResult } from './checker-contract.ts'
@@ -94,10 +95,11 @@ export class CheckerPool {
     const startedAt = (clock.startedAt ??= performance.now())
     const leftMs = options.timeoutMs - (performance.now() - startedAt)
     let outcome: PrepareOutcome
-    if (taken === 'cancelled' || taken === 'timeout') outcome = { kind: taken }
+    if (taken === 'cancelled') outcome = { kind: taken }
+    else if (taken === 'timeout') outcome = { kind: taken, waiting: true }
     else if (leftMs <= 0) {
       this.#release(taken)
-      outcome = { kind: 'timeout' }
+      outcome = { kind: 'timeout', waiting: true }
     } else outcome = await this.#run(taken, request, { ...options, timeoutMs: leftMs })
     return { outcome, startedAt, checkMs: performance.now() - startedAt }
   }
@@ -118,42 +120,19 @@ export class CheckerPool {
    * deadline passes while waiting (its clock runs from `clock.startedAt`, once set).
    */
   #take(options: PrepareOptions, clock: Clock): Promise<Checker | 'cancelled' | 'timeout'> {
-    const { signal } = options
+    const { signal, group } = options
     if (signal?.aborted) return Promise.resolve('cancelled')
+    const allowed = this.#mayTake(group)
     for (const checker of this.#checkers) {
-      if (checker.state === 'idle') {
+      if (checker.state === 'idle' && allowed) {
         checker.state = 'busy'
+        checker.group = group
         checker.channel.setRef(true)
         return Promise.resolve(checker)
       }
     }
-    if (this.#checkers.size < this.#options.size) this.#spawn()
-    return new Promise((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined
-      const settled = <T>(settle: (value: T) => void) => (value: T): void => {
-        clearTimeout(timer)
-        signal?.removeEventListener('abort', onAbort)
-        settle(value)
-      }
-      const leave = (why: 'cancelled' | 'timeout'): void => {
-        this.#waiters.splice(this.#waiters.indexOf(waiter), 1) // Still queued: a served waiter has no listener or timer.
-        this.#updateRefs()
-        waiter.resolve(why)
-      }
-      const onAbort = (): void => leave('cancelled')
-      const waiter: Waiter = {
-        resolve: settled(resolve),
-        reject: settled(reject),
-        startClock: (now) => {
-          const startedAt = (clock.startedAt ??= now)
-          timer = setTimeout(() => leave('timeout'), options.timeoutMs - (performance.now() - startedAt))
-        },
-      }
-      signal?.addEventListener('abort', onAbort, { once: true })
-      if (clock.startedAt !== undefined) waiter.startClock(clock.startedAt)
-      this.#waiters.push(waiter)
-      this.#updateRefs()
-    })
+    if (this.#checkers.size < this.#options.size && allowed) this.#spawn()
+    return waitForChecker(this.#waiters, options, clock, () => this.#updateRefs())
   }
 
   #run(checker: Checker, request: PrepareRequest, options: PrepareOptions): Promise<PrepareOutcome> {
@@ -169,7 +148,9 @@ export class CheckerPool {
           options.signal?.removeEventListener('abort', onAbort)
           // A warm-up (still `starting`) is released by #warmUp itself.
           if (!keepChecker) {
+            // Killed: it no longer works for the script's group (its exit follows).
             checker.stopping = true
+            checker.group = undefined
             checker.channel.kill()
           } else if (checker.state === 'busy') this.#release(checker)
           resolve(outcome)
@@ -273,12 +254,28 @@ export class CheckerPool {
     this.#updateRefs()
   }
 
-  /** `checker` is free: the longest-waiting script gets it, else it idles. */
+  /**
+   * `checker` is free: the longest-waiting script that may take it gets it, else it idles. A group
+   * (an MCP session) never holds all the checkers of a pool of two or more, so another's script
+   * always finds one (a review: one session's two heavy scripts held both, and another session's
+   * `return 1` timed out waiting); a group's own scripts may then be checked fewer at a time.
+   */
   #release(checker: Checker): void {
-    const waiter = this.#waiters.shift()
+    checker.group = undefined
+    const index = this.#waiters.findIndex((waiter) => this.#mayTake(waiter.group))
+    const waiter = index === -1 ? undefined : this.#waiters.splice(index, 1)[0]
     checker.state = waiter === undefined ? 'idle' : 'busy'
+    checker.group = waiter?.group
     waiter?.resolve(checker)
     this.#updateRefs()
+  }
+
+  /** Whether a script of `group` may take a checker now: unless the group would then hold them all. */
+  #mayTake(group: string | undefined): boolean {
+    if (group === undefined || this.#options.size < 2) return true
+    let held = 0
+    for (const checker of this.#checkers) if (checker.state === 'busy' && checker.group === group) held++
+    return held < this.#options.size - 1
   }
 
   /** A checker keeps the process alive while busy, or while starting for someone waiting. */

@@ -106,8 +106,18 @@ export function unansweredDeadlineEnding(limitMs: number, toolsRunning: readonly
   }
 }
 
-/** Checking (`typecheck`) or compiling used the whole deadline; the checker was killed (status `timeout`). */
-export function checkTimeoutEnding(deadlineMs: number, typecheck: boolean): RunEnding {
+/**
+ * Checking (`typecheck`) or compiling used the whole deadline; the checker was killed (status
+ * `timeout`). `waiting`: the deadline passed before any checker was free, so the script's own
+ * types had no part in it (every checker busy with other scripts).
+ */
+export function checkTimeoutEnding(deadlineMs: number, typecheck: boolean, waiting = false): RunEnding {
+  if (waiting) {
+    return {
+      status: 'timeout',
+      error: { name: 'TimeoutError', message: `The script waited its whole ${deadlineMs} ms deadline (timeoutMs) for a free type checker: every one was busy with other scripts, so it was not ${typecheck ? 'checked' : 'compiled'} and no code ran. Run it again, or raise timeoutMs; an operator can add checkers (--checkers, PtcConfig.checkers).` },
+    }
+  }
   // Under a second, the deadline is the likelier cause: a check takes tens to hundreds of ms.
   const advice =
     deadlineMs < 1_000

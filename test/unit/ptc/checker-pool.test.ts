@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { CheckerPool } from '../../../src/ptc/check/checker-pool.ts'
-import { checkerCrashEnding } from '../../../src/ptc/isolate/run-endings.ts'
+import { checkerCrashEnding, checkTimeoutEnding } from '../../../src/ptc/isolate/run-endings.ts'
 import { DEFAULT_START_TIMEOUT_MS } from '../../../src/ptc/worker-channel.ts'
 import { recursiveTypesScript } from '../../fixtures/attack-scripts.ts'
 import { NEVER_READY_ENTRY, reachStartLimit } from '../../helpers/never-ready-worker.ts'
@@ -64,9 +64,36 @@ describe('CheckerPool', () => {
     const queued = pool.prepare({ code: 'return 2', typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 300 }).finally(() => order.push('queued'))
     const [first, second] = await Promise.all([slow, queued])
     expect(first.outcome).toEqual({ kind: 'timeout' })
-    expect(second.outcome).toEqual({ kind: 'timeout' })
+    // Said to have waited: its own types had no part in it (checkTimeoutEnding tells it so).
+    expect(second.outcome).toEqual({ kind: 'timeout', waiting: true })
+    expect(checkTimeoutEnding(300, true, true).error.message).toBe(
+      'The script waited its whole 300 ms deadline (timeoutMs) for a free type checker: every one was busy with other scripts, so it was not checked and no code ran. Run it again, or raise timeoutMs; an operator can add checkers (--checkers, PtcConfig.checkers).',
+    )
     // The queued script's deadline ran while it waited: it ended before the slow one freed the checker.
     expect(order).toEqual(['queued', 'slow'])
+  }, 60_000)
+})
+
+describe('CheckerPool shared by groups (MCP sessions)', () => {
+  it('S9.4 one group never holds every checker: its two heavy scripts check one at a time, and another group\'s script is served meanwhile', async () => {
+    // Warmed up: TypeScript loaded in both before the scripts come.
+    const shared = new CheckerPool({ kind: 'thread', size: 2, warmup: async () => DECLARATIONS })
+    try {
+      await shared.prewarm()
+      const order: string[] = []
+      const heavy = (timeoutMs: number) => shared.prepare({ code: recursiveTypesScript(), typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs, group: 'mcp-a' }).finally(() => order.push(`a ${timeoutMs}`))
+      const first = heavy(1_500)
+      const second = heavy(1_000)
+      const other = shared.prepare({ code: 'return 1', typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 20_000, group: 'mcp-b' }).finally(() => order.push('b'))
+      const [a1, a2, b] = await Promise.all([first, second, other])
+      expect(b.outcome).toMatchObject({ kind: 'prepared', prepared: { kind: 'compiled' } })
+      // Group a's second script waited behind its first (never in the second checker), so it ended waiting.
+      expect(a1.outcome).toEqual({ kind: 'timeout' })
+      expect(a2.outcome).toEqual({ kind: 'timeout', waiting: true })
+      expect(order[0]).toBe('b')
+    } finally {
+      shared.dispose()
+    }
   }, 60_000)
 })
 
