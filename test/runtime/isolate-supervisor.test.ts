@@ -126,6 +126,22 @@ describe('IsolateSupervisor: the worker process fails, the host does not', () =>
     expect(supervisor.workerPid).not.toBe(pid)
   })
 
+  it('S9.7 a host whose thread was held past the deadline reads the worker\'s own answer before blaming it: no restart, the worker\'s timeout stands', async () => {
+    await expectHealthy()
+    const pid = supervisor.workerPid!
+    // The tool holds the host's thread (a slow synchronous tool) well past the deadline plus the
+    // 500 ms grace; meanwhile the worker ends the run at its deadline and answers.
+    const dispatch = () => {
+      const until = Date.now() + 2_500
+      while (Date.now() < until);
+      return Promise.resolve({ ok: true as const, valueJson: 'null' })
+    }
+    const { result } = await run('await tools.slow({}); return 1', { limits: { wallClockMs: 300 }, dispatch })
+    expect(result.status).toBe('timeout')
+    expect(result.error?.message).not.toContain('did not answer in time')
+    expect(supervisor.workerPid).toBe(pid)
+  })
+
   it('resolves cancelled when a frozen worker cannot confirm a cancel', async () => {
     await expectHealthy()
     const pid = supervisor.workerPid!

@@ -66,8 +66,14 @@ export class SupervisedRun {
     const { request, limits, graceMs, hooks } = this.#options
     this.#timers.push(
       setTimeout(() => {
-        this.end(unansweredDeadlineEnding(limits.wallClockMs + Math.round(request.checkMs ?? 0), [...this.#calls.values()].map((call) => call.name)))
-        hooks.retire(`a run's deadline passed without an answer`)
+        // Timers run before the loop reads its sockets: if this host's thread was held up (a slow
+        // synchronous tool), the worker's answer may be waiting unread. Judge after the read, so
+        // a worker that did answer is neither blamed nor restarted (a review saw both).
+        setImmediate(() => {
+          if (this.ended) return
+          this.end(unansweredDeadlineEnding(limits.wallClockMs + Math.round(request.checkMs ?? 0), [...this.#calls.values()].map((call) => call.name)))
+          hooks.retire(`a run's deadline passed without an answer`)
+        })
       }, limits.wallClockMs + graceMs),
     )
     if (request.signal !== undefined) {
