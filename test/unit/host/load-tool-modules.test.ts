@@ -101,9 +101,10 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
   })
 
   it('S1.4 a module registering a built-in tool\'s name is told how to free it: rename, or leave the built-in group out', async () => {
-    const file = join(project, 'mine.mjs')
-    writeFileSync(file, readFileSync(join(project, 'first.mjs'), 'utf8').replace("name: 'echo'", "name: 'read_file'"))
-    expect((await createHostInNode(file)).message).toMatch(/failed to start: A tool named "read_file" is already registered; .* "read_file" is a built-in tool \(group fs\): rename yours, or leave that group out \(--builtins for ptc, the builtins option of createHost\)\.$/)
+    // Two modules naming read_file: the second is told the name is a built-in's, whoever took it first.
+    const mine = [join(project, 'mine.mjs'), join(project, 'mine-too.mjs')]
+    for (const file of mine) writeFileSync(file, readFileSync(join(project, 'first.mjs'), 'utf8').replace("name: 'echo'", "name: 'read_file'"))
+    expect((await loadInNode(mine)).message).toMatch(/failed to start: A tool named "read_file" is already registered; .* "read_file" is a built-in tool \(group fs\): rename yours, or leave that group out \(--builtins for ptc, the builtins option of createHost\)\.$/)
   })
 
   it('S1.4 an array module whose tool name is taken fails with one ToolModuleError line naming the module, as a plugin does', async () => {
