@@ -267,10 +267,15 @@ describe('list_dir, glob, search', () => {
     expect((await ws.call('glob', { pattern: '../**' })).error?.message).toMatch(/must be relative and stay inside the workspace/)
   })
 
-  it('S8 glob refuses a pattern whose braces expand past 256 patterns (it held the host for 21 s), and expands small ones', async () => {
+  it('S8 glob refuses a pattern whose braces expand past 256 patterns (it held the host for 21 s) or with more than 3 * in a segment, and matches small ones', async () => {
     const refused = await ws.call('glob', { pattern: '{a,b}'.repeat(16) })
     expect(refused.error?.message).toMatch(/expands to more than 256 patterns \(each \{a,b\} group multiplies them\); use fewer brace groups/)
     expect((await ws.call('glob', { pattern: '{a,zz}.{txt,md}' })).value).toMatchObject({ paths: ['a.txt'] })
+    // Backtracking: a segment with many wildcards held the host 44 s on one long name.
+    fs.writeFileSync(ws.file(`${'a'.repeat(200)}`), '')
+    const starry = await ws.call('glob', { pattern: '*a*a*a*a*a*b' })
+    expect(starry.error?.message).toMatch(/glob pattern segment "\*a\*a\*a\*a\*a\*b" has more than 3 \* wildcards/)
+    expect((await ws.call('glob', { pattern: '**/*a*t*' })).value).toMatchObject({ paths: expect.arrayContaining(['a.txt']) })
   })
 
   it('search groups regex matches by file with line numbers; search card (S11.1)', async () => {
