@@ -67,6 +67,7 @@ export function listDirTool(ctx: Context): Tool {
       try {
         const base = `/proc/self/fd/${fd}`
         dirents = await fs.promises.readdir(base, { withFileTypes: true })
+        exec.signal.throwIfAborted() // Cancelled while reading: skip the sort of a large folder.
         dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
         const kept = dirents.slice(0, MAX_DIR_ENTRIES)
         entries = await Promise.all(

@@ -225,6 +225,9 @@ export async function readFd(fd: number, maxBytes: number, signal?: AbortSignal)
     chunks.push(buffer.subarray(0, bytesRead))
     total += bytesRead
   }
+  // A call cancelled (its run's deadline) while its last read was in flight stops here, before its
+  // caller's synchronous work on the bytes: many such reads in flight would otherwise each pay it.
+  if (signal?.aborted) throw signal.reason
   return Buffer.concat(chunks, total)
 }
 

@@ -47,6 +47,20 @@ describe('safe-fs (S8)', () => {
     expect(fs.statSync(path.join(ws, 'x/y/new.txt')).isFile()).toBe(true)
   })
 
+  it('S9.7 a read cancelled while its last read was in flight throws the reason instead of handing back the bytes', async () => {
+    fs.writeFileSync(path.join(ws, 'empty.txt'), '')
+    const { fd } = openFileSync(path.join(ws, 'empty.txt'), area, 'read')
+    try {
+      const controller = new AbortController()
+      const reading = readFd(fd, 100, controller.signal)
+      // The one read (of nothing) is in flight: the deadline passes now.
+      controller.abort(new Error('the run ended'))
+      await expect(reading).rejects.toThrow('the run ended')
+    } finally {
+      fs.closeSync(fd)
+    }
+  })
+
   it('refuses a symlink as the final component, even one that points inside', () => {
     fs.writeFileSync(path.join(ws, 'in.txt'), 'x')
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(ws, 'out-link'))
