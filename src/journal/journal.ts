@@ -135,7 +135,7 @@ export function apply(ctx: Context, config: Config = {}) {
     if (mine(call.agent)) append({ type: 'tool/call', ...call })
   })
   ctx.on('tools/result', (result) => {
-    if (mine(result.agent)) append({ type: 'tool/result', ...withoutRenderedContent(ctx, result) })
+    if (mine(result.agent)) append({ type: 'tool/result', ...withoutRenderedContent(ctx, result, MAX_RECORD_BYTES) })
   })
   // Outermost (prepend), so it hears the answer of whichever responder gives it.
   ctx.on(

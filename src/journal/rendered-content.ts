@@ -12,10 +12,15 @@ import type { ToolResult } from '../tools/types.ts'
 /**
  * `result` without its `content` (and with `contentFrom: 'render'`) when the registered tool of
  * that name renders exactly that content from the result's arguments and value; else `result`
- * unchanged (an error, a `projectContent` or policy replacement, an unknown tool). Never throws.
+ * unchanged (an error, a `projectContent` or policy replacement, an unknown tool, or content of
+ * more than `maxChars` characters, which its record cannot hold anyway: rendering it again to
+ * compare held the host's thread for seconds, a review measured 3.3 s). Never throws.
  */
-export function withoutRenderedContent(ctx: Context, result: ToolResult): Record<string, unknown> {
+export function withoutRenderedContent(ctx: Context, result: ToolResult, maxChars = Number.POSITIVE_INFINITY): Record<string, unknown> {
   if (result.isError || result.value === undefined) return { ...result }
+  let chars = 0
+  for (const block of result.content) chars += block.type === 'text' ? block.text.length : 0
+  if (chars > maxChars) return { ...result }
   try {
     const tool = (ctx.reflect.get('tools') as Context['tools'] | undefined)?.get(result.name)
     if (!tool || JSON.stringify(tool.output.render(result.arguments, result.value)) !== JSON.stringify(result.content)) return { ...result }

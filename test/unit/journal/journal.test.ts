@@ -69,6 +69,27 @@ describe('journal', () => {
     expect(written.map((record) => record.contentFrom)).toEqual(['render', undefined])
   })
 
+  it('S11.3 a result whose content is over a record\'s 1 MiB is not rendered again to compare (its record is capped anyway)', async () => {
+    const file = join(dir, 'j.jsonl')
+    const { root } = await setup({ file })
+    let renders = 0
+    const echo = root.tools.get('echo')!
+    const render = echo.output.render
+    echo.output.render = (args, value) => (renders++, render(args, value))
+    try {
+      await root.tools.execute({ name: 'echo', arguments: { text: 'y'.repeat(2 * 2 ** 20) } })
+      const rendersForTheResult = renders
+      await root.tools.execute({ name: 'echo', arguments: { text: 'small' } })
+      // The small result is rendered once more, by the journal's comparison; the large one was not.
+      expect(renders).toBe(2 * rendersForTheResult + 1)
+    } finally {
+      echo.output.render = render
+    }
+    const [big, small] = lines(file).filter((record) => record.type === 'tool/result')
+    expect(big).not.toHaveProperty('contentFrom')
+    expect(small!.contentFrom).toBe('render')
+  })
+
   it('issue 14: a result whose content is its value rendered is written without the content; other content is kept', async () => {
     const file = join(dir, 'j.jsonl')
     const { root } = await setup({ file })
