@@ -63,6 +63,29 @@ export function splitLinesKeepingEnds(text: string): string[] {
   return text.match(/[^\n]*\n|[^\n]+$/g) ?? []
 }
 
+/**
+ * Lines `startLine` (1-based) to `startLine + limit - 1` of UTF-8 `bytes`, as text with their own
+ * endings (what {@link splitLinesKeepingEnds} would give, joined), how many there are, and how
+ * many the whole file has. One pass over the bytes, decoding only the window: splitting a 10 MiB
+ * file of empty lines into strings held the host's thread 1.5 s (a review), this about 20 ms.
+ */
+export function lineWindow(bytes: Uint8Array, startLine: number, limit: number): { text: string; count: number; total: number } {
+  let newlines = 0
+  let start = startLine === 1 ? 0 : -1
+  let end = -1
+  const lastLine = startLine - 1 + limit // the window ends after this many newlines
+  for (let at = 0; at < bytes.length; at++) {
+    if (bytes[at] !== 0x0a) continue
+    newlines++
+    if (newlines === startLine - 1) start = at + 1
+    if (newlines === lastLine) end = at + 1
+  }
+  const total = newlines + (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? 1 : 0)
+  if (start === -1 || start >= bytes.length) return { text: '', count: 0, total }
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end === -1 ? bytes.length : end)
+  return { text, count: Math.min(limit, total - (startLine - 1)), total }
+}
+
 /** A line from {@link splitLinesKeepingEnds} without its ending. */
 function withoutEnding(line: string): string {
   return line.replace(/\r?\n$/, '')
@@ -128,18 +151,17 @@ async function readFile(ctx: Context, exec: Readonly<ToolExecution>, args: z.out
     throw new WorkspaceToolError('invalid-request', `${args.path} looks like a binary file (it contains NUL bytes); read_file reads text only.`, { path: file })
   }
   assertUtf8Text(snapshot.bytes, args.path, file, consequence)
-  const lines = splitLinesKeepingEnds(snapshot.text)
   const startLine = args.offset ?? 1
   const limit = args.limit ?? DEFAULT_READ_LIMIT
-  const window = lines.slice(startLine - 1, startLine - 1 + limit)
+  const window = lineWindow(snapshot.bytes, startLine, limit)
   ctx.emit('fs/read', { agent: exec.agent, tool: 'read_file', path: file, hash: snapshot.hash, mtimeMs: snapshot.mtimeMs, size: snapshot.size })
   return {
     path: file,
-    text: window.join(''),
+    text: window.text,
     startLine,
-    endLine: startLine + window.length - 1,
-    totalLines: lines.length,
-    truncated: startLine - 1 + window.length < lines.length,
+    endLine: startLine + window.count - 1,
+    totalLines: window.total,
+    truncated: startLine - 1 + window.count < window.total,
     sizeBytes: snapshot.size,
     sha256: snapshot.hash,
   }
@@ -148,7 +170,22 @@ async function readFile(ctx: Context, exec: Readonly<ToolExecution>, args: z.out
 function renderRead(value: ReadFileValue): string {
   if (value.totalLines === 0) return `${value.path} is empty.`
   if (value.endLine < value.startLine) return `${value.path} has ${value.totalLines} lines; nothing at line ${value.startLine}.`
-  const body = numberLines(splitLinesKeepingEnds(value.text).map(withoutEnding), value.startLine)
+  // At most MAX_SHOWN_LINES numbered: numbering 4 million lines held the host's thread 3.7 s (a review).
+  let cut = -1
+  for (let shown = 0; shown < MAX_SHOWN_LINES && cut < value.text.length; shown++) {
+    cut = value.text.indexOf('\n', cut + 1)
+    if (cut === -1) break
+  }
+  const all = cut === -1 || cut >= value.text.length - 1
+  const shownText = all ? value.text : value.text.slice(0, cut + 1)
+  const body = numberLines(splitLinesKeepingEnds(shownText).map(withoutEnding), value.startLine)
+  if (!all) {
+    const last = value.startLine + MAX_SHOWN_LINES - 1
+    return `${body}\n(lines ${value.startLine}-${last} shown of the ${value.endLine - value.startLine + 1} read, ${value.startLine}-${value.endLine} of ${value.totalLines}; the value's text holds them all, or read on with offset ${last + 1})`
+  }
   const more = value.truncated ? `\n(lines ${value.startLine}-${value.endLine} of ${value.totalLines}; read on with offset ${value.endLine + 1})` : ''
   return body + more
 }
+
+/** Most lines {@link renderRead} numbers for the display; the value's text holds the whole window. */
+export const MAX_SHOWN_LINES = 20_000

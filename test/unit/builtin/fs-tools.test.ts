@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { lineWindow, splitLinesKeepingEnds } from '../../../src/builtin/read-file.ts'
 import { contentText, type WorkspaceFixture, workspaceFixture } from './workspace-fixture.ts'
 
 let ws: WorkspaceFixture
@@ -45,6 +46,30 @@ describe('read_file', () => {
     expect(contentText(crlf)).toBe('     1\tone\n     2\ttwo')
     expect(crlf.value).toMatchObject({ totalLines: 2, endLine: 2 })
     expect(ws.root.tools.get('read_file')!.presentResult(crlf.arguments, crlf)).toMatchObject({ lines: ['one', 'two'] })
+  })
+
+  it('S9.6 a large window: the value holds every line read, the display numbers the first 20,000 and says where the rest is', async () => {
+    const text = Array.from({ length: 25_000 }, (_, i) => `l${i + 1}\n`).join('')
+    fs.writeFileSync(ws.file('long.txt'), text)
+    const result = await ws.call('read_file', { path: 'long.txt', offset: 2, limit: 30_000 })
+    expect(result.value).toMatchObject({ text: text.slice(3), startLine: 2, endLine: 25_000, totalLines: 25_000, truncated: false })
+    const display = contentText(result).split('\n')
+    expect(display).toHaveLength(20_001)
+    expect(display[19_999]).toBe(' 20001\tl20001')
+    expect(display[20_000]).toBe("(lines 2-20001 shown of the 24999 read, 2-25000 of 25000; the value's text holds them all, or read on with offset 20002)")
+  })
+
+  it('lineWindow gives what splitting every line gave: windows anywhere, CRLF, a last line without newline, an empty file', () => {
+    const cases = ['', 'a', 'a\n', 'a\r\nb', '\n\n', 'é\nü\r\n\nlast']
+    for (const text of cases) {
+      const lines = splitLinesKeepingEnds(text)
+      for (let start = 1; start <= 5; start++) {
+        for (let limit = 1; limit <= 3; limit++) {
+          const want = lines.slice(start - 1, start - 1 + limit)
+          expect(lineWindow(Buffer.from(text), start, limit), JSON.stringify({ text, start, limit })).toEqual({ text: want.join(''), count: want.length, total: lines.length })
+        }
+      }
+    }
   })
 
   it('a missing file, a directory and a binary file are clear errors', async () => {
