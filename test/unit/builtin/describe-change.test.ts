@@ -4,7 +4,7 @@
  * replacing the whole text, instead of a diff whose cost grows with the square of the edits
  * (a review stalled every session for 29 s with one edit_file of 16,000 lines).
  */
-import { applyPatch } from 'diff'
+import { applyPatch, structuredPatch } from 'diff'
 import { describe, expect, it } from 'vitest'
 import { describeChange, MAX_DIFF_EDITS } from '../../../src/builtin/describe-change.ts'
 
@@ -37,5 +37,28 @@ describe('describeChange', () => {
     expect(rebuilt('', describeChange('', after).hunks)).toBe(after)
     expect(describeChange(before, '')).toMatchObject({ linesAdded: 0, linesRemoved: 4_000 })
     expect(describeChange('', '')).toEqual({ hunks: [], linesAdded: 0, linesRemoved: 0 })
+  })
+
+  it('S1.2 only the changed part is diffed: hunks equal the full diff\'s for edits in a file, and always rebuild the new text', () => {
+    const lines = Array.from({ length: 40 }, (_, k) => `line ${k}\n`)
+    for (let i = 0; i < 200; i++) {
+      const at = (i * 7) % 40
+      const after = [...lines.slice(0, at), `new ${i}\n`, ...lines.slice(at + (i % 3))].join('')
+      expect(describeChange(lines.join(''), after).hunks, `edit ${i}`).toEqual(structuredPatch('a', 'b', lines.join(''), after, undefined, undefined, { context: 3 }).hunks)
+    }
+    // Random texts of short lines, CRLF, no final newline: whatever the alignment, the hunks rebuild it.
+    const pieces = ['a\n', 'b\n', 'é\n', 'x', '\r\n', '\n', 'dd\n']
+    let seed = 11
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n)
+    const text = (n: number) => Array.from({ length: random(n) }, () => pieces[random(pieces.length)]!).join('')
+    for (let i = 0; i < 2_000; i++) {
+      const before = text(30)
+      const after = i % 2 === 0 ? before.slice(0, random(before.length + 1)) + text(4) + before.slice(random(before.length + 1)) : text(30)
+      expect(rebuilt(before, describeChange(before, after).hunks), JSON.stringify({ before, after })).toBe(after)
+    }
+    // One line changed in 190,000: one hunk where the line is, its context around it.
+    const big = Array.from({ length: 190_000 }, (_, k) => `line ${k}`).join('\n') + '\n'
+    const change = describeChange(big, big.replace('line 95000\n', 'LINE 95000\n'))
+    expect(change).toEqual({ linesAdded: 1, linesRemoved: 1, hunks: [{ oldStart: 94998, oldLines: 7, newStart: 94998, newLines: 7, lines: ['line 94997', 'line 94998', 'line 94999', '-line 95000', '+LINE 95000', 'line 95001', 'line 95002', 'line 95003'].map((line) => (/^[+-]/.test(line) ? line : ` ${line}`)) }] })
   })
 })
