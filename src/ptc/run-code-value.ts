@@ -66,11 +66,22 @@ export interface OutputCaps {
 /** Default caps: 20,000 characters of result, 10,000 of logs. */
 export const DEFAULT_CAPS: OutputCaps = { maxResultChars: 20_000, maxLogChars: 10_000 }
 
-/** The full (uncapped) texts of the two capped parts. Pure. */
+/** The texts of frozen values already made: the pipeline's render, projectContent and the journal ask for the same ones. */
+const TEXTS = new WeakMap<RunCodeValue, { result: string; logs: string }>()
+
+/**
+ * The full (uncapped) texts of the two capped parts. Pure; made once for a frozen value (the
+ * pipeline's results are): pretty-printing an 8 MiB value three times held the host's thread
+ * for seconds (a review).
+ */
 export function runCodeTexts(value: RunCodeValue): { result: string; logs: string } {
+  const made = TEXTS.get(value)
+  if (made !== undefined) return made
   const result = value.value === undefined ? '' : JSON.stringify(value.value, null, 2)
   const logs = value.logs.map((entry) => (entry.level === 'log' ? entry.text : `[${entry.level}] ${entry.text}`)).join('\n')
-  return { result, logs }
+  const texts = Object.freeze({ result, logs })
+  if (Object.isFrozen(value)) TEXTS.set(value, texts)
+  return texts
 }
 
 /**

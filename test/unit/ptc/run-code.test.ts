@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Context } from 'cordis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { MAX_CALL_ERROR_CHARS } from '../../../src/ptc/bridge.ts'
 import { DEFAULT_RUN_LIMITS } from '../../../src/ptc/isolate/run-limits.ts'
@@ -339,6 +339,20 @@ describe('run_code (S9)', () => {
     expect(over.isError).toBe(false)
     expect(valueOf(over).status).toBe('error')
     expect(valueOf(over).error?.message).toMatch(/^The script's return value cannot be the result: \$\.value\[0\].*nesting deeper than 256 levels; send a flatter value \(a list instead of a chain of nested objects\)\.$/)
+  })
+
+  it('S9.5 a large return value is pretty-printed once for its render, its spill and the journal, not once each', async () => {
+    const pretty = vi.spyOn(JSON, 'stringify')
+    try {
+      const result = await runCode('return Array.from({ length: 30_000 }, (_, i) => ({ i }))', { typecheck: false })
+      expect(valueOf(result).status).toBe('ok')
+      const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+      expect(text).toMatch(/the full result is in \S+\]/)
+      const printsOfTheValue = pretty.mock.calls.filter(([value, , space]) => space === 2 && Array.isArray(value) && value.length === 30_000)
+      expect(printsOfTheValue).toHaveLength(1)
+    } finally {
+      pretty.mockRestore()
+    }
   })
 
   it('S9.3 an Error whose message getter throws is reported as such, not as an undescribable value', async () => {
