@@ -27,11 +27,9 @@ export default defineConfig({
     execArgv: ['--no-node-snapshot'],
     // Vitest's default on a 2-core machine is one worker (cores - 1), which runs the files one
     // after another although most of an end-to-end file's time is spent waiting for the processes
-    // it starts. Four forks keep both cores busy (measured 2026-12-04 on a 2-core machine whose
-    // process starts are slow, node -e 0 in 76 ms: 196 s with three, 184 s with four); files must
-    // therefore not share fixed ports, folders or files (every test makes its own temporary folder
-    // and listens on port 0).
-    maxWorkers: 4,
+    // it starts. Three forks keep both cores busy; files must therefore not share fixed ports,
+    // folders or files (every test makes its own temporary folder and listens on port 0).
+    maxWorkers: 3,
     // Outcomes, not durations: a test that passes on an idle machine must pass on a loaded one
     // (2 cores shared by many processes), so the per-test budget is generous. Tests bound their
     // own waits by the deadlines of the code under test, not by vitest's timer.
