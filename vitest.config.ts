@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config'
-import { SlowFirstSequencer } from './test/helpers/slow-first-sequencer.ts'
 
 // isolated-vm on Node >= 20 requires `--no-node-snapshot` (its README; laverdet/isolated-vm#420).
 // The flag is refused in NODE_OPTIONS for worker threads, so tests run in forked processes with
@@ -36,8 +35,6 @@ export default defineConfig({
     // own waits by the deadlines of the code under test, not by vitest's timer.
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // The slowest files start first, cache or not (test/helpers/slow-first-sequencer.ts).
-    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         // Unit, typegen, adapter and end-to-end files share forks (isolate: false): a fresh fork per
