@@ -3,7 +3,7 @@
  * materialize the arguments into frozen lossless JSON, announce `tool/call`, validate against the
  * tool's parameters, and make the frozen execution. Nothing policy sees can change after this.
  */
-import { z } from 'zod'
+import { argumentProblems } from './argument-problems.ts'
 import { describeThrown } from '../errors/describe-thrown.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import type { ExecuteOptions, JsonValue, ToolCall } from '../tools/types.ts'
@@ -82,7 +82,7 @@ export function openCall(host: PipelineHost, record: CallRecord, call: ToolCall,
     record.args = classified.args
   } else {
     const parsed = tool.parameters.safeParse(record.arguments)
-    if (!parsed.success) return { kind: 'invalid-arguments', message: `Invalid arguments for "${name}": ${z.prettifyError(parsed.error)}` }
+    if (!parsed.success) return { kind: 'invalid-arguments', message: `Invalid arguments for "${name}": ${argumentProblems(parsed.error)}` }
     record.args = deepFreeze(parsed.data)
   }
   return new Execution({ callId: record.callId, name, args: record.args, agent: record.agent, parentToken, callerSignal, timeoutMs: tool.timeoutMs })
