@@ -236,11 +236,12 @@ describe('CheckerPool crashes', () => {
 describe('CheckerPool and a hostile checker process', () => {
   const HOSTILE_ENTRY = fileURLToPath(new URL('../../fixtures/hostile-checker-entry.ts', import.meta.url))
 
-  it('S9.1 what a checker writes on its channel (bytes that are no frame, Node IPC internals or another unknown message, null, a second ready, a transform, an unasked answer, a 300 MB frame) stops that checker, never the host; the run is not blamed on its types', async () => {
+  it('S9.1 what a checker writes on its channel (bytes that are no frame, Node IPC internals or another unknown message, a second ready, a transform, an unasked answer, a 300 MB frame) stops that checker, never the host; the run is not blamed on its types', async () => {
     const pool = new CheckerPool({ kind: 'process', size: 1, entry: HOSTILE_ENTRY })
     try {
       const seen: Record<string, string> = {}
-      for (const code of ['raw', 'internal', 'null', 'ready', 'transform', 'unasked', 'huge']) {
+      // (`null` over the same channel: frames-channel.test.ts.)
+      for (const code of ['raw', 'internal', 'ready', 'transform', 'unasked', 'huge']) {
         const { outcome } = await pool.prepare({ code, typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 30_000 })
         expect(outcome.kind, code).toBe('crashed')
         seen[code] = (outcome as { message: string }).message
