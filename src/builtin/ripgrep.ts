@@ -118,7 +118,10 @@ export async function searchWithRipgrep(command: Pick<SandboxedCommand, 'argv' |
   let truncated = false
   let filesSearched: number | undefined
   const enough = new AbortController()
-  let pending = ''
+  // The start of a line whose end has not come yet, in pieces: joined once when it ends, so a
+  // 2 MiB line arriving in 64 KiB chunks is not copied again with every chunk (a review measured
+  // another session waiting 178 ms behind such a search).
+  let pending: string[] = []
   const onLine = (line: string) => {
     if (truncated) return
     const separator = line.indexOf('\0')
@@ -148,14 +151,19 @@ export async function searchWithRipgrep(command: Pick<SandboxedCommand, 'argv' |
     maxOutputBytes: 64 * 1024,
     onOutput: (chunk, stream) => {
       if (stream !== 'stdout') return
-      const lines = (pending + chunk).split('\n')
-      pending = lines.pop()!
-      for (const line of lines) onLine(line)
+      let from = 0
+      for (let newline = chunk.indexOf('\n'); newline !== -1; newline = chunk.indexOf('\n', from)) {
+        pending.push(chunk.slice(from, newline))
+        onLine(pending.join(''))
+        pending = []
+        from = newline + 1
+      }
+      if (from < chunk.length) pending.push(chunk.slice(from))
     },
   })
   if (signal.aborted) throw signal.reason
   if (truncated) return { matches, filesSearched: files.size, truncated }
-  onLine(pending)
+  onLine(pending.join(''))
   if (result.exitCode === 2 && /regex parse error|error parsing regex|exceeds size limit/i.test(result.stderr)) throw patternError(pattern, result.stderr)
   if (filesSearched === undefined) {
     // No summary: ripgrep did not finish (the sandbox could not start it, or it crashed).

@@ -303,6 +303,18 @@ describe('list_dir, glob, search', () => {
     expect((await ws.call('glob', { pattern: '**/*a*t*' })).value).toMatchObject({ paths: expect.arrayContaining(['a.txt']) })
   })
 
+  it('search reads lines that arrive in many chunks whole: a 1 MiB line\'s match, and the line numbers after it', async () => {
+    fs.mkdirSync(ws.file('long'))
+    const long = `${'x'.repeat(2 ** 20)} NEEDLE one`
+    fs.writeFileSync(ws.file('long/l.txt'), `start\n${long}\nmiddle NEEDLE two\n`)
+    const result = await ws.call('search', { pattern: 'NEEDLE \\w+', path: 'long' })
+    expect(result.error).toBeUndefined()
+    const [file] = (result.value as { files: { matches: { line: number; text: string }[] }[] }).files
+    expect(file!.matches.map((match) => match.line)).toEqual([2, 3])
+    expect(file!.matches[0]!.text).toBe('x'.repeat(300)) // cut to MAX_MATCH_CHARS
+    expect(file!.matches[1]!.text).toBe('middle NEEDLE two')
+  })
+
   it('search groups regex matches by file with line numbers; search card (S11.1)', async () => {
     const result = await ws.call('search', { pattern: 'TODO \\w+', path: 'src' })
     // First the error, if any: once (at load 20+) this call failed and only "value undefined" was seen.
