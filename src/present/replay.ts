@@ -58,9 +58,12 @@ export function resultCardText(tools: ToolLookup, result: unknown): string {
  * each `tool/call` record and the completed card of each `tool/result` record. Records of other
  * types are skipped (newer journals may carry more); empty lines are skipped; a line that is not
  * a JSON object (a truncated last line, garbage) becomes `! journal line N: …`. Never throws.
+ * `unrendered` is told the name of each result the journal left for its tool to render
+ * (`contentFrom: 'render'`, `rendered-content.ts`) that `tools` does not know: its card is
+ * shown without content.
  * @returns the cards' text, each followed by a newline; `''` for an empty journal.
  */
-export function replayJournal(text: string, tools: ToolLookup): string {
+export function replayJournal(text: string, tools: ToolLookup, unrendered?: (name: string) => void): string {
   if (typeof text !== 'string') return ''
   let out = ''
   const lines = text.split('\n')
@@ -81,35 +84,17 @@ export function replayJournal(text: string, tools: ToolLookup): string {
     }
     try {
       if (fields.type === 'tool/call') out += callCardText(tools, fields)
-      else if (fields.type === 'tool/result') out += resultCardText(tools, fields)
+      else if (fields.type === 'tool/result') {
+        out += resultCardText(tools, fields)
+        const name = nameOf(fields)
+        if (unrendered !== undefined && fields.contentFrom === 'render' && name !== undefined && lookup(tools, name) === undefined) unrendered(name)
+      }
     } catch {
       // The presenters and the formatter are total; this is the last line of defence (S11.5).
       out += `! journal line ${index + 1}: could not be presented; skipped\n`
     }
   }
   return out
-}
-
-/**
- * The tools whose results in `text` the journal left for their tool to render (`contentFrom:
- * 'render'`, see `rendered-content.ts`) but that `tools` does not know: their completed cards are
- * shown without content. Name → number of such results, in first-seen order. Pure; never throws.
- */
-export function unrenderableResults(text: string, tools: ToolLookup): Map<string, number> {
-  const missing = new Map<string, number>()
-  for (const raw of typeof text === 'string' ? text.split('\n') : []) {
-    if (!raw.includes('"contentFrom"')) continue
-    let fields: Record<string, unknown> | undefined
-    try {
-      fields = asRecord(JSON.parse(raw))
-    } catch {
-      continue
-    }
-    const name = nameOf(fields)
-    if (fields?.type !== 'tool/result' || fields.contentFrom !== 'render' || name === undefined || lookup(tools, name) !== undefined) continue
-    missing.set(name, (missing.get(name) ?? 0) + 1)
-  }
-  return missing
 }
 
 /**

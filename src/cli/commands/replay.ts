@@ -29,7 +29,7 @@ printed them; damaged lines become notes. Pass the run's --tools for their cards
     } catch (error) {
       throw new UsageError(`cannot read the journal ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
     }
-    const { countJournalRecords, replayJournal, unrenderableResults } = await import('../../present/replay.ts')
+    const { countJournalRecords, replayJournal } = await import('../../present/replay.ts')
     const { lines, records } = countJournalRecords(text)
     if (lines > 0 && records === 0) {
       throw new UsageError(
@@ -39,10 +39,10 @@ printed them; damaged lines become notes. Pass the run's --tools for their cards
     const { createHost } = await import('../../host/create-host.ts')
     const host = await createHost({ workspace, toolModules: values.tools ?? [], journal: false, ptc: { prestart: false } })
     try {
-      const lookup = (name: string) => host.ctx.tools.get(name)
-      process.stdout.write(replayJournal(text, lookup))
       // The journal keeps only the value of a result its tool renders: without the tool, no content.
-      const missing = [...unrenderableResults(text, lookup)].map(([name, count]) => `${name} (${count})`)
+      const unrendered = new Map<string, number>()
+      process.stdout.write(replayJournal(text, (name) => host.ctx.tools.get(name), (name) => unrendered.set(name, (unrendered.get(name) ?? 0) + 1)))
+      const missing = [...unrendered].map(([name, count]) => `${name} (${count})`)
       if (missing.length > 0) {
         process.stderr.write(`ptc replay: results shown without their content, since their tool is not loaded: ${missing.join(', ')}. Pass the run's --tools to see it.\n`)
       }
