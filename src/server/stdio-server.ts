@@ -56,8 +56,9 @@ export async function serveStdio(ctx: Context, options: SessionOptions): Promise
   // where a client's developer looks, instead of dropping it silently. The session goes on.
   session.server.onerror = (error) => {
     // The SDK's stdio transport closes itself after a line over its buffer limit.
-    if (/^ReadBuffer exceeded maximum size of (\d+)/.test(error.message)) failure = `a line on stdin is longer than ${/\d+/.exec(error.message)![0]} bytes, the MCP SDK's limit for one message over stdio, so the session was closed`
-    process.stderr.write(`ptc serve: ${failure ?? stdinProblem(error)}\n`)
+    const limit = /^ReadBuffer exceeded maximum size of (\d+)/.exec(error.message)?.[1]
+    if (limit !== undefined) failure = `a line on stdin is longer than ${limit} bytes, the MCP SDK's limit for one message over stdio, so the session was closed`
+    process.stderr.write(`ptc serve: ${limit !== undefined ? failure : stdinProblem(error)}\n`)
   }
   await session.server.connect(transport)
   return { closed, close }
