@@ -6,13 +6,14 @@
  * run. A closed connection stays closed: `SupervisedConnection` starts a new one.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { getDefaultEnvironment, type StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { describeThrown } from '../errors/describe-thrown.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from './mcp-config.ts'
+import { stdioClientTransport } from './line-buffer.ts'
 
 const STDERR_TAIL_CHARS = 2_000
 
@@ -52,7 +53,7 @@ export class McpConnection {
     this.config = config
     this._now = now
     this._client = new Client({ name: PACKAGE_NAME, version: PACKAGE_VERSION })
-    this._transport = new StdioClientTransport({
+    this._transport = stdioClientTransport({
       command: config.command,
       args: config.args,
       env: { ...getDefaultEnvironment(), ...config.env },

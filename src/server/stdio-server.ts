@@ -1,10 +1,11 @@
 /**
  * `ptc serve --stdio`: one MCP session over this process's stdin/stdout (the SDK's
- * `StdioServerTransport`). stdout belongs to the protocol, so `console.log`/`info`/`debug` are sent
- * to stderr while serving; the session ends when stdin ends or the client closes.
+ * `StdioServerTransport`, reading lines with `LineBuffer`). stdout belongs to the protocol, so
+ * `console.log`/`info`/`debug` are sent to stderr while serving; the session ends when stdin ends
+ * or the client closes.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Context } from 'cordis'
+import { stdioServerTransport } from '../mcp/line-buffer.ts'
 import { openSession, type SessionOptions } from './mcp-session.ts'
 
 /** A running stdio server. */
@@ -33,7 +34,7 @@ export async function serveStdio(ctx: Context, options: SessionOptions): Promise
   const debug = console.debug
   console.log = console.info = console.debug = console.error
   const session = await openSession(ctx, options)
-  const transport = new StdioServerTransport()
+  const transport = stdioServerTransport()
   let finish!: (failure: string | undefined) => void
   const closed = new Promise<string | undefined>((resolve) => (finish = resolve))
   let failure: string | undefined

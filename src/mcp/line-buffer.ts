@@ -1,0 +1,115 @@
+/**
+ * Reading MCP's stdio framing (one JSON-RPC message a line, MCP specification "Transports: stdio")
+ * in time linear in the bytes read. The SDK's `ReadBuffer` (1.32) copies everything buffered into
+ * a new buffer for every chunk and searches it all again for a newline, so one long message costs
+ * the square of its size on the thread that reads it: an 11 MiB line read in 16 KiB chunks held
+ * the host's thread 9 s, in 64 KiB chunks 0.6 s (`npm run bench -- "stdio lines"`). Here each byte
+ * is searched once and each line copied once, when its newline arrives.
+ */
+import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { deserializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { Readable, Writable } from 'node:stream'
+
+const NEWLINE = 0x0a
+
+/**
+ * Drop-in for the SDK's `ReadBuffer` (same methods, same error text, which `mcp-connection.ts`
+ * and `stdio-server.ts` read for the limit). `append` throws `Error("ReadBuffer exceeded maximum
+ * size of N bytes")` and forgets what it held once a line grows past `maxBytes` bytes (default
+ * the SDK's 10 MiB); `readMessage` returns the next whole line's message, or null when none is
+ * whole, and throws what the SDK's `deserializeMessage` throws for a line that is not a JSON-RPC
+ * message (the transports report it and read on).
+ */
+export class LineBuffer {
+  readonly #maxBytes: number
+  /** The pieces of the line still being read: the bytes after the last newline. */
+  #partial: Buffer[] = []
+  #partialBytes = 0
+  /** Whole lines not yet read, oldest first from `#next`. */
+  #lines: Buffer[] = []
+  #next = 0
+
+  constructor(maxBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+    this.#maxBytes = maxBytes
+  }
+
+  /** Takes one chunk of the stream (cut anywhere). @throws Error when a line exceeds the limit. */
+  append(chunk: Buffer): void {
+    let start = 0
+    for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
+      const bytes = this.#partialBytes + newline - start
+      this.#check(bytes)
+      const tail = chunk.subarray(start, newline)
+      this.#lines.push(this.#partial.length === 0 ? tail : Buffer.concat([...this.#partial, tail], bytes))
+      this.#partial = []
+      this.#partialBytes = 0
+      start = newline + 1
+    }
+    if (start === chunk.length) return
+    this.#check(this.#partialBytes + chunk.length - start)
+    this.#partial.push(chunk.subarray(start))
+    this.#partialBytes += chunk.length - start
+  }
+
+  /** The next whole line's JSON-RPC message, or null. @throws SyntaxError or ZodError for a line that is not one. */
+  readMessage(): JSONRPCMessage | null {
+    if (this.#next === this.#lines.length) {
+      if (this.#next > 0) this.#lines = []
+      this.#next = 0
+      return null
+    }
+    const line = this.#lines[this.#next]!
+    this.#lines[this.#next++] = EMPTY
+    const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length
+    return deserializeMessage(line.toString('utf8', 0, end))
+  }
+
+  /** Forgets everything buffered. */
+  clear(): void {
+    this.#partial = []
+    this.#partialBytes = 0
+    this.#lines = []
+    this.#next = 0
+  }
+
+  #check(bytes: number): void {
+    if (bytes <= this.#maxBytes) return
+    this.clear()
+    throw new Error(`ReadBuffer exceeded maximum size of ${this.#maxBytes} bytes`)
+  }
+}
+
+const EMPTY = Buffer.alloc(0)
+
+/**
+ * The SDK's `StdioClientTransport` for `parameters`, reading with a {@link LineBuffer}: what
+ * `mcp-connection.ts` starts an imported server with.
+ */
+export function stdioClientTransport(parameters: StdioServerParameters): StdioClientTransport {
+  const transport = new StdioClientTransport(parameters)
+  useLineBuffer(transport)
+  return transport
+}
+
+/** The SDK's `StdioServerTransport` on `stdin`/`stdout` (default this process's), reading with a {@link LineBuffer}: `ptc serve --stdio`'s. */
+export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Writable = process.stdout): StdioServerTransport {
+  const transport = new StdioServerTransport(stdin, stdout)
+  useLineBuffer(transport)
+  return transport
+}
+
+/**
+ * Puts a {@link LineBuffer} in place of an SDK stdio transport's `ReadBuffer`, before it starts.
+ * The SDK keeps the buffer in a private `_readBuffer` field (1.32); should a later SDK have none,
+ * the transport keeps its own and this returns false (`test/unit/mcp/line-buffer.test.ts` then
+ * fails, so an upgrade that drops the linear reading is noticed, while users of that SDK still
+ * get a working, if slower, transport).
+ */
+export function useLineBuffer(transport: StdioClientTransport | StdioServerTransport): boolean {
+  const fields = transport as unknown as { _readBuffer?: unknown }
+  if (fields._readBuffer === undefined) return false
+  fields._readBuffer = new LineBuffer()
+  return true
+}

@@ -1,0 +1,89 @@
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js'
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { LineBuffer, stdioClientTransport, stdioServerTransport, useLineBuffer } from '../../../src/mcp/line-buffer.ts'
+
+/** Everything a reader gives for `chunks`: each message, or the error a line threw, in order. */
+function readAll(reader: { append(chunk: Buffer): void; readMessage(): unknown }, chunks: Buffer[]): unknown[] {
+  const seen: unknown[] = []
+  for (const chunk of chunks) {
+    reader.append(chunk)
+    for (;;) {
+      try {
+        const message = reader.readMessage()
+        if (message === null) break
+        seen.push(message)
+      } catch (error) {
+        seen.push(`${(error as Error).name}`)
+      }
+    }
+  }
+  return seen
+}
+
+/** `bytes` cut into pieces of the sizes in `cuts`, repeated. */
+function cut(bytes: Buffer, cuts: number[]): Buffer[] {
+  const chunks: Buffer[] = []
+  for (let at = 0, index = 0; at < bytes.length; index++) {
+    const size = cuts[index % cuts.length]!
+    chunks.push(bytes.subarray(at, at + size))
+    at += size
+  }
+  return chunks
+}
+
+const STREAM = Buffer.from(
+  [
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    `${JSON.stringify({ jsonrpc: '2.0', id: 2, result: { text: 'ünïcödé 🎉 split across chunks' } })}\r`,
+    'not json',
+    JSON.stringify({ a: 1 }),
+    '',
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  ].join('\n') + '\n',
+)
+
+describe('reading MCP stdio lines in linear time (S9.4; the SDK ReadBuffer copies all it holds per chunk)', () => {
+  it('gives what the SDK ReadBuffer gives, message for message and error for error, however the stream is cut', () => {
+    const expected = readAll(new ReadBuffer(), [STREAM])
+    expect(expected).toHaveLength(6)
+    for (const cuts of [[1], [2, 3], [7], [64], [STREAM.length], [5, 1, 13, 40]]) {
+      expect(readAll(new LineBuffer(), cut(STREAM, cuts))).toEqual(expected)
+      expect(readAll(new ReadBuffer(), cut(STREAM, cuts))).toEqual(expected)
+    }
+  })
+
+  it('a line longer than the limit throws the SDK error text the transports report, and what it held is forgotten', () => {
+    const buffer = new LineBuffer(100)
+    buffer.append(Buffer.from('x'.repeat(60)))
+    expect(() => buffer.append(Buffer.from('y'.repeat(60)))).toThrow('ReadBuffer exceeded maximum size of 100 bytes')
+    buffer.append(Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 3, result: {} })}\n`))
+    expect(buffer.readMessage()).toEqual({ jsonrpc: '2.0', id: 3, result: {} })
+    // A whole line arriving in one chunk is held to the same limit.
+    expect(() => new LineBuffer(10).append(Buffer.from(`${'z'.repeat(11)}\n`))).toThrow('maximum size of 10 bytes')
+    // A line of exactly the limit is read (and here refused as no JSON-RPC message, as the SDK does).
+    const exact = new LineBuffer(2)
+    expect(() => exact.append(Buffer.from('{}\n'))).not.toThrow()
+    expect(() => exact.readMessage()).toThrow(/invalid|expected/i)
+  })
+
+  it('clear forgets a partial line and lines not yet read', () => {
+    const buffer = new LineBuffer()
+    buffer.append(Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} })}\n{"jsonrpc":`))
+    buffer.clear()
+    buffer.append(Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 2, result: {} })}\n`))
+    expect(buffer.readMessage()).toEqual({ jsonrpc: '2.0', id: 2, result: {} })
+    expect(buffer.readMessage()).toBeNull()
+  })
+
+  it("the stdio transports ptc makes (imported servers', serve --stdio's) read with a LineBuffer; fails when an SDK upgrade renames the buffer's field", () => {
+    const client = stdioClientTransport({ command: process.execPath })
+    const server = stdioServerTransport(new PassThrough(), new PassThrough())
+    expect(client).toBeInstanceOf(StdioClientTransport)
+    expect(server).toBeInstanceOf(StdioServerTransport)
+    for (const transport of [client, server]) expect((transport as unknown as { _readBuffer: unknown })._readBuffer).toBeInstanceOf(LineBuffer)
+    expect(useLineBuffer(new StdioServerTransport(new PassThrough(), new PassThrough()))).toBe(true)
+  })
+})
