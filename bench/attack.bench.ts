@@ -13,11 +13,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createHost, type Host } from '../src/host/create-host.ts'
+import { defineTool, z } from '../src/index.ts'
 import { CheckerPool } from '../src/ptc/check/checker-pool.ts'
 import type { RunCodeValue } from '../src/ptc/run-code-value.ts'
 import { recursiveTypesScript, SPIN_SCRIPT } from '../test/fixtures/attack-scripts.ts'
 import { probeEventLoop, quantile, type EventLoopLag } from './event-loop-probe.ts'
 import type { Section } from './harness.ts'
+
+/** Numbers in the big argument of attack (d), and the tool that takes them (registered by {@link report}). */
+const BIG_ARGUMENT_ITEMS = 2_000_000
+const SINK_TOOL = 'bench_sink'
 
 /** The deadline of every attacking run, in ms. */
 export const ATTACK_DEADLINE_MS = 2_000
@@ -65,6 +70,16 @@ export const ATTACKS: AttackCase[] = [
   {
     name: '(c) 2 sessions: while (true)',
     attack: (host) => rounds(() => Promise.all([overshoot(host, 'spin-1', SPIN_SCRIPT), overshoot(host, 'spin-2', SPIN_SCRIPT)])),
+  },
+  {
+    // Within the 8 MiB crossing limit: the host parses, materializes, validates and journals it.
+    name: `(d) 1 session: a tool argument of ${BIG_ARGUMENT_ITEMS.toLocaleString('en-US')} numbers (4 MB of JSON)`,
+    attack: (host) =>
+      rounds(async () => {
+        const { value } = await runCode(host, 'big-argument', `return await tools.${SINK_TOOL}({ items: new Array(${BIG_ARGUMENT_ITEMS}).fill(1) })`, ATTACK_DEADLINE_MS * 5)
+        if (value.status !== 'ok' || value.value !== BIG_ARGUMENT_ITEMS) throw new Error(`the big argument's run ended ${value.status}: ${value.error?.message}`)
+        return []
+      }),
   },
 ]
 
@@ -119,7 +134,7 @@ async function attackTable(host: Host): Promise<string[]> {
     rows.push([
       attack.name,
       `${ms(lag.p50)} / ${ms(lag.p99)} ${mark(lag.p99 < TARGET_LAG_P99_MS)} / ${ms(lag.max)}`,
-      `${ms(quantile(overshoots, 0.5))} / ${ms(p99)} ${mark(p99 <= TARGET_OVERSHOOT_MS)}`,
+      overshoots.length === 0 ? '– (no deadline reached)' : `${ms(quantile(overshoots, 0.5))} / ${ms(p99)} ${mark(p99 <= TARGET_OVERSHOOT_MS)}`,
       `${ms(latency)} (${(latency / baseline).toFixed(1)}× ${mark(latency <= TARGET_LATENCY_RATIO * baseline)})`,
     ])
   }
@@ -167,8 +182,18 @@ async function typeCheckCost(host: Host): Promise<string[]> {
 
 async function report(): Promise<string[]> {
   const workspace = mkdtempSync(join(tmpdir(), 'ptc-bench-attack-'))
-  const host = await createHost({ workspace, journal: false })
+  // Journaled, as a served session is: the journal writes every call's arguments.
+  const host = await createHost({ workspace, journal: join(workspace, 'journal.jsonl') })
   try {
+    host.ctx.tools.register(
+      defineTool({
+        name: SINK_TOOL,
+        description: 'Counts the numbers it is given.',
+        parameters: z.object({ items: z.array(z.number()) }),
+        output: { schema: z.number(), render: (_args, count) => [{ type: 'text', text: String(count) }] },
+        execute: async (args) => args.items.length,
+      }),
+    )
     await host.ctx.ptc.prewarm()
     return [...(await attackTable(host)), ...(await typeCheckCost(host))]
   } finally {

@@ -56,27 +56,53 @@ export const MAX_RECORD_BYTES = 1024 * 1024
 const PAYLOAD_FIELDS = ['arguments', 'value', 'content'] as const
 
 /**
+ * Byte sizes of the JSON of frozen payloads already found too big for a record. A call's
+ * arguments are journaled with the call and again with its result: the second record takes the
+ * size from here instead of serializing megabytes a second time on the host's thread.
+ */
+const OVERSIZED_PAYLOADS = new WeakMap<object, number>()
+
+/** One field of a record: its JSON (absent when only its size is known) and that JSON's size in bytes. */
+interface FieldText {
+  key: string
+  json: string | undefined
+  bytes: number
+}
+
+/**
  * The JSON of one record, at most `MAX_RECORD_BYTES` (S11.3: a journal stays bounded and
  * replayable). A larger record keeps its bookkeeping fields and has each payload field
  * (`arguments`, and for results `value` and `content`) replaced by `{"$omitted": "<N> bytes"}`,
  * N the byte size of that field's JSON; if it is still too big, every other field but `type`,
  * `seq`, `callId`, `name`, `agent` and `isError` is replaced the same way. Replay shows such
- * records as generic cards. Pure.
+ * records as generic cards. Each field is serialized at most once (the line is the fields' texts
+ * joined, as `JSON.stringify` of the record writes it), and a frozen payload already found too
+ * big is not serialized again. Pure but for that cache of sizes.
  */
 export function capRecord(record: Record<string, unknown>): string {
-  const line = JSON.stringify(record)
-  if (Buffer.byteLength(line) <= MAX_RECORD_BYTES) return line
-  const omit = (value: unknown) => ({ $omitted: `${Buffer.byteLength(JSON.stringify(value) ?? '')} bytes` })
-  const capped: Record<string, unknown> = { ...record }
-  for (const field of PAYLOAD_FIELDS) if (field in capped) capped[field] = omit(capped[field])
-  const smaller = JSON.stringify(capped)
+  const fields: FieldText[] = []
+  let total = 1
+  for (const key of Object.keys(record)) {
+    const value = record[key]
+    const payload = PAYLOAD_FIELDS.includes(key as (typeof PAYLOAD_FIELDS)[number]) && typeof value === 'object' && value !== null
+    const known = payload ? OVERSIZED_PAYLOADS.get(value) : undefined
+    const json = known === undefined ? JSON.stringify(value) : undefined
+    if (known === undefined && json === undefined) continue
+    const bytes = known ?? Buffer.byteLength(json!)
+    if (payload && known === undefined && bytes > MAX_RECORD_BYTES && Object.isFrozen(value)) OVERSIZED_PAYLOADS.set(value, bytes)
+    fields.push({ key, json, bytes })
+    total += Buffer.byteLength(JSON.stringify(key)) + bytes + 2
+  }
+  const line = (text: (field: FieldText) => string) => `{${fields.map((field) => `${JSON.stringify(field.key)}:${text(field)}`).join(',')}}`
+  const omit = (field: FieldText) => JSON.stringify({ $omitted: `${field.bytes} bytes` })
+  // A field whose JSON is unknown is an oversized payload: the total is then over the limit.
+  if (total <= MAX_RECORD_BYTES) return line((field) => field.json!)
+  const payloads: ReadonlySet<string> = new Set(PAYLOAD_FIELDS)
+  const smaller = line((field) => (payloads.has(field.key) ? omit(field) : field.json!))
   if (Buffer.byteLength(smaller) <= MAX_RECORD_BYTES) return smaller
   const kept = new Set(['type', 'seq', 'callId', 'name', 'agent', 'isError'])
-  for (const field of Object.keys(capped)) {
-    if (!kept.has(field)) capped[field] = omit(capped[field])
-    else if (typeof capped[field] === 'string' && (capped[field] as string).length > 1024) capped[field] = omit(capped[field])
-  }
-  return JSON.stringify(capped)
+  const small = (field: FieldText) => kept.has(field.key) && !(typeof record[field.key] === 'string' && (record[field.key] as string).length > 1024)
+  return line((field) => (small(field) ? field.json! : omit(field)))
 }
 
 /**

@@ -214,6 +214,20 @@ describe('journal record cap (S11.3)', () => {
     expect(Buffer.byteLength(line)).toBeLessThanOrEqual(Journal.MAX_RECORD_BYTES)
     expect(JSON.parse(line)).toMatchObject({ type: 'tool/result', seq: 1, callId: 'c', name: 'n', isError: true, error: { $omitted: expect.any(String) } })
   })
+  it('S11.3 a record within the cap is exactly its JSON.stringify; each payload is serialized once, and a frozen one found too big never again', () => {
+    const small = { type: 'tool/call', seq: 1, callId: 'c', name: 'n', arguments: { a: [1, 'ü', null], __proto__x: true }, agent: undefined, fromCode: true }
+    expect(Journal.capRecord(small)).toBe(JSON.stringify(small))
+    let serialized = 0
+    const huge = Object.freeze({ toJSON: () => (serialized++, 'y'.repeat(2 * 1024 * 1024)) })
+    const call = JSON.parse(Journal.capRecord({ type: 'tool/call', seq: 1, callId: 'c', arguments: huge })) as Record<string, unknown>
+    expect(call.arguments).toEqual({ $omitted: `${2 * 1024 * 1024 + 2} bytes` })
+    expect(serialized).toBe(1)
+    // The same call's result record carries the same frozen arguments: their size is remembered.
+    const result = JSON.parse(Journal.capRecord({ type: 'tool/result', seq: 2, callId: 'c', arguments: huge, value: 1 })) as Record<string, unknown>
+    expect(result).toEqual({ type: 'tool/result', seq: 2, callId: 'c', arguments: { $omitted: `${2 * 1024 * 1024 + 2} bytes` }, value: { $omitted: '1 bytes' } })
+    expect(serialized).toBe(1)
+  })
+
   it('S8.1 an ask is journaled as a tool/approval record between the call and its result, with what the responder answered', async () => {
     const file = join(dir, 'asks.jsonl')
     const { root } = await setup({ file })

@@ -176,6 +176,19 @@ describe('deepFreeze (S6.4)', () => {
     expect(Object.isFrozen((value[key] as { deep: unknown[] }).deep)).toBe(true)
     expect(Object.isFrozen((value.hidden as { inner: object }).inner)).toBe(true)
   })
+
+  it('S6.4 walks an array by index and its symbol keys: elements and what symbols hold are frozen; a named property is frozen on the array, its object not descended', () => {
+    const key = Symbol('meta')
+    const list = Object.assign([{ a: [{}] }, 1, , null, [{ b: 2 }]], { [key]: { c: {} }, named: { d: {} } }) as unknown as unknown[] & Record<PropertyKey, unknown>
+    deepFreeze(list)
+    expect(Object.isFrozen(list)).toBe(true)
+    expect(Object.isFrozen(list[0])).toBe(true)
+    expect(Object.isFrozen((list[0] as { a: object[] }).a[0])).toBe(true)
+    expect(Object.isFrozen((list[4] as object[])[0])).toBe(true)
+    expect(Object.isFrozen((list[key] as { c: object }).c)).toBe(true)
+    expect(() => (list.named = {})).toThrow(TypeError)
+    expect(Object.isFrozen((list.named as { d: object }).d)).toBe(false)
+  })
 })
 
 describe('materializeJson under a frozen Object.prototype (S6.1)', () => {
