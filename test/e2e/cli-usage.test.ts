@@ -30,8 +30,8 @@ describe('ptc usage errors', { timeout: 90_000 }, () => {
   it('a flag of another command is a usage error, not silently ignored', async () => {
     const run = await ptc('run', 'ok.ts', '--port', '5', '--expose-tools', '--compact')
     expect(run).toMatchObject({ code: 2, stdout: '', stderr: "ptc: Unknown option '--port'. Run ptc run --help for its flags.\n" })
-    const check = await ptc('check', '--json', 'ok.ts')
-    expect(check).toMatchObject({ code: 2, stderr: "ptc: Unknown option '--json'. Run ptc check --help for its flags.\n" })
+    const check = await ptc('check', '--no-typecheck', 'ok.ts')
+    expect(check).toMatchObject({ code: 2, stderr: "ptc: Unknown option '--no-typecheck'. Run ptc check --help for its flags.\n" })
     const serve = await ptc('serve', '--stdio', '--journal', 'j.jsonl')
     expect(serve).toMatchObject({ code: 2, stderr: "ptc: Unknown option '--journal'. Run ptc serve --help for its flags.\n" })
   })

@@ -1,6 +1,7 @@
 /**
  * `ptc check FILE|-`: type-check a script against the tools' declarations without running it
- * (S7.2). Diagnostics print as `line:column`; exit 1 when there is an error.
+ * (S7.2). Diagnostics print as `line:column`, or with `--json` as one JSON object for editors and
+ * CI; exit 1 when there is an error.
  */
 import { defineCommand } from '../command.ts'
 import { checkHostFlags, HOST_FLAGS, HOST_FLAGS_HELP, hostOptionsFrom } from '../host-flags.ts'
@@ -9,13 +10,17 @@ import { readScript } from '../read-script.ts'
 export default defineCommand({
   order: 20,
   summary: 'type-check a script only; diagnostics as line:column',
-  usage: `ptc check FILE|- [--workspace DIR] [--tools MODULE]... [--mcp-config FILE] [--preset NAME]
-                 [--builtins LIST]`,
+  usage: `ptc check FILE|- [--json] [--workspace DIR] [--tools MODULE]... [--mcp-config FILE]
+                 [--preset NAME] [--builtins LIST]`,
   details: `Type-checks FILE (- reads standard input) against the declarations ptc typegen prints. Exit
 code 1 when there is an error.
 
+--json             print one JSON object on stdout, also when the script is fine:
+                   {"ok":true|false,"diagnostics":[{"line":1,"column":1,"category":"error"|"warning",
+                   "code":2345,"message":"..."}]} ("code" only for TypeScript's own; lines and
+                   columns count from 1; ok is false when any diagnostic is an error).
 ${HOST_FLAGS_HELP}`,
-  options: { ...HOST_FLAGS },
+  options: { json: { type: 'boolean' }, ...HOST_FLAGS },
   positionals: { max: 1 },
   precheck: checkHostFlags,
   async run(values, [file]) {
@@ -26,8 +31,12 @@ ${HOST_FLAGS_HELP}`,
     const host = await createHost({ ...options, journal: false, ptc: { ...options.ptc, prestart: false } })
     try {
       const diagnostics = await host.ctx.ptc.check(code)
-      if (diagnostics.length > 0) process.stdout.write(`${formatDiagnostics(diagnostics)}\n`)
-      return diagnostics.some((d) => d.category === 'error') ? 1 : 0
+      const ok = !diagnostics.some((d) => d.category === 'error')
+      if (values.json === true) {
+        const listed = diagnostics.map(({ line, column, category, code: tsCode, message }) => ({ line, column, category, ...(tsCode !== undefined && { code: tsCode }), message }))
+        process.stdout.write(`${JSON.stringify({ ok, diagnostics: listed })}\n`)
+      } else if (diagnostics.length > 0) process.stdout.write(`${formatDiagnostics(diagnostics)}\n`)
+      return ok ? 0 : 1
     } finally {
       await host.dispose()
     }
