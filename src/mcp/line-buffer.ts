@@ -84,12 +84,12 @@ export class LineBuffer {
 const EMPTY = Buffer.alloc(0)
 
 /**
- * The SDK's `StdioClientTransport` for `parameters`, reading with a {@link LineBuffer}: what
- * `mcp-connection.ts` starts an imported server with.
+ * The SDK's `StdioClientTransport` for `parameters`, reading with a {@link LineBuffer} of their
+ * `maxBufferSize` (default 10 MiB): what `mcp-connection.ts` starts an imported server with.
  */
 export function stdioClientTransport(parameters: StdioServerParameters): StdioClientTransport {
   const transport = new StdioClientTransport(parameters)
-  useLineBuffer(transport)
+  useLineBuffer(transport, parameters.maxBufferSize)
   return transport
 }
 
@@ -101,15 +101,16 @@ export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Wr
 }
 
 /**
- * Puts a {@link LineBuffer} in place of an SDK stdio transport's `ReadBuffer`, before it starts.
+ * Puts a {@link LineBuffer} of `maxBytes` (default the SDK's 10 MiB) in place of an SDK stdio
+ * transport's `ReadBuffer`, before it starts.
  * The SDK keeps the buffer in a private `_readBuffer` field (1.32); should a later SDK have none,
  * the transport keeps its own and this returns false (`test/unit/mcp/line-buffer.test.ts` then
  * fails, so an upgrade that drops the linear reading is noticed, while users of that SDK still
  * get a working, if slower, transport).
  */
-export function useLineBuffer(transport: StdioClientTransport | StdioServerTransport): boolean {
+export function useLineBuffer(transport: StdioClientTransport | StdioServerTransport, maxBytes?: number): boolean {
   const fields = transport as unknown as { _readBuffer?: unknown }
   if (fields._readBuffer === undefined) return false
-  fields._readBuffer = new LineBuffer()
+  fields._readBuffer = new LineBuffer(maxBytes)
   return true
 }

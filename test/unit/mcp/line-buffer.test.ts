@@ -85,5 +85,8 @@ describe('reading MCP stdio lines in linear time (S9.4; the SDK ReadBuffer copie
     expect(server).toBeInstanceOf(StdioServerTransport)
     for (const transport of [client, server]) expect((transport as unknown as { _readBuffer: unknown })._readBuffer).toBeInstanceOf(LineBuffer)
     expect(useLineBuffer(new StdioServerTransport(new PassThrough(), new PassThrough()))).toBe(true)
+    // The client's maxBufferSize parameter is the limit, as in the SDK.
+    const limited = stdioClientTransport({ command: process.execPath, maxBufferSize: 16 }) as unknown as { _readBuffer: LineBuffer }
+    expect(() => limited._readBuffer.append(Buffer.from('x'.repeat(17)))).toThrow('ReadBuffer exceeded maximum size of 16 bytes')
   })
 })
