@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url'
 import type { Context, Fiber } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as mcpImport from '../../../src/mcp/mcp-import.ts'
-import { McpConnectionError } from '../../../src/mcp/mcp-connection.ts'
+import { McpConnection, McpConnectionError } from '../../../src/mcp/mcp-connection.ts'
 import { isStartupError } from '../../../src/server/serve-command.ts'
 import * as timeoutPolicy from '../../../src/policy/timeout-policy.ts'
 import { createRoot } from '../../helpers/registry.ts'
@@ -110,13 +110,27 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeou
     expect(root.tools.get('broken__greet')).toBeUndefined()
   })
 
-  it('a server that answers the handshake but never lists its tools fails start-up within the start-up budget, naming it with its stderr', async () => {
-    // The budget leaves a loaded machine time for the handshake; the listing then never comes.
-    const silent = root.plugin(mcpImport, { mcpServers: { silent: { command: process.execPath, args: [FAKE, '--no-list'] } }, startTimeoutMs: 8_000 })
-    const error = await Promise.resolve(silent).then(() => undefined, (caught: unknown) => caught)
+  it('a server whose tool listing fails fails the plugin with the reason and its stderr, and none of its tools is registered', async () => {
+    const failing = root.plugin(mcpImport, { mcpServers: { listless: { command: process.execPath, args: [FAKE, '--list-error'] } } })
+    const error = await Promise.resolve(failing).then(() => undefined, (caught: unknown) => caught)
     expect(McpConnectionError.isInstance(error)).toBe(true)
     expect(isStartupError(error)).toBe(true)
-    expect((error as Error).message).toMatch(/MCP server "silent" .* did not list its tools within the start-up time\..*Last stderr: fake server: ignoring tools\/list/)
-    expect(root.tools.get('silent__greet')).toBeUndefined()
+    expect((error as Error).message).toMatch(/MCP server "listless" .* could not list its tools: .*the tool catalogue is offline.*Last stderr: fake server: failing tools\/list/)
+    expect(root.tools.get('listless__greet')).toBeUndefined()
+  })
+
+  it('a server that answers the handshake but never lists its tools fails start-up once the start-up budget runs out, naming it with its stderr', async () => {
+    // The handshake gets a budget a loaded machine meets; what is left of it for the listing is
+    // then cut to 1 s, so the test does not wait out a whole budget (it waited 8 s).
+    const connection = await McpConnection.start('silent', { command: process.execPath, args: [FAKE, '--no-list'] }, { startTimeoutMs: 30_000 })
+    try {
+      connection._startDeadline = performance.now() + 1_000
+      const error = await connection.listTools().then(() => undefined, (caught: unknown) => caught)
+      expect(McpConnectionError.isInstance(error)).toBe(true)
+      expect(isStartupError(error)).toBe(true)
+      expect((error as Error).message).toMatch(/MCP server "silent" .* did not list its tools within the start-up time\..*Last stderr: fake server: ignoring tools\/list/)
+    } finally {
+      await connection.close()
+    }
   })
 })
