@@ -15,8 +15,9 @@ import { callPath } from './call-path.bench.ts'
 import { startup } from './startup.bench.ts'
 import { memory } from './memory.bench.ts'
 import { stdioLines } from './stdio-lines.bench.ts'
+import { typegenDepth } from './typegen-depth.bench.ts'
 
-const sections: Section[] = [pipeline, ptc, isolation, callPath, cli, startup, memory, declarations, attack, searchAttack, stdioLines]
+const sections: Section[] = [pipeline, ptc, isolation, callPath, cli, startup, memory, declarations, attack, searchAttack, stdioLines, typegenDepth]
 
 const filter = process.argv[2]
 console.log(`ptc-runner bench — node ${process.version}, ${process.platform}/${process.arch}\n`)

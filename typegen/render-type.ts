@@ -46,9 +46,16 @@ export function nodeKey(node: TypeNode): string {
   return key
 }
 
+const propertyKeys = new WeakMap<PropertyNode, string>()
+
 /** Identity of a property's doc comment and type (not its name or optionality). */
 export function propertyKey(property: PropertyNode): string {
-  return JSON.stringify([property.doc, nodeKey(property.type)])
+  let key = propertyKeys.get(property)
+  if (key === undefined) {
+    key = JSON.stringify([property.doc, nodeKey(property.type)])
+    propertyKeys.set(property, key)
+  }
+  return key
 }
 
 /**
@@ -81,8 +88,7 @@ export function renderType(node: TypeNode, style: RenderStyle, indent: string, s
     case 'object': {
       const based = aliases.bases.get(nodeKey(node))
       if (based !== undefined && node !== self) return `${based.name} & ${renderType(based.rest, style, indent)}`
-      const flat = flatObject(node, style)
-      return flat !== undefined && flat.length <= FLAT_MAX_CHARS ? flat : blockObject(node, style, indent)
+      return flatObject(node, style, FLAT_MAX_CHARS) ?? blockObject(node, style, indent)
     }
   }
 }
@@ -94,21 +100,104 @@ function wrap(node: TypeNode, text: string, aliases: AliasNames): string {
   return compound ? `(${text})` : text
 }
 
-/** The one-line form, or `undefined` when some property inside carries a doc comment. */
-function flatObject(node: Extract<TypeNode, { kind: 'object' }>, style: RenderStyle): string | undefined {
+/** `text` when it fits in `budget` characters on one line, else `undefined`. */
+function within(text: string, budget: number): string | undefined {
+  return text.length <= budget && !text.includes('\n') ? text : undefined
+}
+
+/**
+ * `node`'s one-line text in at most `budget` characters, or `undefined` when it needs more, a
+ * line break or a doc comment above a property. Objects inside are tried on one line only: the
+ * line-per-member form would be thrown away by the caller, and trying it at every level of a
+ * deeply nested schema made the time exponential in the depth (an imported MCP tool's schema
+ * nested 30 deep: 45 s; 2,000 deep never ended). The budget stops the attempt at the first
+ * level whose text is already too long.
+ */
+function flatType(node: TypeNode, style: RenderStyle, budget: number): string | undefined {
   const aliases = style.aliases
-  if (node.noKeys) return 'Record<string, never>'
-  if (node.properties.length === 0) return node.index ? `Record<string, ${renderType(node.index, style, '')}>` : '{}'
+  const alias = aliases.types.get(nodeKey(node))
+  if (alias !== undefined) return within(alias, budget)
+  switch (node.kind) {
+    case 'keyword':
+    case 'literal':
+      return within(node.text, budget)
+    case 'array': {
+      const item = flatType(node.items, style, budget - 2)
+      return item === undefined ? undefined : within(`${wrap(node.items, item, aliases)}[]`, budget)
+    }
+    case 'tuple': {
+      const items = joined(node.items, ', ', style, budget - 2)
+      if (items === undefined || node.rest === undefined) return items === undefined ? undefined : within(`[${items}]`, budget)
+      const rest = flatType(node.rest, style, budget - items.length - 8)
+      return rest === undefined ? undefined : within(`[${items}${items === '' ? '' : ', '}...${wrap(node.rest, rest, aliases)}[]]`, budget)
+    }
+    case 'union':
+      return joined(node.arms, ' | ', style, budget)
+    case 'documented': {
+      const type = flatType(node.type, style, budget)
+      return type === undefined ? undefined : within(`/** ${escapeCommentText(node.doc)} */ ${type}`, budget)
+    }
+    case 'intersection': {
+      const parts: string[] = []
+      let used = 0
+      for (const part of node.parts) {
+        const text = flatType(part, style, budget - used)
+        if (text === undefined) return undefined
+        const shown = part.kind === 'union' && !aliases.types.has(nodeKey(part)) ? `(${text})` : text
+        parts.push(shown)
+        used += shown.length + 3
+      }
+      return within(parts.join(' & '), budget)
+    }
+    case 'object': {
+      const based = aliases.bases.get(nodeKey(node))
+      if (based === undefined) return flatObject(node, style, budget)
+      const rest = flatType(based.rest, style, budget - based.name.length - 3)
+      return rest === undefined ? undefined : within(`${based.name} & ${rest}`, budget)
+    }
+  }
+}
+
+/** The one-line texts of `nodes` joined by `separator` within `budget`, or `undefined`. */
+function joined(nodes: readonly TypeNode[], separator: string, style: RenderStyle, budget: number): string | undefined {
+  const texts: string[] = []
+  let used = 0
+  for (const node of nodes) {
+    const text = flatType(node, style, budget - used)
+    if (text === undefined) return undefined
+    texts.push(text)
+    used += text.length + separator.length
+  }
+  return within(texts.join(separator), budget)
+}
+
+/** The one-line form within `budget` characters, or `undefined` (too long, or a property inside carries a doc comment). */
+function flatObject(node: Extract<TypeNode, { kind: 'object' }>, style: RenderStyle, budget: number): string | undefined {
+  const aliases = style.aliases
+  if (node.noKeys) return within('Record<string, never>', budget)
+  if (node.properties.length === 0) {
+    if (!node.index) return within('{}', budget)
+    const index = flatType(node.index, style, budget - 18)
+    return index === undefined ? undefined : within(`Record<string, ${index}>`, budget)
+  }
   const members: string[] = []
+  let used = 4
   for (const property of node.properties) {
     const alias = aliases.properties.get(propertyKey(property))
     if (alias === undefined && property.doc !== '') return undefined
-    const type = alias ?? renderType(property.type, style, '')
-    if (type.includes('\n')) return undefined
-    members.push(`${memberName(property)}: ${type}`)
+    const name = memberName(property)
+    const type = alias ?? flatType(property.type, style, budget - used - name.length - 2)
+    if (type === undefined) return undefined
+    members.push(`${name}: ${type}`)
+    used += name.length + type.length + 4
+    if (used > budget) return undefined
   }
-  if (node.index) members.push(`[k: string]: ${renderType(node.index, style, '')}`)
-  return `{ ${members.join('; ')} }`
+  if (node.index) {
+    const index = flatType(node.index, style, budget - used - 13)
+    if (index === undefined) return undefined
+    members.push(`[k: string]: ${index}`)
+  }
+  return within(`{ ${members.join('; ')} }`, budget)
 }
 
 function blockObject(node: Extract<TypeNode, { kind: 'object' }>, style: RenderStyle, indent: string): string {
