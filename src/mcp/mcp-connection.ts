@@ -122,7 +122,7 @@ export class McpConnection {
     } catch (error) {
       const command = [this.config.command, ...this.config.args].join(' ')
       const what =
-        error instanceof McpError && error.code === ErrorCode.RequestTimeout
+        error instanceof McpError && error.code === ErrorCode.RequestTimeout && !this._closed && typeof (error.data as { timeout?: unknown } | undefined)?.timeout === 'number'
           ? `answered the handshake but did not list its tools within ${Number.isFinite(deadline) ? 'the start-up time' : `${this.timeoutMs} ms`}`
           : this._closed
             ? 'exited while listing its tools'
@@ -149,10 +149,12 @@ export class McpConnection {
       return (await this._client.request({ method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } }, CallToolResultSchema, { signal, timeout: this.timeoutMs })) as CallToolResult
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (timedOut(error, this.timeoutMs)) {
         throw new McpConnectionError(`MCP server "${this.server}" did not answer "${tool}" within ${this.timeoutMs} ms.`, this.server, { cause: error })
       }
-      if (this._closed || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
+      // The SDK rejects a closed connection's requests with -32000 after its onclose set
+      // `_closed`; a server's own error answer with -32000 ("server error") is the tool's failure.
+      if (this._closed) {
         // The close may be reported before the transport's error: give it a moment to say why.
         if (this._closeReason === undefined) await new Promise((resolve) => setImmediate(resolve))
         const what = this._closeReason ? `closed its connection while "${tool}" was running: ${this._closeReason}` : `exited while "${tool}" was running`
@@ -185,4 +187,12 @@ export class McpConnection {
     const tail = this._stderr.trim()
     return tail ? ` Last stderr: ${tail.split('\n').slice(-5).join(' | ')}` : ''
   }
+}
+
+/**
+ * Whether `error` is the SDK's own timeout of a request made with `timeoutMs` (code -32001 with
+ * `data.timeout`), not a server's error answer that happens to use -32001.
+ */
+function timedOut(error: unknown, timeoutMs: number): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout && (error.data as { timeout?: unknown } | undefined)?.timeout === timeoutMs
 }

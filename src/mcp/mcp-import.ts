@@ -66,7 +66,8 @@ export async function apply(ctx: Context, config: Config) {
       const tool = checked.tool
       seen.add(tool.name)
       if ((include && !include.includes(tool.name)) || exclude.includes(tool.name)) continue
-      const name = mcpToolName(server, rename[tool.name] ?? tool.name)
+      // Own keys only: a tool named "constructor" or "toString" must not find Object.prototype's.
+      const name = mcpToolName(server, (Object.hasOwn(rename, tool.name) ? rename[tool.name] : undefined) ?? tool.name)
       const owner = taken.get(name) ?? (ctx.tools.get(name) ? `the registered tool "${name}"` : undefined)
       if (owner !== undefined) {
         warn(

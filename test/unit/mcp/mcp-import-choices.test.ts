@@ -27,7 +27,7 @@ describe('choosing, naming and describing imported tools (S1.4, S9.1, S9.4)', { 
       warn: (message: string) => void warnings.push(message),
       mcpServers: {
         inc: scripted('inc.json', { tools: [tool('a'), tool('b'), tool('c')] }, { include: ['a', 'c', 'ghost'] }),
-        reg: scripted('reg.json', { tools: [tool('x'), tool('y')], results: { y: { content: [{ type: 'text', text: 'y works' }] } } }),
+        reg: scripted('reg.json', { tools: [tool('x'), tool('y'), tool('constructor'), tool('toString')], results: { y: { content: [{ type: 'text', text: 'y works' }] } } }),
         hints: scripted('hints.json', {
           tools: [
             tool('lookup', { title: 'Look something up', annotations: { title: 'ignored beside title', readOnlyHint: true, destructiveHint: false } }),
@@ -56,6 +56,13 @@ describe('choosing, naming and describing imported tools (S1.4, S9.1, S9.4)', { 
       'MCP server "reg": tool "x" is left out: its name reg__x is already taken by the registered tool "reg__x". To keep it, add "rename": {"x": "<new name>"} (or "exclude": ["x"]) to server "reg" in the MCP config.',
     )
     expect((await root.tools.execute({ name: 'reg__y', arguments: {} })).value).toBe('y works')
+  })
+
+  it('a tool named like an Object.prototype member keeps its name (rename is read for own keys only)', () => {
+    // Before: reg__function_Object______native_code___ from rename["constructor"].
+    expect(root.tools.get('reg__constructor')).toBeDefined()
+    expect(root.tools.get('reg__toString')).toBeDefined()
+    expect(root.tools.list().filter((t) => t.name.includes('native_code'))).toEqual([])
   })
 
   it('S9.4 the server\'s title and behaviour hints are kept; no hints means none are claimed; a hint that is not a boolean makes the tool malformed', () => {

@@ -87,6 +87,17 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeou
     expect(later).toMatchObject({ isError: false, value: { greeting: 'hello x' } })
   })
 
+  it('a JSON-RPC error answer is the tool failing with the server\'s words, also with the codes the SDK uses for its own close (-32000) and timeout (-32001)', async () => {
+    for (const code of [-32000, -32001, -32603]) {
+      const result = await root.tools.execute({ name: 'fake__server_error', arguments: { code } })
+      expect(result.error?.kind).toBe('failed')
+      expect(result.error?.message).toContain('custom server error')
+      expect(result.error?.message).not.toMatch(/exited|did not answer/)
+    }
+    // The server is still the same one, answering.
+    expect(await root.tools.execute({ name: 'fake__greet', arguments: { name: 'y' } })).toMatchObject({ isError: false, value: { greeting: 'hello y' } })
+  })
+
   it('the caller\'s cancellation aborts a pending call (S1.3)', async () => {
     const stop = new AbortController()
     const pending = root.tools.execute({ name: 'fake__hang', arguments: {} }, { signal: stop.signal })
