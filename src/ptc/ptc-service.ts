@@ -31,6 +31,7 @@ import { cancelledError, checkerCrashEnding, checkTimeoutEnding } from './isolat
 import type { RunLimits } from './isolate/run-limits.ts'
 import type { RunCodeValue } from './run-code-value.ts'
 import { scriptError, scriptWarning } from './script-positions.ts'
+import { scriptTooLong } from './script-size.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -46,8 +47,6 @@ export const RUN_CODE = 'run_code'
 /** Why a run fails when the host is disposed before its script ran (S9.1). */
 const SERVICE_DISPOSED = 'the PTC service was disposed (the host is shutting down); the script was not run'
 
-/** Default `maxScriptBytes`: 512 KiB. */
-export const DEFAULT_MAX_SCRIPT_BYTES = 512 * 1024
 
 /** PTC services of this process not disposed yet: the last one's dispose stops esbuild's service. */
 let liveServices = 0
@@ -114,10 +113,13 @@ export class Ptc extends Service {
 
   /**
    * Type-check `code` against the visible tools' declarations in a checker worker; `[]` when it
-   * is fine. A check that does not finish within the default wall-clock limit (`limits.wallClockMs`)
+   * is fine. A script over `maxScriptBytes` is one error diagnostic at 1:1, unchecked, as `run`
+   * refuses it. A check that does not finish within the default wall-clock limit (`limits.wallClockMs`)
    * is stopped and reported as one error diagnostic at 1:1.
    */
   async check(code: string): Promise<Diagnostic[]> {
+    const tooLong = scriptTooLong(code, this._config.maxScriptBytes)
+    if (tooLong !== undefined) return [{ line: 1, column: 1, category: 'error', message: `${tooLong}, which run_code refuses. Send a shorter script.` }]
     this._typechecks = true
     const timeoutMs = runDeadlineMs(this._config)
     const { outcome } = await this.checkers().prepare({ code, typecheck: true, compile: false }, { declarations: await this.declarations(), timeoutMs })
@@ -162,12 +164,8 @@ export class Ptc extends Service {
 
   /** {@link run}, without the mapping of a dispose's failures. */
   private async runOnce(code: string, options: RunOptions): Promise<RunCodeValue> {
-    const maxScriptBytes = this._config.maxScriptBytes ?? DEFAULT_MAX_SCRIPT_BYTES
-    const scriptBytes = Buffer.byteLength(code, 'utf8')
-    if (scriptBytes > maxScriptBytes) {
-      // Checked before anything else: even sending a huge script to a checker costs the host.
-      return { status: 'error', error: { name: 'LimitError', message: `The script is ${scriptBytes} bytes, over the ${maxScriptBytes}-byte limit (maxScriptBytes); no tool was called. Send a shorter script.` }, logs: [], toolCalls: 0, durationMs: 0 }
-    }
+    const tooLong = scriptTooLong(code, this._config.maxScriptBytes)
+    if (tooLong !== undefined) return { status: 'error', error: { name: 'LimitError', message: `${tooLong}; no tool was called. Send a shorter script.` }, logs: [], toolCalls: 0, durationMs: 0 }
     const tools = this.visibleTools()
     const limits: Partial<RunLimits> = { ...this._config.limits }
     const deadlineMs = (limits.wallClockMs = runDeadlineMs(this._config, options.timeoutMs))

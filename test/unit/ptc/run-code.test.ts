@@ -303,10 +303,15 @@ describe('run_code (S9)', () => {
     expect(valueOf(result).error?.message).toMatch(/run_code/)
   })
 
-  it('limits: a script over maxScriptBytes is refused before type-checking, and no tool runs', async () => {
-    const result = await runCode(`return 1 // ${'x'.repeat(600 * 1024)}`)
+  it('limits: a script over maxScriptBytes is refused before type-checking, and no tool runs; ptc.check refuses it too', async () => {
+    const code = `return 1 // ${'x'.repeat(600 * 1024)}`
+    const result = await runCode(code)
     expect(valueOf(result)).toMatchObject({ status: 'error', error: { name: 'LimitError' }, toolCalls: 0 })
     expect(valueOf(result).error?.message).toMatch(/over the 524288-byte limit/)
+    // `ptc check` said ok to a script run_code refuses.
+    expect(await root.ptc.check(code)).toEqual([
+      { line: 1, column: 1, category: 'error', message: `The script is ${code.length} bytes, over the 524288-byte limit (maxScriptBytes), which run_code refuses. Send a shorter script.` },
+    ])
   })
 
   it('limits: type-checking spends from the wall-clock deadline', async () => {
