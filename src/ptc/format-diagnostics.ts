@@ -82,6 +82,7 @@ function missingNameMessage(finding: CheckerFinding): string | undefined {
  * `There is no tool named 'raed_file'. Did you mean 'read_file'? The tools are: …` instead of
  * TypeScript's dump of the whole `tools` type, and a missing Node.js or browser global said to be
  * absent from scripts ({@link missingPlatformMessage}) instead of TypeScript's package advice.
+ * At most {@link MAX_DIAGNOSTICS}, then one that counts the rest.
  */
 export function refineDiagnostics(findings: readonly CheckerFinding[]): Diagnostic[] {
   const sorted = [...findings].sort((a, b) => a.line - b.line || a.column - b.column)
@@ -97,5 +98,22 @@ export function refineDiagnostics(findings: readonly CheckerFinding[]): Diagnost
     for (const hint of finding.related ?? []) message += `\n${hint.line}:${hint.column} ${hint.message}`
     out.push({ line: finding.line, column: finding.column, message, ...(finding.code !== undefined && { code: finding.code }), category: finding.category })
   }
-  return out
+  return capDiagnostics(out)
+}
+
+/**
+ * Most diagnostics reported for one check. A 150 KB script of 20,000 lines each misusing one
+ * object gave 10.9 MB of diagnostics, more than an MCP client reads in one message (10 MiB over
+ * stdio); a model fixes the first ones and checks again.
+ */
+export const MAX_DIAGNOSTICS = 100
+
+/** The first {@link MAX_DIAGNOSTICS} of `diagnostics`, and in place of the rest one that counts them. */
+function capDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
+  if (diagnostics.length <= MAX_DIAGNOSTICS) return diagnostics
+  const rest = diagnostics.slice(MAX_DIAGNOSTICS)
+  const errors = rest.filter((diagnostic) => diagnostic.category === 'error').length
+  const first = rest[0]!
+  const counted = `${rest.length} more diagnostics (${errors} of them errors) from line ${first.line} on are not shown`
+  return [...diagnostics.slice(0, MAX_DIAGNOSTICS), { line: first.line, column: first.column, category: errors > 0 ? 'error' : 'warning', message: `${counted}: fix the ones above and check again.` }]
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { missingPlatformMessage, refineDiagnostics, unknownToolMessage } from '../../../src/ptc/format-diagnostics.ts'
+import { MAX_DIAGNOSTICS, missingPlatformMessage, refineDiagnostics, unknownToolMessage } from '../../../src/ptc/format-diagnostics.ts'
 
 describe('what the model reads of a type check (S9.1)', () => {
   it('S9.1 keeps TypeScript related hints under their error, with their position', () => {
@@ -16,6 +16,16 @@ describe('what the model reads of a type check (S9.1)', () => {
       { line: 4, column: 12, code: 7006, category: 'error', message: "Parameter 'x' implicitly has an 'any' type." },
     ])
     expect(refined.map((d) => `${d.line}:${d.column} TS${d.code}`)).toEqual(['2:13 TS2339', '4:12 TS7006'])
+  })
+
+  it('S9.1 reports at most MAX_DIAGNOSTICS, in position order, then one that counts the rest (a long script of errors gave more than an MCP message holds)', () => {
+    const findings = Array.from({ length: 250 }, (_, index) => ({ line: 250 - index, column: 3, code: 2339, category: (index % 50 === 0 ? 'warning' : 'error') as 'error' | 'warning', message: `Property 'zz${250 - index}' does not exist.` }))
+    const refined = refineDiagnostics(findings)
+    expect(refined).toHaveLength(MAX_DIAGNOSTICS + 1)
+    expect(refined.slice(0, MAX_DIAGNOSTICS).map((d) => d.line)).toEqual(Array.from({ length: MAX_DIAGNOSTICS }, (_, index) => index + 1))
+    const rest = findings.filter((finding) => finding.line > MAX_DIAGNOSTICS)
+    expect(refined[MAX_DIAGNOSTICS]).toEqual({ line: MAX_DIAGNOSTICS + 1, column: 3, category: 'error', message: `150 more diagnostics (${rest.filter((f) => f.category === 'error').length} of them errors) from line 101 on are not shown: fix the ones above and check again.` })
+    expect(refineDiagnostics(findings.slice(0, MAX_DIAGNOSTICS))).toHaveLength(MAX_DIAGNOSTICS)
   })
 
   it('S9.1 an unknown tool name lists the closest names and every tool instead of the tools type', () => {
