@@ -11,17 +11,18 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * Pids of this process's live child processes whose command line contains `marker` (for example
- * `isolate-worker-entry`), read from /proc (Linux). A zombie (exited, not yet reaped) is not live.
+ * Pids of the live child processes of `parent` (default this process) whose command line contains
+ * `marker` (for example `isolate-worker-entry`), read from /proc (Linux). A zombie (exited, not
+ * yet reaped) is not live.
  */
-export function childPids(marker: string): number[] {
+export function childPids(marker: string, parent = process.pid): number[] {
   const pids: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(parent) !== process.pid || state === 'Z') continue
+      const [state, parentPid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(parentPid) !== parent || state === 'Z') continue
       if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) pids.push(Number(entry))
     } catch {
       // The process ended while we looked.

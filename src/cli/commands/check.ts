@@ -29,6 +29,11 @@ ${HOST_FLAGS_HELP}`,
     const { createHost } = await import('../../host/create-host.ts')
     const { formatDiagnostics } = await import('../../ptc/compile-diagnostics.ts')
     const host = await createHost({ ...options, journal: false, ptc: { ...options.ptc, prestart: false } })
+    // Ctrl-C or SIGTERM ends ptc as a shell reports it, through process.exit, whose hook stops the
+    // checker process: one deep in TypeScript's work notices its host is gone only when it ends.
+    const onSignal = (signal: NodeJS.Signals) => process.exit(signal === 'SIGINT' ? 130 : 143)
+    process.once('SIGINT', onSignal)
+    process.once('SIGTERM', onSignal)
     try {
       const diagnostics = await host.ctx.ptc.check(code)
       const ok = !diagnostics.some((d) => d.category === 'error')
@@ -38,6 +43,8 @@ ${HOST_FLAGS_HELP}`,
       } else if (diagnostics.length > 0) process.stdout.write(`${formatDiagnostics(diagnostics)}\n`)
       return ok ? 0 : 1
     } finally {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
       await host.dispose()
     }
   },
