@@ -47,6 +47,8 @@ export class McpConnection {
   _closeReason: string | undefined
   /** When the start-up budget (handshake and first tool listing) runs out, as `performance.now()`. */
   _startDeadline = Infinity
+  /** Forgets the server process for the exit hook ({@link trackServer}) once it has closed. */
+  _untrack: () => void = () => {}
 
   private constructor(server: string, config: McpServerConfig, now: () => number) {
     this.server = server
@@ -67,6 +69,7 @@ export class McpConnection {
     this._client.onclose = () => {
       this._closed = true
       this._closedAt ??= now()
+      this._untrack()
     }
     this._client.onerror = (error) => {
       // The SDK's stdio reader drops the connection (and stops the server) when one message is
@@ -93,10 +96,14 @@ export class McpConnection {
     const budget = options.startTimeoutMs ?? Math.max(connection.timeoutMs, MIN_START_TIMEOUT_MS)
     connection._startDeadline = performance.now() + budget
     try {
-      await connection._client.connect(connection._transport, { timeout: budget })
+      // The SDK spawns the server before connect's first await: its pid is known right after the call.
+      const connecting = connection._client.connect(connection._transport, { timeout: budget })
+      connection._untrack = trackServer(connection._transport.pid)
+      await connecting
     } catch (error) {
       await connection.close()
-      throw new McpConnectionError(`MCP server "${server}" (${[config.command, ...config.args].join(' ')}) could not start: ${describeThrown(error)}${connection.stderrNote()}`, server, { cause: error })
+      const why = timedOut(error, budget) ? `it did not answer the handshake within ${budget} ms` : describeThrown(error).replace(/\.?$/, '')
+      throw new McpConnectionError(`MCP server "${server}" (${[config.command, ...config.args].join(' ')}) could not start: ${why}.${connection.stderrNote()}`, server, { cause: error })
     }
     return connection
   }
@@ -195,4 +202,33 @@ export class McpConnection {
  */
 function timedOut(error: unknown, timeoutMs: number): boolean {
   return error instanceof McpError && error.code === ErrorCode.RequestTimeout && (error.data as { timeout?: unknown } | undefined)?.timeout === timeoutMs
+}
+
+/** Pids of the MCP server processes this process started that have not closed yet. */
+const liveServers = new Set<number>()
+let exitHookInstalled = false
+
+/**
+ * Remembers a started server process until the returned function forgets it; whatever is still
+ * remembered when this process exits gets SIGTERM. The SDK's close ends the server's stdin and
+ * escalates to SIGTERM only after timers that do not keep Node alive, so a `ptc` that exited
+ * first (a start-up failure, Ctrl-C) left a server that ignores the end of its stdin running,
+ * orphaned.
+ */
+function trackServer(pid: number | null | undefined): () => void {
+  if (pid === undefined || pid === null) return () => {}
+  liveServers.add(pid)
+  if (!exitHookInstalled) {
+    exitHookInstalled = true
+    process.on('exit', () => {
+      for (const live of liveServers) {
+        try {
+          process.kill(live, 'SIGTERM')
+        } catch {
+          // Already gone.
+        }
+      }
+    })
+  }
+  return () => liveServers.delete(pid)
 }

@@ -1,11 +1,16 @@
-import { fileURLToPath } from 'node:url'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Context, Fiber } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as mcpImport from '../../../src/mcp/mcp-import.ts'
 import { McpConnection, McpConnectionError } from '../../../src/mcp/mcp-connection.ts'
 import { isStartupError } from '../../../src/server/serve-command.ts'
 import * as timeoutPolicy from '../../../src/policy/timeout-policy.ts'
+import { isAlive } from '../../helpers/process-alive.ts'
 import { createRoot } from '../../helpers/registry.ts'
+
+const run = promisify(execFile)
 
 const FAKE = fileURLToPath(new URL('../../fixtures/fake-mcp-server.ts', import.meta.url))
 const fake = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FAKE], ...extra })
@@ -143,5 +148,18 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeou
     } finally {
       await connection.close()
     }
+  })
+
+  it('a server that ignores the end of its stdin is stopped when the process that started it exits before closing it', async () => {
+    const source = `
+      import { McpConnection } from ${JSON.stringify(pathToFileURL(fileURLToPath(new URL('../../../src/mcp/mcp-connection.ts', import.meta.url))).href)}
+      const connection = await McpConnection.start('stubborn', { command: process.execPath, args: [${JSON.stringify(FAKE)}, '--ignore-eof'] })
+      process.stdout.write(String(connection._transport.pid))
+      process.exit(0)`
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', source])
+    const pid = Number(stdout)
+    expect(pid).toBeGreaterThan(0)
+    for (let waited = 0; isAlive(pid) && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(isAlive(pid)).toBe(false)
   })
 })
