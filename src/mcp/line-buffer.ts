@@ -16,7 +16,7 @@ const NEWLINE = 0x0a
 
 /**
  * Drop-in for the SDK's `ReadBuffer` (same methods, same error text, which `mcp-connection.ts`
- * and `stdio-server.ts` read for the limit). `append` throws `Error("ReadBuffer exceeded maximum
+ * and `stdio-server.ts` read for the limit), but for blank lines, which it skips. `append` throws `Error("ReadBuffer exceeded maximum
  * size of N bytes")` and forgets what it held once a line grows past `maxBytes` bytes (default
  * the SDK's 10 MiB); `readMessage` returns the next whole line's message, or null when none is
  * whole, and throws what the SDK's `deserializeMessage` throws for a line that is not a JSON-RPC
@@ -53,17 +53,24 @@ export class LineBuffer {
     this.#partialBytes += chunk.length - start
   }
 
-  /** The next whole line's JSON-RPC message, or null. @throws SyntaxError or ZodError for a line that is not one. */
+  /**
+   * The next whole line's JSON-RPC message, or null. Blank lines (spaces, tabs, a CR) are skipped
+   * rather than reported: they carry no message. @throws SyntaxError or ZodError for a line that
+   * is not one.
+   */
   readMessage(): JSONRPCMessage | null {
-    if (this.#next === this.#lines.length) {
-      if (this.#next > 0) this.#lines = []
-      this.#next = 0
-      return null
+    for (;;) {
+      if (this.#next === this.#lines.length) {
+        if (this.#next > 0) this.#lines = []
+        this.#next = 0
+        return null
+      }
+      const line = this.#lines[this.#next]!
+      this.#lines[this.#next++] = EMPTY
+      const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length
+      const text = line.toString('utf8', 0, end)
+      if (!BLANK.test(text)) return deserializeMessage(text)
     }
-    const line = this.#lines[this.#next]!
-    this.#lines[this.#next++] = EMPTY
-    const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length
-    return deserializeMessage(line.toString('utf8', 0, end))
   }
 
   /** Forgets everything buffered. */
@@ -82,6 +89,7 @@ export class LineBuffer {
 }
 
 const EMPTY = Buffer.alloc(0)
+const BLANK = /^[ \t\r]*$/
 
 /**
  * The SDK's `StdioClientTransport` for `parameters`, reading with a {@link LineBuffer} of their

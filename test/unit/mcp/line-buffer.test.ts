@@ -40,18 +40,18 @@ const STREAM = Buffer.from(
     `${JSON.stringify({ jsonrpc: '2.0', id: 2, result: { text: 'ünïcödé 🎉 split across chunks' } })}\r`,
     'not json',
     JSON.stringify({ a: 1 }),
-    '',
+    ' \t\r',
     JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   ].join('\n') + '\n',
 )
 
 describe('reading MCP stdio lines in linear time (S9.4; the SDK ReadBuffer copies all it holds per chunk)', () => {
-  it('gives what the SDK ReadBuffer gives, message for message and error for error, however the stream is cut', () => {
-    const expected = readAll(new ReadBuffer(), [STREAM])
-    expect(expected).toHaveLength(6)
+  it('gives what the SDK ReadBuffer gives, message for message and error for error, however the stream is cut; blank lines are skipped, not errors', () => {
+    // The SDK reports the blank line as a SyntaxError; LineBuffer skips it.
+    const expected = readAll(new ReadBuffer(), [STREAM]).filter((_, index) => index !== 4)
+    expect(expected).toHaveLength(5)
     for (const cuts of [[1], [2, 3], [7], [64], [STREAM.length], [5, 1, 13, 40]]) {
       expect(readAll(new LineBuffer(), cut(STREAM, cuts))).toEqual(expected)
-      expect(readAll(new ReadBuffer(), cut(STREAM, cuts))).toEqual(expected)
     }
   })
 
