@@ -55,8 +55,9 @@ export class LineBuffer {
 
   /**
    * The next whole line's JSON-RPC message, or null. Blank lines (spaces, tabs, a CR) are skipped
-   * rather than reported: they carry no message. @throws SyntaxError or ZodError for a line that
-   * is not one.
+   * rather than reported: they carry no message. An answer with an id that is not a valid
+   * response becomes an error response for that id ({@link failedAnswer}). @throws SyntaxError or
+   * ZodError for any other line that is not a message.
    */
   readMessage(): JSONRPCMessage | null {
     for (;;) {
@@ -69,7 +70,14 @@ export class LineBuffer {
       this.#lines[this.#next++] = EMPTY
       const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length
       const text = line.toString('utf8', 0, end)
-      if (!BLANK.test(text)) return deserializeMessage(text)
+      if (BLANK.test(text)) continue
+      try {
+        return deserializeMessage(text)
+      } catch (error) {
+        const answer = failedAnswer(text)
+        if (answer === undefined) throw error
+        return answer
+      }
     }
   }
 
@@ -89,6 +97,26 @@ export class LineBuffer {
 }
 
 const EMPTY = Buffer.alloc(0)
+
+/**
+ * An answer to a request that is not a valid JSON-RPC response (`"result": null`, a string, an
+ * error without a message) turned into a JSON-RPC error response for the same id, so the request
+ * fails at once saying so; the SDK dropped it as an unknown message, and the call waited out its
+ * whole timeout. `undefined` for anything else (a request or notification, JSON without an id).
+ */
+function failedAnswer(text: string): JSONRPCMessage | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || 'method' in parsed) return undefined
+  const { id } = parsed as { id?: unknown }
+  if ((typeof id !== 'string' && typeof id !== 'number') || !('result' in parsed || 'error' in parsed)) return undefined
+  const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: `the server's answer is not a valid JSON-RPC response (a result must be an object; an error needs a code and a message): ${shown}` } }
+}
 const BLANK = /^[ \t\r]*$/
 
 /**

@@ -69,6 +69,14 @@ describe('reading MCP stdio lines in linear time (S9.4; the SDK ReadBuffer copie
     expect(() => exact.readMessage()).toThrow(/invalid|expected/i)
   })
 
+  it('an answer with an id that is not a valid response becomes an error response for that id; other invalid lines still throw', () => {
+    const buffer = new LineBuffer()
+    buffer.append(Buffer.from('{"jsonrpc":"2.0","id":7,"result":null}\n{"jsonrpc":"2.0","id":"x","error":{"code":1}}\n{"jsonrpc":"2.0","id":8,"method":5}\n'))
+    expect(buffer.readMessage()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32603, message: expect.stringContaining('"result":null') } })
+    expect(buffer.readMessage()).toMatchObject({ jsonrpc: '2.0', id: 'x', error: { code: -32603 } })
+    expect(() => buffer.readMessage()).toThrow()
+  })
+
   it('clear forgets a partial line and lines not yet read', () => {
     const buffer = new LineBuffer()
     buffer.append(Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} })}\n{"jsonrpc":`))
