@@ -53,7 +53,7 @@ export const name = 'journal'
 export const MAX_RECORD_BYTES = 1024 * 1024
 
 /** The fields of a record that carry payloads, replaced first when a record is too big. */
-const PAYLOAD_FIELDS = ['arguments', 'value', 'content'] as const
+const PAYLOAD_FIELDS: ReadonlySet<string> = new Set(['arguments', 'value', 'content'])
 
 /**
  * Byte sizes of the JSON of frozen payloads already found too big for a record. A call's
@@ -84,7 +84,7 @@ export function capRecord(record: Record<string, unknown>): string {
   let total = 1
   for (const key of Object.keys(record)) {
     const value = record[key]
-    const payload = PAYLOAD_FIELDS.includes(key as (typeof PAYLOAD_FIELDS)[number]) && typeof value === 'object' && value !== null
+    const payload = PAYLOAD_FIELDS.has(key) && typeof value === 'object' && value !== null
     const known = payload ? OVERSIZED_PAYLOADS.get(value) : undefined
     const json = known === undefined ? JSON.stringify(value) : undefined
     if (known === undefined && json === undefined) continue
@@ -97,8 +97,7 @@ export function capRecord(record: Record<string, unknown>): string {
   const omit = (field: FieldText) => JSON.stringify({ $omitted: `${field.bytes} bytes` })
   // A field whose JSON is unknown is an oversized payload: the total is then over the limit.
   if (total <= MAX_RECORD_BYTES) return line((field) => field.json!)
-  const payloads: ReadonlySet<string> = new Set(PAYLOAD_FIELDS)
-  const smaller = line((field) => (payloads.has(field.key) ? omit(field) : field.json!))
+  const smaller = line((field) => (PAYLOAD_FIELDS.has(field.key) ? omit(field) : field.json!))
   if (Buffer.byteLength(smaller) <= MAX_RECORD_BYTES) return smaller
   const kept = new Set(['type', 'seq', 'callId', 'name', 'agent', 'isError'])
   const small = (field: FieldText) => kept.has(field.key) && !(typeof record[field.key] === 'string' && (record[field.key] as string).length > 1024)

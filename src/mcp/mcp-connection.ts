@@ -129,7 +129,7 @@ export class McpConnection {
     } catch (error) {
       const command = [this.config.command, ...this.config.args].join(' ')
       const what =
-        error instanceof McpError && error.code === ErrorCode.RequestTimeout && !this._closed && typeof (error.data as { timeout?: unknown } | undefined)?.timeout === 'number'
+        timedOut(error) && !this._closed
           ? `answered the handshake but did not list its tools within ${Number.isFinite(deadline) ? 'the start-up time' : `${this.timeoutMs} ms`}`
           : this._closed
             ? 'exited while listing its tools'
@@ -197,11 +197,14 @@ export class McpConnection {
 }
 
 /**
- * Whether `error` is the SDK's own timeout of a request made with `timeoutMs` (code -32001 with
- * `data.timeout`), not a server's error answer that happens to use -32001.
+ * Whether `error` is the SDK's own timeout of a request (code -32001 with a numeric
+ * `data.timeout`, equal to `timeoutMs` when given), not a server's error answer that happens to
+ * use -32001.
  */
-function timedOut(error: unknown, timeoutMs: number): boolean {
-  return error instanceof McpError && error.code === ErrorCode.RequestTimeout && (error.data as { timeout?: unknown } | undefined)?.timeout === timeoutMs
+function timedOut(error: unknown, timeoutMs?: number): boolean {
+  if (!(error instanceof McpError) || error.code !== ErrorCode.RequestTimeout) return false
+  const timeout = (error.data as { timeout?: unknown } | undefined)?.timeout
+  return timeoutMs === undefined ? typeof timeout === 'number' : timeout === timeoutMs
 }
 
 /** Pids of the MCP server processes this process started that have not closed yet. */

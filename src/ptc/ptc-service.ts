@@ -47,7 +47,6 @@ export const RUN_CODE = 'run_code'
 /** Why a run fails when the host is disposed before its script ran (S9.1). */
 const SERVICE_DISPOSED = 'the PTC service was disposed (the host is shutting down); the script was not run'
 
-
 /** PTC services of this process not disposed yet: the last one's dispose stops esbuild's service. */
 let liveServices = 0
 
