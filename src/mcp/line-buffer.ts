@@ -16,10 +16,11 @@ const NEWLINE = 0x0a
 
 /**
  * Drop-in for the SDK's `ReadBuffer` (same methods, same error text, which `mcp-connection.ts`
- * and `stdio-server.ts` read for the limit), but for blank lines, which it skips. `append` throws `Error("ReadBuffer exceeded maximum
+ * and `stdio-server.ts` read for the limit). `append` throws `Error("ReadBuffer exceeded maximum
  * size of N bytes")` and forgets what it held once a line grows past `maxBytes` bytes (default
  * the SDK's 10 MiB); `readMessage` returns the next whole line's message, or null when none is
- * whole, and throws what the SDK's `deserializeMessage` throws for a line that is not a JSON-RPC
+ * whole, skips blank lines, turns an invalid answer to a request into an error response, and
+ * throws what the SDK's `deserializeMessage` throws for any other line that is not a JSON-RPC
  * message (the transports report it and read on).
  */
 export class LineBuffer {
