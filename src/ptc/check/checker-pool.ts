@@ -192,7 +192,7 @@ export class CheckerPool {
       },
       onExit: (description, stderrTail) => {
         clearTimeout(startLimit)
-        if (blob !== undefined && checker.state === 'starting' && !this.#disposed) {
+        if (blob !== undefined && blamesSnapshot(checker, description) && !this.#disposed) {
           // The snapshot does not start (corrupt, or built for another Node): the module entry does.
           this.#options.snapshot = undefined
           this.#options.snapshotFailed?.(blob)
@@ -283,4 +283,16 @@ export class CheckerPool {
     const awaited = this.#waiters.length > 0 || this.#prewarming > 0
     for (const checker of this.#checkers) checker.channel.setRef(checker.state === 'busy' || (checker.state === 'starting' && awaited))
   }
+}
+
+/**
+ * Whether a checker started from a snapshot blob that ended with `description` shows the blob
+ * cannot start one: it ended on its own before saying it was ready (a corrupt blob or one for
+ * another Node aborts at once). Not when the pool stopped it (its start limit, a failed warm-up:
+ * `startFailure` says why) or a signal from outside killed it (SIGKILL, SIGTERM, SIGINT), which
+ * say nothing of the blob: on a loaded machine a start past its limit had discarded the user's
+ * snapshot, and every checker after it started cold until another was built.
+ */
+function blamesSnapshot(checker: Checker, description: string): boolean {
+  return checker.state === 'starting' && checker.announced !== true && checker.startFailure === undefined && !/^signal SIG(KILL|TERM|INT)$/.test(description)
 }

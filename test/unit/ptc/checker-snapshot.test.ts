@@ -4,6 +4,7 @@
  * current sources, and never a reason for a check to fail (a corrupt blob is replaced by the
  * module entry). Each test uses its own cache folder (`PTC_CACHE_DIR`).
  */
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -125,6 +126,24 @@ describe('checker snapshot cache (issue 12)', () => {
       const { outcome } = await pool.prepare({ code: TYPE_ERROR, typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 60_000 })
       expect(outcome).toMatchObject({ kind: 'prepared', prepared: { kind: 'type-error', diagnostics: [{ line: 1, code: 2322 }] } })
       expect(failed).toEqual([corrupt])
+    } finally {
+      pool.dispose()
+    }
+  }, 90_000)
+
+  it('S9.1 a checker from a working blob that the pool stops at its start limit does not get the blob discarded', async () => {
+    // A real, tiny snapshot whose main never says ready: the start limit kills it (SIGKILL).
+    // Only a checker that ends on its own before ready blames its blob (the test above).
+    const folder = cacheFolder()
+    const blob = join(folder, 'silent.blob')
+    writeFileSync(join(folder, 'silent.cjs'), "require('node:v8').startupSnapshot.setDeserializeMainFunction(() => setInterval(() => {}, 1000))\n")
+    const built = spawnSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', join(folder, 'silent.cjs')], { timeout: 60_000 })
+    expect(built.status).toBe(0)
+    const failed: string[] = []
+    const pool = new CheckerPool({ kind: 'process', size: 1, startTimeoutMs: 300, snapshot: () => blob, snapshotFailed: (path) => failed.push(path) })
+    try {
+      await expect(pool.prepare({ code: TYPE_ERROR, typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 60_000 })).rejects.toThrow(/could not start \(it was not ready within 300 ms/)
+      expect(failed).toEqual([])
     } finally {
       pool.dispose()
     }
