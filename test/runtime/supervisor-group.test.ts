@@ -1,7 +1,7 @@
 /**
  * Runs spread over several isolate worker processes (IsolateSupervisorGroup, SPEC S9.1, issue 12):
- * one run starts one worker, the second run starts the rest, runs in flight go to different
- * workers, and a worker that dies costs only its own runs while the others keep serving.
+ * one run starts one worker, runs that overlap or the tenth run start the rest, runs in flight
+ * go to different workers, and a worker that dies costs only its own runs while the others keep serving.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { IsolateRunRequest, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
-import { firstRecycleAfterRuns, IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
+import { DEFAULT_SPREAD_FROM_RUN, firstRecycleAfterRuns, IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
 import { isAlive } from '../helpers/process-alive.ts'
 import { until } from './harness.ts'
 
@@ -22,8 +22,9 @@ afterEach(() => {
   for (const group of groups.splice(0)) group.dispose()
 })
 
-function group(workers?: number): IsolateSupervisorGroup {
-  const made = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, ...(workers !== undefined && { workers }) })
+/** A group whose second run starts its later workers (the default is the tenth: tested below). */
+function group(workers?: number, spreadFromRun = 2): IsolateSupervisorGroup {
+  const made = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, spreadFromRun, ...(workers !== undefined && { workers }) })
   groups.push(made)
   return made
 }
@@ -45,13 +46,27 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
     expect([0, 1].map((index) => firstRecycleAfterRuns(0, index, 2))).toEqual([0, 0])
   })
 
-  it('S9.1 one run starts one worker; from the second run on, runs are spread over two', async () => {
-    const two = group()
-    expect(await two.run(request('return 1'))).toMatchObject({ status: 'ok', value: 1 })
-    expect(two.workerPids).toHaveLength(1)
-    expect(await two.run(request('return 2'))).toMatchObject({ status: 'ok', value: 2 })
+  it(`S9.1 back-to-back runs keep one worker until run ${DEFAULT_SPREAD_FROM_RUN}, which starts the second`, async () => {
+    const two = group(undefined, DEFAULT_SPREAD_FROM_RUN)
+    for (let run = 1; run < DEFAULT_SPREAD_FROM_RUN; run++) {
+      expect(await two.run(request(`return ${run}`))).toMatchObject({ status: 'ok', value: run })
+      expect(two.workerPids).toHaveLength(1)
+    }
+    expect(await two.run(request('return 10'))).toMatchObject({ status: 'ok', value: 10 })
     await until(() => two.workerPids.length === 2, 30_000)
     expect(new Set(two.workerPids).size).toBe(2)
+  }, 60_000)
+
+  it('S9.1 a run that arrives while the first worker holds one starts the second at once', async () => {
+    const two = group(undefined, DEFAULT_SPREAD_FROM_RUN)
+    const waiting: ((outcome: IsolateToolOutcome) => void)[] = []
+    const first = two.run(request('return await tools.wait({})', () => new Promise<IsolateToolOutcome>((resolve) => waiting.push(resolve))))
+    await until(() => waiting.length === 1, 30_000)
+    expect(two.workerPids).toHaveLength(1)
+    const second = two.run(request('return 2'))
+    await until(() => two.workerPids.length === 2, 30_000)
+    waiting[0]!({ ok: true, valueJson: '1' })
+    expect(await Promise.all([first, second])).toMatchObject([{ status: 'ok', value: 1 }, { status: 'ok', value: 2 }])
   }, 60_000)
 
   it('S9.1 runs in flight together go to different workers, and a killed worker ends only its own run', async () => {
@@ -135,7 +150,7 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
 
   it('S9.1 with the first worker dead and its replacement not starting, prewarm and runs go to the ready second one', async () => {
     await withGate(async (gate) => {
-      const two = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, entry: GATED_ENTRY })
+      const two = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, spreadFromRun: 2, entry: GATED_ENTRY })
       groups.push(two)
       await bothReady(two)
       const [first, second] = two.workerPids
@@ -150,7 +165,7 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
 
   it('S9.1 a later worker whose start failed is started again a hundred runs later', async () => {
     await withGate(async (gate, folder) => {
-      const two = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, entry: GATED_ENTRY })
+      const two = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, spreadFromRun: 2, entry: GATED_ENTRY })
       groups.push(two)
       await two.run(request('return 1'))
       vi.stubEnv('PTC_TEST_GATED_ENTRY', path.join(folder, 'no-such-entry.ts')) // the second worker's start fails

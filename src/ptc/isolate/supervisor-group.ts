@@ -20,10 +20,18 @@ export const MAX_ISOLATE_WORKERS = 16
 /** Runs of the group after which a worker whose start failed is started again. */
 const RESTART_EVERY_RUNS = 100
 
+/** Default of {@link SupervisorGroupOptions.spreadFromRun}. */
+export const DEFAULT_SPREAD_FROM_RUN = 10
+
 /** Options of an {@link IsolateSupervisorGroup}: every member's, and how many there are. */
 export interface SupervisorGroupOptions extends IsolateSupervisorOptions {
   /** Worker processes runs are spread over, 1 to {@link MAX_ISOLATE_WORKERS} (default {@link DEFAULT_ISOLATE_WORKERS}). */
   workers?: number
+  /**
+   * The run of the group (1-based) that starts the later workers, unless a run arrives sooner
+   * while the first worker still holds one (default {@link DEFAULT_SPREAD_FROM_RUN}).
+   */
+  spreadFromRun?: number
 }
 
 /** One worker's supervisor, the runs it holds, and from which run of the group a failed start of it is tried again. */
@@ -45,8 +53,12 @@ export function firstRecycleAfterRuns(recycle: number, index: number, workers: n
 
 /**
  * The same contract as one {@link IsolateSupervisor} (`run`, `start`, `prewarm`, `dispose`).
- * The first worker starts as one supervisor's does; the others start with the second run, so a
- * host that makes one run (`ptc run`) starts one process. A worker that died or was retired is
+ * The first worker starts as one supervisor's does; the others start when the group has work
+ * for them: with the first run that arrives while the first worker still holds one (runs that
+ * overlap), else with run `spreadFromRun` (default 10) of back-to-back or occasional runs. A
+ * second worker pays off only for runs that come faster than one worker makes isolates, and
+ * costs 70-90 MB and about 0.3 s of CPU to start, so a host that makes a few runs (`ptc run`,
+ * a short session) starts one process. A worker that died or was retired is
  * replaced with the next run; one whose start failed is tried again {@link RESTART_EVERY_RUNS}
  * runs later (the first one's failure is the next run's when no other worker is ready). A run
  * goes to the ready worker with the fewest runs in flight, the one after the last chosen on a tie
@@ -55,12 +67,16 @@ export function firstRecycleAfterRuns(recycle: number, index: number, workers: n
  */
 export class IsolateSupervisorGroup {
   readonly #members: Member[]
+  readonly #spreadFromRun: number
+  /** Whether every member has a worker (see the class comment). */
+  #spread = false
   #last = 0
   #runs = 0
 
   /** @throws RangeError when `workers` is not an integer from 1 to {@link MAX_ISOLATE_WORKERS}. */
   constructor(options: SupervisorGroupOptions = {}) {
-    const { workers = DEFAULT_ISOLATE_WORKERS, ...each } = options
+    const { workers = DEFAULT_ISOLATE_WORKERS, spreadFromRun = DEFAULT_SPREAD_FROM_RUN, ...each } = options
+    this.#spreadFromRun = spreadFromRun
     if (!Number.isInteger(workers) || workers < 1 || workers > MAX_ISOLATE_WORKERS) {
       throw new RangeError(`workers must be an integer from 1 to ${MAX_ISOLATE_WORKERS}, got ${workers}`)
     }
@@ -112,8 +128,9 @@ export class IsolateSupervisorGroup {
    */
   async run(request: IsolateRunRequest): Promise<IsolateRunResult> {
     this.#runs++
-    // Later workers start with the second run; from then on every member has a worker.
-    const members = this.#runs >= 2 ? this.#members : this.#members.slice(0, 1)
+    // From the first run that overlaps another, or run spreadFromRun, every member has a worker.
+    this.#spread ||= this.#runs >= this.#spreadFromRun || this.#members[0]!.active > 0
+    const members = this.#spread ? this.#members : this.#members.slice(0, 1)
     for (const member of members) {
       const state = member.supervisor.workerState
       if (state !== 'none' && (state !== 'failed' || this.#runs < member.retryAt)) continue
