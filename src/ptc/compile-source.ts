@@ -14,8 +14,30 @@ export type TypeScriptModule = typeof ts
 
 /** The first line of the wrapper; the user's line 1 is line 2 of the wrapped text. */
 export const SCRIPT_PREFIX = 'async function __ptc_main__() {\n'
-/** Closes the wrapper; on its own line so a trailing `// comment` in the script cannot eat it. */
-export const SCRIPT_SUFFIX = '\n}\n'
+/**
+ * Closes the wrapper; on its own line so a trailing `// comment` in the script cannot eat it.
+ * `new.target` is legal only inside a function: a script whose stray `}` closed the wrapper early
+ * and whose later stray `{` reopened a block would otherwise parse, and its last lines run outside
+ * the script's body; with it, that script fails to compile (at the suffix: see
+ * {@link earlyCloseOffset}). In the body it is a statement that does nothing.
+ */
+export const SCRIPT_SUFFIX = '\nnew.target\n}\n'
+
+/** The message for a `}` that closes the script's body before its end (see {@link SCRIPT_SUFFIX}). */
+export const EARLY_CLOSE_MESSAGE = 'Unexpected "}": the script closes more braces than it opens, and this one ends the script\'s body (a script is the body of an async function); remove it or add the "{" it should close'
+
+/**
+ * Where, as an offset into the user's code, the `}` is that closed the wrapper's function in
+ * `file` (the wrapped text TypeScript parsed, the user's code starting at `userStart`), when that
+ * brace is the user's own, not the wrapper's; `undefined` when the body ends where the wrapper
+ * put its end.
+ */
+export function earlyCloseOffset(ts: TypeScriptModule, file: ts.SourceFile, userStart: number, userLength: number): number | undefined {
+  const main = file.statements.find((statement): statement is ts.FunctionDeclaration => ts.isFunctionDeclaration(statement) && statement.name?.text === '__ptc_main__')
+  const closing = main?.body === undefined ? undefined : main.body.end - 1
+  if (closing === undefined || closing < userStart || closing >= userStart + userLength || file.text[closing] !== '}') return undefined
+  return closing - userStart
+}
 
 /** The one message for every runtime module access: scripts reach the host only through tools. */
 export const NO_IMPORTS_MESSAGE = 'scripts cannot import modules; use tools.*'

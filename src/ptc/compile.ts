@@ -212,9 +212,11 @@ function esbuildDiagnostic(code: string, esbuildMessage: Message): Diagnostic {
   const lineCount = splitLines(code).length
   if (line < 1) return { ...base, line: 1, column: 1 }
   if (line > lineCount) {
-    // esbuild only trips over the wrapper's closing brace when a stray `}` closed it early.
-    const message = esbuildMessage.text === 'Unexpected "}"' ? 'Unexpected "}": the script closes more braces than it opens' : esbuildMessage.text
-    return { ...base, message, ...positionAt(code, code.length) }
+    // esbuild trips over the wrapper's closing brace, or over its `new.target` when a stray `{`
+    // followed, only when a stray `}` closed the wrapper early (SCRIPT_SUFFIX). Where that `}`
+    // is takes a syntax tree esbuild does not give: a type-checked script is told its line.
+    const early = esbuildMessage.text === 'Unexpected "}"' || esbuildMessage.text === 'Cannot use "new.target" here:'
+    return { ...base, message: early ? 'Unexpected "}": the script closes more braces than it opens' : esbuildMessage.text, ...positionAt(code, code.length) }
   }
   const column = Buffer.from(location.lineText, 'utf8').subarray(0, location.column).toString('utf8').length + 1
   return { ...base, line, column }

@@ -14,6 +14,8 @@ import {
   findModuleUses,
   NO_IMPORTS_MESSAGE,
   positionAt,
+  EARLY_CLOSE_MESSAGE,
+  earlyCloseOffset,
   SCRIPT_PREFIX,
   SCRIPT_SUFFIX,
   type ModuleUse,
@@ -193,6 +195,10 @@ export class TypeChecker {
       .filter((use) => use.kind === 'import')
       .map((use): Diagnostic => ({ ...positionAt(code, use.start), message: NO_IMPORTS_MESSAGE, category: 'error' }))
     let found = this.languageService.getSyntacticDiagnostics(this.#scriptFile) as readonly ts.Diagnostic[]
+    const main = segments.at(-1)!
+    const file = this.languageService.getProgram()?.getSourceFile(this.#scriptFile)
+    const early = file && earlyCloseOffset(ts, file, main.virtualStart, main.length)
+    if (early !== undefined) return [{ ...positionAt(code, early), message: EARLY_CLOSE_MESSAGE, category: 'error' }]
     if (found.length === 0) found = this.languageService.getSemanticDiagnostics(this.#scriptFile)
     const findings = found.map((diagnostic): CheckerFinding => {
       const finding: CheckerFinding = toUserDiagnostic(diagnostic, code, segments)

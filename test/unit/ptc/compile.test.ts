@@ -94,6 +94,13 @@ describe('compileScript', () => {
     ])
   })
 
+  it('S9.1 a stray } and a later stray { do not run the lines after them outside the script\'s body: a compile error', async () => {
+    // Without the wrapper's `new.target` this parsed: the `{` opened a block that the wrapper's
+    // own `}` closed, and console.log ran outside the body (before it was called).
+    const reopened = await compileErrorOf('const a = 1\n}\n{\nconsole.log(a)')
+    expect(reopened.diagnostics).toEqual([{ line: 4, column: 15, message: 'Unexpected "}": the script closes more braces than it opens', category: 'error' }])
+  })
+
   it('S9.1 export in a script says a script is a function body that returns, not a module', async () => {
     const error = await compileErrorOf('export const x = 1\nreturn x')
     expect(error.diagnostics).toEqual([

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { NO_IMPORTS_MESSAGE } from '../../../src/ptc/compile-source.ts'
+import { EARLY_CLOSE_MESSAGE, NO_IMPORTS_MESSAGE } from '../../../src/ptc/compile-source.ts'
 import { formatDiagnostics, TypeChecker, type Diagnostic } from '../../../src/ptc/type-checker.ts'
 import { missingPlatformMessage } from '../../../src/ptc/format-diagnostics.ts'
 
@@ -34,6 +34,14 @@ describe('TypeChecker', () => {
       'return lines.length',
     ].join('\n')
     expect(checker.check(code, DECLARATIONS)).toEqual([])
+  })
+
+  it('S9.1 a stray } is reported at its own line and column, whether or not a later stray { reopens a block', () => {
+    for (const code of ['return 1\n  }\nfoo()', 'const a = 1\n  }\n{\nconsole.log(a)']) {
+      expect(checker.check(code, DECLARATIONS)).toEqual([{ line: 2, column: 3, message: EARLY_CLOSE_MESSAGE, category: 'error' }])
+    }
+    // Braces that balance, in strings, comments and templates too, are not stray.
+    expect(checker.check("const s = '}' // }\nif (s) { console.log(`}${s}`) }\nreturn s", DECLARATIONS)).toEqual([])
   })
 
   it('S9.1 a wrong argument type is a type error at the script’s own line and column', () => {
