@@ -130,10 +130,28 @@ export function stdioClientTransport(parameters: StdioServerParameters): StdioCl
   return transport
 }
 
-/** The SDK's `StdioServerTransport` on `stdin`/`stdout` (default this process's), reading with a {@link LineBuffer}: `ptc serve --stdio`'s. */
+/**
+ * The SDK's `StdioServerTransport` on `stdin`/`stdout` (default this process's), reading with a
+ * {@link LineBuffer}: `ptc serve --stdio`'s. It stops reading requests while the client is not
+ * reading its answers: once a send leaves stdout over its high-water mark, stdin is paused until
+ * stdout drains. The SDK's transport went on reading, running and buffering, so a client that
+ * never read stdout made the server hold every answer in memory (705 MB measured in a hostile
+ * trial); now what it holds is bounded by the requests already read, and the client's own writes
+ * block once the stdin pipe is full.
+ */
 export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Writable = process.stdout): StdioServerTransport {
   const transport = new StdioServerTransport(stdin, stdout)
   useLineBuffer(transport)
+  const send = transport.send.bind(transport)
+  transport.send = (message, options) => {
+    const sent = send(message, options)
+    if (stdout.writableNeedDrain && !stdin.isPaused()) {
+      stdin.pause()
+      // Not after the transport closed: it removed its reader, and reading on would keep the process alive.
+      stdout.once('drain', () => stdin.listenerCount('data') > 0 && stdin.resume())
+    }
+    return sent
+  }
   return transport
 }
 

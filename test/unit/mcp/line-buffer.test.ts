@@ -1,7 +1,7 @@
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js'
-import { PassThrough } from 'node:stream'
+import { PassThrough, Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { LineBuffer, stdioClientTransport, stdioServerTransport, useLineBuffer } from '../../../src/mcp/line-buffer.ts'
 
@@ -84,6 +84,35 @@ describe('reading MCP stdio lines in linear time (S9.4; the SDK ReadBuffer copie
     buffer.append(Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 2, result: {} })}\n`))
     expect(buffer.readMessage()).toEqual({ jsonrpc: '2.0', id: 2, result: {} })
     expect(buffer.readMessage()).toBeNull()
+  })
+
+  it('S11 serve --stdio stops reading requests while the client does not read its answers, and reads on once stdout drains', async () => {
+    const stdin = new PassThrough()
+    let release: (() => void) | undefined
+    // A client that reads nothing until told to: every write waits, so stdout stays over its mark.
+    const stdout = new Writable({ highWaterMark: 1024, write: (_chunk, _encoding, done) => void (release = done) })
+    const server = stdioServerTransport(stdin, stdout)
+    const read: unknown[] = []
+    server.onmessage = (message) => {
+      read.push((message as { id: unknown }).id)
+      void server.send({ jsonrpc: '2.0', id: (message as { id: number }).id, result: { text: 'x'.repeat(4096) } })
+    }
+    await server.start()
+    const request = (id: number) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' })}\n`
+    stdin.write(request(1))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(read).toEqual([1])
+    expect(stdin.isPaused()).toBe(true)
+    for (let id = 2; id <= 5; id++) stdin.write(request(id))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(read).toEqual([1]) // held on stdin, not run and buffered
+    // The client reads: each answer drains stdout, and the next request is read.
+    for (let turn = 0; turn < 20 && read.length < 5; turn++) {
+      release?.()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(read).toEqual([1, 2, 3, 4, 5])
+    await server.close()
   })
 
   it("the stdio transports ptc makes (imported servers', serve --stdio's) read with a LineBuffer; fails when an SDK upgrade renames the buffer's field", () => {
