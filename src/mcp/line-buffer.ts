@@ -32,8 +32,16 @@ export class LineBuffer {
   #lines: Buffer[] = []
   #next = 0
 
-  constructor(maxBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+  readonly #onInvalidRequest: ((id: string | number) => void) | undefined
+
+  /**
+   * `onInvalidRequest` hears the id of each line that is a request with an id but not a valid
+   * JSON-RPC request (`"method": 42`, no `"jsonrpc"`), before `readMessage` throws for it: a
+   * server answers it with an Invalid Request error, so the client's call does not wait forever.
+   */
+  constructor(maxBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE, onInvalidRequest?: (id: string | number) => void) {
     this.#maxBytes = maxBytes
+    this.#onInvalidRequest = onInvalidRequest
   }
 
   /** Takes one chunk of the stream (cut anywhere). @throws Error when a line exceeds the limit. */
@@ -76,8 +84,10 @@ export class LineBuffer {
         return deserializeMessage(text)
       } catch (error) {
         const answer = failedAnswer(text)
-        if (answer === undefined) throw error
-        return answer
+        if (answer !== undefined) return answer
+        const id = this.#onInvalidRequest && invalidRequestId(text)
+        if (id !== undefined) this.#onInvalidRequest!(id)
+        throw error
       }
     }
   }
@@ -120,6 +130,22 @@ function failedAnswer(text: string): JSONRPCMessage | undefined {
 }
 const BLANK = /^[ \t\r]*$/
 
+/** The id of `text` when it is a JSON object with a `method` and a string or numeric id (a request, if not a valid one), else `undefined`. */
+function invalidRequestId(text: string): string | number | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('method' in parsed)) return undefined
+  const { id } = parsed as { id?: unknown }
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined
+}
+
+/** JSON-RPC 2.0's error code for a message that is not a valid request object. */
+const INVALID_REQUEST = -32600
+
 /**
  * The SDK's `StdioClientTransport` for `parameters`, reading with a {@link LineBuffer} of their
  * `maxBufferSize` (default 10 MiB): what `mcp-connection.ts` starts an imported server with.
@@ -132,7 +158,8 @@ export function stdioClientTransport(parameters: StdioServerParameters): StdioCl
 
 /**
  * The SDK's `StdioServerTransport` on `stdin`/`stdout` (default this process's), reading with a
- * {@link LineBuffer}: `ptc serve --stdio`'s. It stops reading requests while the client is not
+ * {@link LineBuffer}: `ptc serve --stdio`'s. A line that is a request with an id but not a valid
+ * one is answered with JSON-RPC's Invalid Request error (-32600). It stops reading requests while the client is not
  * reading its answers: once a send leaves stdout over its high-water mark, stdin is paused until
  * stdout drains. The SDK's transport went on reading, running and buffering, so a client that
  * never read stdout made the server hold every answer in memory (705 MB measured in a hostile
@@ -141,10 +168,11 @@ export function stdioClientTransport(parameters: StdioServerParameters): StdioCl
  */
 export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Writable = process.stdout): StdioServerTransport {
   const transport = new StdioServerTransport(stdin, stdout)
-  useLineBuffer(transport)
+  const message = 'Invalid Request: not a JSON-RPC 2.0 request (it needs "jsonrpc": "2.0", a string "method", and "params" an object when present)'
+  useLineBuffer(transport, undefined, (id) => void transport.send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } }))
   const send = transport.send.bind(transport)
-  transport.send = (message, options) => {
-    const sent = send(message, options)
+  transport.send = (message) => {
+    const sent = send(message)
     if (stdout.writableNeedDrain && !stdin.isPaused()) {
       stdin.pause()
       // Not after the transport closed: it removed its reader, and reading on would keep the process alive.
@@ -163,9 +191,9 @@ export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Wr
  * fails, so an upgrade that drops the linear reading is noticed, while users of that SDK still
  * get a working, if slower, transport).
  */
-export function useLineBuffer(transport: StdioClientTransport | StdioServerTransport, maxBytes?: number): boolean {
+export function useLineBuffer(transport: StdioClientTransport | StdioServerTransport, maxBytes?: number, onInvalidRequest?: (id: string | number) => void): boolean {
   const fields = transport as unknown as { _readBuffer?: unknown }
   if (fields._readBuffer === undefined) return false
-  fields._readBuffer = new LineBuffer(maxBytes)
+  fields._readBuffer = new LineBuffer(maxBytes, onInvalidRequest)
   return true
 }
