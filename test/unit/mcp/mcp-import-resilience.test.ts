@@ -39,6 +39,8 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
             { name: 'text_only', inputSchema: object(), outputSchema: object({ n: { type: 'number' } }) },
             { name: 'quota', inputSchema: object(), outputSchema: object({ n: { type: 'number' } }) },
             { name: 'hidden', inputSchema: object() },
+            { name: '', inputSchema: object() },
+            { name: 'huge_enum', inputSchema: object({ v: { type: 'string', enum: Array.from({ length: 20_000 }, (_, i) => `value-${i}`) } }) },
           ],
           results: {
             ok: text('fine'),
@@ -62,6 +64,13 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
     expect(root.tools.get('a__root_any_of')).toBeUndefined()
     expect(warnings).toContainEqual('MCP server "a": tool "no_type" is left out: inputSchema has no "type"; MCP requires "type": "object".')
     expect(warnings).toContainEqual('MCP server "a": tool "root_any_of" is left out: inputSchema has no "type" (a root anyOf); MCP requires "type": "object".')
+  })
+
+  it('a tool with an empty name, or a schema over 128 KiB of JSON, is left out saying why (no "a__" tool, no ajv compile of it)', () => {
+    expect(root.tools.get('a__')).toBeUndefined()
+    expect(root.tools.get('a__huge_enum')).toBeUndefined()
+    expect(warnings).toContainEqual('MCP server "a": tool "" is left out: its name is empty; an MCP tool needs a name to be called by.')
+    expect(warnings).toContainEqual('MCP server "a": tool "huge_enum" is left out: inputSchema is 263 KiB of JSON, over the 128 KiB an imported tool\'s schema may take (its declaration would fill a model\'s context).')
   })
 
   it('names that clean to the same name: the later tool is left out with a warning naming both and the config fix', () => {
