@@ -99,11 +99,18 @@ function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * The result's text blocks joined with newlines, each other block (an image, audio, a resource)
+ * as one line saying it was left out: code reads a tool's text, and a script whose tool answered
+ * with a picture had got an empty string without a word. A direct call's content keeps them.
+ */
 function textOf(result: CallToolResult): string {
-  return (result.content ?? [])
-    .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
-    .map((block) => block.text)
-    .join('\n')
+  return (result.content ?? []).map((block) => (block.type === 'text' ? block.text : leftOutNote(block))).join('\n')
+}
+
+function leftOutNote(block: { type: string; mimeType?: unknown }): string {
+  const mime = typeof block.mimeType === 'string' ? ` (${block.mimeType})` : ''
+  return `[${block.type} content${mime} left out: code gets a tool's text; a direct call's content carries it]`
 }
 
 /** MCP content → model content: text and images as they are, anything else as its JSON. */

@@ -39,6 +39,7 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
             { name: 'text_only', inputSchema: object(), outputSchema: object({ n: { type: 'number' } }) },
             { name: 'quota', inputSchema: object(), outputSchema: object({ n: { type: 'number' } }) },
             { name: 'hidden', inputSchema: object() },
+            { name: 'picture', inputSchema: object() },
             { name: '', inputSchema: object() },
             { name: 'huge_enum', inputSchema: object({ v: { type: 'string', enum: Array.from({ length: 20_000 }, (_, i) => `value-${i}`) } }) },
           ],
@@ -48,6 +49,7 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
             structured: { ...text('n is 1'), structuredContent: { n: 1 } },
             text_json: text('{"n": 2}'),
             text_only: text('not json'),
+            picture: { content: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }, { type: 'text', text: 'a chart' }] },
             quota: { ...text('quota exceeded for project p1'), structuredContent: { wrong: true }, isError: true },
           },
         }, { exclude: ['hidden'] }),
@@ -91,6 +93,12 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
     const tool = root.tools.get('a__ok')!
     const declarations = await generateDeclarations([{ name: tool.name, description: tool.description, parameters: tool.parameters, output: tool.output.schema, parametersJsonSchema: tool.jsonSchemas!.parameters!, outputJsonSchema: tool.jsonSchemas!.output! }])
     expect(declarations).toMatch(/a__ok: string/)
+  })
+
+  it('S9.1 an image in a result is one line of the value saying it was left out, and stays in the model-facing content', async () => {
+    const result = await root.tools.execute({ name: 'a__picture', arguments: {} })
+    expect(result.value).toBe("[image content (image/png) left out: code gets a tool's text; a direct call's content carries it]\na chart")
+    expect(result.content).toEqual([{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }, { type: 'text', text: 'a chart' }])
   })
 
   it('S9.3 a failed result carries the server\'s own text, whatever its structuredContent', async () => {
