@@ -8,7 +8,7 @@
  */
 import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { deserializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
+import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Readable, Writable } from 'node:stream'
 
@@ -164,23 +164,43 @@ export function stdioClientTransport(parameters: StdioServerParameters): StdioCl
  * stdout drains. The SDK's transport went on reading, running and buffering, so a client that
  * never read stdout made the server hold every answer in memory (705 MB measured in a hostile
  * trial); now what it holds is bounded by the requests already read, and the client's own writes
- * block once the stdin pipe is full.
+ * block once the stdin pipe is full. An answer over the client's 10 MiB limit is replaced by one
+ * saying so ({@link withinClientLimit}).
  */
 export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Writable = process.stdout): StdioServerTransport {
   const transport = new StdioServerTransport(stdin, stdout)
   const message = 'Invalid Request: not a JSON-RPC 2.0 request (it needs "jsonrpc": "2.0", a string "method", and "params" an object when present)'
   useLineBuffer(transport, undefined, (id) => void transport.send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } }))
-  const send = transport.send.bind(transport)
-  transport.send = (message) => {
-    const sent = send(message)
-    if (stdout.writableNeedDrain && !stdin.isPaused()) {
-      stdin.pause()
-      // Not after the transport closed: it removed its reader, and reading on would keep the process alive.
-      stdout.once('drain', () => stdin.listenerCount('data') > 0 && stdin.resume())
-    }
-    return sent
-  }
+  // The SDK's send (1.32), with the answer's size checked and the backpressure above.
+  transport.send = (message) =>
+    new Promise<void>((resolve) => {
+      const written = stdout.write(withinClientLimit(message, serializeMessage(message)))
+      if (written) resolve()
+      else stdout.once('drain', resolve)
+      if (!written && !stdin.isPaused()) {
+        stdin.pause()
+        // Not after the transport closed: it removed its reader, and reading on would keep the process alive.
+        stdout.once('drain', () => stdin.listenerCount('data') > 0 && stdin.resume())
+      }
+    })
   return transport
+}
+
+/**
+ * `json` (the line for `message`), or, when it is over the 10 MiB an MCP client reads in one
+ * message over stdio (the SDK's `STDIO_DEFAULT_MAX_BUFFER_SIZE`, which its client enforces), the
+ * line of an answer saying so for the same request: a tool result with `isError` for a
+ * `tools/call`, else a JSON-RPC error. The client would otherwise drop the whole connection (a
+ * run's value of 8 MiB of JSON and its 1 MiB of logs full of control characters, 6 bytes each as
+ * JSON escapes, made a 12 MB answer in a hostile trial).
+ */
+function withinClientLimit(message: JSONRPCMessage, json: string): string {
+  if (json.length * 3 <= STDIO_DEFAULT_MAX_BUFFER_SIZE) return json
+  const bytes = Buffer.byteLength(json)
+  if (bytes <= STDIO_DEFAULT_MAX_BUFFER_SIZE || !('id' in message) || !('result' in message)) return json
+  const text = `ptc serve: this answer is ${(bytes / 2 ** 20).toFixed(1)} MiB of JSON, over the ${STDIO_DEFAULT_MAX_BUFFER_SIZE / 2 ** 20} MiB an MCP client reads in one message over stdio, so it was not sent. Return a smaller value from the script (control characters take 6 bytes each as JSON), or serve over HTTP (ptc serve --http), which has no such limit.`
+  const isToolResult = Array.isArray((message.result as { content?: unknown }).content)
+  return serializeMessage(isToolResult ? { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }], isError: true } } : { jsonrpc: '2.0', id: message.id, error: { code: -32603, message: text } })
 }
 
 /**

@@ -115,6 +115,20 @@ describe('reading MCP stdio lines in linear time (S9.4; the SDK ReadBuffer copie
     await server.close()
   })
 
+  it('S11 serve --stdio replaces an answer over the 10 MiB a client reads by one saying so, for the same request', async () => {
+    const lines: string[] = []
+    const stdout = new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) })
+    const server = stdioServerTransport(new PassThrough(), stdout)
+    // Control characters: 2.5 M of them are 15 MB as JSON escapes.
+    await server.send({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'ok' }], structuredContent: { value: '\u0001'.repeat(2_500_000) } } })
+    await server.send({ jsonrpc: '2.0', id: 4, result: { tools: [{ name: 'x'.repeat(11 * 2 ** 20) }] } })
+    await server.send({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'small' }] } })
+    const [tooBig, tooBigList, small] = lines.map((line) => JSON.parse(line))
+    expect(tooBig).toEqual({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: expect.stringMatching(/^ptc serve: this answer is 14\.3 MiB of JSON, over the 10 MiB an MCP client reads/) }], isError: true } })
+    expect(tooBigList).toMatchObject({ jsonrpc: '2.0', id: 4, error: { code: -32603, message: expect.stringContaining('over the 10 MiB') } })
+    expect(small).toEqual({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'small' }] } })
+  })
+
   it("the stdio transports ptc makes (imported servers', serve --stdio's) read with a LineBuffer; fails when an SDK upgrade renames the buffer's field", () => {
     const client = stdioClientTransport({ command: process.execPath })
     const server = stdioServerTransport(new PassThrough(), new PassThrough())
