@@ -27,8 +27,9 @@ export const HOST_FLAGS = { ...WORKSPACE_FLAG, ...TOOLS_FLAG, ...MCP_CONFIG_FLAG
 export const HOST_FLAGS_HELP = `--workspace DIR    the root every file tool and bash is confined to (default: the current
                    directory); it must be an existing directory.
 --tools MODULE     load a tool plugin module (repeatable).
---mcp-config FILE  import the tools of the MCP servers in FILE,
-                   {"mcpServers": {name: {command, args?, env?, cwd?, parallel?, timeoutMs?}}}, as name__tool.
+--mcp-config FILE  import the tools of the MCP servers in FILE, as name__tool:
+                   {"mcpServers": {name: {command, args?, env?, cwd?, parallel?, timeoutMs?,
+                   include?: [tool...], exclude?: [tool...], rename?: {tool: new name}}}}.
 --preset NAME      read-only | workspace-write (default) | danger-full-access: the sandbox mode and
                    when to ask. Approval prompts appear when stdin is a terminal; otherwise every ask
                    is denied.

@@ -133,4 +133,10 @@ describe('ptc help run', () => {
     const help = (run as { details: string }).details.replace(/\s+/g, ' ')
     expect(help).toContain(`--timeout-ms N the script's deadline in ms (default ${DEFAULT_RUN_LIMITS.wallClockMs}; at most ${DEFAULT_MAX_WALL_CLOCK_MS}: a larger value is capped; the CPU limit, ${DEFAULT_RUN_LIMITS.cpuTimeMs} ms, holds as well).`)
   })
+
+  it('S1.4 --mcp-config names every key a server entry takes, as the config check does', async () => {
+    const { default: run } = await import('../../../src/cli/commands/run.ts')
+    const help = (run as { details: string }).details.replace(/\s+/g, ' ')
+    for (const key of ['command', 'args?', 'env?', 'cwd?', 'parallel?', 'timeoutMs?', 'include?', 'exclude?', 'rename?']) expect(help).toMatch(new RegExp(`--mcp-config FILE .*[{ ]${key.replace('?', '\\?')}[,:}]`))
+  })
 })
