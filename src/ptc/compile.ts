@@ -21,6 +21,7 @@ import {
   splitLines,
   type ModuleUse,
 } from './compile-source.ts'
+import { plainJavaScript } from './plain-script.ts'
 
 export type { Diagnostic } from './compile-diagnostics.ts'
 
@@ -167,11 +168,11 @@ async function compileUncached(code: string): Promise<CompiledScript> {
   const importErrors = runtimeUseErrors(code, uses)
   if (importErrors.length > 0) throw new CompileError(importErrors)
 
-  const body = blankRanges(code, uses)
+  const wrapped = SCRIPT_PREFIX + blankRanges(code, uses) + SCRIPT_SUFFIX
   let output: string
   let map: string
   try {
-    ;({ code: output, map } = await (scriptTransform ?? esbuildTransform)(SCRIPT_PREFIX + body + SCRIPT_SUFFIX))
+    ;({ code: output, map } = plainJavaScript(wrapped) ?? (await (scriptTransform ?? esbuildTransform)(wrapped)))
   } catch (error) {
     if (!isTransformFailure(error)) throw error
     throw new CompileError(error.errors.map((message) => esbuildDiagnostic(code, message)))

@@ -9,11 +9,12 @@
  */
 import { compileScript } from '../compile.ts'
 import { mentionsModules } from '../compile-source.ts'
+import { isPlainScript } from '../plain-script.ts'
 import type { TypeChecker } from '../type-checker.ts'
 import type { PrepareOptions, PrepareResult } from './checker-contract.ts'
 import { prepareScript } from './prepare-script.ts'
 
-/** Set once a compile in this process answered: esbuild's service is started from then on. */
+/** Set once a compile through esbuild in this process answered: its service is started from then on. */
 let esbuildStarted = false
 
 /**
@@ -33,6 +34,7 @@ export function canPrepareInHost(code: string): boolean {
  */
 export async function precompileInHost(code: string): Promise<void> {
   if (!canPrepareInHost(code)) return
+  if (isPlainScript(code)) return void compileScript(code).catch(() => {}) // No esbuild needed.
   try {
     // esbuild's service process starts with its first call: now, before the caller loads more.
     const esbuild = await import('esbuild')
@@ -57,7 +59,9 @@ export async function prepareInHost(code: string, options: Pick<PrepareOptions, 
   const called = performance.now()
   const { signal } = options
   if (signal?.aborted) return { outcome: { kind: 'cancelled' }, startedAt: called, checkMs: 0 }
-  const charged = esbuildStarted
+  // A plain JavaScript script (plain-script.ts) never waits for esbuild's start.
+  const plain = isPlainScript(code)
+  const charged = esbuildStarted || plain
   const compiled = prepareScript(noChecker, { code, typecheck: false, compile: true }, '')
   let timer: NodeJS.Timeout | undefined
   let onAbort: (() => void) | undefined
@@ -68,7 +72,7 @@ export async function prepareInHost(code: string, options: Pick<PrepareOptions, 
   })
   try {
     const first = await Promise.race([compiled, stopped])
-    esbuildStarted = true
+    if (!plain) esbuildStarted = true
     const startedAt = charged ? called : performance.now()
     const checkMs = performance.now() - startedAt
     return { outcome: typeof first === 'string' ? { kind: first } : { kind: 'prepared', prepared: first }, startedAt, checkMs }

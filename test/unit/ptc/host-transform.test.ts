@@ -50,14 +50,15 @@ describe('transforms through the host (S9.1)', () => {
       const esbuilds = () => children((state, name) => name === 'esbuild')
       const seen = []
       const [one, two] = [await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } }), await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } })]
-      seen.push((await run(one, { code: 'return 1' })).value)
+      // TypeScript: a plain JavaScript script compiles without esbuild (plain-script.ts).
+      seen.push((await run(one, { code: 'const n: number = 1; return n' })).value)
       await one.dispose()
-      seen.push(esbuilds(), (await run(two, { code: 'return 2' })).value)
+      seen.push(esbuilds(), (await run(two, { code: 'const n: number = 2; return n' })).value)
       await two.dispose()
       await new Promise((resolve) => setTimeout(resolve, 300))
       seen.push(esbuilds())
       const three = await createHost({ workspace, journal: false, builtins: 'none', ptc: { typecheck: false } })
-      seen.push((await run(three, { code: 'return 3' })).value)
+      seen.push((await run(three, { code: 'const n: number = 3; return n' })).value)
       await three.dispose()
       return seen`)
     // One host disposed, one alive: esbuild stays; both gone: none; a new host starts it again.

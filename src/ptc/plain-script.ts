@@ -1,0 +1,49 @@
+/**
+ * The compile step's fast path (SPEC S9.1; issue 12: start-up): a script that is already plain
+ * JavaScript, as most model scripts are (no type annotations, interfaces or enums), needs no
+ * TypeScript transform. When V8 parses the wrapped script as strict JavaScript, it is run as
+ * written, with a source map that maps each line to itself; esbuild, its service process and
+ * the round trip to it are not needed (the first compile of a process cost about 50 ms: loading
+ * esbuild and starting its service). The isolate runs on this V8 (isolated-vm uses the host's),
+ * so what parses here runs there. Anything V8 refuses (TypeScript syntax, a syntax error) goes to
+ * esbuild, which strips the types or reports the error in its words.
+ */
+import { Script } from 'node:vm'
+import { SCRIPT_PREFIX, SCRIPT_SUFFIX, splitLines } from './compile-source.ts'
+
+/**
+ * Largest script, in UTF-16 units, tried as plain JavaScript: parsing runs on the calling thread
+ * (the host's, for an unchecked run), which must do nothing whose length a script decides beyond
+ * a bound (issue 16). 16 K parses in well under a millisecond; longer scripts go to esbuild's
+ * own process as before.
+ */
+export const MAX_PLAIN_SCRIPT_CHARS = 16 * 1024
+
+/**
+ * `wrapped` (the script inside `SCRIPT_PREFIX`/`SCRIPT_SUFFIX`, imports already blanked) as the
+ * compile step's JavaScript and source map when V8 parses it as strict JavaScript: the code is
+ * `wrapped` itself, and the map's generated line N + 1 is original line N (the caller adds one
+ * preamble line). `undefined` when it does not parse or is longer than
+ * {@link MAX_PLAIN_SCRIPT_CHARS}. Never throws.
+ */
+export function plainJavaScript(wrapped: string): { code: string; map: string } | undefined {
+  if (wrapped.length > MAX_PLAIN_SCRIPT_CHARS) return undefined
+  try {
+    // Compiled, never run. The directive on the first line keeps the line numbers.
+    new Script(`'use strict';${wrapped}`, { filename: 'script.js' })
+  } catch {
+    return undefined // a SyntaxError, or a RangeError for nesting deeper than the parser's stack
+  }
+  const lines = splitLines(wrapped).length
+  // Version 3 source map: each generated line's column 0 is the original line's column 0.
+  const mappings = `AAAA${';AACA'.repeat(lines - 1)}`
+  return { code: wrapped, map: JSON.stringify({ version: 3, sources: ['script.ts'], names: [], mappings }) }
+}
+
+/**
+ * Whether `code`, a script that mentions no module (`mentionsModules`), compiles by the fast path
+ * ({@link plainJavaScript}): no esbuild is started or waited for.
+ */
+export function isPlainScript(code: string): boolean {
+  return plainJavaScript(SCRIPT_PREFIX + code + SCRIPT_SUFFIX) !== undefined
+}
