@@ -5,6 +5,7 @@
  * calls with clear messages ("MCP server "x" exited while …; last stderr: …") instead of a hung
  * run. A closed connection stays closed: `SupervisedConnection` starts a new one.
  */
+import type { ChildProcess } from 'node:child_process'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, type StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
@@ -16,6 +17,8 @@ import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from './mcp-config.ts'
 import { stdioClientTransport } from './line-buffer.ts'
 
 const STDERR_TAIL_CHARS = 2_000
+/** How long a closing server may take to exit after its stdin closed before it gets SIGTERM (then as long again before SIGKILL), in ms. */
+export const CLOSE_GRACE_MS = 500
 
 // One page of tools/list, each tool left unchecked: one malformed tool must not lose the others
 // (the SDK's own listTools rejects the whole page), so tools are checked one by one on import.
@@ -178,14 +181,28 @@ export class McpConnection {
     return this._closeReason ? `closed its connection: ${this._closeReason}` : 'exited'
   }
 
-  /** Close the client and stop the server process. Never throws. */
+  /**
+   * Close the client and stop the server process: its stdin is closed, as MCP's stdio transport
+   * asks; a server still running {@link CLOSE_GRACE_MS} later gets SIGTERM, and SIGKILL as long
+   * again after that. (The SDK waits 2 s before each signal, so a `ptc run` whose server ignored
+   * the end of its stdin took 2 s longer to end.) Never throws.
+   */
   async close(): Promise<void> {
     this._closed = true
     this._closedAt ??= this._now()
+    // The SDK forgets its process as its close begins: kept here to signal it (ChildProcess.kill
+    // never signals a process that has ended, so no other process can be hit).
+    const child = (this._transport as unknown as { _process?: ChildProcess })._process
+    const stop = (signal: NodeJS.Signals) => child?.exitCode === null && child.signalCode === null && child.kill(signal)
+    const term = setTimeout(() => stop('SIGTERM'), CLOSE_GRACE_MS)
+    const kill = setTimeout(() => stop('SIGKILL'), 2 * CLOSE_GRACE_MS)
     try {
       await this._client.close()
     } catch {
       // Already gone: nothing left to stop.
+    } finally {
+      clearTimeout(term)
+      clearTimeout(kill)
     }
   }
 

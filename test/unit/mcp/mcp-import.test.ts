@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Context, Fiber } from 'cordis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import * as mcpImport from '../../../src/mcp/mcp-import.ts'
-import { McpConnection, McpConnectionError } from '../../../src/mcp/mcp-connection.ts'
+import { CLOSE_GRACE_MS, McpConnection, McpConnectionError } from '../../../src/mcp/mcp-connection.ts'
 import { isStartupError } from '../../../src/server/serve-command.ts'
 import * as timeoutPolicy from '../../../src/policy/timeout-policy.ts'
 import { isAlive } from '../../helpers/process-alive.ts'
@@ -168,4 +168,20 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeou
     for (let waited = 0; isAlive(pid) && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 20))
     expect(isAlive(pid)).toBe(false)
   })
+
+  it("close() gives a server that ignores the end of its stdin SIGTERM after CLOSE_GRACE_MS, not after the SDK's 2 s", async () => {
+    const connection = await McpConnection.start('stubborn', { command: process.execPath, args: [FAKE, '--ignore-eof'] })
+    const pid = connection._transport.pid!
+    // Only the timers are fake: the clock moves by the grace alone, the server's exit is real.
+    // Without ptc's own signal, close() waits for the SDK's 2 s timer, which never comes.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      const closed = connection.close()
+      await vi.advanceTimersByTimeAsync(CLOSE_GRACE_MS)
+      await closed
+      expect(isAlive(pid)).toBe(false)
+    } finally {
+      vi.useRealTimers()
+    }
+  }, 15_000)
 })
