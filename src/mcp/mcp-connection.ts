@@ -14,6 +14,7 @@ import { describeThrown } from '../errors/describe-thrown.ts'
 import { PtcError } from '../errors/ptc-error.ts'
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from './mcp-config.ts'
+import { stopAtExit } from '../stop-at-exit.ts'
 import { stdioClientTransport } from './line-buffer.ts'
 
 const STDERR_TAIL_CHARS = 2_000
@@ -50,8 +51,15 @@ export class McpConnection {
   _closeReason: string | undefined
   /** When the start-up budget (handshake and first tool listing) runs out, as `performance.now()`. */
   _startDeadline = Infinity
-  /** Forgets the server process for the exit hook ({@link trackServer}) once it has closed. */
+  /**
+   * Forgets the server process for the exit hook once it has closed. Until then it gets SIGTERM
+   * if this process exits first (`stopAtExit`): the SDK's close ends the server's stdin and
+   * escalates only on timers that do not keep Node alive, so a `ptc` that exited first (a start-up
+   * failure, Ctrl-C) left a server that ignores the end of its stdin running, orphaned.
+   */
   _untrack: () => void = () => {}
+  /** The server's process, taken from the SDK's transport once spawned (it forgets it as its close begins). */
+  _child: ChildProcess | undefined
 
   private constructor(server: string, config: McpServerConfig, now: () => number) {
     this.server = server
@@ -101,7 +109,8 @@ export class McpConnection {
     try {
       // The SDK spawns the server before connect's first await: its pid is known right after the call.
       const connecting = connection._client.connect(connection._transport, { timeout: budget })
-      connection._untrack = trackServer(connection._transport.pid)
+      connection._child = (connection._transport as unknown as { _process?: ChildProcess })._process
+      if (connection._child !== undefined) connection._untrack = stopAtExit(connection._child, 'SIGTERM')
       await connecting
     } catch (error) {
       await connection.close()
@@ -190,9 +199,8 @@ export class McpConnection {
   async close(): Promise<void> {
     this._closed = true
     this._closedAt ??= this._now()
-    // The SDK forgets its process as its close begins: kept here to signal it (ChildProcess.kill
-    // never signals a process that has ended, so no other process can be hit).
-    const child = (this._transport as unknown as { _process?: ChildProcess })._process
+    // ChildProcess.kill never signals a process that has ended, so no other process can be hit.
+    const child = this._child
     const stop = (signal: NodeJS.Signals) => child?.exitCode === null && child.signalCode === null && child.kill(signal)
     const term = setTimeout(() => stop('SIGTERM'), CLOSE_GRACE_MS)
     const kill = setTimeout(() => stop('SIGKILL'), 2 * CLOSE_GRACE_MS)
@@ -222,33 +230,4 @@ function timedOut(error: unknown, timeoutMs?: number): boolean {
   if (!(error instanceof McpError) || error.code !== ErrorCode.RequestTimeout) return false
   const timeout = (error.data as { timeout?: unknown } | undefined)?.timeout
   return timeoutMs === undefined ? typeof timeout === 'number' : timeout === timeoutMs
-}
-
-/** Pids of the MCP server processes this process started that have not closed yet. */
-const liveServers = new Set<number>()
-let exitHookInstalled = false
-
-/**
- * Remembers a started server process until the returned function forgets it; whatever is still
- * remembered when this process exits gets SIGTERM. The SDK's close ends the server's stdin and
- * escalates to SIGTERM only after timers that do not keep Node alive, so a `ptc` that exited
- * first (a start-up failure, Ctrl-C) left a server that ignores the end of its stdin running,
- * orphaned.
- */
-function trackServer(pid: number | null | undefined): () => void {
-  if (pid === undefined || pid === null) return () => {}
-  liveServers.add(pid)
-  if (!exitHookInstalled) {
-    exitHookInstalled = true
-    process.on('exit', () => {
-      for (const live of liveServers) {
-        try {
-          process.kill(live, 'SIGTERM')
-        } catch {
-          // Already gone.
-        }
-      }
-    })
-  }
-  return () => liveServers.delete(pid)
 }

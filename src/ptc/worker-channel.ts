@@ -11,6 +11,7 @@ import { getPriority, setPriority, tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { Worker } from 'node:worker_threads'
+import { stopAtExit } from '../stop-at-exit.ts'
 import { guardedDelivery } from './guarded-delivery.ts'
 import { hostFrames } from './host-frames.ts'
 
@@ -136,10 +137,6 @@ export interface WorkerChannel<Message> {
  */
 export const WORKER_NICENESS = 5
 
-/** Every live child process, SIGKILLed when the host process exits. */
-const liveChildren = new Set<ChildProcess>()
-let exitHookInstalled = false
-
 /**
  * Starts one worker. Never throws for a worker that fails to start: `onExit` reports it.
  * @throws Error only when the entry cannot even be handed to Node (a thread's bad path).
@@ -164,7 +161,8 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     stdio: ['ignore', 2, 'pipe', 'pipe'],
   })
   const stderr = keepTail(child.stderr)
-  liveChildren.add(child)
+  // SIGKILLed if the host process exits first.
+  const forget = stopAtExit(child, 'SIGKILL')
   let toNice = options.niceness
   const lowerPriority = (): void => {
     if (toNice === undefined || child.pid === undefined) return
@@ -176,17 +174,11 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     toNice = undefined
   }
   if (options.niceFrom !== 'first-message') lowerPriority()
-  if (!exitHookInstalled) {
-    exitHookInstalled = true
-    process.on('exit', () => {
-      for (const live of liveChildren) live.kill('SIGKILL')
-    })
-  }
   let exited = false
   const exit = (description: string): void => {
     if (exited) return
     exited = true
-    liveChildren.delete(child)
+    forget()
     stderr.drained(() => options.onExit(description, stderr.tail()))
   }
   const deliver = (message: FromWorker): void => {
