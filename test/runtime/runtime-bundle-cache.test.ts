@@ -2,12 +2,12 @@
  * The runtime bundle built from the sources is kept between processes (issue 12: the isolate
  * worker ready fast), and used only while it is intact and its inputs unchanged.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { buildIsolateRuntimeSource, RUNTIME_DIR } from '../../src/ptc/isolate/isolate-runtime-source.ts'
-import { readCachedRuntime, writeCachedRuntime } from '../../src/ptc/isolate/runtime-bundle-cache.ts'
+import { KEPT_RUNTIME_ENTRIES, readCachedRuntime, writeCachedRuntime } from '../../src/ptc/isolate/runtime-bundle-cache.ts'
 
 const folder = mkdtempSync(join(tmpdir(), 'ptc-runtime-cache-'))
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
@@ -35,5 +35,28 @@ describe('runtime bundle cache (issue 12)', () => {
     expect(readCachedRuntime(folder, runtime)).toBeUndefined()
     writeFileSync(join(folder, entry), text.slice(0, text.length / 2))
     expect(readCachedRuntime(folder, runtime)).toBeUndefined()
+  })
+
+  it(`S9.1 a cache folder keeps the ${KEPT_RUNTIME_ENTRIES} entries written last, one per checkout, and nothing else is touched`, () => {
+    const own = mkdtempSync(join(tmpdir(), 'ptc-runtime-prune-'))
+    try {
+      writeFileSync(join(own, 'checker-0123456789abcdef.json'), '{}')
+      const checkouts = Array.from({ length: KEPT_RUNTIME_ENTRIES + 3 }, (_, index) => {
+        const runtime = mkdtempSync(join(own, `checkout-${index}-`))
+        writeFileSync(join(runtime, 'index.ts'), `export const a = ${index}\n`)
+        const when = new Date(Date.UTC(2026, 11, 1, 0, index))
+        writeCachedRuntime(own, runtime, { code: `return ${index}`, inputs: [join(runtime, 'index.ts')] })
+        // Written a minute apart, oldest first (the file system's clock may not tell them apart).
+        const entry = readdirSync(own).find((name) => name.startsWith('runtime-') && readFileSync(join(own, name), 'utf8').includes(runtime))!
+        utimesSync(join(own, entry), when, when)
+        return runtime
+      })
+      writeCachedRuntime(own, checkouts.at(-1)!, { code: 'return -1', inputs: [join(checkouts.at(-1)!, 'index.ts')] })
+      expect(readdirSync(own).filter((name) => name.startsWith('runtime-'))).toHaveLength(KEPT_RUNTIME_ENTRIES)
+      expect(checkouts.map((runtime) => readCachedRuntime(own, runtime) !== undefined)).toEqual(checkouts.map((_, index) => index > 2))
+      expect(readdirSync(own)).toContain('checker-0123456789abcdef.json')
+    } finally {
+      rmSync(own, { recursive: true, force: true })
+    }
   })
 })

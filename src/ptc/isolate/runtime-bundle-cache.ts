@@ -8,13 +8,19 @@
  * it is used only while all of them match, so an edited runtime file or a corrupt entry means a
  * fresh build.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { writeCacheFile } from '../user-cache.ts'
 import { contentFingerprint } from './content-fingerprint.ts'
 
 /** Bumped when the entry's shape changes. */
 const FORMAT = 2
+
+/**
+ * Entries kept in a cache folder, the most recently written: one per checkout (every fresh clone
+ * or worktree writes its own, about 43 KB), so without a bound the folder only grew.
+ */
+export const KEPT_RUNTIME_ENTRIES = 8
 
 /** A bundle and the absolute paths of the files it was built from (as `IsolateRuntimeSource`). */
 export interface RuntimeBundle {
@@ -63,7 +69,21 @@ export function writeCachedRuntime(folder: string, runtimeDir: string, bundle: R
     const inputs = Object.fromEntries(bundle.inputs.map((file) => [file, contentFingerprint(readFileSync(file))]))
     const entry: Entry = { format: FORMAT, esbuild: esbuildVersion(), inputs, code: bundle.code, codeFingerprint: contentFingerprint(bundle.code) }
     writeCacheFile(folder, entryName(runtimeDir), JSON.stringify(entry))
+    pruneRuntimeEntries(folder)
   } catch {
     // Only a speed-up.
+  }
+}
+
+/** Removes all but the {@link KEPT_RUNTIME_ENTRIES} most recently written entries in `folder`. Never throws. */
+export function pruneRuntimeEntries(folder: string): void {
+  try {
+    const entries = readdirSync(folder)
+      .filter((name) => /^runtime-[0-9a-z]+\.json$/.test(name))
+      .map((name) => ({ name, written: statSync(`${folder}/${name}`).mtimeMs }))
+      .sort((a, b) => b.written - a.written)
+    for (const { name } of entries.slice(KEPT_RUNTIME_ENTRIES)) rmSync(`${folder}/${name}`, { force: true })
+  } catch {
+    // Only housekeeping.
   }
 }
