@@ -14,16 +14,24 @@ export type TypeScriptModule = typeof ts
 
 /** The first line of the wrapper; the user's line 1 is line 2 of the wrapped text. */
 export const SCRIPT_PREFIX = 'async function __ptc_main__() {\n'
-/**
- * Closes the wrapper; on its own line so a trailing `// comment` in the script cannot eat it.
- * `new.target` is legal only inside a function: a script whose stray `}` closed the wrapper early
- * and whose later stray `{` reopened a block would otherwise parse, and its last lines run outside
- * the script's body; with it, that script fails to compile (at the suffix: see
- * {@link earlyCloseOffset}). In the body it is a statement that does nothing.
- */
-export const SCRIPT_SUFFIX = '\nnew.target\n}\n'
+/** Closes the wrapper; on its own line so a trailing `// comment` in the script cannot eat it. */
+export const SCRIPT_SUFFIX = '\n}\n'
 
-/** The message for a `}` that closes the script's body before its end (see {@link SCRIPT_SUFFIX}). */
+/**
+ * The wrapper a script is also parsed in to prove that its braces do not close the function's
+ * body early: the body is a block labelled `__ptc_body__`, and `break __ptc_body__` at its end
+ * parses only inside that block and not in a function nested in it (a label is not seen across a
+ * function's boundary). A script whose stray `}` closed the body early parses in
+ * {@link SCRIPT_PREFIX}/{@link SCRIPT_SUFFIX} when a stray `{` or an unclosed function follows,
+ * and its last lines would run outside the body, before it; in this wrapper it fails at the
+ * `break`. Only parsed, never run: in a block, esbuild rewrites function declarations into
+ * `let` bindings (their hoisting and names would change). One line, as `SCRIPT_PREFIX`.
+ */
+export const GUARD_PREFIX = 'async function __ptc_main__() { __ptc_body__: {\n'
+/** Ends {@link GUARD_PREFIX}'s block and function. */
+export const GUARD_SUFFIX = '\nbreak __ptc_body__\n} }\n'
+
+/** The message for a `}` that closes the script's body before its end (see {@link GUARD_PREFIX}). */
 export const EARLY_CLOSE_MESSAGE = 'Unexpected "}": the script closes more braces than it opens, and this one ends the script\'s body (a script is the body of an async function); remove it or add the "{" it should close'
 
 /**

@@ -16,6 +16,9 @@ import {
   mentionsModules,
   NO_IMPORTS_MESSAGE,
   positionAt,
+  EARLY_CLOSE_MESSAGE,
+  GUARD_PREFIX,
+  GUARD_SUFFIX,
   SCRIPT_PREFIX,
   SCRIPT_SUFFIX,
   splitLines,
@@ -168,14 +171,18 @@ async function compileUncached(code: string): Promise<CompiledScript> {
   const importErrors = runtimeUseErrors(code, uses)
   if (importErrors.length > 0) throw new CompileError(importErrors)
 
-  const wrapped = SCRIPT_PREFIX + blankRanges(code, uses) + SCRIPT_SUFFIX
+  const body = blankRanges(code, uses)
   let output: string
   let map: string
   try {
-    ;({ code: output, map } = plainJavaScript(wrapped) ?? (await (scriptTransform ?? esbuildTransform)(wrapped)))
+    const transform = scriptTransform ?? esbuildTransform
+    // esbuild's output of the script in its wrapper, and its parse in the guard wrapper (its braces balance).
+    const transformed = async () => (await Promise.all([transform(SCRIPT_PREFIX + body + SCRIPT_SUFFIX), transform(GUARD_PREFIX + body + GUARD_SUFFIX)]))[0]
+    ;({ code: output, map } = plainJavaScript(body) ?? (await transformed()))
   } catch (error) {
     if (!isTransformFailure(error)) throw error
-    throw new CompileError(error.errors.map((message) => esbuildDiagnostic(code, message)))
+    const diagnostics = error.errors.map((message) => esbuildDiagnostic(code, message, 1))
+    throw new CompileError(diagnostics.some(({ early }) => early) ? await strayBrace(code, body) : diagnostics.map(({ early, ...diagnostic }) => diagnostic))
   }
   // Keep the whole output (esbuild may emit helpers next to the function) and call it.
   return Object.freeze({ js: `${JS_PREAMBLE}${output}return await __ptc_main__();\n`, map: shiftMap(map) })
@@ -200,25 +207,40 @@ function isTransformFailure(error: unknown): error is TransformFailure {
 }
 
 /**
- * esbuild reports 1-based lines of the wrapped text and 0-based columns in UTF-8 bytes; the user
- * wants 1-based lines of their own text and UTF-16 columns. Positions on the wrapper's own lines
- * (an unclosed brace reported at the end) clamp to the start or end of the user's code.
+ * esbuild reports 1-based lines of the wrapped text (`prefixLines` lines before the user's) and
+ * 0-based columns in UTF-8 bytes; the user wants 1-based lines of their own text and UTF-16
+ * columns. Positions on the wrapper's own lines (an unclosed brace reported at the end) clamp to
+ * the start or end of the user's code; `early` marks the error a stray `}` causes there.
  */
-function esbuildDiagnostic(code: string, esbuildMessage: Message): Diagnostic {
+function esbuildDiagnostic(code: string, esbuildMessage: Message, prefixLines: number): Diagnostic & { early?: true } {
   const text = esbuildMessage.text === 'Unexpected "export"' ? `Unexpected "export": ${NOT_A_MODULE}` : esbuildMessage.text
   const base = { message: text, category: 'error' as const }
   const location = esbuildMessage.location
   if (location === null) return { ...base, line: 1, column: 1 }
-  const line = location.line - 1 // SCRIPT_PREFIX is exactly one line
-  const lineCount = splitLines(code).length
+  const line = location.line - prefixLines
   if (line < 1) return { ...base, line: 1, column: 1 }
-  if (line > lineCount) {
-    // esbuild trips over the wrapper's closing brace, or over its `new.target` when a stray `{`
-    // followed, only when a stray `}` closed the wrapper early (SCRIPT_SUFFIX). Where that `}`
-    // is takes a syntax tree esbuild does not give: a type-checked script is told its line.
-    const early = esbuildMessage.text === 'Unexpected "}"' || esbuildMessage.text === 'Cannot use "new.target" here:'
-    return { ...base, message: early ? 'Unexpected "}": the script closes more braces than it opens' : esbuildMessage.text, ...positionAt(code, code.length) }
+  if (line > splitLines(code).length) {
+    // esbuild trips over the wrapper's closing braces, or over the guard's `break __ptc_body__`
+    // when a stray `{` or function followed, only when a stray `}` closed the body early (GUARD_PREFIX).
+    const early = text === 'Unexpected "}"' || text === 'There is no containing label named "__ptc_body__"'
+    return { ...base, ...positionAt(code, code.length), ...(early && { early: true as const }) }
   }
   const column = Buffer.from(location.lineText, 'utf8').subarray(0, location.column).toString('utf8').length + 1
   return { ...base, line, column }
+}
+
+/**
+ * The diagnostic for a stray `}` that closed the wrapper early, at that brace: esbuild gives no
+ * syntax tree, but the script transformed without the wrapper (where top-level `await` and
+ * `return` parse too) trips over that very brace. Without such an answer, at the script's end.
+ */
+async function strayBrace(code: string, body: string): Promise<Diagnostic[]> {
+  let at = { ...positionAt(code, code.length), message: 'Unexpected "}": the script closes more braces than it opens' }
+  try {
+    await (scriptTransform ?? esbuildTransform)(body)
+  } catch (error) {
+    const first = isTransformFailure(error) ? error.errors[0] : undefined
+    if (first?.text === 'Unexpected "}"') at = { ...esbuildDiagnostic(code, first, 0), message: EARLY_CLOSE_MESSAGE }
+  }
+  return [{ ...at, category: 'error' }]
 }

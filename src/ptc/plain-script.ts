@@ -9,7 +9,7 @@
  * esbuild, which strips the types or reports the error in its words.
  */
 import { Script } from 'node:vm'
-import { SCRIPT_PREFIX, SCRIPT_SUFFIX, splitLines } from './compile-source.ts'
+import { GUARD_PREFIX, GUARD_SUFFIX, SCRIPT_PREFIX, SCRIPT_SUFFIX, splitLines } from './compile-source.ts'
 
 /**
  * Largest script, in UTF-16 units, tried as plain JavaScript: parsing runs on the calling thread
@@ -20,24 +20,24 @@ import { SCRIPT_PREFIX, SCRIPT_SUFFIX, splitLines } from './compile-source.ts'
 export const MAX_PLAIN_SCRIPT_CHARS = 16 * 1024
 
 /**
- * `wrapped` (the script inside `SCRIPT_PREFIX`/`SCRIPT_SUFFIX`, imports already blanked) as the
- * compile step's JavaScript and source map when V8 parses it as strict JavaScript: the code is
- * `wrapped` itself, and the map's generated line N + 1 is original line N (the caller adds one
- * preamble line). `undefined` when it does not parse or is longer than
- * {@link MAX_PLAIN_SCRIPT_CHARS}. Never throws.
+ * `body` (the script, imports already blanked) as the compile step's JavaScript and source map,
+ * when V8 parses it as strict JavaScript inside the guard wrapper (`GUARD_PREFIX`: its braces
+ * balance): the code is `body` in `SCRIPT_PREFIX`/`SCRIPT_SUFFIX`, and the map's generated line
+ * N + 1 is original line N (the caller adds one preamble line). `undefined` when it does not parse
+ * or is longer than {@link MAX_PLAIN_SCRIPT_CHARS}. Never throws.
  */
-export function plainJavaScript(wrapped: string): { code: string; map: string } | undefined {
-  if (wrapped.length > MAX_PLAIN_SCRIPT_CHARS) return undefined
+export function plainJavaScript(body: string): { code: string; map: string } | undefined {
+  if (body.length > MAX_PLAIN_SCRIPT_CHARS) return undefined
   try {
     // Compiled, never run. The directive on the first line keeps the line numbers.
-    new Script(`'use strict';${wrapped}`, { filename: 'script.js' })
+    new Script(`'use strict';${GUARD_PREFIX}${body}${GUARD_SUFFIX}`, { filename: 'script.js' })
   } catch {
     return undefined // a SyntaxError, or a RangeError for nesting deeper than the parser's stack
   }
-  const lines = splitLines(wrapped).length
+  const code = SCRIPT_PREFIX + body + SCRIPT_SUFFIX
   // Version 3 source map: each generated line's column 0 is the original line's column 0.
-  const mappings = `AAAA${';AACA'.repeat(lines - 1)}`
-  return { code: wrapped, map: JSON.stringify({ version: 3, sources: ['script.ts'], names: [], mappings }) }
+  const mappings = `AAAA${';AACA'.repeat(splitLines(code).length - 1)}`
+  return { code, map: JSON.stringify({ version: 3, sources: ['script.ts'], names: [], mappings }) }
 }
 
 /**
@@ -45,5 +45,5 @@ export function plainJavaScript(wrapped: string): { code: string; map: string } 
  * ({@link plainJavaScript}): no esbuild is started or waited for.
  */
 export function isPlainScript(code: string): boolean {
-  return plainJavaScript(SCRIPT_PREFIX + code + SCRIPT_SUFFIX) !== undefined
+  return plainJavaScript(code) !== undefined
 }

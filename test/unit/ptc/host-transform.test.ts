@@ -25,7 +25,7 @@ describe('transforms through the host (S9.1)', () => {
     setScriptTransform(viaHost.transform)
     const relayed = await compileScript('const a: number = 41 // relayed\nreturn a + 1')
     const relayedBroken = await compileScript('const b = (\nreturn b // relayed').then(() => undefined, (error: unknown) => error)
-    expect(sent).toHaveLength(2)
+    expect(sent).toHaveLength(4) // two compiles, each the script in its wrapper and in the guard wrapper (compile-source.ts)
     expect(relayed.js.replace('relayed', 'direct')).toBe(direct.js)
     expect(CompileError.isInstance(relayedBroken)).toBe(true)
     expect((relayedBroken as CompileError).diagnostics).toEqual((broken as CompileError).diagnostics)

@@ -36,8 +36,8 @@ describe('TypeChecker', () => {
     expect(checker.check(code, DECLARATIONS)).toEqual([])
   })
 
-  it('S9.1 a stray } is reported at its own line and column, whether or not a later stray { reopens a block', () => {
-    for (const code of ['return 1\n  }\nfoo()', 'const a = 1\n  }\n{\nconsole.log(a)']) {
+  it('S9.1 a stray } is reported at its own line and column, whatever follows it: nothing, a block or an unclosed function', () => {
+    for (const code of ['return 1\n  }\nfoo()', 'const a = 1\n  }\n{\nconsole.log(a)', 'return 1\n  }\nconsole.log("outside")\nreturn "escaped"\nfunction g() {']) {
       expect(checker.check(code, DECLARATIONS)).toEqual([{ line: 2, column: 3, message: EARLY_CLOSE_MESSAGE, category: 'error' }])
     }
     // Braces that balance, in strings, comments and templates too, are not stray.
