@@ -8,9 +8,10 @@
  */
 import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
+import { serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Readable, Writable } from 'node:stream'
+import { type LineRefusal, readLine } from './line-messages.ts'
 
 const NEWLINE = 0x0a
 
@@ -20,8 +21,8 @@ const NEWLINE = 0x0a
  * size of N bytes")` and forgets what it held once a line grows past `maxBytes` bytes (default
  * the SDK's 10 MiB); `readMessage` returns the next whole line's message, or null when none is
  * whole, skips blank lines, turns an invalid answer to a request into an error response, and
- * throws what the SDK's `deserializeMessage` throws for any other line that is not a JSON-RPC
- * message (the transports report it and read on).
+ * throws for any other line that is not a JSON-RPC message (the transports report it and read
+ * on), after telling `onRefused` what to answer it (`line-messages.ts`).
  */
 export class LineBuffer {
   readonly #maxBytes: number
@@ -32,16 +33,16 @@ export class LineBuffer {
   #lines: Buffer[] = []
   #next = 0
 
-  readonly #onInvalidRequest: ((id: string | number) => void) | undefined
+  readonly #onRefused: ((refusal: LineRefusal) => void) | undefined
 
   /**
-   * `onInvalidRequest` hears the id of each line that is a request with an id but not a valid
-   * JSON-RPC request (`"method": 42`, no `"jsonrpc"`), before `readMessage` throws for it: a
-   * server answers it with an Invalid Request error, so the client's call does not wait forever.
+   * `onRefused` hears what to answer a line that is not a valid message, before `readMessage`
+   * throws for it (see `readLine`: not JSON, a batch, a bad id, a request with an id that is not
+   * a valid request): a server sends it, so the client's call does not wait forever.
    */
-  constructor(maxBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE, onInvalidRequest?: (id: string | number) => void) {
+  constructor(maxBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE, onRefused?: (refusal: LineRefusal) => void) {
     this.#maxBytes = maxBytes
-    this.#onInvalidRequest = onInvalidRequest
+    this.#onRefused = onRefused
   }
 
   /** Takes one chunk of the stream (cut anywhere). @throws Error when a line exceeds the limit. */
@@ -65,8 +66,8 @@ export class LineBuffer {
   /**
    * The next whole line's JSON-RPC message, or null. Blank lines (spaces, tabs, a CR) are skipped
    * rather than reported: they carry no message. An answer with an id that is not a valid
-   * response becomes an error response for that id ({@link failedAnswer}). @throws SyntaxError or
-   * ZodError for any other line that is not a message.
+   * response becomes an error response for that id (`readLine`). @throws SyntaxError, ZodError or
+   * Error for any other line that is not a message.
    */
   readMessage(): JSONRPCMessage | null {
     for (;;) {
@@ -80,15 +81,10 @@ export class LineBuffer {
       const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length
       const text = line.toString('utf8', 0, end)
       if (BLANK.test(text)) continue
-      try {
-        return deserializeMessage(text)
-      } catch (error) {
-        const answer = failedAnswer(text)
-        if (answer !== undefined) return answer
-        const id = this.#onInvalidRequest && invalidRequestId(text)
-        if (id !== undefined) this.#onInvalidRequest!(id)
-        throw error
-      }
+      const reading = readLine(text)
+      if ('message' in reading) return reading.message
+      if (reading.refusal !== undefined) this.#onRefused?.(reading.refusal)
+      throw reading.error
     }
   }
 
@@ -109,42 +105,7 @@ export class LineBuffer {
 
 const EMPTY = Buffer.alloc(0)
 
-/**
- * An answer to a request that is not a valid JSON-RPC response (`"result": null`, a string, an
- * error without a message) turned into a JSON-RPC error response for the same id, so the request
- * fails at once saying so; the SDK dropped it as an unknown message, and the call waited out its
- * whole timeout. `undefined` for anything else (a request or notification, JSON without an id).
- */
-function failedAnswer(text: string): JSONRPCMessage | undefined {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || 'method' in parsed) return undefined
-  const { id } = parsed as { id?: unknown }
-  if ((typeof id !== 'string' && typeof id !== 'number') || !('result' in parsed || 'error' in parsed)) return undefined
-  const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text
-  return { jsonrpc: '2.0', id, error: { code: -32603, message: `the server's answer is not a valid JSON-RPC response (a result must be an object; an error needs a code and a message): ${shown}` } }
-}
 const BLANK = /^[ \t\r]*$/
-
-/** The id of `text` when it is a JSON object with a `method` and a string or numeric id (a request, if not a valid one), else `undefined`. */
-function invalidRequestId(text: string): string | number | undefined {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('method' in parsed)) return undefined
-  const { id } = parsed as { id?: unknown }
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined
-}
-
-/** JSON-RPC 2.0's error code for a message that is not a valid request object. */
-const INVALID_REQUEST = -32600
 
 /**
  * The SDK's `StdioClientTransport` for `parameters`, reading with a {@link LineBuffer} of their
@@ -158,8 +119,8 @@ export function stdioClientTransport(parameters: StdioServerParameters): StdioCl
 
 /**
  * The SDK's `StdioServerTransport` on `stdin`/`stdout` (default this process's), reading with a
- * {@link LineBuffer}: `ptc serve --stdio`'s. A line that is a request with an id but not a valid
- * one is answered with JSON-RPC's Invalid Request error (-32600). It stops reading requests while the client is not
+ * {@link LineBuffer}: `ptc serve --stdio`'s. A line it cannot read is answered with JSON-RPC's
+ * error for it (`readLine`: -32700 for a line that is not JSON, -32600 for an invalid request). It stops reading requests while the client is not
  * reading its answers: once a send leaves stdout over its high-water mark, stdin is paused until
  * stdout drains. The SDK's transport went on reading, running and buffering, so a client that
  * never read stdout made the server hold every answer in memory (705 MB measured in a hostile
@@ -169,8 +130,8 @@ export function stdioClientTransport(parameters: StdioServerParameters): StdioCl
  */
 export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Writable = process.stdout): StdioServerTransport {
   const transport = new StdioServerTransport(stdin, stdout)
-  const message = 'Invalid Request: not a JSON-RPC 2.0 request (it needs "jsonrpc": "2.0", a string "method", and "params" an object when present)'
-  useLineBuffer(transport, undefined, (id) => void transport.send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } }))
+  // JSON-RPC's answer for a line it cannot read may carry a null id, which the SDK's types do not allow.
+  useLineBuffer(transport, undefined, ({ id, code, message }) => void transport.send({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage))
   // The SDK's send (1.32), with the answer's size checked and the backpressure above.
   transport.send = (message) =>
     new Promise<void>((resolve) => {
@@ -211,9 +172,9 @@ function withinClientLimit(message: JSONRPCMessage, json: string): string {
  * fails, so an upgrade that drops the linear reading is noticed, while users of that SDK still
  * get a working, if slower, transport).
  */
-export function useLineBuffer(transport: StdioClientTransport | StdioServerTransport, maxBytes?: number, onInvalidRequest?: (id: string | number) => void): boolean {
+export function useLineBuffer(transport: StdioClientTransport | StdioServerTransport, maxBytes?: number, onRefused?: (refusal: LineRefusal) => void): boolean {
   const fields = transport as unknown as { _readBuffer?: unknown }
   if (fields._readBuffer === undefined) return false
-  fields._readBuffer = new LineBuffer(maxBytes, onInvalidRequest)
+  fields._readBuffer = new LineBuffer(maxBytes, onRefused)
   return true
 }

@@ -61,7 +61,7 @@ describe('ptc serve --stdio with the SDK client (S9.1–S9.4)', { timeout: 30_00
 })
 
 describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 }, () => {
-  it('S9.4 says on stderr that it skipped a bad line, answers an invalid request with an id with -32600, and answers the next message; a line over the SDK limit closes it with the reason and exit 1', async () => {
+  it('S9.4 says on stderr that it skipped a bad line, answers each line it cannot read with the JSON-RPC error for it, and answers the next message; a line over the SDK limit closes it with the reason and exit 1', async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-bad-'))
     const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
@@ -71,12 +71,17 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
     // The server stops reading once a line is too long: the rest of that write may meet a closed pipe.
     child.stdin.on('error', () => {})
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
-    child.stdin.write(`not json\n{"a":1}\n{"jsonrpc":"2.0","id":7,"method":42}\n${JSON.stringify(initialize)}\n`)
-    while (stdout.split('\n').length < 3) await new Promise((resolve) => setTimeout(resolve, 20))
-    // A request with an id, if not a valid one, gets JSON-RPC's Invalid Request error: its caller does not wait forever.
-    const [invalid, initialized] = stdout.split('\n').slice(0, 2).map((line) => JSON.parse(line))
-    expect(invalid).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: not a JSON-RPC 2\.0 request/) } })
-    expect(initialized).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
+    const badLines = ['not json', '{"a":1}', '{"jsonrpc":"2.0","id":7,"method":42}', '{"jsonrpc":"2.0","id":17}', '{"jsonrpc":"2.0","id":null,"method":"tools/list"}', '[{"jsonrpc":"2.0","id":19,"method":"tools/list"}]']
+    child.stdin.write(`${badLines.join('\n')}\n${JSON.stringify(initialize)}\n`)
+    while (stdout.split('\n').length < 7) await new Promise((resolve) => setTimeout(resolve, 20))
+    // JSON-RPC's error for each line it cannot read, with its id when it has a usable one: no
+    // caller waits forever. '{"a":1}' is no request (no id): nothing to answer.
+    const answers = stdout.split('\n').slice(0, 6).map((line) => JSON.parse(line))
+    expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[null, -32700], [7, -32600], [17, -32600], [null, -32600], [null, -32600], [1, undefined]])
+    expect(answers[1].error.message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 request/)
+    expect(answers[3].error.message).toMatch(/^Invalid Request: the id must be a string or an integer \(MCP: never null\)/)
+    expect(answers[4].error.message).toBe('Invalid Request: MCP has no JSON-RPC batches; send one message a line')
+    expect(answers[5]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
     expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): Unexpected token .*"not json" is not valid JSON$/m)
     expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): it is JSON, but not a JSON-RPC 2\.0 request, notification or response$/m)
     // Before, the SDK's transport closed and the server exited 0 without a word.

@@ -1,0 +1,54 @@
+/**
+ * What one stdio line holds, for `LineBuffer` (MCP's stdio transport: one JSON-RPC 2.0 message a
+ * line): the message, or, for a line that is not a valid one, what its sender should hear. A
+ * server answers a request it cannot read with JSON-RPC's error for it (so the client's call does
+ * not wait forever); an answer to one of our requests that is not a valid response fails that
+ * request at once.
+ */
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+
+/** A JSON-RPC error to send back for a line (JSON-RPC 2.0 §5.1: `id` null when it cannot be read). */
+export interface LineRefusal {
+  id: string | number | null
+  code: number
+  message: string
+}
+
+/** What {@link readLine} makes of a line: a message to deliver, or an error to throw (and maybe a refusal to send). */
+export type LineReading = { message: JSONRPCMessage } | { error: Error; refusal?: LineRefusal }
+
+const PARSE_ERROR = -32700
+const INVALID_REQUEST = -32600
+const NEEDS = 'it needs "jsonrpc": "2.0", a string "method", a string or integer "id" for a request, and "params" an object when present'
+
+/**
+ * Reads `text` (one non-blank line). A line that is not JSON, a batch (an array: MCP has none
+ * since 2025-06-18), an `id` that is neither a string nor a number (MCP: never null), or a
+ * request with an id that is not a valid request gets a refusal; an answer that is not a valid
+ * response becomes an error response for its id (delivered as the message); an invalid
+ * notification (no id) only an error, since a notification is never answered.
+ */
+export function readLine(text: string): LineReading {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    return { error: error as Error, refusal: { id: null, code: PARSE_ERROR, message: 'Parse error: the line is not JSON (one JSON-RPC message a line)' } }
+  }
+  if (Array.isArray(parsed)) {
+    return { error: new Error('a JSON array (a JSON-RPC batch) is not an MCP message'), refusal: { id: null, code: INVALID_REQUEST, message: 'Invalid Request: MCP has no JSON-RPC batches; send one message a line' } }
+  }
+  const object = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined
+  const id = object?.id
+  if (object !== undefined && Object.hasOwn(object, 'id') && typeof id !== 'string' && typeof id !== 'number') {
+    return { error: new Error(`a JSON-RPC id must be a string or a number, got ${JSON.stringify(id)}`), refusal: { id: null, code: INVALID_REQUEST, message: `Invalid Request: the id must be a string or an integer (MCP: never null); ${NEEDS}` } }
+  }
+  const checked = JSONRPCMessageSchema.safeParse(parsed)
+  if (checked.success) return { message: checked.data }
+  if (object === undefined || (typeof id !== 'string' && typeof id !== 'number')) return { error: checked.error }
+  if (!('method' in object) && ('result' in object || 'error' in object)) {
+    const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text
+    return { message: { jsonrpc: '2.0', id, error: { code: -32603, message: `the server's answer is not a valid JSON-RPC response (a result must be an object; an error needs a code and a message): ${shown}` } } }
+  }
+  return { error: checked.error, refusal: { id, code: INVALID_REQUEST, message: `Invalid Request: not a JSON-RPC 2.0 request (${NEEDS})` } }
+}
