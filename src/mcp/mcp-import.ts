@@ -57,6 +57,8 @@ export async function apply(ctx: Context, config: Config) {
     const { server } = connection
     const { include, exclude = [], rename = {} } = connection.config
     const seen = new Set<string>()
+    // Names the server lists more than once: only the first is imported, with one warning each.
+    const repeated = new Map<string, number>()
     for (const raw of tools) {
       const checked = checkMcpTool(raw)
       if (!checked.ok) {
@@ -64,6 +66,10 @@ export async function apply(ctx: Context, config: Config) {
         continue
       }
       const tool = checked.tool
+      if (seen.has(tool.name)) {
+        repeated.set(tool.name, (repeated.get(tool.name) ?? 1) + 1)
+        continue
+      }
       seen.add(tool.name)
       if ((include && !include.includes(tool.name)) || exclude.includes(tool.name)) continue
       // Own keys only: a tool named "constructor" or "toString" must not find Object.prototype's.
@@ -82,6 +88,9 @@ export async function apply(ctx: Context, config: Config) {
       } catch (error) {
         warn(`MCP server "${server}": tool "${tool.name}" is left out: ${(error as Error).message}`)
       }
+    }
+    for (const [name, times] of repeated) {
+      warn(`MCP server "${server}": it lists tool "${name}" ${times} times; only the first is imported (a call by that name could not say which is meant).`)
     }
     for (const wanted of [...(include ?? []), ...exclude, ...Object.keys(rename)]) {
       if (!seen.has(wanted)) warn(`MCP server "${server}": the config names tool "${wanted}" (include/exclude/rename), but the server does not list it.`)

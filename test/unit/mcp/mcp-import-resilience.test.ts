@@ -40,6 +40,7 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
             { name: 'quota', inputSchema: object(), outputSchema: object({ n: { type: 'number' } }) },
             { name: 'hidden', inputSchema: object() },
             { name: 'picture', inputSchema: object() },
+            ...Array.from({ length: 3 }, () => ({ name: 'twice', inputSchema: object() })),
             { name: '', inputSchema: object() },
             { name: 'huge_enum', inputSchema: object({ v: { type: 'string', enum: Array.from({ length: 20_000 }, (_, i) => `value-${i}`) } }) },
           ],
@@ -66,6 +67,11 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
     expect(root.tools.get('a__root_any_of')).toBeUndefined()
     expect(warnings).toContainEqual('MCP server "a": tool "no_type" is left out: inputSchema has no "type"; MCP requires "type": "object".')
     expect(warnings).toContainEqual('MCP server "a": tool "root_any_of" is left out: inputSchema has no "type" (a root anyOf); MCP requires "type": "object".')
+  })
+
+  it('a name the server lists more than once is imported once, with one warning saying so (not one per copy)', () => {
+    expect(root.tools.get('a__twice')).toBeDefined()
+    expect(warnings.filter((w) => w.includes('"twice"'))).toEqual(['MCP server "a": it lists tool "twice" 3 times; only the first is imported (a call by that name could not say which is meant).'])
   })
 
   it('a tool with an empty name, or a schema over 128 KiB of JSON, is left out saying why (no "a__" tool, no ajv compile of it)', () => {
