@@ -124,7 +124,8 @@ export class Ptc extends Service {
     const { outcome } = await this.checkers().prepare({ code, typecheck: true, compile: false }, { declarations: await this.declarations(), timeoutMs })
     if (outcome.kind === 'prepared') return outcome.prepared.diagnostics
     const why = outcome.kind === 'timeout' ? `did not finish within ${timeoutMs} ms (wallClockMs) and was stopped` : outcome.kind === 'cancelled' ? 'was cancelled' : `failed: ${outcome.message}`
-    return [{ line: 1, column: 1, category: 'error', message: `Type-checking the script ${why}. Simplify its types (deeply recursive or very large types).` }]
+    const advice = /call stack/i.test(why) ? 'The script nests too deeply (brackets, calls or expressions inside one another) or its types are deeply recursive: flatten it' : 'Simplify its types (deeply recursive or very large types)'
+    return [{ line: 1, column: 1, category: 'error', message: `Type-checking the script ${why}. ${advice}.` }]
   }
 
   /**

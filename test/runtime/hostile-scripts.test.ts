@@ -4,6 +4,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
+import { TOO_DEEP } from '../../src/ptc/isolate/run-endings.ts'
 import { DEFAULT_RUN_LIMITS } from '../../src/ptc/isolate/run-limits.ts'
 import { MAX_FRAMES } from '../../src/ptc/isolate/script-frames.ts'
 import { expectHealthy, MEMORY_BOMB_LIMITS, run } from './harness.ts'
@@ -25,6 +26,12 @@ describe('resource exhaustion', () => {
   it('ends a memory bomb after an await (inside a settle) with status memory', async () => {
     const { result } = await run('await tools.noop({}); const a = []; for (;;) a.push(new Array(1e6).fill(1))', { limits: MEMORY_BOMB_LIMITS })
     expect(result.status).toBe('memory')
+    await expectHealthy(pool)
+  })
+
+  it('S9.1 a script nested too deeply for V8\'s parser ends with a SyntaxError saying so, no isolated-vm location', async () => {
+    const { result } = await run(`return ${'['.repeat(20_000)}${']'.repeat(20_000)}`, {}, pool)
+    expect(result).toMatchObject({ status: 'error', error: { name: 'SyntaxError', message: TOO_DEEP } })
     await expectHealthy(pool)
   })
 

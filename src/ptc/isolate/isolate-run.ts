@@ -12,7 +12,7 @@ import { describeThrown } from '../../errors/describe-thrown.ts'
 import { IsolateClock } from './isolate-clock.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate-contract.ts'
 import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate } from './isolate-pool.ts'
-import { cancelledError, catastropheEnding, cpuEnding, deadlineEnding, memoryEnding, type RunEnding } from './run-endings.ts'
+import { cancelledError, catastropheEnding, cpuEnding, deadlineEnding, memoryEnding, type RunEnding, TOO_DEEP } from './run-endings.ts'
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 import { LOG_ENTRY_OVERHEAD, RunLogs } from './run-logs.ts'
 import { RunWarnings } from './run-warnings.ts'
@@ -143,7 +143,9 @@ class IsolateRun {
       scriptFunction = this.prepared.context.evalClosureSync(`return (async () => {\n${this.request.js}\n})`, [], options) as ivm.Reference<unknown>
     } catch (error) {
       if (this.ended || this.isolate.isDisposed || describeThrown(error) === TIMED_OUT) throw error
-      this.end({ status: 'error', error: { name: 'SyntaxError', message: describeThrown(error) } })
+      // V8's parser runs out of stack on deep nesting; its message names no place in the script.
+      const message = describeThrown(error).replace(/^Maximum call stack size exceeded.*$/s, TOO_DEEP)
+      this.end({ status: 'error', error: { name: 'SyntaxError', message } })
       return
     }
     if (this.ended) return

@@ -156,6 +156,8 @@ export function checkerCrashEnding(what: string, typecheck: boolean): RunEnding 
   let message: string
   if (OUTSIDE_STOP.test(what)) {
     message = `The checker was stopped from outside while ${doing} the script (${what}): by another process, or by the system when memory ran short; no code ran. Run the script again; if it stops the checker every time, ${typecheck ? 'its types may be too large to check: simplify them or run it with typecheck: false' : 'send a smaller script'}.`
+  } else if (/call stack/i.test(what)) {
+    message = `${typecheck ? 'Type-checking' : 'Compiling'} the script overflowed the checker's stack (${what}): the script nests too deeply (brackets, calls or expressions inside one another)${typecheck ? ' or its types are deeply recursive' : ''}; no code ran. Flatten its deepest nesting${typecheck ? ' or simplify its types' : ''}.`
   } else if (SCRIPT_CRASH.test(what)) {
     message = typecheck
       ? `Type-checking the script stopped the checker (${what}), typically from types too large to check; no code ran. Simplify the script's types${orUnchecked}.`
@@ -177,3 +179,6 @@ function describeNames(names: readonly string[]): string {
   const shown = [...counts].slice(0, 5).map(([name, count]) => (count === 1 ? name : `${name} ×${count}`))
   return `${names.length} call${names.length === 1 ? '' : 's'}: ${shown.join(', ')}${counts.size > 5 ? ', …' : ''}`
 }
+
+/** A script too deeply nested for V8's parser, as its compile in the isolate reports it (isolate-run.ts). */
+export const TOO_DEEP = "The script nests too deeply for V8's parser (Maximum call stack size exceeded); no code ran. Flatten its deepest nesting (brackets, calls or expressions inside one another)."

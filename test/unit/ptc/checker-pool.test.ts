@@ -221,9 +221,12 @@ describe('CheckerPool crashes', () => {
       expect(error.message).toMatch(/^The checker was stopped from outside while type-checking the script \(signal SIGKILL\): .*Run the script again/)
       expect(error.message).not.toMatch(/^Type-checking the script stopped the checker/)
       // What the checker itself died of (its heap limit aborts it, TypeScript threw) is the script's.
-      for (const inside of ['signal SIGABRT', 'RangeError: Maximum call stack size exceeded', 'ERR_WORKER_OUT_OF_MEMORY: Worker terminated due to reaching memory limit: JS heap out of memory']) {
+      for (const inside of ['signal SIGABRT', 'ERR_WORKER_OUT_OF_MEMORY: Worker terminated due to reaching memory limit: JS heap out of memory']) {
         expect(checkerCrashEnding(inside, true).error.message).toMatch(/^Type-checking the script stopped the checker .*typically from types too large to check/)
       }
+      // A stack overflow is said to be the script's nesting or its recursive types.
+      expect(checkerCrashEnding('RangeError: Maximum call stack size exceeded', true).error.message).toMatch(/^Type-checking the script overflowed the checker's stack \(RangeError: Maximum call stack size exceeded\): the script nests too deeply .* or its types are deeply recursive; no code ran\. Flatten its deepest nesting or simplify its types\.$/)
+      expect(checkerCrashEnding('RangeError: Maximum call stack size exceeded', false).error.message).not.toMatch(/types/)
       // Only a run that type-checked is told to turn type-checking off.
       expect(checkerCrashEnding('signal SIGABRT', false).error.message).toMatch(/^Compiling the script stopped the checker \(signal SIGABRT\); no code ran\. Send a smaller/)
       expect(checkerCrashEnding('signal SIGKILL', false).error.message).not.toMatch(/typecheck: false|types/)
