@@ -74,7 +74,7 @@ export function parseMcpConfig(input: unknown, options: { file?: string; baseDir
   const parsed = mcpConfigSchema.safeParse(input)
   const where = options.file ? ` in ${options.file}` : ''
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`)
+    const problems = parsed.error.issues.map((issue) => `  ${issuePath(issue.path) || '(root)'}: ${issueMessage(issue)}`)
     throw new McpConfigError(`Invalid MCP config${where}; expected {"mcpServers": {name: {command, args?, env?, cwd?, parallel?, timeoutMs?, include?, exclude?, rename?}}}:\n${problems.join('\n')}`, options.file)
   }
   const servers: Record<string, McpServerConfig> = {}
@@ -113,4 +113,14 @@ export function loadMcpConfig(file: string): McpConfig {
     throw new McpConfigError(`The MCP config ${path} is not valid JSON: ${(error as Error).message}`, path)
   }
   return parseMcpConfig(json, { file: path, baseDir: dirname(path) })
+}
+
+/** `mcpServers.fs.args.0`, with a key that is no plain name quoted: `mcpServers[""]`. */
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.map((key, index) => (typeof key === 'string' && /^[A-Za-z_$][\w$-]*$/.test(key) ? `${index > 0 ? '.' : ''}${key}` : typeof key === 'number' ? `.${key}` : `[${JSON.stringify(String(key))}]`)).join('')
+}
+
+/** zod's message, or for a record key that failed (zod says only "Invalid key in record") the key's own problem. */
+function issueMessage(issue: z.core.$ZodIssue): string {
+  return issue.code === 'invalid_key' && issue.issues[0] !== undefined ? issue.issues[0].message : issue.message
 }

@@ -32,6 +32,12 @@ describe('--mcp-config (S9.1 imported tools)', () => {
     expect(message).toContain('mcpServers.web.timeoutMs')
   })
 
+  it('an empty server name is said to be one (not "Invalid key in record"), and a name that is no plain word is quoted', () => {
+    expect(() => parseMcpConfig({ mcpServers: { '': { command: 'x' }, 'b c': { command: 'x', args: [1] } } })).toThrow(
+      /\n  mcpServers\[""\]: a server name must not be empty\n  mcpServers\["b c"\]\.args\.0: /,
+    )
+  })
+
   it('reports an unreadable or non-JSON file clearly', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ptc-mcp-config-'))
     writeFileSync(join(dir, 'bad.json'), '{ not json')
