@@ -145,7 +145,9 @@ export class McpConnection {
           ? `answered the handshake but did not list its tools within ${Number.isFinite(deadline) ? 'the start-up time' : `${this.timeoutMs} ms`}`
           : this._closed
             ? 'exited while listing its tools'
-            : `could not list its tools: ${describeThrown(error)}`
+            : zodIssues(error) !== undefined
+              ? `answered tools/list with no tool list (${zodIssues(error)})`
+              : `could not list its tools: ${describeThrown(error)}`
       throw new McpConnectionError(`MCP server "${this.server}" (${command}) ${what}.${this.stderrNote()}`, this.server, { cause: error })
     }
     return tools
@@ -230,4 +232,11 @@ function timedOut(error: unknown, timeoutMs?: number): boolean {
   if (!(error instanceof McpError) || error.code !== ErrorCode.RequestTimeout) return false
   const timeout = (error.data as { timeout?: unknown } | undefined)?.timeout
   return timeoutMs === undefined ? typeof timeout === 'number' : timeout === timeoutMs
+}
+
+/** A zod validation error's issues on one line (`tools: expected array, …`); `undefined` for any other error (the SDK's zod is not ours, so by shape). */
+function zodIssues(error: unknown): string | undefined {
+  const issues = (error as { issues?: unknown } | null)?.issues
+  if (!(error instanceof Error) || !Array.isArray(issues) || issues.length === 0) return undefined
+  return (issues as { path?: unknown[]; message?: unknown }[]).map((issue) => `${issue.path?.join('.') || 'the result'}: ${String(issue.message)}`).join('; ')
 }

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url'
 import type { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as mcpImport from '../../../src/mcp/mcp-import.ts'
+import { McpConnection } from '../../../src/mcp/mcp-connection.ts'
+import type { McpServerConfig } from '../../../src/mcp/mcp-config.ts'
 import { generateDeclarations } from '../../../typegen/index.ts'
 import { createRoot } from '../../helpers/registry.ts'
 
@@ -122,3 +124,15 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
     expect(warnings.filter((w) => w.includes('answered with text only'))).toHaveLength(2)
   })
 })
+
+describe('a server whose tools/list answer is no tool list', { timeout: 60_000 }, () => {
+  it('S1.4 fails its listing with one line naming what is wrong, not zod\'s issue list', async () => {
+    const connection = await McpConnection.start('nope', scripted('nope.json', { tools: 'nope' }) as McpServerConfig)
+    try {
+      await expect(connection.listTools()).rejects.toThrow(/^MCP server "nope" \(.*\) answered tools\/list with no tool list \(tools: Invalid input: expected array, received string\)\.$/)
+    } finally {
+      await connection.close()
+    }
+  })
+})
+
