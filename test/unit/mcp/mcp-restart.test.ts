@@ -114,6 +114,28 @@ describe('restart backoff and the limit per minute, on a test clock (S1.4)', { t
     }
   })
 
+  it('a backoff as long as a call\'s budget (timeoutMs) fails the call at once, saying so, and the first call after it restarts the server', async () => {
+    const { config, starts } = server('patient')
+    const waits: number[] = []
+    let now = Date.UTC(2026, 11, 1, 20, 0, 0)
+    const clock: RestartClock = { now: () => now, sleep: async (ms) => void (waits.push(ms), (now += ms)) }
+    const connection = await SupervisedConnection.start('patient', { ...config, timeoutMs: 3_000 }, { clock })
+    const signal = new AbortController().signal
+    try {
+      // Crashes restarted after 0, 1 and 2 s; the next would wait 4 s, more than the 3 s budget.
+      for (let i = 0; i < 4; i++) await connection.callTool('crash', {}, signal).catch(() => {})
+      expect(waits).toEqual([1_000, 2_000])
+      await expect(connection.callTool('hello', {}, signal)).rejects.toThrow(/^MCP server "patient" is not running \(it exited\), and its restart waits a backoff of 4 s, longer than a call's budget of 3000 ms \(timeoutMs\), so "hello" was not called\. The first call after 20:00:07 UTC \(in 4 s\) restarts it\.$/)
+      expect(starts()).toHaveLength(4)
+      now += 4_000
+      expect((await connection.callTool('hello', {}, signal)).content).toEqual([{ type: 'text', text: 'hello' }])
+      expect(waits).toEqual([1_000, 2_000])
+      expect(starts()).toHaveLength(5)
+    } finally {
+      await connection.close()
+    }
+  })
+
   it('a call aborted while the server restarts rejects with its reason; the restart goes on for the next call', async () => {
     const { config, starts } = server('aborted')
     const connection = await SupervisedConnection.start('aborted', config)
