@@ -37,6 +37,11 @@ try {
     target: 'node24',
     outfile: bundle,
     metafile: true,
+    // Minified (local names, whitespace, syntax), function and class names kept (error names and
+    // stacks read them): the blob went from 26.3 to 21.6 MB and a checker's start from it, most of
+    // which is V8 reading the blob, from 0.465 to 0.41 s (medians of 6, interleaved, round 18).
+    minify: true,
+    keepNames: true,
     logLevel: 'silent',
     alias: { esbuild: shim },
     // type-checker.ts finds TypeScript's lib files relative to itself.

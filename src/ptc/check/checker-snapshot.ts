@@ -18,8 +18,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { userCacheFolder } from '../user-cache.ts'
 
-/** Bumped when the manifest's shape or the snapshot's program contract changes. */
-export const SNAPSHOT_FORMAT = 1
+/** Bumped when the manifest's shape, the snapshot's program contract or how it is built changes (2: minified). */
+export const SNAPSHOT_FORMAT = 2
 /** A build that has not finished after this long is taken to have died; another may start. */
 const STALE_BUILD_MS = 10 * 60_000
 /** Snapshots kept in the cache folder, most recently used first (about 25 MB each). */
