@@ -18,18 +18,29 @@ export const SCRIPT_PREFIX = 'async function __ptc_main__() {\n'
 export const SCRIPT_SUFFIX = '\n}\n'
 
 /**
- * The wrapper a script is also parsed in to prove that its braces do not close the function's
- * body early: the body is a block labelled `__ptc_body__`, and `break __ptc_body__` at its end
- * parses only inside that block and not in a function nested in it (a label is not seen across a
- * function's boundary). A script whose stray `}` closed the body early parses in
- * {@link SCRIPT_PREFIX}/{@link SCRIPT_SUFFIX} when a stray `{` or an unclosed function follows,
- * and its last lines would run outside the body, before it; in this wrapper it fails at the
- * `break`. Only parsed, never run: in a block, esbuild rewrites function declarations into
- * `let` bindings (their hoisting and names would change). One line, as `SCRIPT_PREFIX`.
+ * The label of {@link GUARD_PREFIX}'s block: new in every process, so no script can declare it
+ * itself (a script's own block of that name would hold the `break` and pass the guard). It is
+ * never run and never in a message, so no script can learn it.
  */
-export const GUARD_PREFIX = 'async function __ptc_main__() { __ptc_body__: {\n'
-/** Ends {@link GUARD_PREFIX}'s block and function. */
-export const GUARD_SUFFIX = '\nbreak __ptc_body__\n} }\n'
+const GUARD_LABEL = `__ptc_body_${Math.random().toString(36).slice(2, 12)}__`
+
+/**
+ * The wrapper a script is also parsed in to prove that its braces do not close the function's
+ * body early: the body is a labelled block, and the `break` to that label at its end parses only
+ * inside that block and not in a function nested in it (a label is not seen across a function's
+ * boundary). A script whose stray `}` closed the body early parses in
+ * {@link SCRIPT_PREFIX}/{@link SCRIPT_SUFFIX} when a stray `{` or an unclosed function follows,
+ * and its last lines would run outside the body, before it; in this wrapper it fails. Only
+ * parsed, never run: in a block, esbuild rewrites function declarations into `let` bindings
+ * (their hoisting and names would change). One line, as `SCRIPT_PREFIX`.
+ */
+export const GUARD_PREFIX = `async function __ptc_main__() { ${GUARD_LABEL}: {\n`
+/**
+ * Ends {@link GUARD_PREFIX}'s block and function. The `!0` after the `break` is no type member:
+ * esbuild skips a type's body loosely, so a stray `}` followed by `interface I {` (whose body
+ * would hold the `break`) passed without it.
+ */
+export const GUARD_SUFFIX = `\nbreak ${GUARD_LABEL}; !0\n} }\n`
 
 /** The message for a `}` that closes the script's body before its end (see {@link GUARD_PREFIX}). */
 export const EARLY_CLOSE_MESSAGE = 'Unexpected "}": the script closes more braces than it opens, and this one ends the script\'s body (a script is the body of an async function); remove it or add the "{" it should close'

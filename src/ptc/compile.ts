@@ -175,17 +175,32 @@ async function compileUncached(code: string): Promise<CompiledScript> {
   let output: string
   let map: string
   try {
-    const transform = scriptTransform ?? esbuildTransform
-    // esbuild's output of the script in its wrapper, and its parse in the guard wrapper (its braces balance).
-    const transformed = async () => (await Promise.all([transform(SCRIPT_PREFIX + body + SCRIPT_SUFFIX), transform(GUARD_PREFIX + body + GUARD_SUFFIX)]))[0]
-    ;({ code: output, map } = plainJavaScript(body) ?? (await transformed()))
+    ;({ code: output, map } = plainJavaScript(body) ?? (await transformGuarded(body)))
   } catch (error) {
+    if (error === EARLY_CLOSE) throw new CompileError(await strayBrace(code, body))
     if (!isTransformFailure(error)) throw error
     const diagnostics = error.errors.map((message) => esbuildDiagnostic(code, message, 1))
     throw new CompileError(diagnostics.some(({ early }) => early) ? await strayBrace(code, body) : diagnostics.map(({ early, ...diagnostic }) => diagnostic))
   }
   // Keep the whole output (esbuild may emit helpers next to the function) and call it.
   return Object.freeze({ js: `${JS_PREAMBLE}${output}return await __ptc_main__();\n`, map: shiftMap(map) })
+}
+
+/** Thrown by {@link transformGuarded} for a script that parses in its wrapper but not in the guard wrapper. */
+const EARLY_CLOSE = new Error('a stray } closed the script body early')
+
+/**
+ * esbuild's output of `body` in its wrapper, once it also parses in the guard wrapper
+ * (`GUARD_PREFIX`: its braces balance); both at once. Rejects as esbuild does when the wrapped
+ * script does not parse, and with {@link EARLY_CLOSE} when only the guard fails: whatever esbuild
+ * says then is about the guard's own lines, and the cause is always a stray `}`.
+ */
+async function transformGuarded(body: string): Promise<{ code: string; map: string }> {
+  const transform = scriptTransform ?? esbuildTransform
+  const [wrapped, guarded] = await Promise.allSettled([transform(SCRIPT_PREFIX + body + SCRIPT_SUFFIX), transform(GUARD_PREFIX + body + GUARD_SUFFIX)])
+  if (wrapped.status === 'rejected') throw wrapped.reason
+  if (guarded.status === 'rejected') throw isTransformFailure(guarded.reason) ? EARLY_CLOSE : guarded.reason
+  return wrapped.value
 }
 
 /** The line `js` starts with, ahead of esbuild's output. */
@@ -220,9 +235,8 @@ function esbuildDiagnostic(code: string, esbuildMessage: Message, prefixLines: n
   const line = location.line - prefixLines
   if (line < 1) return { ...base, line: 1, column: 1 }
   if (line > splitLines(code).length) {
-    // esbuild trips over the wrapper's closing braces, or over the guard's `break __ptc_body__`
-    // when a stray `{` or function followed, only when a stray `}` closed the body early (GUARD_PREFIX).
-    const early = text === 'Unexpected "}"' || text === 'There is no containing label named "__ptc_body__"'
+    // esbuild trips over the wrapper's closing brace only when a stray `}` closed the body early.
+    const early = text === 'Unexpected "}"'
     return { ...base, ...positionAt(code, code.length), ...(early && { early: true as const }) }
   }
   const column = Buffer.from(location.lineText, 'utf8').subarray(0, location.column).toString('utf8').length + 1

@@ -99,6 +99,18 @@ describe('compileScript', () => {
     }
   })
 
+  it('S9.1 nor does a block the script labels itself as the guard was once labelled, a loop, or a type, object or class left open after it', async () => {
+    // helper-29's trial: its own `__ptc_body__:` block held the guard's `break` (the label is now
+    // new in every process), and a type's body the guard's last line (hence its `!0`). Plain
+    // JavaScript and TypeScript (`: number`) take the two compile paths.
+    const tails = ['__ptc_body__: {\nconsole.log("EVIL")', '__ptc_body__: while (true) {', 'interface I {', 'type T = {', 'let x: {', 'class K {', 'const o = { a: 1,', 'enum E {']
+    for (const head of ['const a = 1', 'const a: number = 1']) {
+      for (const tail of tails) expect((await compileErrorOf(`${head}\n  }\n${tail}`)).diagnostics, tail).toEqual([{ line: 2, column: 3, message: EARLY_CLOSE_MESSAGE, category: 'error' }])
+    }
+    // The script may use any label itself, that one included.
+    expect((await compileScript('__ptc_body__: {\n  if (a) break __ptc_body__\n}\nreturn 1')).js).toContain('break __ptc_body__')
+  })
+
   it('S9.1 export in a script says a script is a function body that returns, not a module', async () => {
     const error = await compileErrorOf('export const x = 1\nreturn x')
     expect(error.diagnostics).toEqual([
