@@ -22,8 +22,8 @@ const INVALID_REQUEST = -32600
 const NEEDS = 'it needs "jsonrpc": "2.0", a string "method", a string or integer "id" for a request, and "params" an object when present'
 
 /**
- * Reads `text` (one non-blank line). A line that is not JSON, a batch (an array: MCP has none
- * since 2025-06-18), an `id` that is neither a string nor a number (MCP: never null), or a
+ * Reads `text` (one non-blank line). A line that is not JSON, JSON that is no object, a batch (an
+ * array: MCP has none since 2025-06-18), an `id` that is neither a string nor a number (MCP: never null), or a
  * request with an id that is not a valid request gets a refusal; an answer that is not a valid
  * response becomes an error response for its id (delivered as the message); an invalid
  * notification (no id) only an error, since a notification is never answered.
@@ -38,17 +38,20 @@ export function readLine(text: string): LineReading {
   if (Array.isArray(parsed)) {
     return { error: new Error('a JSON array (a JSON-RPC batch) is not an MCP message'), refusal: { id: null, code: INVALID_REQUEST, message: 'Invalid Request: MCP has no JSON-RPC batches; send one message a line' } }
   }
-  const object = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined
-  const id = object?.id
-  if (object !== undefined && Object.hasOwn(object, 'id') && typeof id !== 'string' && typeof id !== 'number') {
+  if (typeof parsed !== 'object' || parsed === null) {
+    return { error: new Error(`${JSON.stringify(parsed)} is JSON, but not a JSON-RPC message (an object)`), refusal: { id: null, code: INVALID_REQUEST, message: `Invalid Request: a message is a JSON object; ${NEEDS}` } }
+  }
+  const object = parsed as Record<string, unknown>
+  const id = object.id
+  if (Object.hasOwn(object, 'id') && typeof id !== 'string' && typeof id !== 'number') {
     return { error: new Error(`a JSON-RPC id must be a string or a number, got ${JSON.stringify(id)}`), refusal: { id: null, code: INVALID_REQUEST, message: `Invalid Request: the id must be a string or an integer (MCP: never null); ${NEEDS}` } }
   }
   const checked = JSONRPCMessageSchema.safeParse(parsed)
   if (checked.success) return { message: checked.data }
-  if (object === undefined || (typeof id !== 'string' && typeof id !== 'number')) return { error: checked.error }
+  if (typeof id !== 'string' && typeof id !== 'number') return { error: checked.error }
   if (!('method' in object) && ('result' in object || 'error' in object)) {
     const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text
-    return { message: { jsonrpc: '2.0', id, error: { code: -32603, message: `the server's answer is not a valid JSON-RPC response (a result must be an object; an error needs a code and a message): ${shown}` } } }
+    return { message: { jsonrpc: '2.0', id, error: { code: -32603, message: `the answer is not a valid JSON-RPC response (a result must be an object; an error needs a code and a message): ${shown}` } } }
   }
   return { error: checked.error, refusal: { id, code: INVALID_REQUEST, message: `Invalid Request: not a JSON-RPC 2.0 request (${NEEDS})` } }
 }

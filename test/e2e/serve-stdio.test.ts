@@ -71,17 +71,18 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
     // The server stops reading once a line is too long: the rest of that write may meet a closed pipe.
     child.stdin.on('error', () => {})
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
-    const badLines = ['not json', '{"a":1}', '{"jsonrpc":"2.0","id":7,"method":42}', '{"jsonrpc":"2.0","id":17}', '{"jsonrpc":"2.0","id":null,"method":"tools/list"}', '[{"jsonrpc":"2.0","id":19,"method":"tools/list"}]']
+    const badLines = ['not json', '{"a":1}', '{"jsonrpc":"2.0","id":7,"method":42}', '{"jsonrpc":"2.0","id":17}', '{"jsonrpc":"2.0","id":null,"method":"tools/list"}', '[{"jsonrpc":"2.0","id":19,"method":"tools/list"}]', '42']
     child.stdin.write(`${badLines.join('\n')}\n${JSON.stringify(initialize)}\n`)
-    while (stdout.split('\n').length < 7) await new Promise((resolve) => setTimeout(resolve, 20))
+    while (stdout.split('\n').length < 8) await new Promise((resolve) => setTimeout(resolve, 20))
     // JSON-RPC's error for each line it cannot read, with its id when it has a usable one: no
     // caller waits forever. '{"a":1}' is no request (no id): nothing to answer.
-    const answers = stdout.split('\n').slice(0, 6).map((line) => JSON.parse(line))
-    expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[null, -32700], [7, -32600], [17, -32600], [null, -32600], [null, -32600], [1, undefined]])
+    const answers = stdout.split('\n').slice(0, 7).map((line) => JSON.parse(line))
+    expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[null, -32700], [7, -32600], [17, -32600], [null, -32600], [null, -32600], [null, -32600], [1, undefined]])
     expect(answers[1].error.message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 request/)
     expect(answers[3].error.message).toMatch(/^Invalid Request: the id must be a string or an integer \(MCP: never null\)/)
     expect(answers[4].error.message).toBe('Invalid Request: MCP has no JSON-RPC batches; send one message a line')
-    expect(answers[5]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
+    expect(answers[5].error.message).toMatch(/^Invalid Request: a message is a JSON object/)
+    expect(answers[6]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
     expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): Unexpected token .*"not json" is not valid JSON$/m)
     expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): it is JSON, but not a JSON-RPC 2\.0 request, notification or response$/m)
     // Before, the SDK's transport closed and the server exited 0 without a word.

@@ -106,7 +106,7 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeou
   it('an answer that is not a valid JSON-RPC response fails the call at once, saying so (it waited out the call\'s 60 s budget)', async () => {
     const result = await root.tools.execute({ name: 'fake__null_result', arguments: {} })
     expect(result.error?.kind).toBe('failed')
-    expect(result.error?.message).toMatch(/the server's answer is not a valid JSON-RPC response .*"result":null/)
+    expect(result.error?.message).toMatch(/the answer is not a valid JSON-RPC response .*"result":null/)
   })
 
   it('the caller\'s cancellation aborts a pending call (S1.3)', async () => {
