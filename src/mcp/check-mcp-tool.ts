@@ -21,7 +21,8 @@ export const MAX_SCHEMA_BYTES = 128 * 1024
  * likewise), each schema at most {@link MAX_SCHEMA_BYTES} of JSON. Pure.
  */
 export function checkMcpTool(raw: unknown): CheckedMcpTool {
-  const name = typeof (raw as { name?: unknown })?.name === 'string' ? (raw as { name: string }).name : '(no name)'
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, name: '(no name)', problem: `the entry is ${JSON.stringify(raw) ?? String(raw)}, not a tool object` }
+  const name = typeof (raw as { name?: unknown }).name === 'string' ? (raw as { name: string }).name : '(no name)'
   if (name.trim() === '') return { ok: false, name, problem: 'its name is empty; an MCP tool needs a name to be called by' }
   for (const field of ['inputSchema', 'outputSchema'] as const) {
     const schema = (raw as Record<string, unknown> | null)?.[field]

@@ -130,6 +130,7 @@ export class McpConnection {
     const deadline = this._startDeadline
     this._startDeadline = Infinity
     const tools: unknown[] = []
+    const cursors = new Set<string>()
     let cursor: string | undefined
     try {
       do {
@@ -137,6 +138,9 @@ export class McpConnection {
         const page = await this._client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, LenientToolPage, { timeout })
         tools.push(...page.tools)
         cursor = page.nextCursor
+        // A cursor given twice would list the same pages until the start-up budget ran out.
+        if (cursor !== undefined && cursors.has(cursor)) throw new Error(`its tools/list gave the cursor ${JSON.stringify(cursor.slice(0, 100))} a second time (a loop)`)
+        if (cursor !== undefined) cursors.add(cursor)
       } while (cursor)
     } catch (error) {
       const command = [this.config.command, ...this.config.args].join(' ')

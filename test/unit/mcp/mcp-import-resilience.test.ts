@@ -42,6 +42,7 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
             { name: 'quota', inputSchema: object(), outputSchema: object({ n: { type: 'number' } }) },
             { name: 'hidden', inputSchema: object() },
             { name: 'picture', inputSchema: object() },
+            null,
             ...Array.from({ length: 3 }, () => ({ name: 'twice', inputSchema: object() })),
             { name: '', inputSchema: object() },
             { name: 'huge_enum', inputSchema: object({ v: { type: 'string', enum: Array.from({ length: 20_000 }, (_, i) => `value-${i}`) } }) },
@@ -74,6 +75,10 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
   it('a name the server lists more than once is imported once, with one warning saying so (not one per copy)', () => {
     expect(root.tools.get('a__twice')).toBeDefined()
     expect(warnings.filter((w) => w.includes('"twice"'))).toEqual(['MCP server "a": it lists tool "twice" 3 times; only the first is imported (a call by that name could not say which is meant).'])
+  })
+
+  it('an entry of the tool list that is no object is left out saying so', () => {
+    expect(warnings).toContainEqual('MCP server "a": tool "(no name)" is left out: the entry is null, not a tool object.')
   })
 
   it('a tool with an empty name, or a schema over 128 KiB of JSON, is left out saying why (no "a__" tool, no ajv compile of it)', () => {
@@ -126,6 +131,15 @@ describe('importing real-world MCP tool lists and results (S1.4, S9.1–S9.3)', 
 })
 
 describe('a server whose tools/list answer is no tool list', { timeout: 60_000 }, () => {
+  it('S1.4 a tools/list that gives the same cursor again fails at once, saying so, not at the end of the start-up time', async () => {
+    const connection = await McpConnection.start('looping', scripted('looping-cursor.json', { tools: [], listResult: { tools: [], nextCursor: 'again' } }) as McpServerConfig)
+    try {
+      await expect(connection.listTools()).rejects.toThrow(/could not list its tools: its tools\/list gave the cursor "again" a second time \(a loop\)/)
+    } finally {
+      await connection.close()
+    }
+  })
+
   it('S1.4 fails its listing with one line naming what is wrong, not zod\'s issue list', async () => {
     const connection = await McpConnection.start('nope', scripted('nope.json', { tools: 'nope' }) as McpServerConfig)
     try {
