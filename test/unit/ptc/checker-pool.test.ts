@@ -58,6 +58,9 @@ describe('CheckerPool', () => {
 
   it('S9.1 a script waiting for a busy checker spends its own deadline waiting, and ends timeout at it', async () => {
     const order: string[] = []
+    // The test before stopped its checker (a cancel): the slow script must find one ready, or on a
+    // loaded machine its own deadline runs out waiting for the replacement's start.
+    await pool.prewarm()
     // Both deadlines are the host's timers, which fire in the order they are due whatever the
     // load; the slow check burns a core until its own (3 s before).
     const slow = pool.prepare({ code: recursiveTypesScript(), typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 1_000 }).finally(() => order.push('slow'))
