@@ -126,11 +126,23 @@ export function stopEsbuildService(): void {
   esbuild?.stop?.().catch(() => {})
 }
 
+/** Set once this process's esbuild service answered a transform (see {@link esbuildStarted}). */
+let esbuildAnswered = false
+
+/**
+ * Whether this process's esbuild service has answered a transform, so a compile through it no
+ * longer waits for its start (`prepare-in-host.ts` charges compiles to the script from then on).
+ */
+export function esbuildStarted(): boolean {
+  return esbuildAnswered
+}
+
 /** esbuild's `transform` of a wrapped script (see {@link ScriptTransform}), with the options of every compile. */
 export async function esbuildTransform(source: string): Promise<{ code: string; map: string }> {
   // Loaded on first use: a checker started from its snapshot (checker-snapshot-entry.ts) can
   // load userland modules only after start-up.
   const { transform } = await import('esbuild')
+  // A syntax error is an answer too: the service has started either way.
   const result = await transform(source, {
     loader: 'ts',
     // What V8 in Node 24 / isolated-vm 7 runs natively; only newer syntax gets lowered.
@@ -142,7 +154,7 @@ export async function esbuildTransform(source: string): Promise<{ code: string; 
     // Runtime errors point at the script's own lines (issue 11): mapped back on the host.
     sourcemap: 'external',
     sourcesContent: false,
-  })
+  }).finally(() => (esbuildAnswered = true))
   return { code: result.code, map: result.map }
 }
 

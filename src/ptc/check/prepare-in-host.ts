@@ -7,15 +7,12 @@
  * A script that mentions `import` or `require` still goes to a checker: finding those needs
  * TypeScript's parser, which stays out of the host.
  */
-import { compileScript } from '../compile.ts'
+import { compileScript, esbuildStarted } from '../compile.ts'
 import { mentionsModules } from '../compile-source.ts'
 import { isPlainScript } from '../plain-script.ts'
 import type { TypeChecker } from '../type-checker.ts'
 import type { PrepareOptions, PrepareResult } from './checker-contract.ts'
 import { prepareScript } from './prepare-script.ts'
-
-/** Set once a compile through esbuild in this process answered: its service is started from then on. */
-let esbuildStarted = false
 
 /**
  * Whether {@link prepareInHost} can compile `code` for an unchecked run: true unless the script
@@ -48,9 +45,9 @@ export async function precompileInHost(code: string): Promise<void> {
 /**
  * Compiles `code` (not type-checked) with esbuild from this process, with the result shape of
  * `CheckerPool.prepare`: `compiled`, or `syntax-error` with diagnostics in the user's coordinates.
- * The deadline (`options.timeoutMs`) counts from the call, except for the first compile in this
- * process, which also starts esbuild's service and is not charged, as a checker pool's first
- * start is not; `timeout` when it passes first, `cancelled` when `options.signal` aborts first
+ * The deadline (`options.timeoutMs`) counts from the call, except for compiles before esbuild's
+ * service first answered in this process (`esbuildStarted`), which may include its start and are
+ * not charged, as a checker pool's first start is not; `timeout` when it passes first, `cancelled` when `options.signal` aborts first
  * (the compile itself then finishes unobserved). `declarations` are not used.
  * @throws Error when esbuild cannot start or fails (infrastructure), as `CheckerPool.prepare` does
  *   when no checker can start.
@@ -59,9 +56,9 @@ export async function prepareInHost(code: string, options: Pick<PrepareOptions, 
   const called = performance.now()
   const { signal } = options
   if (signal?.aborted) return { outcome: { kind: 'cancelled' }, startedAt: called, checkMs: 0 }
-  // A plain JavaScript script (plain-script.ts) never waits for esbuild's start.
-  const plain = isPlainScript(code)
-  const charged = esbuildStarted || plain
+  // Until esbuild's service first answered, a compile may include its start (a plain JavaScript
+  // script, plain-script.ts, needs none, and takes a millisecond uncharged).
+  const charged = esbuildStarted()
   const compiled = prepareScript(noChecker, { code, typecheck: false, compile: true }, '')
   let timer: NodeJS.Timeout | undefined
   let onAbort: (() => void) | undefined
@@ -72,7 +69,6 @@ export async function prepareInHost(code: string, options: Pick<PrepareOptions, 
   })
   try {
     const first = await Promise.race([compiled, stopped])
-    if (!plain) esbuildStarted = true
     const startedAt = charged ? called : performance.now()
     const checkMs = performance.now() - startedAt
     return { outcome: typeof first === 'string' ? { kind: first } : { kind: 'prepared', prepared: first }, startedAt, checkMs }
