@@ -20,9 +20,9 @@ export function stopAtExit(child: ChildProcess, signal: NodeJS.Signals): () => v
   if (!installed) {
     installed = true
     process.on('exit', () => {
-      for (const [process, stop] of live) {
+      for (const [child, stop] of live) {
         try {
-          process.kill(stop)
+          child.kill(stop)
         } catch {
           // Already gone.
         }

@@ -25,7 +25,7 @@ export function checkMcpTool(raw: unknown): CheckedMcpTool {
   const name = typeof (raw as { name?: unknown }).name === 'string' ? (raw as { name: string }).name : '(no name)'
   if (name.trim() === '') return { ok: false, name, problem: 'its name is empty; an MCP tool needs a name to be called by' }
   for (const field of ['inputSchema', 'outputSchema'] as const) {
-    const schema = (raw as Record<string, unknown> | null)?.[field]
+    const schema = (raw as Record<string, unknown>)[field]
     if (schema === undefined && field === 'outputSchema') continue
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { ok: false, name, problem: `${field} is not a JSON Schema object` }
     const bytes = Buffer.byteLength(JSON.stringify(schema))

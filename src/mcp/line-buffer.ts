@@ -120,9 +120,9 @@ export function stdioClientTransport(parameters: StdioServerParameters): StdioCl
 /**
  * The SDK's `StdioServerTransport` on `stdin`/`stdout` (default this process's), reading with a
  * {@link LineBuffer}: `ptc serve --stdio`'s. A line it cannot read is answered with JSON-RPC's
- * error for it (`readLine`: -32700 for a line that is not JSON, -32600 for an invalid request). It stops reading requests while the client is not
- * reading its answers: once a send leaves stdout over its high-water mark, stdin is paused until
- * stdout drains. The SDK's transport went on reading, running and buffering, so a client that
+ * error for it (`readLine`: -32700 for a line that is not JSON, -32600 for an invalid request).
+ * It stops reading requests while the client is not reading its answers: once a send leaves
+ * stdout over its high-water mark, stdin is paused until stdout drains. The SDK's transport went on reading, running and buffering, so a client that
  * never read stdout made the server hold every answer in memory (705 MB measured in a hostile
  * trial); now what it holds is bounded by the requests already read, and the client's own writes
  * block once the stdin pipe is full. An answer over the client's 10 MiB limit is replaced by one

@@ -19,14 +19,15 @@ export type LineReading = { message: JSONRPCMessage } | { error: Error; refusal?
 
 const PARSE_ERROR = -32700
 const INVALID_REQUEST = -32600
+const INTERNAL_ERROR = -32603
 const NEEDS = 'it needs "jsonrpc": "2.0", a string "method", a string or integer "id" for a request, and "params" an object when present'
 
 /**
- * Reads `text` (one non-blank line). A line that is not JSON, JSON that is no object, a batch (an
- * array: MCP has none since 2025-06-18), an `id` that is neither a string nor a number (MCP: never null), or a
- * request with an id that is not a valid request gets a refusal; an answer that is not a valid
- * response becomes an error response for its id (delivered as the message); an invalid
- * notification (no id) only an error, since a notification is never answered.
+ * Reads `text` (one non-blank line). A line that is not JSON, JSON that is no object, a batch
+ * (an array: MCP has none since 2025-06-18), an `id` that is neither a string nor a number (MCP:
+ * never null), or a request with an id that is not a valid request gets a refusal; an answer that
+ * is not a valid response becomes an error response for its id (delivered as the message); an
+ * invalid notification (no id) only an error, since a notification is never answered.
  */
 export function readLine(text: string): LineReading {
   let parsed: unknown
@@ -51,7 +52,7 @@ export function readLine(text: string): LineReading {
   if (typeof id !== 'string' && typeof id !== 'number') return { error: checked.error }
   if (!('method' in object) && ('result' in object || 'error' in object)) {
     const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text
-    return { message: { jsonrpc: '2.0', id, error: { code: -32603, message: `the answer is not a valid JSON-RPC response (a result must be an object; an error needs a code and a message): ${shown}` } } }
+    return { message: { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `the answer is not a valid JSON-RPC response (a result must be an object; an error needs a code and a message): ${shown}` } } }
   }
   return { error: checked.error, refusal: { id, code: INVALID_REQUEST, message: `Invalid Request: not a JSON-RPC 2.0 request (${NEEDS})` } }
 }

@@ -130,7 +130,8 @@ export class SupervisedConnection {
       }
       // A backoff as long as a call's whole budget: the call would only time out waiting for it.
       if (decision.waitMs >= this.timeoutMs) {
-        const at = describeRetry(this.clock.now() + decision.waitMs, this.clock.now())
+        const now = this.clock.now()
+        const at = describeRetry(now + decision.waitMs, now)
         throw new McpConnectionError(`MCP server "${this.server}" is not running (it ${this.current.describeStop()}), and its restart waits a backoff of ${Math.ceil(decision.waitMs / 1000)} s, longer than a call's budget of ${this.timeoutMs} ms (timeoutMs), so "${tool}" was not called. The first call after ${at} restarts it.`, this.server)
       }
       this.restarting = this.restart(decision.waitMs).finally(() => {
