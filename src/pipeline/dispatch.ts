@@ -22,7 +22,7 @@ type ExecuteWrapper = (execution: ToolExecution, next: () => Promise<JsonValue>)
  * anything else thrown a `failed` result; the caller's stop a cancellation. Never throws.
  */
 export async function dispatch(events: EventHooks, tool: Tool, execution: Execution): Promise<Dispatched> {
-  const { callerSignal } = execution
+  const callerSignal = Execution.stopOf(execution)
   const body = async (): Promise<JsonValue> => {
     if (Execution.fuseCallerSignal(execution).aborted) throw CANCELLED
     return (await tool.execute(execution.arguments, execution)) as JsonValue

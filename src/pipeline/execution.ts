@@ -13,7 +13,11 @@ export const NEVER_ABORTED: AbortSignal = new AbortController().signal
 /** Sentinel thrown inside the pipeline's waits when the caller stops the call. */
 export const CANCELLED = Symbol('cancelled')
 
-/** What a new {@link Execution} is made of; `callerSignal` is {@link NEVER_ABORTED} for a call without one. */
+/**
+ * What a new {@link Execution} is made of; `callerSignal` is {@link NEVER_ABORTED} for a call
+ * without one. `stopSignal` is what ends the call: the caller's signal, joined with the host's
+ * stop (the registry's), so a call still open when its host is gone ends `cancelled`.
+ */
 export interface ExecutionFields {
   readonly callId: string
   readonly name: string
@@ -21,6 +25,7 @@ export interface ExecutionFields {
   readonly agent: string | undefined
   readonly parentToken: symbol | undefined
   readonly callerSignal: AbortSignal
+  readonly stopSignal: AbortSignal
   readonly timeoutMs: number | undefined
 }
 
@@ -41,6 +46,7 @@ export class Execution implements ToolExecution {
   readonly callerSignal: AbortSignal
   readonly timeoutMs: number | undefined
   #signal: AbortSignal
+  readonly #stop: AbortSignal
 
   constructor(fields: ExecutionFields) {
     this.callId = fields.callId
@@ -51,7 +57,7 @@ export class Execution implements ToolExecution {
     this.parentToken = fields.parentToken
     this.callerSignal = fields.callerSignal
     this.timeoutMs = fields.timeoutMs
-    this.#signal = fields.callerSignal
+    this.#signal = this.#stop = fields.stopSignal
     Object.freeze(this)
   }
 
@@ -65,11 +71,16 @@ export class Execution implements ToolExecution {
     this.#signal = next
   }
 
-  /** S6.3: fuse the caller's signal into whatever a wrapper installed; returns the body's signal. */
+  /** S6.3: fuse the caller's signal (and the host's stop) into whatever a wrapper installed; returns the body's signal. */
   static fuseCallerSignal(execution: Execution): AbortSignal {
-    const { callerSignal } = execution
-    if (execution.#signal !== callerSignal && callerSignal !== NEVER_ABORTED) execution.#signal = AbortSignal.any([execution.#signal, callerSignal])
+    const stop = execution.#stop
+    if (execution.#signal !== stop && stop !== NEVER_ABORTED) execution.#signal = AbortSignal.any([execution.#signal, stop])
     return execution.#signal
+  }
+
+  /** What ends every wait of the pipeline for this call: the caller's stop or the host's (see {@link ExecutionFields}). */
+  static stopOf(execution: Execution): AbortSignal {
+    return execution.#stop
   }
 }
 // A listener must not be able to swap the accessor for every execution.

@@ -52,6 +52,10 @@ export function openCall(host: PipelineHost, record: CallRecord, call: ToolCall,
   let badSignal = false
   if (requestedSignal instanceof AbortSignal) callerSignal = requestedSignal
   else badSignal = requestedSignal !== undefined
+  // The host's stop ends every open call (S6.3). A call from code keeps its run's signal alone (no
+  // AbortSignal.any on the hot path): the run itself is cancelled when the host stops.
+  const hostStop = host.stopSignal
+  const stopSignal = hostStop === undefined ? callerSignal : callerSignal === NEVER_ABORTED ? hostStop : parentToken !== undefined ? callerSignal : AbortSignal.any([callerSignal, hostStop])
 
   // S6.1: read the call once; materialize arguments once into frozen JSON.
   const { callId: requestedId, name: requestedName, arguments: input } = (call ?? {}) as Partial<ToolCall>
@@ -85,7 +89,7 @@ export function openCall(host: PipelineHost, record: CallRecord, call: ToolCall,
     if (!parsed.success) return { kind: 'invalid-arguments', message: `Invalid arguments for "${name}": ${argumentProblems(parsed.error)}` }
     record.args = deepFreeze(parsed.data)
   }
-  return new Execution({ callId: record.callId, name, args: record.args, agent: record.agent, parentToken, callerSignal, timeoutMs: tool.timeoutMs })
+  return new Execution({ callId: record.callId, name, args: record.args, agent: record.agent, parentToken, callerSignal, stopSignal, timeoutMs: tool.timeoutMs })
 }
 
 /** `tool/call`: the call as received, before any policy (S9.4 records the same normalized arguments). */

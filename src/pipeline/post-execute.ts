@@ -8,7 +8,7 @@ import { describeThrown } from '../errors/describe-thrown.ts'
 import { NotJsonError } from '../errors/ptc-error.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import type { ContentBlock, JsonValue, PendingResult, PostToolDecision } from '../tools/types.ts'
-import { CANCELLED, type Execution, untilCallerStop } from './execution.ts'
+import { CANCELLED, Execution, untilCallerStop } from './execution.ts'
 import { cancellation, failure, type Outcome } from './finish.ts'
 import { type EventHooks, waterfall } from './cordis-adapter.ts'
 import { materializeJson } from './materialize.ts'
@@ -23,7 +23,8 @@ const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
  * Never throws.
  */
 export async function postExecute(events: EventHooks, tool: Tool, execution: Execution, raw: unknown, fromCode: boolean): Promise<Outcome> {
-  const { name, callerSignal } = execution
+  const { name } = execution
+  const callerSignal = Execution.stopOf(execution)
   const args = execution.arguments
   // S1.2: output.schema is enforced on every returned value; S6.1 it must be lossless JSON.
   let value: JsonValue

@@ -6,7 +6,7 @@
 import type { Context } from 'cordis'
 import { describeThrown } from '../errors/describe-thrown.ts'
 import type { JsonValue, PreToolDecision, ToolGuard } from '../tools/types.ts'
-import { CANCELLED, type Execution, untilCallerStop } from './execution.ts'
+import { CANCELLED, Execution, untilCallerStop } from './execution.ts'
 import { runGuards } from './guards.ts'
 import { type EventHooks, waterfall } from './cordis-adapter.ts'
 import { materializeJson } from './materialize.ts'
@@ -41,7 +41,7 @@ const deny = (message: string, info?: JsonValue): PreExecuteVerdict => ({ kind: 
 export function preExecute(host: PreExecuteHost, execution: Execution): PreExecuteVerdict | Promise<PreExecuteVerdict> {
   let decision: PreToolDecision | Promise<PreToolDecision>
   try {
-    decision = untilCallerStop(waterfall<PreToolDecision | Promise<PreToolDecision>>(host.events, 'tools/pre-execute', [execution], () => ALLOW), execution.callerSignal)
+    decision = untilCallerStop(waterfall<PreToolDecision | Promise<PreToolDecision>>(host.events, 'tools/pre-execute', [execution], () => ALLOW), Execution.stopOf(execution))
   } catch (error) {
     return policyFailed(error)
   }
@@ -57,7 +57,7 @@ function policyFailed(error: unknown): PreExecuteVerdict {
 
 /** The waterfall's answer → the guards → `ask`'s approval (see {@link preExecute}). */
 function decide(host: PreExecuteHost, execution: Execution, decision: PreToolDecision): PreExecuteVerdict | Promise<PreExecuteVerdict> {
-  const { callerSignal } = execution
+  const callerSignal = Execution.stopOf(execution)
   const kind = (decision as { kind?: unknown } | undefined)?.kind
   if (kind === 'deny') {
     const { reason, info } = decision as Extract<PreToolDecision, { kind: 'deny' }>
@@ -89,12 +89,12 @@ async function ask(ctx: Context, execution: Execution, decision: Extract<PreTool
         ...(typeof reason === 'string' && { reason }),
         ...(typeof displayReason === 'string' && { displayReason }),
       }),
-      execution.callerSignal,
+      Execution.stopOf(execution),
     )
   } catch {
     return CANCEL // only the caller's stop rejects here: requestApproval never throws
   }
-  if (execution.callerSignal.aborted) return CANCEL
+  if (Execution.stopOf(execution).aborted) return CANCEL
   if (outcome === 'allowed-once') return RUN
   return deny(outcome === 'unavailable' ? `This call needs approval${why}, but no approval channel is available, so it was denied.` : `Approval was refused${why}.`)
 }

@@ -33,6 +33,8 @@ export interface PipelineHost {
   toolNames(): string[]
   /** The registry has stopped (its host was disposed): no tool is left to call. */
   readonly stopped?: boolean
+  /** Aborted a moment after the registry stops: every call still open then ends `cancelled`, whatever its caller's signal. */
+  readonly stopSignal?: AbortSignal
   /** The arguments the registry's `classifyOnce` read of this call object, once (see open-call.ts). */
   takeClassified?(call: object): ClassifiedCall | undefined
 }
@@ -47,7 +49,7 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
   try {
     const execution = openCall(host, record, call, options)
     if (!(execution instanceof Execution)) return finish(events, record, failure(execution))
-    if (execution.callerSignal.aborted) return finish(events, record, cancellation())
+    if (Execution.stopOf(execution).aborted) return finish(events, record, cancellation())
 
     // Awaited only when a listener answered asynchronously (an `await` costs a microtask turn).
     const decided = preExecute(host, execution)

@@ -19,6 +19,13 @@ declare module 'cordis' {
   }
 }
 
+/**
+ * How long after the registry stops (its host's dispose, which has already waited up to 2 s for
+ * open calls) a call still open is ended `cancelled`, in ms: long enough for a run cancelled by
+ * that dispose to answer with its own value.
+ */
+export const STOP_GRACE_MS = 1_000
+
 const PARALLEL: ToolExecutionMode = Object.freeze({ kind: 'parallel' })
 const EXCLUSIVE: ToolExecutionMode = Object.freeze({ kind: 'exclusive' })
 
@@ -29,6 +36,8 @@ export class ToolRegistry extends Service {
   readonly _schemas = new WeakMap<Tool, ToolSchema>()
   /** What {@link classifyOnce} read of a call, until {@link execute} of that call object takes it. */
   readonly _classified = new WeakMap<object, ClassifiedCall>()
+  /** Aborted {@link STOP_GRACE_MS} after the registry's plugin stops: every call still open then ends `cancelled`. */
+  readonly #stopping = new AbortController()
   readonly _host = {
     ctx: this.ctx,
     events: eventHooks(this.ctx),
@@ -37,6 +46,7 @@ export class ToolRegistry extends Service {
     toolNames: () => [...this._tools.keys()].sort(),
     /** Set when the registry's plugin stopped (its host was disposed): a call then says so (open-call.ts). */
     stopped: false,
+    stopSignal: this.#stopping.signal,
     takeClassified: (call: object) => {
       const classified = this._classified.get(call)
       if (classified !== undefined) this._classified.delete(call)
@@ -50,7 +60,17 @@ export class ToolRegistry extends Service {
     traceWithoutShadow(this)
     // Speed: policies' listeners (registered after the registry) are called without cordis' proxy traps.
     bindListenersWithoutProxyTraps(ctx)
-    ctx.effect(() => () => void (this._host.stopped = true), 'tools stopped')
+    // A call still open when the host has stopped (a body or a listener that never answers, past
+    // dispose's wait for open calls) ends `cancelled` instead of never settling (S6.3, S6.5). Not
+    // at once: a run cancelled by the dispose answers with its own value a moment later. The
+    // timer does not keep the process alive.
+    ctx.effect(
+      () => () => {
+        this._host.stopped = true
+        setTimeout(() => this.#stopping.abort(), STOP_GRACE_MS).unref()
+      },
+      'tools stopped',
+    )
   }
 
   /**

@@ -9,7 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { createHost } from '../../../src/host/create-host.ts'
+import { defineTool } from '../../../src/tools/define-tool.ts'
 import { stoppableTool } from '../../helpers/stoppable-tool.ts'
 
 const workspace = mkdtempSync(join(tmpdir(), 'ptc-dispose-drain-'))
@@ -32,3 +34,45 @@ describe('host.dispose waits for calls still finishing (S11.1)', { timeout: 60_0
     expect(slow).toEqual(['tool/call', 'tool/result'])
   })
 })
+
+describe('host.dispose ends the calls that would never end (S6.3, S6.5)', { timeout: 60_000 }, () => {
+  it('S6.3 a direct call whose body never answers, with or without its own signal, and one held by a pre-execute listener that never answers, end cancelled once the host is disposed', async () => {
+    const host = await createHost({ workspace, journal: false, builtins: 'none' })
+    const hang = defineTool({
+      name: 'hang',
+      description: 'Never answers and ignores its signal.',
+      parameters: {},
+      output: { schema: z.object({}), render: () => [] },
+      execute: () => new Promise<never>(() => {}),
+    })
+    host.ctx.tools.register(hang)
+    host.ctx.tools.register(defineTool({ ...noop, name: 'held' }))
+    let held!: () => void
+    const listening = new Promise<void>((resolve) => (held = resolve))
+    host.ctx.on('tools/pre-execute', (execution, next) => {
+      if (execution.name !== 'held') return next()
+      held()
+      return new Promise<never>(() => {})
+    })
+    const never = new AbortController()
+    const settled: string[] = []
+    const calls = [
+      host.ctx.tools.execute({ name: 'hang', arguments: {} }, { agent: 'me' }),
+      host.ctx.tools.execute({ name: 'hang', arguments: {} }, { agent: 'me', signal: never.signal }),
+      host.ctx.tools.execute({ name: 'held', arguments: {} }, { agent: 'me' }),
+    ].map((call, index) => call.then((result) => (settled.push(`call ${index}`), result)))
+    await listening
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(settled).toEqual([])
+    await host.dispose()
+    const results = await Promise.all(calls)
+    expect(results.map((result) => result.error?.kind)).toEqual(['cancelled', 'cancelled', 'cancelled'])
+  })
+})
+
+const noop = {
+  description: 'Answers at once.',
+  parameters: {},
+  output: { schema: z.object({}), render: () => [] },
+  execute: () => ({}),
+}
