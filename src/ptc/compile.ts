@@ -198,6 +198,15 @@ async function compileUncached(code: string): Promise<CompiledScript> {
   return Object.freeze({ js: `${JS_PREAMBLE}${output}return await __ptc_main__();\n`, map: shiftMap(map) })
 }
 
+/**
+ * `SCRIPT_PREFIX` as esbuild reads it: with a `"use strict"` directive on the same line (the
+ * script's lines keep their numbers), so esbuild refuses, at the script's own line and column,
+ * what strict mode forbids and V8 would refuse only inside the isolate, without the position
+ * (`with`, `delete x`, legacy octal literals and escapes, a parameter named twice, `eval = ...`,
+ * reserved words); a legacy octal `010` was even rewritten to `8` and ran (a new-user trial).
+ */
+const STRICT_PREFIX = `"use strict"; ${SCRIPT_PREFIX}`
+
 /** Thrown by {@link transformGuarded} for a script that parses in its wrapper but not in the guard wrapper. */
 const EARLY_CLOSE = new Error('a stray } closed the script body early')
 
@@ -209,7 +218,7 @@ const EARLY_CLOSE = new Error('a stray } closed the script body early')
  */
 async function transformGuarded(body: string): Promise<{ code: string; map: string }> {
   const transform = scriptTransform ?? esbuildTransform
-  const [wrapped, guarded] = await Promise.allSettled([transform(SCRIPT_PREFIX + body + SCRIPT_SUFFIX), transform(GUARD_PREFIX + body + GUARD_SUFFIX)])
+  const [wrapped, guarded] = await Promise.allSettled([transform(STRICT_PREFIX + body + SCRIPT_SUFFIX), transform(GUARD_PREFIX + body + GUARD_SUFFIX)])
   if (wrapped.status === 'rejected') throw wrapped.reason
   if (guarded.status === 'rejected') throw isTransformFailure(guarded.reason) ? EARLY_CLOSE : guarded.reason
   return wrapped.value

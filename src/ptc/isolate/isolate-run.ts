@@ -16,7 +16,7 @@ import { cancelledError, catastropheEnding, cpuEnding, deadlineEnding, memoryEnd
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 import { LOG_ENTRY_OVERHEAD, RunLogs } from './run-logs.ts'
 import { RunWarnings } from './run-warnings.ts'
-import { SCRIPT_ORIGIN } from './script-frames.ts'
+import { compileErrorAt, SCRIPT_ORIGIN } from './script-frames.ts'
 import { scriptOutcome, type ScriptOutcome } from './script-outcome.ts'
 import { ToolCallQueue } from './tool-call-queue.ts'
 import { setDeadline } from './deadline-timer.ts'
@@ -145,7 +145,7 @@ class IsolateRun {
       if (this.ended || this.isolate.isDisposed || describeThrown(error) === TIMED_OUT) throw error
       // V8's parser runs out of stack on deep nesting; its message names no place in the script.
       const message = describeThrown(error).replace(/^Maximum call stack size exceeded.*$/s, TOO_DEEP)
-      this.end({ status: 'error', error: { name: 'SyntaxError', message } })
+      this.end({ status: 'error', error: { name: 'SyntaxError', ...compileErrorAt(message) } })
       return
     }
     if (this.ended) return

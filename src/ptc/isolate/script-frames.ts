@@ -13,8 +13,9 @@ export const SCRIPT_ORIGIN = 'file:///ptc/script.js'
 /** Frames kept from one stack: enough to see the callback and its caller. */
 export const MAX_FRAMES = 8
 
+const ESCAPED_ORIGIN = SCRIPT_ORIGIN.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 // `    at fn (file:///ptc/script.js:5:22)`, `    at async fn (…)`, `    at file:///ptc/script.js:7:30`
-const FRAME = new RegExp(`^\\s*at (?:async )?(?:(.*?) \\()?${SCRIPT_ORIGIN.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:(\\d+):(\\d+)\\)?\\s*$`)
+const FRAME = new RegExp(`^\\s*at (?:async )?(?:(.*?) \\()?${ESCAPED_ORIGIN}:(\\d+):(\\d+)\\)?\\s*$`)
 
 /**
  * The frames of `stack` (a V8 `Error.prototype.stack` text; anything else gives `[]`) that are
@@ -32,4 +33,18 @@ export function scriptFrames(stack: unknown): JsFrame[] {
     if (frames.length === MAX_FRAMES) break
   }
   return frames
+}
+
+// V8's compile error names its place last: `... Duplicate capture group name [file:///ptc/script.js:4:10]`.
+const COMPILE_ERROR_PLACE = new RegExp(` \\[${ESCAPED_ORIGIN}:(\\d+):(\\d+)\\]$`)
+
+/**
+ * A V8 compile error's `message` split into the message and its place, as one frame the host maps
+ * to the script's line and column like a thrown error's (what only V8 refuses once esbuild passed
+ * the script: a regular expression's syntax). A message naming no place comes back as it is.
+ */
+export function compileErrorAt(message: string): { message: string; frames?: JsFrame[] } {
+  const place = COMPILE_ERROR_PLACE.exec(message)
+  if (place === null) return { message }
+  return { message: message.slice(0, place.index), frames: [{ line: Number(place[1]), column: Number(place[2]) }] }
 }

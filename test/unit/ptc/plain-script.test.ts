@@ -37,7 +37,8 @@ describe('plain JavaScript scripts (S9.1, issue 12)', () => {
     const long = `const s = '${'x'.repeat(MAX_PLAIN_SCRIPT_CHARS)}' // plain-2\nreturn s.length`
     expect((await compileScript(long)).js).toContain('return s.length')
     // Each compile through esbuild transforms the script in its wrapper, and parses it in the guard wrapper.
-    expect(transformed.filter((source) => source.startsWith(SCRIPT_PREFIX))).toHaveLength(3)
+    // The wrapper esbuild reads starts with a "use strict" directive on its first line (compile.ts).
+    expect(transformed.filter((source) => source.startsWith(`"use strict"; ${SCRIPT_PREFIX}`))).toHaveLength(3)
     expect(transformed.filter((source) => source.startsWith(GUARD_PREFIX))).toHaveLength(3)
     expect(CompileError.isInstance(broken)).toBe(true)
     // esbuild's words for it, in the user's coordinates.

@@ -37,6 +37,26 @@ describe('unchecked scripts compile in the host (S9.1, issue 12)', () => {
     expect(root.ptc._checkers).toBeUndefined()
   })
 
+  it("S9.1 what strict mode forbids is an unchecked syntax error at the script's own line and column, never run: with, delete x, a legacy octal (which had run as 8), a parameter named twice", async () => {
+    const cases: [string, number, number, RegExp][] = [
+      ['const a: number = 1\nlet x = 1\ndelete x', 3, 8, /Delete of a bare identifier/],
+      ['const n: number = 1\nreturn 010 + n', 2, 8, /Legacy octal literals/],
+      ['const m: object = Math\n\nwith (m) {}', 3, 1, /With statements/],
+      ['const k: number = 1\nfunction f(a: number, a: number) {}', 2, 23, /cannot be bound multiple times/],
+    ]
+    for (const [code, line, column, message] of cases) {
+      const result = await root.ptc.run(code, { typecheck: false })
+      expect(result, code).toMatchObject({ status: 'type-error', toolCalls: 0, error: { name: 'SyntaxError' } })
+      expect(result.diagnostics?.[0], code).toMatchObject({ line, column, message: expect.stringMatching(message) })
+    }
+  })
+
+  it("S9.1 what only V8 refuses once esbuild passed the script (a regular expression's syntax) is a SyntaxError at the script's line and column", async () => {
+    const result = await root.ptc.run('const a: number = 1\n\nreturn /(?<g>x)(?<g>y)/.source', { typecheck: false })
+    expect(result).toMatchObject({ status: 'error', toolCalls: 0, error: { name: 'SyntaxError', line: 3, column: 8 } })
+    expect(result.error?.message).toMatch(/Duplicate capture group name$/)
+  })
+
   it("S9.1 a runtime error of an unchecked script points at the script's own line and column", async () => {
     const result = await root.ptc.run('const n: number = 2\nconst o: any = undefined\nreturn o.field', { typecheck: false })
     expect(result).toMatchObject({ status: 'error', error: { name: 'TypeError', line: 3, column: 10 } })
