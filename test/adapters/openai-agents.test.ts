@@ -122,6 +122,25 @@ return { celsius: f.celsius, people: (p as { people: number }).people }`
     expect(result.finalOutput).toMatch(/delete_city: This call needs approval \(needsApproval of the Agents SDK tool delete_city\).*denied/)
   })
 
+  it("S9.3 a tool's errorFunction decides a failure, as for the model: the SDK's default answers its generic text as the value, errorFunction: null rejects with the tool's message", async () => {
+    const failing = [
+      tool({ name: 'boom_default', description: 'Throws.', parameters: z.object({}), execute: async () => Promise.reject(new Error('kaput')) }),
+      tool({ name: 'boom_null', description: 'Throws.', parameters: z.object({}), errorFunction: null, execute: async () => Promise.reject(new Error('kaput2')) }),
+    ]
+    const extra = await registerAgentsTools(host, failing, { plugin: 'failing' })
+    try {
+      const code = `const seen = []
+for (const call of [() => tools.boom_default({}), () => tools.boom_null({})]) {
+  try { seen.push('value: ' + (await call())) } catch (error) { seen.push(error instanceof ToolCallError ? 'ToolCallError: ' + error.message : 'other') }
+}
+return seen`
+      const result = await host.ctx.ptc.run(code, { typecheck: false })
+      expect(result).toMatchObject({ status: 'ok', value: ['value: An error occurred while running the tool. Please try again.', expect.stringMatching(/^ToolCallError: .*kaput2/)] })
+    } finally {
+      await extra.dispose()
+    }
+  })
+
   it('issue 15 a code tool with needsApproval is an interruption of the run; state.approve resumes it and the script runs', async () => {
     const before = results.filter((result) => result.name === 'run_code').length
     const agent = new Agent({ name: 'planner', model: codeModel('return 6 * 7'), tools: [createCodeTool({ host, needsApproval: true })] })
