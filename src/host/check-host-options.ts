@@ -9,6 +9,7 @@ import { existsSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { HostOptionsError } from '../errors/host-options-error.ts'
 import { PtcError } from '../errors/ptc-error.ts'
+import { parseMcpConfig } from '../mcp/mcp-config.ts'
 import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permission-presets.ts'
 import { DEFAULT_RUN_LIMITS, MAX_MEMORY_MB, RUN_LIMIT_MINIMUMS } from '../ptc/isolate/run-limits.ts'
 import { maxWallClockMs } from '../ptc/run-deadline.ts'
@@ -36,11 +37,16 @@ const JOBS_MINIMUMS = { ringBytes: 1, killWaitMs: 0, maxRunningPerOwner: 1, reta
 
 /**
  * Check `options` as {@link createHost} does before it starts anything.
- * @throws HostOptionsError for an unknown option (at the top level, in `ptc` or `ptc.limits`), an option of the wrong kind (a number for
+ * @throws HostOptionsError for options that are not an object, an unknown option (at the top level, in `ptc` or `ptc.limits`), an option of the wrong kind (a number for
  *   `workspace`, a string for `toolModules`…), an unknown `preset`, or a numeric `ptc`,
- *   `ptc.limits` or `jobs` value that is not a number at or above its minimum.
+ *   `ptc.limits` or `jobs` value that is not a number at or above its minimum (a whole one for
+ *   counts and sizes), or a `ptc.visible` that is not a function.
+ * @throws McpConfigError when `mcpConfig` is an object that is not a valid config.
  */
 export function checkHostOptions(options: HostOptions): void {
+  if (!isObject(options)) {
+    throw new HostOptionsError(`createHost takes an options object ({ workspace, preset, ptc, ... }, or nothing), got ${describeValue(options)}.`, { option: '(options)' })
+  }
   for (const key of Object.keys(options)) {
     if (!HOST_OPTION_NAMES.includes(key)) {
       throw new HostOptionsError(`createHost has no option "${key}"; the options are ${HOST_OPTION_NAMES.join(', ')} (run limits go in ptc.limits).`, { option: key })
@@ -65,6 +71,9 @@ export function checkHostOptions(options: HostOptions): void {
   if (ptc.isolation !== undefined && ptc.isolation !== 'process' && ptc.isolation !== 'inline') {
     throw new HostOptionsError(`ptc.isolation takes 'process' or 'inline', got ${JSON.stringify(ptc.isolation)}.`, { option: 'ptc.isolation' })
   }
+  if (ptc.visible !== undefined && typeof ptc.visible !== 'function') {
+    throw new HostOptionsError(`ptc.visible takes a function (tool) => boolean choosing the tools scripts see, got ${describeValue(ptc.visible)}; leave it out for every tool.`, { option: 'ptc.visible' })
+  }
   if (ptc.prestart !== undefined && typeof ptc.prestart !== 'boolean') {
     throw new HostOptionsError(`ptc.prestart takes true or false, got ${JSON.stringify(ptc.prestart)}.`, { option: 'ptc.prestart' })
   }
@@ -75,6 +84,8 @@ export function checkHostOptions(options: HostOptions): void {
     }
   }
   checkNumbers('ptc.limits', limits, RUN_LIMIT_MINIMUMS, false)
+  // Counts and sizes are whole: 1.5 tool calls would silently be 1.
+  checkNumbers('ptc.limits', limits, pick(RUN_LIMIT_MINIMUMS, ['maxToolCalls', 'maxCallsInFlight', 'maxCrossingBytes', 'maxLogBytes']), true)
   if (typeof limits.memoryMb === 'number' && limits.memoryMb > MAX_MEMORY_MB) {
     throw new HostOptionsError(`ptc.limits.memoryMb takes at most ${MAX_MEMORY_MB} (1 TiB; isolated-vm's limit wraps around past it), got ${limits.memoryMb}.`, { option: 'ptc.limits.memoryMb' })
   }
@@ -86,6 +97,12 @@ export function checkHostOptions(options: HostOptions): void {
     )
   }
   checkNumbers('jobs', (options.jobs ?? {}) as Record<string, unknown>, JOBS_MINIMUMS, true)
+  // A config object is checked as a config file is (`ptc --mcp-config`): McpConfigError lists every problem.
+  if (isObject(options.mcpConfig)) parseMcpConfig(options.mcpConfig)
+}
+
+function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, object[key]])) as Pick<T, K>
 }
 
 /** What each option whose value is not a number must be, as a test and the words for it. */

@@ -61,6 +61,23 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     expect(error.message).toBe(message)
   })
 
+  it('options that are not an object, a ptc.visible that is not a function, a fractional count limit and an invalid mcpConfig object are refused before anything starts (a new-user trial)', async () => {
+    for (const options of [null, 'x', ['workspace']]) {
+      const error = await createHost(options as unknown as HostOptions).then(
+        (host) => host.dispose().then(() => undefined),
+        (thrown: unknown) => thrown as PtcError,
+      )
+      expect(HostOptionsError.isInstance(error), String(options)).toBe(true)
+      expect(error?.message).toMatch(/^createHost takes an options object \(\{ workspace, preset, ptc, \.\.\. \}, or nothing\), got /)
+    }
+    expect((await refusal({ ptc: { visible: 'all' } })).message).toBe("ptc.visible takes a function (tool) => boolean choosing the tools scripts see, got \"all\"; leave it out for every tool.")
+    expect((await refusal({ ptc: { limits: { maxToolCalls: 1.5 } } })).message).toBe('ptc.limits.maxToolCalls takes a whole number ≥ 0, got 1.5.')
+    expect((await refusal({ ptc: { limits: { maxLogBytes: 10.5 } } })).message).toBe('ptc.limits.maxLogBytes takes a whole number ≥ 0, got 10.5.')
+    const mcp = await refusal({ mcpConfig: { mcpServers: 5 } })
+    expect(mcp.code).toBe('mcp-config')
+    expect(mcp.message).toMatch(/^Invalid MCP config; expected \{"mcpServers"[^\n]*\n  mcpServers: /)
+  })
+
   it('a misplaced or misspelt option is refused instead of silently ignored', async () => {
     expect((await refusal({ limits: { timeoutMs: -5 } })).message).toMatch(/^createHost has no option "limits"; the options are workspace, preset, .*\(run limits go in ptc\.limits\)\.$/)
     expect((await refusal({ ptc: { limits: { timeoutMs: 1000 } } })).message).toBe(
