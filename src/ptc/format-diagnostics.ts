@@ -114,6 +114,24 @@ function capDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
   const rest = diagnostics.slice(MAX_DIAGNOSTICS)
   const errors = rest.filter((diagnostic) => diagnostic.category === 'error').length
   const first = rest[0]!
-  const counted = `${rest.length} more diagnostics (${errors} of them errors) from line ${first.line} on are not shown`
+  const counted = `${rest.length} more diagnostics (${errors} of them ${HIDDEN_ERRORS_WORDS}) from line ${first.line} on are not shown`
   return [...diagnostics.slice(0, MAX_DIAGNOSTICS), { line: first.line, column: first.column, category: errors > 0 ? 'error' : 'warning', message: `${counted}: fix the ones above and check again.` }]
+}
+
+const HIDDEN_ERRORS_WORDS = 'errors'
+// Matches the count line {@link capDiagnostics} puts in place of what it leaves out.
+const HIDDEN_COUNT = /^\d+ more diagnostics \((\d+) of them errors\) from line \d+ on are not shown: /
+
+/**
+ * How many errors `diagnostics` stand for: the errors listed, and those counted by the line that
+ * replaces the ones past {@link MAX_DIAGNOSTICS} (which is not an error of its own).
+ */
+export function countErrors(diagnostics: readonly Diagnostic[]): number {
+  let errors = 0
+  for (const diagnostic of diagnostics) {
+    const hidden = HIDDEN_COUNT.exec(diagnostic.message)
+    if (hidden !== null) errors += Number(hidden[1])
+    else if (diagnostic.category === 'error') errors++
+  }
+  return errors
 }

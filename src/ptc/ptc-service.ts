@@ -19,6 +19,7 @@ import { CheckerPool } from './check/checker-pool.ts'
 import { canPrepareInHost, prepareInHost } from './check/prepare-in-host.ts'
 import { discardCheckerSnapshot, findCheckerSnapshot } from './check/checker-snapshot.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
+import { countErrors } from './format-diagnostics.ts'
 import { stopEsbuildService } from './compile.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate/isolate-contract.ts'
 import type { IsolatePool } from './isolate/isolate-pool.ts'
@@ -194,7 +195,8 @@ export class Ptc extends Service {
     const prepared = outcome.prepared
     if (prepared.kind === 'type-error') {
       const diagnostics = prepared.diagnostics.filter((d) => d.category === 'error')
-      return { ...stopped('type-error', { name: 'TypeCheckError', message: `The script has ${diagnostics.length} type error${diagnostics.length === 1 ? '' : 's'}; no tool was called. Fix them and run again.` }), diagnostics }
+      const errors = countErrors(diagnostics)
+      return { ...stopped('type-error', { name: 'TypeCheckError', message: `The script has ${errors} type error${errors === 1 ? '' : 's'}; no tool was called. Fix them and run again.` }), diagnostics }
     }
     if (prepared.kind === 'syntax-error') return { ...stopped('type-error', { name: 'SyntaxError', message: prepared.message }), diagnostics: prepared.diagnostics }
     if (prepared.kind !== 'compiled') throw new Error(`the checker answered ${prepared.kind} to a compile request`)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_DIAGNOSTICS, missingPlatformMessage, refineDiagnostics, unknownToolMessage } from '../../../src/ptc/format-diagnostics.ts'
+import { countErrors, MAX_DIAGNOSTICS, missingPlatformMessage, refineDiagnostics, unknownToolMessage } from '../../../src/ptc/format-diagnostics.ts'
 
 describe('what the model reads of a type check (S9.1)', () => {
   it('S9.1 keeps TypeScript related hints under their error, with their position', () => {
@@ -26,6 +26,12 @@ describe('what the model reads of a type check (S9.1)', () => {
     const rest = findings.filter((finding) => finding.line > MAX_DIAGNOSTICS)
     expect(refined[MAX_DIAGNOSTICS]).toEqual({ line: MAX_DIAGNOSTICS + 1, column: 3, category: 'error', message: `150 more diagnostics (${rest.filter((f) => f.category === 'error').length} of them errors) from line 101 on are not shown: fix the ones above and check again.` })
     expect(refineDiagnostics(findings.slice(0, MAX_DIAGNOSTICS))).toHaveLength(MAX_DIAGNOSTICS)
+  })
+
+  it("S9.1 the run's type-error count is every error, those past MAX_DIAGNOSTICS included, and the line counting them is not one (it said 101 of 300)", () => {
+    const findings = Array.from({ length: 300 }, (_, index) => ({ line: index + 1, column: 3, code: 2339, category: (index % 50 === 0 ? 'warning' : 'error') as 'error' | 'warning', message: `Property 'zz${index}' does not exist.` }))
+    expect(countErrors(refineDiagnostics(findings))).toBe(294)
+    expect(countErrors(refineDiagnostics(findings.slice(0, 20)))).toBe(19)
   })
 
   it('S9.1 an unknown tool name lists the closest names and every tool instead of the tools type', () => {
