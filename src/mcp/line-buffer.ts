@@ -34,15 +34,22 @@ export class LineBuffer {
   #next = 0
 
   readonly #onRefused: ((refusal: LineRefusal) => void) | undefined
+  readonly #skipLongLines: boolean
+  /** Dropping the rest of a line that grew past the limit (`skipLongLines`), until its newline. */
+  #skipping = false
 
   /**
    * `onRefused` hears what to answer a line that is not a valid message, before `readMessage`
    * throws for it (see `readLine`: not JSON, a batch, a bad id, a request with an id that is not
    * a valid request): a server sends it, so the client's call does not wait forever.
+   * `skipLongLines` (a server's): a line past `maxBytes` is dropped up to its newline and read as
+   * a refused line (`onRefused` hears -32600 with a null id, then `readMessage` throws), and the
+   * lines after it are read; otherwise `append` throws, which closes the transport.
    */
-  constructor(maxBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE, onRefused?: (refusal: LineRefusal) => void) {
+  constructor(maxBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE, onRefused?: (refusal: LineRefusal) => void, skipLongLines = false) {
     this.#maxBytes = maxBytes
     this.#onRefused = onRefused
+    this.#skipLongLines = skipLongLines
   }
 
   /** Takes one chunk of the stream (cut anywhere). @throws Error when a line exceeds the limit. */
@@ -50,15 +57,22 @@ export class LineBuffer {
     let start = 0
     for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
       const bytes = this.#partialBytes + newline - start
-      this.#check(bytes)
+      if (this.#skipping || !this.#fits(bytes)) {
+        this.#skipping = false
+        start = newline + 1
+        continue
+      }
       const tail = chunk.subarray(start, newline)
       this.#lines.push(this.#partial.length === 0 ? tail : Buffer.concat([...this.#partial, tail], bytes))
       this.#partial = []
       this.#partialBytes = 0
       start = newline + 1
     }
-    if (start === chunk.length) return
-    this.#check(this.#partialBytes + chunk.length - start)
+    if (start === chunk.length || this.#skipping) return
+    if (!this.#fits(this.#partialBytes + chunk.length - start)) {
+      this.#skipping = true
+      return
+    }
     this.#partial.push(chunk.subarray(start))
     this.#partialBytes += chunk.length - start
   }
@@ -78,6 +92,10 @@ export class LineBuffer {
       }
       const line = this.#lines[this.#next]!
       this.#lines[this.#next++] = EMPTY
+      if (line === TOO_LONG) {
+        this.#onRefused?.({ id: null, code: -32600, message: `Invalid Request: a line longer than ${this.#maxBytes} bytes (the most one message over stdio may take) was skipped; send smaller messages` })
+        throw new Error(`skipped a line on stdin longer than ${this.#maxBytes} bytes, the MCP SDK's limit for one message over stdio; the session goes on`)
+      }
       const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length
       const text = line.toString('utf8', 0, end)
       if (BLANK.test(text)) continue
@@ -96,14 +114,27 @@ export class LineBuffer {
     this.#next = 0
   }
 
-  #check(bytes: number): void {
-    if (bytes <= this.#maxBytes) return
-    this.clear()
-    throw new Error(`ReadBuffer exceeded maximum size of ${this.#maxBytes} bytes`)
+  /**
+   * Whether a line of `bytes` fits. One that does not is dropped (what was held of it
+   * forgotten) and, with `skipLongLines`, queued as {@link TOO_LONG}.
+   * @throws Error (the SDK's text) without `skipLongLines`, after forgetting everything held.
+   */
+  #fits(bytes: number): boolean {
+    if (bytes <= this.#maxBytes) return true
+    if (!this.#skipLongLines) {
+      this.clear()
+      throw new Error(`ReadBuffer exceeded maximum size of ${this.#maxBytes} bytes`)
+    }
+    this.#partial = []
+    this.#partialBytes = 0
+    this.#lines.push(TOO_LONG)
+    return false
   }
 }
 
 const EMPTY = Buffer.alloc(0)
+/** Queued in place of a line dropped for its length (`skipLongLines`). */
+const TOO_LONG = Buffer.alloc(0)
 
 const BLANK = /^[ \t\r]*$/
 
@@ -131,7 +162,7 @@ export function stdioClientTransport(parameters: StdioServerParameters): StdioCl
 export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Writable = process.stdout): StdioServerTransport {
   const transport = new StdioServerTransport(stdin, stdout)
   // JSON-RPC's answer for a line it cannot read may carry a null id, which the SDK's types do not allow.
-  useLineBuffer(transport, undefined, ({ id, code, message }) => void transport.send({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage))
+  useLineBuffer(transport, undefined, ({ id, code, message }) => void transport.send({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage), true)
   // The SDK's send (1.32), with the answer's size checked and the backpressure above.
   transport.send = (message) =>
     new Promise<void>((resolve) => {
@@ -172,9 +203,9 @@ function withinClientLimit(message: JSONRPCMessage, json: string): string {
  * fails, so an upgrade that drops the linear reading is noticed, while users of that SDK still
  * get a working, if slower, transport).
  */
-export function useLineBuffer(transport: StdioClientTransport | StdioServerTransport, maxBytes?: number, onRefused?: (refusal: LineRefusal) => void): boolean {
+export function useLineBuffer(transport: StdioClientTransport | StdioServerTransport, maxBytes?: number, onRefused?: (refusal: LineRefusal) => void, skipLongLines = false): boolean {
   const fields = transport as unknown as { _readBuffer?: unknown }
   if (fields._readBuffer === undefined) return false
-  fields._readBuffer = new LineBuffer(maxBytes, onRefused)
+  fields._readBuffer = new LineBuffer(maxBytes, onRefused, skipLongLines)
   return true
 }

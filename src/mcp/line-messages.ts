@@ -27,7 +27,8 @@ const NEEDS = 'it needs "jsonrpc": "2.0", a string "method", a string or integer
  * (an array: MCP has none since 2025-06-18), an `id` that is neither a string nor a number (MCP:
  * never null), or a request with an id that is not a valid request gets a refusal; an answer that
  * is not a valid response becomes an error response for its id (delivered as the message); an
- * invalid notification (no id) only an error, since a notification is never answered.
+ * invalid notification (no id, a string method) or answer only an error, since neither is ever
+ * answered; an object that is neither (`{}`, a numeric method) a refusal with a null id.
  */
 export function readLine(text: string): LineReading {
   let parsed: unknown
@@ -49,7 +50,14 @@ export function readLine(text: string): LineReading {
   }
   const checked = JSONRPCMessageSchema.safeParse(parsed)
   if (checked.success) return { message: checked.data }
-  if (typeof id !== 'string' && typeof id !== 'number') return { error: checked.error }
+  if (typeof id !== 'string' && typeof id !== 'number') {
+    // A notification or an answer with bad fields is never answered (JSON-RPC 2.0 §4.1, §5);
+    // anything else is no request at all, answered -32600 with a null id (§5.1).
+    const notification = object.jsonrpc === '2.0' && typeof object.method === 'string'
+    const answer = !('method' in object) && ('result' in object || 'error' in object)
+    if (notification || answer) return { error: checked.error }
+    return { error: checked.error, refusal: { id: null, code: INVALID_REQUEST, message: `Invalid Request: not a JSON-RPC 2.0 message (${NEEDS})` } }
+  }
   if (!('method' in object) && ('result' in object || 'error' in object)) {
     const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text
     return { message: { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `the answer is not a valid JSON-RPC response (a result must be an object; an error needs a code and a message): ${shown}` } } }

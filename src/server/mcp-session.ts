@@ -22,6 +22,7 @@ import * as journal from '../journal/journal.ts'
 import type { JournalRetention } from '../journal/journal-retention.ts'
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { RUN_CODE } from '../ptc/ptc-service.ts'
+import { checkParams, methodOnly } from './checked-params.ts'
 import { elicitApproval } from './elicit-approval.ts'
 import { exposedTools, mcpToolList, objectOutputSchema, toCallToolResult } from './exposed-tools.ts'
 import { RunRefused, type RunLimiter } from './run-limiter.ts'
@@ -113,7 +114,8 @@ export async function openSession(ctx: Context, options: SessionOptions, session
   // This session's calls still open, a run's calls from code included: `close()` waits for them.
   const openCalls = trackOpenCalls(session, agent)
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler(methodOnly('tools/list'), async (raw) => {
+    checkParams(ListToolsRequestSchema, raw)
     const exposed = exposedTools(session.tools, options)
     const declarations = exposed.some((tool) => tool.name === RUN_CODE) ? await session.ptc.declarations({ embedded: true }) : ''
     return { tools: mcpToolList(session.tools, exposed, declarations) }
@@ -137,7 +139,8 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     if (earlyCancels.size > MAX_EARLY_CANCELS) earlyCancels.delete(earlyCancels.keys().next().value!)
   })
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(methodOnly('tools/call'), async (raw, extra) => {
+    const request = checkParams(CallToolRequestSchema, raw)
     const { name, arguments: args } = request.params
     const tool = exposedTools(session.tools, options).find((candidate) => candidate.name === name)
     if (!tool) throw unknownTool(name, exposedTools(session.tools, options))

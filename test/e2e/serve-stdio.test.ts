@@ -61,7 +61,7 @@ describe('ptc serve --stdio with the SDK client (S9.1–S9.4)', { timeout: 30_00
 })
 
 describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 }, () => {
-  it('S9.4 says on stderr that it skipped a bad line, answers each line it cannot read with the JSON-RPC error for it, and answers the next message; a line over the SDK limit closes it with the reason and exit 1', async () => {
+  it('S9.4 says on stderr that it skipped a bad line, answers each line it cannot read with the JSON-RPC error for it, and answers the next message; a line over the SDK limit is skipped and answered, and the session goes on', async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-bad-'))
     const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
@@ -73,22 +73,55 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
     const badLines = ['not json', '{"a":1}', '{"jsonrpc":"2.0","id":7,"method":42}', '{"jsonrpc":"2.0","id":17}', '{"jsonrpc":"2.0","id":null,"method":"tools/list"}', '[{"jsonrpc":"2.0","id":19,"method":"tools/list"}]', '42']
     child.stdin.write(`${badLines.join('\n')}\n${JSON.stringify(initialize)}\n`)
-    while (stdout.split('\n').length < 8) await new Promise((resolve) => setTimeout(resolve, 20))
-    // JSON-RPC's error for each line it cannot read, with its id when it has a usable one: no
-    // caller waits forever. '{"a":1}' is no request (no id): nothing to answer.
-    const answers = stdout.split('\n').slice(0, 7).map((line) => JSON.parse(line))
-    expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[null, -32700], [7, -32600], [17, -32600], [null, -32600], [null, -32600], [null, -32600], [1, undefined]])
-    expect(answers[1].error.message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 request/)
-    expect(answers[3].error.message).toMatch(/^Invalid Request: the id must be a string or an integer \(MCP: never null\)/)
-    expect(answers[4].error.message).toBe('Invalid Request: MCP has no JSON-RPC batches; send one message a line')
-    expect(answers[5].error.message).toMatch(/^Invalid Request: a message is a JSON object/)
-    expect(answers[6]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
+    while (stdout.split('\n').length < 9) await new Promise((resolve) => setTimeout(resolve, 20))
+    // JSON-RPC's error for each line it cannot read, with its id when it has a usable one (null
+    // when it has none, as for '{"a":1}', no message at all): no caller waits forever. A
+    // notification with bad params is never answered.
+    const answers = stdout.split('\n').slice(0, 8).map((line) => JSON.parse(line))
+    expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[null, -32700], [null, -32600], [7, -32600], [17, -32600], [null, -32600], [null, -32600], [null, -32600], [1, undefined]])
+    expect(answers[1].error.message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 message/)
+    expect(answers[2].error.message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 request/)
+    expect(answers[4].error.message).toMatch(/^Invalid Request: the id must be a string or an integer \(MCP: never null\)/)
+    expect(answers[5].error.message).toBe('Invalid Request: MCP has no JSON-RPC batches; send one message a line')
+    expect(answers[6].error.message).toMatch(/^Invalid Request: a message is a JSON object/)
+    expect(answers[7]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
     expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): Unexpected token .*"not json" is not valid JSON$/m)
     expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): it is JSON, but not a JSON-RPC 2\.0 request, notification or response$/m)
-    // Before, the SDK's transport closed and the server exited 0 without a word.
-    child.stdin.write(`${'x'.repeat(11 * 2 ** 20)}\n`)
+    // A line over the 10 MiB limit is skipped and answered; the session goes on (it used to close,
+    // leaving the calls in flight unanswered). Written in pieces, as a pipe delivers it.
+    const before = stdout.split('\n').length
+    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/bad","params":{}}\n')
+    for (let piece = 0; piece < 11; piece++) child.stdin.write('x'.repeat(2 ** 20))
+    child.stdin.write(`\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`)
+    while (stdout.split('\n').length < before + 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    const [skipped, pong] = stdout.split('\n').slice(before - 1, before + 1).map((line) => JSON.parse(line))
+    expect(skipped).toMatchObject({ id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: a line longer than 10485760 bytes .* was skipped/) } })
+    expect(pong).toMatchObject({ id: 2, result: {} })
+    expect(stderr).toContain("ptc serve: skipped a line on stdin longer than 10485760 bytes, the MCP SDK's limit for one message over stdio; the session goes on")
+    child.stdin.end()
     const [code] = await once(child, 'exit')
-    expect(stderr).toContain("ptc serve: a line on stdin is longer than 10485760 bytes, the MCP SDK's limit for one message over stdio, so the session was closed")
-    expect(code).toBe(1)
+    expect(code).toBe(0)
+  })
+})
+
+describe('ptc serve --stdio and requests with invalid params', { timeout: 30_000 }, () => {
+  it('S9.4 a tools/call without params or with arguments that are no object, and a tools/list with a numeric cursor, get -32602 (invalid params), not -32603 (internal error)', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-params-'))
+    const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+    const requests = [
+      { jsonrpc: '2.0', id: 2, method: 'tools/call' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_code', arguments: 'return 1' } },
+      { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor: 5 } },
+    ]
+    child.stdin.write([initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...requests].map((message) => `${JSON.stringify(message)}\n`).join(''))
+    while (stdout.split('\n').length < 5) await new Promise((resolve) => setTimeout(resolve, 20))
+    const answers = stdout.trim().split('\n').slice(1).map((line) => JSON.parse(line) as { id: number; error?: { code: number; message: string } })
+    expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[2, -32602], [3, -32602], [4, -32602]])
+    expect(answers[2]!.error!.message).toBe('Invalid params for tools/list: params.cursor: Invalid input: expected string, received number.')
+    child.stdin.end()
+    await once(child, 'exit')
   })
 })

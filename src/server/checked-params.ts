@@ -1,0 +1,40 @@
+/**
+ * Request params checked by this server, not by the MCP SDK: the SDK's `setRequestHandler`
+ * parses a request with its schema before the handler runs, and a mismatch became JSON-RPC's
+ * -32603 (internal error) carrying zod's issue list as JSON text. JSON-RPC 2.0 §5.1 says invalid
+ * params are -32602, and a client deserves one readable line (MCP clients show the message).
+ */
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+
+/** The issues of a failed parse, as the SDK's (zod 4) schemas report them. */
+interface ParseFailure {
+  issues: readonly { path: readonly PropertyKey[]; message: string }[]
+}
+
+/** A schema the SDK exports (`CallToolRequestSchema`, ...): what this file needs of it. */
+interface RequestSchema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: ParseFailure }
+}
+
+/**
+ * The schema to register a handler of `method` with: it holds the method alone, so the SDK
+ * routes the request and leaves its params to {@link checkParams}.
+ */
+export function methodOnly<M extends string>(method: M) {
+  return z.looseObject({ method: z.literal(method) })
+}
+
+/**
+ * `request` parsed with `schema`, the one the SDK would have used.
+ * @throws Error with `code` -32602 (InvalidParams), its message naming the method and each
+ *   problem as `params.field: what`; a plain error (not an `McpError`), so the message goes on
+ *   the wire as it is.
+ */
+export function checkParams<T>(schema: RequestSchema<T>, request: { method: string }): T {
+  const parsed = schema.safeParse(request)
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map((issue) => `${issue.path.length === 0 ? '(request)' : issue.path.map(String).join('.')}: ${issue.message}`)
+  const message = `Invalid params for ${request.method}: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}.`
+  throw Object.assign(new Error(message), { code: ErrorCode.InvalidParams })
+}
