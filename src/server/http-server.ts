@@ -143,7 +143,8 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
         return connections.run(droppedSignal(res), () => known.transport.handleRequest(req, res, body))
       }
       if (sessionId !== undefined) return reply(res, 404, 'Session not found: start a new session with an initialize request.')
-      if (!isInitializeRequest(body)) return reply(res, 400, 'Bad request: no session id, and the body is not an initialize request.')
+      const refusal = initializeRefusal(body)
+      if (refusal !== undefined) return reply(res, 400, refusal.message, refusal.code)
       if (stopped) return reply(res, 503, 'The server is shutting down.')
       if (sessions.size + opening >= maxSessions) {
         return reply(res, 503, `Service unavailable: ${maxSessions} sessions are open (the most this server allows); close one (HTTP DELETE) or try again later.`)
@@ -262,4 +263,17 @@ function readBody(req: IncomingMessage): Promise<string> {
 function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
   res.writeHead(status, { 'Content-Type': 'application/json' })
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
+}
+
+/**
+ * Why a POST without a session id cannot open one, as a JSON-RPC error; `undefined` for a valid
+ * initialize request. An initialize sent as a notification (no id) opened a session whose id no
+ * one could learn (202, no Mcp-Session-Id), holding a slot until it idled out (a hostile trial).
+ */
+function initializeRefusal(body: unknown): { code: number; message: string } | undefined {
+  const message = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as { method?: unknown; id?: unknown }
+  if (message.method !== 'initialize') return { code: -32000, message: 'Bad request: no session id, and the body is not an initialize request.' }
+  if (typeof message.id !== 'string' && typeof message.id !== 'number') return { code: -32600, message: 'Invalid Request: initialize is a request: it needs an id (a string or a number).' }
+  if (!isInitializeRequest(body)) return { code: -32602, message: 'Invalid params for initialize: it needs params { protocolVersion, capabilities, clientInfo: { name, version } }.' }
+  return undefined
 }

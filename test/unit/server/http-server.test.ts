@@ -55,6 +55,19 @@ describe('ptc serve --http sessions are bounded (S9.4)', { timeout: 30_000 }, ()
     expect(readdirSync(journalDir)).toHaveLength(1)
   })
 
+  it('S9.4 an initialize sent as a notification (no id) gets 400 -32600 and opens no session; one with invalid params gets 400 -32602', async () => {
+    const { server, journalDir } = await start()
+    const { id: _id, ...notification } = INITIALIZE
+    const asNotification = await post(server.url, HEADERS, notification)
+    expect(asNotification.status).toBe(400)
+    expect(await asNotification.json()).toMatchObject({ id: null, error: { code: -32600, message: 'Invalid Request: initialize is a request: it needs an id (a string or a number).' } })
+    const badParams = await post(server.url, HEADERS, { ...INITIALIZE, params: {} })
+    expect(badParams.status).toBe(400)
+    expect(await badParams.json()).toMatchObject({ error: { code: -32602, message: expect.stringMatching(/^Invalid params for initialize: /) } })
+    expect(server.sessions).toBe(0)
+    expect(existsSync(journalDir) ? readdirSync(journalDir) : []).toEqual([])
+  })
+
   it('a request with a non-loopback Origin gets 403 on a loopback bind; a loopback Origin is served', async () => {
     const { server } = await start()
     for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1.evil.example:8765']) {
