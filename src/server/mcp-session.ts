@@ -125,14 +125,21 @@ export async function openSession(ctx: Context, options: SessionOptions, session
   // notifications/cancelled can be processed before the request it cancels has reached its
   // handler, and the SDK then drops it, so the run went on to the end holding a run slot.
   // A cancel for a request not seen yet is remembered (bounded) and applied when it arrives.
+  // A cancelled request gets no answer (MCP "Cancellation": the receiver SHOULD NOT respond):
+  // the SDK sends none for a request whose own controller was aborted, which its cancel handler,
+  // replaced here, did. A cancel for a request already answered is ignored (the spec expects such
+  // late cancels), so a later request reusing its id is not cancelled before it starts.
   const callControllers = new Map<RequestId, AbortController>()
   const earlyCancels = new Map<RequestId, unknown>()
+  const answeredIds = new Set<RequestId>()
+  const silence = (requestId: RequestId, reason: unknown) => sdkRequestControllers(server)?.get(requestId)?.abort(reason)
   server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
     const { requestId, reason } = notification.params
-    if (requestId === undefined) return
+    if (requestId === undefined || answeredIds.has(requestId)) return
     const controller = callControllers.get(requestId)
     if (controller) {
       controller.abort(reason ?? 'cancelled by the client')
+      silence(requestId, reason)
       return
     }
     earlyCancels.set(requestId, reason ?? 'cancelled by the client')
@@ -148,6 +155,7 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     const cancel = new AbortController()
     if (earlyCancels.has(extra.requestId)) {
       cancel.abort(earlyCancels.get(extra.requestId))
+      silence(extra.requestId, earlyCancels.get(extra.requestId))
       earlyCancels.delete(extra.requestId)
     }
     callControllers.set(extra.requestId, cancel)
@@ -186,6 +194,8 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     } finally {
       progress?.stop()
       if (callControllers.get(extra.requestId) === cancel) callControllers.delete(extra.requestId)
+      answeredIds.add(extra.requestId)
+      if (answeredIds.size > MAX_EARLY_CANCELS) answeredIds.delete(answeredIds.values().next().value!)
       requests.delete(callId)
       answering.delete(answer)
       answered()
@@ -224,4 +234,14 @@ export async function openSession(ctx: Context, options: SessionOptions, session
 function unknownTool(name: string, exposed: readonly { name: string }[]): Error {
   const message = `Unknown tool "${name}". This server exposes: ${exposed.map((tool) => tool.name).join(', ')}.`
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams })
+}
+
+/**
+ * The SDK's abort controllers of the requests being handled, by id (`Protocol`'s private
+ * `_requestHandlerAbortControllers`, 1.32): aborting one makes the SDK send no answer for that
+ * request. `undefined` should a later SDK have no such map (mcp-session.test.ts then fails).
+ */
+function sdkRequestControllers(server: Server): Map<RequestId, AbortController> | undefined {
+  const controllers = (server as unknown as { _requestHandlerAbortControllers?: unknown })._requestHandlerAbortControllers
+  return controllers instanceof Map ? (controllers as Map<RequestId, AbortController>) : undefined
 }

@@ -32,24 +32,46 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 120_000 }, () => {
     return connected
   }
 
-  it('a cancellation that arrives before its request is applied when the request comes (no run goes on uncancelled)', async () => {
+  it('a cancelled request gets no answer, whether its cancel came before it or while it ran, and its run is cancelled; a late cancel for an answered id is ignored, so a request reusing that id runs', async () => {
     const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: join(workspace, 'journal') })
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     await session.server.connect(serverSide)
-    const answers = new Map<unknown, { result?: { structuredContent?: { status?: string } }; error?: unknown }>()
+    const answers = new Map<unknown, { result?: { structuredContent?: { status?: string; value?: unknown } }; error?: unknown }>()
     clientSide.onmessage = (message) => {
       if ('id' in message) answers.set(message.id, message as never)
     }
+    const runs: string[] = []
+    const stopListening = host.ctx.on('tools/result', (result) => void (result.name === 'run_code' && runs.push(result.error?.kind ?? String((result.value as { status?: string }).status))))
+    const send = (message: object) => clientSide.send({ jsonrpc: '2.0', ...message } as never)
+    const call = (id: number, code: string) => send({ id, method: 'tools/call', params: { name: 'run_code', arguments: { code, timeoutMs: 20_000, typecheck: false } } })
+    const ping = async (id: number) => {
+      await send({ id, method: 'ping' })
+      await expect.poll(() => answers.has(id), { timeout: 30_000 }).toBe(true)
+    }
     await clientSide.start()
-    await clientSide.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
-    await clientSide.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    await send({ id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+    await send({ method: 'notifications/initialized' })
     // The cancel for request 7 is processed before request 7 itself reaches the server.
-    await clientSide.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'too late to start' } })
-    await clientSide.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'run_code', arguments: { code: 'await new Promise(() => {})', timeoutMs: 20_000 } } })
-    await expect.poll(() => answers.has(7), { timeout: 60_000 }).toBe(true)
-    const answer = answers.get(7)!
-    // Either the run_code value says cancelled or the call itself was refused as cancelled.
-    expect(JSON.stringify(answer), JSON.stringify(answer)).toMatch(/cancelled/)
+    await send({ method: 'notifications/cancelled', params: { requestId: 7, reason: 'too late to start' } })
+    await call(7, 'await new Promise(() => {})')
+    // Request 8 is cancelled while it runs.
+    await call(8, 'await new Promise(() => {})')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await send({ method: 'notifications/cancelled', params: { requestId: 8, reason: 'changed my mind' } })
+    // Request 7 never ran (cancelled before it started); request 8's run ended cancelled.
+    await expect.poll(() => runs, { timeout: 30_000 }).toEqual(['cancelled'])
+    await ping(20)
+    expect(answers.has(7)).toBe(false)
+    expect(answers.has(8)).toBe(false)
+    // Request 9 is answered, then cancelled late; a new request 9 still runs.
+    await call(9, 'return 2')
+    await expect.poll(() => answers.has(9), { timeout: 30_000 }).toBe(true)
+    answers.delete(9)
+    await send({ method: 'notifications/cancelled', params: { requestId: 9, reason: 'late' } })
+    await call(9, "return 'reused'")
+    await expect.poll(() => answers.has(9), { timeout: 30_000 }).toBe(true)
+    expect(answers.get(9)?.result?.structuredContent).toMatchObject({ status: 'ok', value: 'reused' })
+    stopListening()
     await clientSide.close()
     await session.close()
   })
