@@ -9,7 +9,7 @@
 import { type Context, Service } from 'cordis'
 import { generateDeclarations, generateDeclarationsSync, type TypegenOptions, type TypegenTool } from '../../typegen/index.ts'
 import { traceWithoutShadow, untraced } from '../pipeline/cordis-adapter.ts'
-import { materializeJson } from '../pipeline/materialize.ts'
+import { canonicalJson } from '../pipeline/materialize.ts'
 import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { Tool } from '../tools/define-tool.ts'
@@ -230,8 +230,8 @@ export class Ptc extends Service {
     if (value.status === 'timeout' && value.error) value.error = withCapNote(value.error, options.timeoutMs, deadlineMs)
     if (value.value !== undefined) {
       try {
-        // S6.1: lossless JSON the pipeline can validate, checked where it sits (`$.value`).
-        materializeJson({ value: value.value })
+        // S6.1: lossless JSON, checked where it sits (`$.value`); the pipeline's copy reuses it.
+        value.value = (canonicalJson({ value: value.value }) as { value: unknown }).value
       } catch (error) {
         const why = (error as Error).message // advice included ("send a flatter value …") unless bare
         return { ...value, status: 'error', value: undefined, error: { name: 'TypeError', message: `The script's return value cannot be the result: ${why}${/flatter/.test(why) ? '' : '. Return a flatter JSON value'}.` } }

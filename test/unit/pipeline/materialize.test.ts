@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { NotJsonError } from '../../../src/errors/ptc-error.ts'
-import { deepFreeze, MAX_JSON_DEPTH, materializeJson } from '../../../src/pipeline/materialize.ts'
+import { canonicalJson, deepFreeze, MAX_JSON_DEPTH, materializeJson } from '../../../src/pipeline/materialize.ts'
 
 const rejects = (value: unknown, message: RegExp, path: string) => {
   let thrown: unknown
@@ -156,6 +156,21 @@ describe('materializeJson (S6.1)', () => {
     Object.defineProperty(input, 'secret', { value: 3, enumerable: false })
     expect(Object.keys(materializeJson(input) as object)).toEqual(['a'])
     expect(Reflect.ownKeys(materializeJson(input) as object)).toEqual(['a'])
+  })
+})
+
+describe('canonicalJson (S6.1, issue 12)', () => {
+  it('S6.1 a later copy reuses what canonicalJson made (the value and what it holds directly) instead of copying it again; any other frozen object is still copied', () => {
+    const checked = canonicalJson({ value: { records: [{ id: 1 }] } }) as { value: { records: unknown[] } }
+    const run = materializeJson({ status: 'ok', value: checked.value }) as { value: unknown }
+    expect(run.value).toBe(checked.value)
+    expect(materializeJson([checked])).toEqual([checked])
+    expect((materializeJson([checked]) as unknown[])[0]).toBe(checked)
+    const frozen = deepFreeze({ a: { b: 1 } })
+    const copied = materializeJson({ frozen }) as { frozen: unknown }
+    expect(copied.frozen).toEqual(frozen)
+    expect(copied.frozen).not.toBe(frozen)
+    expect(() => canonicalJson({ value: { when: new Date(0) } })).toThrow(NotJsonError)
   })
 })
 
