@@ -70,7 +70,11 @@ export interface HostOptions {
   jobs?: JobsConfig
   /** PTC configuration (limits, type-check default, pool size). */
   ptc?: PtcConfig
-  /** Installs extra plugins (policy listeners, approval responders) before tools load. */
+  /**
+   * Installs extra plugins (policy listeners, approval responders) before tools load. It runs as
+   * a plugin of the host with `tools`, `approval` and `sandbox` injected (`ctx.approval.respond(r)`
+   * works in it); what it registers lasts as long as the host. A throw or rejection fails `createHost`.
+   */
   setup?: (ctx: Context) => void | Promise<void>
   /** MCP servers whose tools are imported as `${server}__${tool}`: a config file path or a parsed config. */
   mcpConfig?: string | McpConfig
@@ -161,7 +165,10 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await ctx.plugin(Sandbox)
     await ctx.plugin(PermissionPresets, { preset: options.preset ?? 'workspace-write' })
     await ctx.plugin(fsObservationPolicy)
-    await options.setup?.(ctx)
+    // A plugin of its own with the services it may use injected, so `ctx.approval.respond(...)`
+    // and `ctx.tools` work in it (cordis refuses a service a plugin did not inject).
+    const { setup } = options
+    if (setup) await ctx.plugin({ name: 'host-setup', inject: ['tools', 'approval', 'sandbox'], apply: (scope: Context) => setup(scope) })
     // S10: jobs before the tools that start them (bash background) and the job_* tools.
     await ctx.plugin(Jobs, options.jobs ?? {})
     if (groups.has('fs') || groups.has('bash')) await ctx.plugin(workspaceTools, { fs: groups.has('fs'), bash: groups.has('bash'), background: groups.has('jobs') })

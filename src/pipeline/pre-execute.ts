@@ -10,7 +10,7 @@ import { CANCELLED, Execution, untilCallerStop } from './execution.ts'
 import { runGuards } from './guards.ts'
 import { type EventHooks, waterfall } from './cordis-adapter.ts'
 import { materializeJson } from './materialize.ts'
-import { requestApproval } from './request-approval.ts'
+import { askResponders } from './request-approval.ts'
 import { isThenable } from './thenable.ts'
 
 /** What pre-execution decided: run the body, deny with a model-facing reason, or cancel (S5.1). */
@@ -81,10 +81,10 @@ async function ask(ctx: Context, execution: Execution, decision: Extract<PreTool
   const { reason, displayReason } = decision
   const why = typeof reason === 'string' && reason ? ` (${reason})` : ''
   if (execution.agent === undefined) return deny(`This call needs approval${why}, but it was made without an agent, so it was denied.`)
-  let outcome: Awaited<ReturnType<typeof requestApproval>>
+  let answer: Awaited<ReturnType<typeof askResponders>>
   try {
-    outcome = await untilCallerStop(
-      requestApproval(ctx, {
+    answer = await untilCallerStop(
+      askResponders(ctx, {
         execution,
         ...(typeof reason === 'string' && { reason }),
         ...(typeof displayReason === 'string' && { displayReason }),
@@ -92,10 +92,12 @@ async function ask(ctx: Context, execution: Execution, decision: Extract<PreTool
       Execution.stopOf(execution),
     )
   } catch {
-    return CANCEL // only the caller's stop rejects here: requestApproval never throws
+    return CANCEL // only the caller's stop rejects here: askResponders never throws
   }
   if (Execution.stopOf(execution).aborted) return CANCEL
+  const { outcome, failure } = answer
   if (outcome === 'allowed-once') return RUN
+  if (failure !== undefined) return deny(`This call needs approval${why}, but the approval responder failed (${failure}), so it was denied. Fix the responder: it answers 'allowed-once' or 'denied', or calls next().`)
   return deny(outcome === 'unavailable' ? `This call needs approval${why}, but no approval channel is available, so it was denied.` : `Approval was refused${why}.`)
 }
 

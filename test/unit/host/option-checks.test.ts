@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HostOptionsError } from '../../../src/errors/host-options-error.ts'
 import { PtcError } from '../../../src/errors/ptc-error.ts'
 import { createHost, type HostOptions } from '../../../src/host/create-host.ts'
+import { defineTool } from '../../../src/tools/define-tool.ts'
+import { z } from 'zod'
 
 let workspace: string
 beforeAll(() => {
@@ -138,5 +140,40 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     const host = await createHost({ workspace, stateDir: false, journal: join(workspace, 'j.jsonl'), ptc: { isolation: 'inline', limits: { wallClockMs: 5_000 } } })
     await host.dispose()
     expect(existsSync(join(workspace, 'j.jsonl'))).toBe(true)
+  })
+})
+
+describe('createHost setup (issue 14)', { timeout: 60_000 }, () => {
+  it('S5.1 setup runs with the host services injected: an approval responder it registers with ctx.approval.respond answers a policy ask, a broken one is reported as broken; a throwing setup fails createHost with its error', async () => {
+    const asked: string[] = []
+    const host = await createHost({
+      workspace,
+      stateDir: false,
+      journal: false,
+      builtins: 'none',
+      setup: (ctx) => {
+        ctx.on('tools/pre-execute', (execution, next) => (execution.name === 'guarded' ? { kind: 'ask', reason: 'a test asks' } : next()))
+        ctx.approval.respond((request) => {
+          asked.push(request.execution.name)
+          const { mode } = request.execution.arguments as { mode?: string }
+          if (mode === 'throw') throw new Error('responder bug')
+          return (mode === 'odd' ? 'yes please' : 'allowed-once') as 'allowed-once'
+        })
+      },
+    })
+    try {
+      host.ctx.tools.register(defineTool({ name: 'guarded', description: 'Asks first.', parameters: z.object({ mode: z.string().optional() }), output: { schema: z.object({ done: z.boolean() }), render: () => [] }, execute: () => ({ done: true }) }))
+      const result = await host.ctx.tools.execute({ name: 'guarded', arguments: {} }, { agent: 'test' })
+      expect(result.error).toBeUndefined()
+      expect(asked).toEqual(['guarded'])
+      // A broken responder is reported as broken, not as someone's refusal.
+      const threw = await host.ctx.tools.execute({ name: 'guarded', arguments: { mode: 'throw' } }, { agent: 'test' })
+      expect(threw.error?.message).toBe("This call needs approval (a test asks), but the approval responder failed (it threw: responder bug), so it was denied. Fix the responder: it answers 'allowed-once' or 'denied', or calls next().")
+      const odd = await host.ctx.tools.execute({ name: 'guarded', arguments: { mode: 'odd' } }, { agent: 'test' })
+      expect(odd.error?.message).toMatch(/^This call needs approval \(a test asks\), but the approval responder failed \(it answered "yes please", not 'allowed-once', 'denied' or 'unavailable'\)/)
+    } finally {
+      await host.dispose()
+    }
+    await expect(createHost({ workspace, stateDir: false, journal: false, builtins: 'none', setup: () => Promise.reject(new Error('setup bug')) })).rejects.toThrow('setup bug')
   })
 })
