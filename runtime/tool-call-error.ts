@@ -15,8 +15,9 @@ export class ToolCallError extends OriginalError {
     // No message argument: the three fields are defined here, in this order, as own enumerable data.
     super()
     defineData(this, 'name', 'ToolCallError', ENUMERABLE)
-    defineData(this, 'toolName', toolName, ENUMERABLE)
-    defineData(this, 'message', message, ENUMERABLE)
+    // Strings whatever a script passes (`new ToolCallError('oops')` unchecked): message '' then.
+    defineData(this, 'toolName', String(toolName), ENUMERABLE)
+    defineData(this, 'message', message === undefined ? '' : String(message), ENUMERABLE)
   }
 }
 

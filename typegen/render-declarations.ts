@@ -24,6 +24,7 @@ const FULL_FOOTER = [
   'declare const tools: { readonly [K in keyof ToolArgsMap & keyof ToolOutputMap]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]> };',
   '/** Thrown (rejected) when a tool call fails or is denied by policy. */',
   'declare class ToolCallError extends Error {',
+  '  constructor(toolName: string, message: string);',
   "  readonly name: 'ToolCallError';",
   '  /** The tool whose call failed. */',
   '  readonly toolName: string;',

@@ -57,6 +57,14 @@ describe('unchecked scripts compile in the host (S9.1, issue 12)', () => {
     expect(result.error?.message).toMatch(/Duplicate capture group name$/)
   })
 
+  it('S9.3 ToolCallError is declared with the constructor it has (toolName, message): a checked script calling it with one argument is a type error; an unchecked one gets a ToolCallError whose message is empty, not a non-Error', async () => {
+    const checked = await root.ptc.run("throw new ToolCallError('fake failure')", { typecheck: true })
+    expect(checked).toMatchObject({ status: 'type-error' })
+    expect(checked.diagnostics?.[0]?.message).toMatch(/Expected 2 arguments, but got 1/)
+    const unchecked = await root.ptc.run("throw new ToolCallError('fake failure')", { typecheck: false })
+    expect(unchecked).toMatchObject({ status: 'error', error: { name: 'ToolCallError', toolName: 'fake failure', message: '' } })
+  }, 60_000)
+
   it("S9.1 a runtime error of an unchecked script points at the script's own line and column", async () => {
     const result = await root.ptc.run('const n: number = 2\nconst o: any = undefined\nreturn o.field', { typecheck: false })
     expect(result).toMatchObject({ status: 'error', error: { name: 'TypeError', line: 3, column: 10 } })
