@@ -30,6 +30,9 @@ export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SES
 /** Largest accepted request body, in bytes (4 MiB). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024
 
+/** How long a request's headers and body may take to arrive, in ms (Node's `requestTimeout`; its default is 300,000). */
+export const REQUEST_TIMEOUT_MS = 60_000
+
 /** Where and how to listen. `port: 0` picks a free port (see `url` of the handle). */
 export interface HttpServeOptions extends SessionOptions {
   host?: string
@@ -123,7 +126,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
     if (path !== '/mcp') return reply(res, 404, `Not found: the MCP endpoint is /mcp.`)
     if (token !== undefined && !bearerTokenMatches(req.headers.authorization, token)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="ptc"')
-      return reply(res, 401, 'Unauthorized: send "Authorization: Bearer <token>" with the token ptc serve was started with.')
+      return reply(res, 401, 'Unauthorized: send "Authorization: Bearer <token>" with the token ptc serve was started with.', -32000, true)
     }
     if (loopback && !isLoopbackHostHeader(req.headers.host)) return reply(res, 403, `Forbidden: Host "${req.headers.host}" is not a loopback name.`)
     const origin = req.headers.origin
@@ -135,7 +138,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
       try {
         body = JSON.parse(await readBody(req))
       } catch (error) {
-        if (error instanceof BodyTooLarge) return reply(res, 413, `The request body is over ${MAX_BODY_BYTES} bytes.`)
+        if (error instanceof BodyTooLarge) return reply(res, 413, `The request body is over ${MAX_BODY_BYTES} bytes.`, -32000, true)
         return reply(res, 400, 'Parse error: the body is not JSON.', -32700)
       }
       if (known) {
@@ -191,7 +194,9 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
     return reply(res, 405, `Method ${req.method} is not allowed.`)
   }
 
-  const http = createServer((req, res) => {
+  // A request (headers and body) must arrive within a minute, not Node's default five: a body
+  // sent a byte every few seconds held its connection 324 s (a hostile trial).
+  const http = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
     handle(req, res).catch((error) => {
       process.stderr.write(`ptc serve: request failed: ${(error as Error)?.stack ?? error}\n`)
       if (!res.headersSent) reply(res, 500, 'Internal error.', -32603)
@@ -245,23 +250,36 @@ function droppedSignal(res: ServerResponse): AbortSignal {
 
 class BodyTooLarge extends Error {}
 
+/**
+ * The body as text. @throws BodyTooLarge as soon as it is over {@link MAX_BODY_BYTES} (by its
+ * Content-Length, or once that many bytes came): the rest is not read, and the 413 closes the
+ * connection (a 300 MiB body was read to its end first, in a hostile trial).
+ */
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length']) > MAX_BODY_BYTES) return reject(new BodyTooLarge())
     const chunks: Buffer[] = []
     let size = 0
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length
-      // Keep draining (so the 413 can still be written) but stop keeping the bytes.
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk)
-    })
-    req.on('end', () => (size > MAX_BODY_BYTES ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks).toString('utf8'))))
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
+      req.off('data', onData)
+      req.pause()
+      reject(new BodyTooLarge())
+    }
+    req.on('data', onData)
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
     req.on('error', reject)
   })
 }
 
-/** A JSON-RPC-shaped error body, so MCP clients can show the message. */
-function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' })
+/**
+ * A JSON-RPC-shaped error body, so MCP clients can show the message. `close`: the connection is
+ * closed after it (a 401 or 413, whose sender's body is not read: its socket was held until the
+ * server's request timeout).
+ */
+function reply(res: ServerResponse, status: number, message: string, code = -32000, close = false): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...(close && { Connection: 'close' }) })
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
 }
 

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -6,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../../../src/host/create-host.ts'
-import { serveHttp, type HttpServeOptions, type HttpServerHandle } from '../../../src/server/http-server.ts'
+import { MAX_BODY_BYTES, serveHttp, type HttpServeOptions, type HttpServerHandle } from '../../../src/server/http-server.ts'
 import { createRunLimiter } from '../../../src/server/run-limiter.ts'
 
 const TOOLS = fileURLToPath(new URL('../../fixtures/serve-tools.ts', import.meta.url))
@@ -66,6 +67,33 @@ describe('ptc serve --http sessions are bounded (S9.4)', { timeout: 30_000 }, ()
     expect(await badParams.json()).toMatchObject({ error: { code: -32602, message: expect.stringMatching(/^Invalid params for initialize: /) } })
     expect(server.sessions).toBe(0)
     expect(existsSync(journalDir) ? readdirSync(journalDir) : []).toEqual([])
+  })
+
+  it('S9.4 a 401 and a 413 close their connection, and a body over the limit is refused without being read to its end (one that never ends gets its 413)', async () => {
+    const { server } = await start({ token: 'T' })
+    const unauthorized = await post(server.url, HEADERS)
+    expect(unauthorized.status).toBe(401)
+    expect(unauthorized.headers.get('connection')).toBe('close')
+    const tooLong = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, Authorization: 'Bearer T' }, body: 'x'.repeat(MAX_BODY_BYTES + 1) })
+    expect(tooLong.status).toBe(413)
+    expect(tooLong.headers.get('connection')).toBe('close')
+    // A chunked body that never ends: the answer comes once the limit is passed.
+    const { hostname, port, pathname } = new URL(server.url)
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest({ hostname, port, path: pathname, method: 'POST', headers: { ...HEADERS, Authorization: 'Bearer T' } }, (response) => {
+        response.resume()
+        resolve(response.statusCode ?? 0)
+        request.destroy()
+      })
+      request.on('error', (error) => (request.destroyed ? undefined : reject(error)))
+      const chunk = Buffer.alloc(64 * 1024, 0x20)
+      const pump = () => {
+        while (!request.destroyed && request.write(chunk));
+        if (!request.destroyed) request.once('drain', pump)
+      }
+      pump()
+    })
+    expect(status).toBe(413)
   })
 
   it('a request with a non-loopback Origin gets 403 on a loopback bind; a loopback Origin is served', async () => {
