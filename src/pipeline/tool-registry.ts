@@ -37,7 +37,7 @@ export class ToolRegistry extends Service {
   /** What {@link classifyOnce} read of a call, until {@link execute} of that call object takes it. */
   readonly _classified = new WeakMap<object, ClassifiedCall>()
   /** Aborted {@link STOP_GRACE_MS} after the registry's plugin stops: every call still open then ends `cancelled`. */
-  readonly #stopping = new AbortController()
+  readonly #stopping: AbortController = new AbortController()
   readonly _host = {
     ctx: this.ctx,
     events: eventHooks(this.ctx),
@@ -46,7 +46,7 @@ export class ToolRegistry extends Service {
     toolNames: () => [...this._tools.keys()].sort(),
     /** Set when the registry's plugin stopped (its host was disposed): a call then says so (open-call.ts). */
     stopped: false,
-    stopSignal: this.#stopping.signal,
+    stopSignal: this.#stopping.signal as AbortSignal,
     takeClassified: (call: object) => {
       const classified = this._classified.get(call)
       if (classified !== undefined) this._classified.delete(call)
