@@ -163,18 +163,23 @@ export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Wr
   const transport = new StdioServerTransport(stdin, stdout)
   // JSON-RPC's answer for a line it cannot read may carry a null id, which the SDK's types do not allow.
   useLineBuffer(transport, undefined, ({ id, code, message }) => void transport.send({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage), true)
-  // The SDK's send (1.32), with the answer's size checked and the backpressure above.
-  transport.send = (message) =>
-    new Promise<void>((resolve) => {
-      const written = stdout.write(withinClientLimit(message, serializeMessage(message)))
-      if (written) resolve()
-      else stdout.once('drain', resolve)
-      if (!written && !stdin.isPaused()) {
-        stdin.pause()
+  // The SDK's send (1.32), with the answer's size checked and the backpressure above. Every send
+  // made while stdout is full waits for the same drain: one listener, not one a send (601 answers
+  // to a client that did not read had Node warn of 11 'drain' listeners, a hostile trial).
+  let drained: Promise<void> | undefined
+  transport.send = (message) => {
+    if (stdout.write(withinClientLimit(message, serializeMessage(message)))) return Promise.resolve()
+    drained ??= new Promise<void>((resolve) => {
+      stdin.pause()
+      stdout.once('drain', () => {
+        drained = undefined
         // Not after the transport closed: it removed its reader, and reading on would keep the process alive.
-        stdout.once('drain', () => stdin.listenerCount('data') > 0 && stdin.resume())
-      }
+        if (stdin.listenerCount('data') > 0) stdin.resume()
+        resolve()
+      })
     })
+    return drained
+  }
   return transport
 }
 

@@ -115,6 +115,21 @@ describe('reading MCP stdio lines in linear time (S9.4; the SDK ReadBuffer copie
     await server.close()
   })
 
+  it('S11 sends made while stdout is full wait for one drain listener, not one each (Node warned past 10)', async () => {
+    let release: (() => void) | undefined
+    const stdout = new Writable({ highWaterMark: 16, write: (_chunk, _encoding, done) => void (release = done) })
+    const server = stdioServerTransport(new PassThrough(), stdout)
+    const sent = Array.from({ length: 30 }, (_, id) => server.send({ jsonrpc: '2.0', id, result: {} }))
+    expect(stdout.listenerCount('drain')).toBe(1)
+    for (let turn = 0; turn < 100 && stdout.writableLength > 0; turn++) {
+      release?.()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await Promise.all(sent)
+    expect(stdout.listenerCount('drain')).toBe(0)
+    await server.close()
+  })
+
   it('S11 serve --stdio replaces an answer over the 10 MiB a client reads by one saying so, for the same request', async () => {
     const lines: string[] = []
     const stdout = new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) })
