@@ -10,6 +10,7 @@ import type { Message, TransformFailure } from 'esbuild'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
 import { formatDiagnostics, NOT_A_MODULE } from './compile-diagnostics.ts'
+import { hiddenDiagnostics, MAX_DIAGNOSTICS } from './format-diagnostics.ts'
 import {
   blankRanges,
   findModuleUses,
@@ -191,8 +192,13 @@ async function compileUncached(code: string): Promise<CompiledScript> {
   } catch (error) {
     if (error === EARLY_CLOSE) throw new CompileError(await strayBrace(code, body))
     if (!isTransformFailure(error)) throw error
-    const diagnostics = error.errors.map((message) => esbuildDiagnostic(code, message, 1))
-    throw new CompileError(diagnostics.some(({ early }) => early) ? await strayBrace(code, body) : diagnostics.map(({ early, ...diagnostic }) => diagnostic))
+    // At most MAX_DIAGNOSTICS, then one line counting the rest (9,000 errors had all been mapped and listed).
+    const lineCount = splitLines(code).length
+    const diagnostics = error.errors.slice(0, MAX_DIAGNOSTICS + 1).map((message) => esbuildDiagnostic(code, message, 1, lineCount))
+    if (diagnostics.some(({ early }) => early)) throw new CompileError(await strayBrace(code, body))
+    const shown = diagnostics.slice(0, MAX_DIAGNOSTICS).map(({ early, ...diagnostic }) => diagnostic)
+    const hidden = error.errors.length - MAX_DIAGNOSTICS
+    throw new CompileError(hidden > 0 ? [...shown, hiddenDiagnostics(diagnostics[MAX_DIAGNOSTICS]!, hidden, hidden)] : shown)
   }
   // Keep the whole output (esbuild may emit helpers next to the function) and call it.
   return Object.freeze({ js: `${JS_PREAMBLE}${output}return await __ptc_main__();\n`, map: shiftMap(map) })
@@ -248,14 +254,14 @@ function isTransformFailure(error: unknown): error is TransformFailure {
  * columns. Positions on the wrapper's own lines (an unclosed brace reported at the end) clamp to
  * the start or end of the user's code; `early` marks the error a stray `}` causes there.
  */
-function esbuildDiagnostic(code: string, esbuildMessage: Message, prefixLines: number): Diagnostic & { early?: true } {
+function esbuildDiagnostic(code: string, esbuildMessage: Message, prefixLines: number, lineCount = splitLines(code).length): Diagnostic & { early?: true } {
   const text = esbuildMessage.text === 'Unexpected "export"' ? `Unexpected "export": ${NOT_A_MODULE}` : esbuildMessage.text
   const base = { message: text, category: 'error' as const }
   const location = esbuildMessage.location
   if (location === null) return { ...base, line: 1, column: 1 }
   const line = location.line - prefixLines
   if (line < 1) return { ...base, line: 1, column: 1 }
-  if (line > splitLines(code).length) {
+  if (line > lineCount) {
     // esbuild trips over the wrapper's closing brace only when a stray `}` closed the body early.
     const early = text === 'Unexpected "}"'
     return { ...base, ...positionAt(code, code.length), ...(early && { early: true as const }) }

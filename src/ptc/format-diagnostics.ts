@@ -113,9 +113,16 @@ function capDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
   if (diagnostics.length <= MAX_DIAGNOSTICS) return diagnostics
   const rest = diagnostics.slice(MAX_DIAGNOSTICS)
   const errors = rest.filter((diagnostic) => diagnostic.category === 'error').length
-  const first = rest[0]!
-  const counted = `${rest.length} more diagnostics (${errors} of them ${HIDDEN_ERRORS_WORDS}) from line ${first.line} on are not shown`
-  return [...diagnostics.slice(0, MAX_DIAGNOSTICS), { line: first.line, column: first.column, category: errors > 0 ? 'error' : 'warning', message: `${counted}: fix the ones above and check again.` }]
+  return [...diagnostics.slice(0, MAX_DIAGNOSTICS), hiddenDiagnostics(rest[0]!, rest.length, errors)]
+}
+
+/**
+ * The line standing for `hidden` diagnostics past {@link MAX_DIAGNOSTICS} (`errors` of them
+ * errors), at the first of them (`first`); {@link countErrors} reads its count back.
+ */
+export function hiddenDiagnostics(first: { line: number; column: number }, hidden: number, errors: number): Diagnostic {
+  const counted = `${hidden} more diagnostics (${errors} of them ${HIDDEN_ERRORS_WORDS}) from line ${first.line} on are not shown`
+  return { line: first.line, column: first.column, category: errors > 0 ? 'error' : 'warning', message: `${counted}: fix the ones above and check again.` }
 }
 
 const HIDDEN_ERRORS_WORDS = 'errors'

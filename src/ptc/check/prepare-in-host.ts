@@ -42,6 +42,9 @@ export async function precompileInHost(code: string): Promise<void> {
   compileScript(code).catch(() => {})
 }
 
+/** What an uncharged compile (esbuild's service not started yet) may take beyond the deadline, in ms: its start. */
+export const ESBUILD_START_ALLOWANCE_MS = 2_000
+
 /**
  * Compiles `code` (not type-checked) with esbuild from this process, with the result shape of
  * `CheckerPool.prepare`: `compiled`, or `syntax-error` with diagnostics in the user's coordinates.
@@ -63,7 +66,9 @@ export async function prepareInHost(code: string, options: Pick<PrepareOptions, 
   let timer: NodeJS.Timeout | undefined
   let onAbort: (() => void) | undefined
   const stopped = new Promise<'timeout' | 'cancelled'>((resolve) => {
-    if (charged) timer = setTimeout(() => resolve('timeout'), options.timeoutMs)
+    // Uncharged, the compile still ends by the deadline plus esbuild's start: a script of 30,000
+    // syntax errors held esbuild past two minutes of a 1 s deadline (a hostile trial).
+    timer = setTimeout(() => resolve('timeout'), options.timeoutMs + (charged ? 0 : ESBUILD_START_ALLOWANCE_MS))
     onAbort = () => resolve('cancelled')
     signal?.addEventListener('abort', onAbort, { once: true })
   })

@@ -8,7 +8,9 @@
 import type { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { prepareInHost } from '../../../src/ptc/check/prepare-in-host.ts'
+import { setScriptTransform } from '../../../src/ptc/compile.ts'
 import { NO_IMPORTS_MESSAGE } from '../../../src/ptc/compile-source.ts'
+import { MAX_DIAGNOSTICS } from '../../../src/ptc/format-diagnostics.ts'
 import { Ptc } from '../../../src/ptc/ptc-service.ts'
 import { createRoot, echoTool, usePlugin } from '../../helpers/registry.ts'
 
@@ -48,6 +50,25 @@ describe('unchecked scripts compile in the host (S9.1, issue 12)', () => {
       const result = await root.ptc.run(code, { typecheck: false })
       expect(result, code).toMatchObject({ status: 'type-error', toolCalls: 0, error: { name: 'SyntaxError' } })
       expect(result.diagnostics?.[0], code).toMatchObject({ line, column, message: expect.stringMatching(message) })
+    }
+  })
+
+  it('S9.1 an unchecked script of thousands of syntax errors gets MAX_DIAGNOSTICS of them and one line counting the rest (all 9,000 were mapped and listed)', async () => {
+    const code = `${Array.from({ length: 150 }, () => 'with (Math) {}').join('\n')}\nreturn 1`
+    const result = await root.ptc.run(code, { typecheck: false })
+    expect(result).toMatchObject({ status: 'type-error', toolCalls: 0 })
+    expect(result.diagnostics).toHaveLength(MAX_DIAGNOSTICS + 1)
+    expect(result.diagnostics?.at(-1)).toMatchObject({ line: 101, message: '50 more diagnostics (50 of them errors) from line 101 on are not shown: fix the ones above and check again.' })
+  })
+
+  it('S9.1 an unchecked compile that never ends is stopped by the deadline (plus esbuild\'s start when it had not started), not awaited', async () => {
+    setScriptTransform(() => new Promise(() => {}))
+    try {
+      // A script no other test compiles (the compile cache would answer it at once).
+      const { outcome } = await prepareInHost(`const n: number = ${Math.random()}\nreturn n`, { timeoutMs: 50 })
+      expect(outcome).toEqual({ kind: 'timeout' })
+    } finally {
+      setScriptTransform(undefined)
     }
   })
 
