@@ -35,6 +35,8 @@ export interface PipelineHost {
   readonly stopped?: boolean
   /** Aborted a moment after the registry stops: every call still open then ends `cancelled`, whatever its caller's signal. */
   readonly stopSignal?: AbortSignal
+  /** How many calls are in the pipeline now (the registry keeps the process alive for them when it stops). */
+  readonly calls?: { open: number }
   /** The arguments the registry's `classifyOnce` read of this call object, once (see open-call.ts). */
   takeClassified?(call: object): ClassifiedCall | undefined
 }
@@ -44,8 +46,9 @@ export interface PipelineHost {
  * the same object `tools/result` observers receive.
  */
 export async function runToolCall(host: PipelineHost, call: ToolCall, options: ExecuteOptions = {}): Promise<ToolResult> {
-  const { events } = host
+  const { events, calls } = host
   const record = newCallRecord()
+  if (calls !== undefined) calls.open++
   try {
     const execution = openCall(host, record, call, options)
     if (!(execution instanceof Execution)) return finish(events, record, failure(execution))
@@ -65,5 +68,7 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
   } catch (error) {
     // Infrastructure failure inside the pipeline itself: still a result (S6.5).
     return finish(events, record, failure({ kind: 'failed', message: `The tool call "${record.name}" failed inside the pipeline: ${describeThrown(error)}` }))
+  } finally {
+    if (calls !== undefined) calls.open--
   }
 }

@@ -47,6 +47,7 @@ export class ToolRegistry extends Service {
     /** Set when the registry's plugin stopped (its host was disposed): a call then says so (open-call.ts). */
     stopped: false,
     stopSignal: this.#stopping.signal as AbortSignal,
+    calls: { open: 0 },
     takeClassified: (call: object) => {
       const classified = this._classified.get(call)
       if (classified !== undefined) this._classified.delete(call)
@@ -63,11 +64,12 @@ export class ToolRegistry extends Service {
     // A call still open when the host has stopped (a body or a listener that never answers, past
     // dispose's wait for open calls) ends `cancelled` instead of never settling (S6.3, S6.5). Not
     // at once: a run cancelled by the dispose answers with its own value a moment later. The
-    // timer does not keep the process alive.
+    // timer keeps the process alive only while calls are open, so their callers hear the end.
     ctx.effect(
       () => () => {
         this._host.stopped = true
-        setTimeout(() => this.#stopping.abort(), STOP_GRACE_MS).unref()
+        if (this._host.calls.open === 0) this.#stopping.abort()
+        else setTimeout(() => this.#stopping.abort(), STOP_GRACE_MS)
       },
       'tools stopped',
     )

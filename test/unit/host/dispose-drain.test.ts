@@ -5,6 +5,7 @@
  * keeping only its `tool/call`. The default isolation (the worker process), as `ptc run` uses;
  * the tool's 200 ms clean-up is a tenth of the 2 s the drain allows.
  */
+import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -76,3 +77,22 @@ const noop = {
   output: { schema: z.object({}), render: () => [] },
   execute: () => ({}),
 }
+
+describe('host.dispose keeps the process up for the calls it ends (S6.3)', { timeout: 60_000 }, () => {
+  it('S6.3 a program that awaits a hung call after host.dispose() hears it end cancelled and exits 0, though nothing else keeps its event loop alive', async () => {
+    const program = `
+      import { createHost, defineTool, z } from ${JSON.stringify(new URL('../../../src/index.ts', import.meta.url).href)}
+      const host = await createHost({ workspace: ${JSON.stringify(workspace)}, journal: false, builtins: 'none', ptc: { prestart: false } })
+      host.ctx.tools.register(defineTool({ name: 'hang', description: 'Never answers.', parameters: {}, output: { schema: z.object({}), render: () => [] }, execute: () => new Promise(() => {}) }))
+      const pending = host.ctx.tools.execute({ name: 'hang', arguments: {} }, { agent: 'me' })
+      await host.dispose()
+      const result = await pending
+      console.log(result.error?.kind)
+    `
+    const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
+      execFile(process.execPath, ['--input-type=module', '-e', program], { cwd: workspace, timeout: 50_000 }, (error, out, err) => resolve({ stdout: out + err, code: error ? ((error as { code?: number }).code ?? 1) : 0 }))
+    })
+    expect(stdout.trim()).toBe('cancelled')
+    expect(code).toBe(0)
+  })
+})
