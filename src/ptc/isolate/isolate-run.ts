@@ -136,11 +136,11 @@ class IsolateRun {
     this.settleEntries = new SettleEntries(settle, (entry) => this.enter(entry))
     let scriptFunction: ivm.Reference<unknown>
     try {
-      // One synchronous entry compiles the script and evaluates its function expression (none of
-      // its body runs); a compile and a run were two, ~0.25 ms each after a pause (issue 12).
-      // The script starts on the closure's second line: lineOffset -1.
-      const options = { filename: SCRIPT_ORIGIN, lineOffset: -1, timeout: this.entryTimeoutMs(), result: { reference: true } } as const
-      scriptFunction = this.prepared.context.evalClosureSync(`return (async () => {\n${this.request.js}\n})`, [], options) as ivm.Reference<unknown>
+      // One entry compiles the script and evaluates its function (issue 12). The last `//#
+      // sourceURL` wins: ours, after any the script wrote, keeps its frames its own; V8 then
+      // ignores a line offset, so script-frames.ts takes the closure's first line off.
+      const options = { filename: SCRIPT_ORIGIN, timeout: this.entryTimeoutMs(), result: { reference: true } } as const
+      scriptFunction = this.prepared.context.evalClosureSync(`return (async () => {\n${this.request.js}\n})\n//# sourceURL=${SCRIPT_ORIGIN}`, [], options) as ivm.Reference<unknown>
     } catch (error) {
       if (this.ended || this.isolate.isDisposed || describeThrown(error) === TIMED_OUT) throw error
       // V8's parser runs out of stack on deep nesting; its message names no place in the script.

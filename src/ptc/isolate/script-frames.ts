@@ -10,6 +10,12 @@ import type { JsFrame } from './isolate-contract.ts'
 /** The file name the runner compiles the script under; its lines are the lines of `js`. */
 export const SCRIPT_ORIGIN = 'file:///ptc/script.js'
 
+/**
+ * Lines of the runner's closure before the script's first (`isolate-run.ts`): V8 reports lines of
+ * the closure, since a `sourceURL` comment makes it ignore a line offset.
+ */
+const CLOSURE_LINES = 1
+
 /** Frames kept from one stack: enough to see the callback and its caller. */
 export const MAX_FRAMES = 8
 
@@ -19,8 +25,8 @@ const FRAME = new RegExp(`^\\s*at (?:async )?(?:(.*?) \\()?${ESCAPED_ORIGIN}:(\\
 
 /**
  * The frames of `stack` (a V8 `Error.prototype.stack` text; anything else gives `[]`) that are
- * in the script, top first, at most {@link MAX_FRAMES}. `line` and `column` are 1-based, as V8
- * prints them; `function` is the name V8 printed, absent for anonymous functions.
+ * in the script, top first, at most {@link MAX_FRAMES}. `line` and `column` are 1-based, in the
+ * script's own lines (V8 prints the closure's); `function` is the name V8 printed, absent for anonymous functions.
  */
 export function scriptFrames(stack: unknown): JsFrame[] {
   if (typeof stack !== 'string') return []
@@ -29,7 +35,7 @@ export function scriptFrames(stack: unknown): JsFrame[] {
     const match = FRAME.exec(text)
     if (match === null) continue
     const [, name, line, column] = match
-    frames.push({ line: Number(line), column: Number(column), ...(name !== undefined && name !== '' && { function: name }) })
+    frames.push({ line: Number(line) - CLOSURE_LINES, column: Number(column), ...(name !== undefined && name !== '' && { function: name }) })
     if (frames.length === MAX_FRAMES) break
   }
   return frames
@@ -46,5 +52,5 @@ const COMPILE_ERROR_PLACE = new RegExp(` \\[${ESCAPED_ORIGIN}:(\\d+):(\\d+)\\]$`
 export function compileErrorAt(message: string): { message: string; frames?: JsFrame[] } {
   const place = COMPILE_ERROR_PLACE.exec(message)
   if (place === null) return { message }
-  return { message: message.slice(0, place.index), frames: [{ line: Number(place[1]), column: Number(place[2]) }] }
+  return { message: message.slice(0, place.index), frames: [{ line: Number(place[1]) - CLOSURE_LINES, column: Number(place[2]) }] }
 }

@@ -86,6 +86,11 @@ describe('unchecked scripts compile in the host (S9.1, issue 12)', () => {
     expect(unchecked).toMatchObject({ status: 'error', error: { name: 'ToolCallError', toolName: 'fake failure', message: '' } })
   }, 60_000)
 
+  it("S9.3 a script's own //# sourceURL comment does not take its error positions away", async () => {
+    const result = await root.ptc.run('function boom() { throw new Error("b") }\nreturn boom()\n//# sourceURL=evil.js', { typecheck: false })
+    expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'b', line: 1, column: 25, stack: [{ line: 1, column: 25, function: 'boom' }, { line: 2, column: 8 }] } })
+  })
+
   it("S9.1 a runtime error of an unchecked script points at the script's own line and column", async () => {
     const result = await root.ptc.run('const n: number = 2\nconst o: any = undefined\nreturn o.field', { typecheck: false })
     expect(result).toMatchObject({ status: 'error', error: { name: 'TypeError', line: 3, column: 10 } })
