@@ -44,8 +44,9 @@ const JOBS_MINIMUMS = { ringBytes: 1, killWaitMs: 0, maxRunningPerOwner: 1, reta
  * @throws McpConfigError when `mcpConfig` is an object that is not a valid config.
  */
 export function checkHostOptions(options: HostOptions): void {
-  if (!isObject(options)) {
-    throw new HostOptionsError(`createHost takes an options object ({ workspace, preset, ptc, ... }, or nothing), got ${describeValue(options)}.`, { option: '(options)' })
+  if (!isPlainObject(options)) {
+    const hint = options instanceof Promise ? ' (a Promise: await the options first)' : ''
+    throw new HostOptionsError(`createHost takes an options object ({ workspace, preset, ptc, ... }, or nothing), got ${describeValue(options)}${hint}.`, { option: '(options)' })
   }
   for (const key of Object.keys(options)) {
     if (!HOST_OPTION_NAMES.includes(key)) {
@@ -130,12 +131,20 @@ function checkKinds(options: HostOptions): void {
   }
 }
 
+/** An object literal (or one made with a null prototype), not a Date, Map, Promise or class instance. */
+function isPlainObject(value: unknown): boolean {
+  if (!isObject(value)) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
 function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function describeValue(value: unknown): string {
   if (typeof value === 'function') return 'a function'
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && !isPlainObject(value)) return `a ${(value as object).constructor?.name ?? 'non-plain object'}`
   if (Array.isArray(value)) return `an array ${JSON.stringify(value)?.slice(0, 80)}`
   return typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' && value !== null ? 'an object' : String(value)
 }

@@ -18,8 +18,8 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { Context } from 'cordis'
+import { initializeRefusal } from './initialize-refusal.ts'
 import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader, isLoopbackOrigin } from './bearer-auth.ts'
 import { openSession, type McpSession, type SessionOptions } from './mcp-session.ts'
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './serve-defaults.ts'
@@ -147,7 +147,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
       }
       if (sessionId !== undefined) return reply(res, 404, 'Session not found: start a new session with an initialize request.')
       const refusal = initializeRefusal(body)
-      if (refusal !== undefined) return reply(res, 400, refusal.message, refusal.code)
+      if (refusal !== undefined) return reply(res, 400, refusal.message, refusal.code, false, refusal.id)
       if (stopped) return reply(res, 503, 'The server is shutting down.')
       if (sessions.size + opening >= maxSessions) {
         return reply(res, 503, `Service unavailable: ${maxSessions} sessions are open (the most this server allows); close one (HTTP DELETE) or try again later.`)
@@ -194,14 +194,20 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
     return reply(res, 405, `Method ${req.method} is not allowed.`)
   }
 
-  // A request (headers and body) must arrive within a minute, not Node's default five: a body
-  // sent a byte every few seconds held its connection 324 s (a hostile trial).
-  const http = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
+  // A request (headers and body) must arrive within a minute (checked every 5 s), not Node's
+  // default five: a body sent a byte every few seconds held its connection 324 s (a hostile trial).
+  const http = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 5_000 }, (req, res) => {
     handle(req, res).catch((error) => {
       process.stderr.write(`ptc serve: request failed: ${(error as Error)?.stack ?? error}\n`)
       if (!res.headersSent) reply(res, 500, 'Internal error.', -32603)
       else res.end()
     })
+  })
+  // `Expect: 100-continue` with a body over the limit is refused before the body is invited.
+  http.on('checkContinue', (req, res) => {
+    if (Number(req.headers['content-length']) > MAX_BODY_BYTES) return reply(res, 413, `The request body is over ${MAX_BODY_BYTES} bytes.`, -32000, true)
+    res.writeContinue()
+    http.emit('request', req, res)
   })
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error: NodeJS.ErrnoException) =>
@@ -276,22 +282,9 @@ function readBody(req: IncomingMessage): Promise<string> {
 /**
  * A JSON-RPC-shaped error body, so MCP clients can show the message. `close`: the connection is
  * closed after it (a 401 or 413, whose sender's body is not read: its socket was held until the
- * server's request timeout).
+ * server's request timeout). `id`: the request's, when it could be read.
  */
-function reply(res: ServerResponse, status: number, message: string, code = -32000, close = false): void {
+function reply(res: ServerResponse, status: number, message: string, code = -32000, close = false, id: string | number | null = null): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...(close && { Connection: 'close' }) })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
-}
-
-/**
- * Why a POST without a session id cannot open one, as a JSON-RPC error; `undefined` for a valid
- * initialize request. An initialize sent as a notification (no id) opened a session whose id no
- * one could learn (202, no Mcp-Session-Id), holding a slot until it idled out (a hostile trial).
- */
-function initializeRefusal(body: unknown): { code: number; message: string } | undefined {
-  const message = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as { method?: unknown; id?: unknown }
-  if (message.method !== 'initialize') return { code: -32000, message: 'Bad request: no session id, and the body is not an initialize request.' }
-  if (typeof message.id !== 'string' && typeof message.id !== 'number') return { code: -32600, message: 'Invalid Request: initialize is a request: it needs an id (a string or a number).' }
-  if (!isInitializeRequest(body)) return { code: -32602, message: 'Invalid params for initialize: it needs params { protocolVersion, capabilities, clientInfo: { name, version } }.' }
-  return undefined
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }))
 }

@@ -64,7 +64,7 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
   })
 
   it('options that are not an object, a ptc.visible that is not a function, a fractional count limit and an invalid mcpConfig object are refused before anything starts (a new-user trial)', async () => {
-    for (const options of [null, 'x', ['workspace']]) {
+    for (const options of [null, 'x', ['workspace'], new Date(0), new Map([['workspace', 5]]), Promise.resolve({ workspace: 5 })]) {
       const error = await createHost(options as unknown as HostOptions).then(
         (host) => host.dispose().then(() => undefined),
         (thrown: unknown) => thrown as PtcError,

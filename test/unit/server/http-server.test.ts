@@ -64,7 +64,7 @@ describe('ptc serve --http sessions are bounded (S9.4)', { timeout: 30_000 }, ()
     expect(await asNotification.json()).toMatchObject({ id: null, error: { code: -32600, message: 'Invalid Request: initialize is a request: it needs an id (a string or a number).' } })
     const badParams = await post(server.url, HEADERS, { ...INITIALIZE, params: {} })
     expect(badParams.status).toBe(400)
-    expect(await badParams.json()).toMatchObject({ error: { code: -32602, message: expect.stringMatching(/^Invalid params for initialize: /) } })
+    expect(await badParams.json()).toMatchObject({ id: 1, error: { code: -32602, message: expect.stringMatching(/^Invalid params for initialize: /) } })
     expect(server.sessions).toBe(0)
     expect(existsSync(journalDir) ? readdirSync(journalDir) : []).toEqual([])
   })
@@ -77,6 +77,21 @@ describe('ptc serve --http sessions are bounded (S9.4)', { timeout: 30_000 }, ()
     const tooLong = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, Authorization: 'Bearer T' }, body: 'x'.repeat(MAX_BODY_BYTES + 1) })
     expect(tooLong.status).toBe(413)
     expect(tooLong.headers.get('connection')).toBe('close')
+    // Expect: 100-continue with a Content-Length over the limit: the 413 comes instead of 100 Continue.
+    const { hostname: host, port: portNumber, pathname: path } = new URL(server.url)
+    const continued = await new Promise<{ status: number; invited: boolean }>((resolve, reject) => {
+      let invited = false
+      const request = httpRequest({ hostname: host, port: portNumber, path, method: 'POST', headers: { ...HEADERS, Authorization: 'Bearer T', Expect: '100-continue', 'Content-Length': String(MAX_BODY_BYTES + 1) } })
+      request.on('continue', () => (invited = true))
+      request.on('response', (response) => {
+        response.resume()
+        resolve({ status: response.statusCode ?? 0, invited })
+        request.destroy()
+      })
+      request.on('error', (error) => (request.destroyed ? undefined : reject(error)))
+      request.flushHeaders()
+    })
+    expect(continued).toEqual({ status: 413, invited: false })
     // A chunked body that never ends: the answer comes once the limit is passed.
     const { hostname, port, pathname } = new URL(server.url)
     const status = await new Promise<number>((resolve, reject) => {
