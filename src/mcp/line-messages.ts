@@ -37,6 +37,15 @@ export function readLine(text: string): LineReading {
   } catch (error) {
     return { error: error as Error, refusal: { id: null, code: PARSE_ERROR, message: 'Parse error: the line is not JSON (one JSON-RPC message a line)' } }
   }
+  return readParsed(parsed, text)
+}
+
+/**
+ * {@link readLine} of a value already parsed from JSON (`text`, shown in an error answer's
+ * message, is read only then): what `ptc serve --http` checks a POST body with, so both
+ * transports answer a message they cannot read alike.
+ */
+export function readParsed(parsed: unknown, text: string | (() => string)): LineReading {
   if (Array.isArray(parsed)) {
     return { error: new Error('a JSON array (a JSON-RPC batch) is not an MCP message'), refusal: { id: null, code: INVALID_REQUEST, message: 'Invalid Request: MCP has no JSON-RPC batches; send one message a line' } }
   }
@@ -59,7 +68,8 @@ export function readLine(text: string): LineReading {
     return { error: checked.error, refusal: { id: null, code: INVALID_REQUEST, message: `Invalid Request: not a JSON-RPC 2.0 message (${NEEDS})` } }
   }
   if (!('method' in object) && ('result' in object || 'error' in object)) {
-    const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text
+    const whole = typeof text === 'string' ? text : text()
+    const shown = whole.length > 200 ? `${whole.slice(0, 200)}…` : whole
     return { message: { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `the answer is not a valid JSON-RPC response (a result must be an object; an error needs a code and a message): ${shown}` } } }
   }
   return { error: checked.error, refusal: { id, code: INVALID_REQUEST, message: `Invalid Request: not a JSON-RPC 2.0 request (${NEEDS})` } }

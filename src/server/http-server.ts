@@ -19,7 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { Context } from 'cordis'
-import { initializeRefusal } from './initialize-refusal.ts'
+import { initializeRefusal, unreadableMessage } from './post-refusals.ts'
 import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader, isLoopbackOrigin } from './bearer-auth.ts'
 import { openSession, type McpSession, type SessionOptions } from './mcp-session.ts'
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './serve-defaults.ts'
@@ -141,6 +141,10 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
         if (error instanceof BodyTooLarge) return reply(res, 413, `The request body is over ${MAX_BODY_BYTES} bytes.`, -32000, true)
         return reply(res, 400, 'Parse error: the body is not JSON.', -32700)
       }
+      // A message that is no JSON-RPC message gets stdio's answer (-32600, its id when readable),
+      // not the SDK's -32700; a batch goes on to the SDK, which serves those, but not an empty one.
+      const unreadable = Array.isArray(body) ? (body.length === 0 ? { id: null, code: -32600, message: 'Invalid Request: an empty batch' } : undefined) : unreadableMessage(body)
+      if (unreadable !== undefined) return reply(res, 400, unreadable.message, unreadable.code, false, unreadable.id)
       if (known) {
         track(sessionId as string, res)
         return connections.run(droppedSignal(res), () => known.transport.handleRequest(req, res, body))

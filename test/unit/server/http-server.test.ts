@@ -111,6 +111,20 @@ describe('ptc serve --http sessions are bounded (S9.4)', { timeout: 30_000 }, ()
     expect(status).toBe(413)
   })
 
+  it('S9.4 in a session, a body that is no JSON-RPC message gets -32600 as over stdio (its id when readable), not -32700; an empty batch too', async () => {
+    const { server } = await start()
+    const sessionId = (await post(server.url, HEADERS)).headers.get('mcp-session-id')!
+    const send = async (body: unknown) => {
+      const response = await fetch(server.url, { method: 'POST', headers: { ...HEADERS, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' }, body: JSON.stringify(body) })
+      return { status: response.status, body: (await response.json()) as { id: unknown; error: { code: number } } }
+    }
+    for (const [body, id] of [[{}, null], [{ jsonrpc: '2.0', method: 1 }, null], [{ jsonrpc: '2.0', id: 6, method: 'ping', params: 'x' }, 6], [[], null]] as const) {
+      const answer = await send(body)
+      expect(answer.status, JSON.stringify(body)).toBe(400)
+      expect(answer.body, JSON.stringify(body)).toMatchObject({ id, error: { code: -32600 } })
+    }
+  })
+
   it('a request with a non-loopback Origin gets 403 on a loopback bind; a loopback Origin is served', async () => {
     const { server } = await start()
     for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1.evil.example:8765']) {

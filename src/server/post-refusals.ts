@@ -1,8 +1,22 @@
 /**
- * What `ptc serve --http` answers a POST that carries no session id and cannot open one (MCP
- * Streamable HTTP: only an initialize request opens a session; JSON-RPC 2.0 error codes).
+ * What `ptc serve --http` answers a POST it cannot serve: a body that is no JSON-RPC message, and
+ * one that carries no session id and cannot open one (MCP Streamable HTTP: only an initialize
+ * request opens a session; JSON-RPC 2.0 error codes).
  */
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { type LineRefusal, readParsed } from '../mcp/line-messages.ts'
+
+/**
+ * The JSON-RPC error for a parsed POST body (not a batch) that is no valid message, as stdio
+ * answers the same line (`line-messages.ts`): -32600 with its id when it has a usable one; a bad
+ * notification or answer, which JSON-RPC never answers, gets -32600 with a null id (HTTP must
+ * answer something). `undefined` for a valid message.
+ */
+export function unreadableMessage(body: unknown): LineRefusal | undefined {
+  const reading = readParsed(body, () => JSON.stringify(body))
+  if ('message' in reading) return undefined
+  return reading.refusal ?? { id: null, code: -32600, message: 'Invalid Request: not a valid JSON-RPC notification or response' }
+}
 
 /**
  * Why a POST without a session id cannot open one, as a JSON-RPC error; `undefined` for a valid
