@@ -195,16 +195,21 @@ afterAll(async () => {
 describe('the packed package, installed', { timeout: 300_000 }, () => {
   const project = () => join(scratch, 'project')
 
-  it('ships the built files and the README only, not private', async () => {
+  it('ships the built files, the README and the docs it links to, not private', async () => {
     const list = await exec('tar', ['-tzf', tarball], scratch)
     const files = list.stdout.trim().split('\n')
     expect(files).toContain('package/dist/bin/ptc.js')
     expect(files).toContain('package/dist/src/index.d.ts')
     expect(files).toContain('package/dist/runtime/isolate-runtime.bundle.txt')
     expect(files).toContain('package/README.md')
+    // Every docs/ file the README links to ships with it, so its links work in node_modules.
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8')
+    const linked = [...new Set([...readme.matchAll(/\]\((docs\/[^)#\s]+)\)/g)].map((match) => match[1]!))]
+    expect(linked.length).toBeGreaterThan(0)
+    for (const doc of linked) expect(files).toContain(`package/${doc}`)
     // The viewer's browser app ships as sources: `ptc view` bundles it with esbuild at start.
     const viewClient = /^package\/dist\/src\/view\/client\//
-    expect(files.filter((file) => !viewClient.test(file) && !/^package\/(dist\/.*\.(js|d\.ts|txt)|README\.md|package\.json|LICENSE)$/.test(file))).toEqual([])
+    expect(files.filter((file) => !viewClient.test(file) && !/^package\/(dist\/.*\.(js|d\.ts|txt)|README\.md|package\.json|LICENSE|docs\/[\w-]+\.(md|png))$/.test(file))).toEqual([])
     expect(files.filter((file) => !viewClient.test(file) && /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([])
     const manifest = JSON.parse(readFileSync(join(project(), 'node_modules', 'ptc-runner', 'package.json'), 'utf8'))
     expect(manifest).toMatchObject({ bin: { ptc: './dist/bin/ptc.js' }, types: './dist/src/index.d.ts' })
