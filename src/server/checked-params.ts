@@ -4,7 +4,9 @@
  * -32603 (internal error) carrying zod's issue list as JSON text. JSON-RPC 2.0 §5.1 says invalid
  * params are -32602, and a client deserves one readable line (MCP clients show the message).
  */
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import { ErrorCode, type ServerNotification, type ServerRequest, type ServerResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 
 /** The issues of a failed parse, as the SDK's (zod 4) schemas report them. */
@@ -37,4 +39,19 @@ export function checkParams<T>(schema: RequestSchema<T>, request: { method: stri
   const problems = parsed.error.issues.map((issue) => `${issue.path.length === 0 ? '(request)' : issue.path.map(String).join('.')}: ${issue.message}`)
   const message = `Invalid params for ${request.method}: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}.`
   throw Object.assign(new Error(message), { code: ErrorCode.InvalidParams })
+}
+
+/**
+ * `server.setRequestHandler` as the SDK's `Protocol` does it, without the `Server` subclass's
+ * wrapper for `tools/call` (SDK 1.32), which validates the request before `handler` runs (its
+ * message: zod's issue list as JSON) and parses the handler's result once more. For a handler
+ * that checks its own params ({@link checkParams}) and returns results of the right shape.
+ */
+export function onRequest<M extends string>(
+  server: Server,
+  schema: ReturnType<typeof methodOnly<M>>,
+  handler: (request: { method: M }, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => Promise<ServerResult>,
+): void {
+  const register = Protocol.prototype.setRequestHandler as unknown as (this: Server, schema: unknown, handler: unknown) => void
+  register.call(server, schema, handler)
 }

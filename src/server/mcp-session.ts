@@ -22,7 +22,7 @@ import * as journal from '../journal/journal.ts'
 import type { JournalRetention } from '../journal/journal-retention.ts'
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { RUN_CODE } from '../ptc/ptc-service.ts'
-import { checkParams, methodOnly } from './checked-params.ts'
+import { checkParams, methodOnly, onRequest } from './checked-params.ts'
 import { elicitApproval } from './elicit-approval.ts'
 import { exposedTools, mcpToolList, objectOutputSchema, toCallToolResult } from './exposed-tools.ts'
 import { RunRefused, type RunLimiter } from './run-limiter.ts'
@@ -146,7 +146,10 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     if (earlyCancels.size > MAX_EARLY_CANCELS) earlyCancels.delete(earlyCancels.keys().next().value!)
   })
 
-  server.setRequestHandler(methodOnly('tools/call'), async (raw, extra) => {
+  // On the Protocol, past the Server's own tools/call wrapper, which answered bad params with
+  // zod's issue list as the message and parsed every result once more (checkParams and
+  // toCallToolResult do both here).
+  onRequest(server, methodOnly('tools/call'), async (raw, extra) => {
     const request = checkParams(CallToolRequestSchema, raw)
     const { name, arguments: args } = request.params
     const tool = exposedTools(session.tools, options).find((candidate) => candidate.name === name)

@@ -105,7 +105,7 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
 })
 
 describe('ptc serve --stdio and requests with invalid params', { timeout: 30_000 }, () => {
-  it('S9.4 a tools/call without params or with arguments that are no object, and a tools/list with a numeric cursor, get -32602 (invalid params), not -32603 (internal error)', async () => {
+  it('S9.4 a tools/call without params or with arguments that are no object, and a tools/list with a numeric cursor, get -32602 (invalid params) saying in one line what was wrong, not -32603 (internal error) with a zod dump', async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-params-'))
     const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
@@ -120,6 +120,8 @@ describe('ptc serve --stdio and requests with invalid params', { timeout: 30_000
     while (stdout.split('\n').length < 5) await new Promise((resolve) => setTimeout(resolve, 20))
     const answers = stdout.trim().split('\n').slice(1).map((line) => JSON.parse(line) as { id: number; error?: { code: number; message: string } })
     expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[2, -32602], [3, -32602], [4, -32602]])
+    expect(answers[0]!.error!.message).toBe('Invalid params for tools/call: params: Invalid input: expected object, received undefined.')
+    expect(answers[1]!.error!.message).toBe('Invalid params for tools/call: params.arguments: Invalid input: expected record, received string.')
     expect(answers[2]!.error!.message).toBe('Invalid params for tools/list: params.cursor: Invalid input: expected string, received number.')
     child.stdin.end()
     await once(child, 'exit')
