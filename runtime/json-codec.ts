@@ -38,7 +38,10 @@ function describeIn(thrown: unknown, chain: Record<number, unknown>, depth: numb
       const candidateName = (thrown as { name?: unknown }).name
       const candidateMessage = (thrown as { message?: unknown }).message
       if (typeof candidateName === 'string' && candidateName !== '') name = candidateName
-      message = typeof candidateMessage === 'string' ? candidateMessage : `a thrown non-Error value: ${formatLogValue(thrown, MAX_MESSAGE_LENGTH)}`
+      // An error whose message is no string (`e.message = { a: 1 }`) keeps it, as the console writes it.
+      if (typeof candidateMessage === 'string') message = candidateMessage
+      else if (candidateMessage !== undefined) message = formatLogValue(candidateMessage, MAX_MESSAGE_LENGTH)
+      else message = `a thrown non-Error value: ${formatLogValue(thrown, MAX_MESSAGE_LENGTH)}`
       if (depth < MAX_CAUSES && ObjectHasOwn(thrown, 'cause')) {
         chain[depth] = thrown
         message = `${clip(message, MAX_MESSAGE_BEFORE_CAUSE)} (cause: ${clip(describeCause(thrown, chain, depth + 1), MAX_CAUSE_LENGTH)})`

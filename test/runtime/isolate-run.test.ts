@@ -34,6 +34,11 @@ describe('runInIsolate: results (S9.2)', () => {
     expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: 'a thrown non-Error value: {"code":7,"reason":"quota"} (not an Error, so no line is known: throw new Error(…) to get one)' } })
   })
 
+  it('S9.3 an Error whose message is no string keeps its message, as the console writes it, and is not called a non-Error', async () => {
+    const { result } = await run('const e = new Error("x"); e.message = { a: 1 }; throw e', {}, pool)
+    expect(result).toMatchObject({ status: 'error', error: { name: 'Error', message: '{"a":1}' } })
+  })
+
   it('reports a syntax error as status error SyntaxError', async () => {
     const { result } = await run('return (', {}, pool)
     expect(result.status).toBe('error')
