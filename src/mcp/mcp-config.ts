@@ -115,8 +115,8 @@ export function loadMcpConfig(file: string): McpConfig {
   return parseMcpConfig(json, { file: path, baseDir: dirname(path) })
 }
 
-/** `mcpServers.fs.args.0`, with a key that is no plain name quoted: `mcpServers[""]`. */
-function issuePath(path: readonly PropertyKey[]): string {
+/** A zod issue's path as `mcpServers.fs.args.0`, with a key that is no plain name quoted: `mcpServers[""]`. */
+export function issuePath(path: readonly PropertyKey[]): string {
   return path.map((key, index) => (typeof key === 'string' && /^[A-Za-z_$][\w$-]*$/.test(key) ? `${index > 0 ? '.' : ''}${key}` : typeof key === 'number' ? `.${key}` : `[${JSON.stringify(String(key))}]`)).join('')
 }
 

@@ -22,15 +22,15 @@ type ExecuteWrapper = (execution: ToolExecution, next: () => Promise<JsonValue>)
  * anything else thrown a `failed` result; the caller's stop a cancellation. Never throws.
  */
 export async function dispatch(events: EventHooks, tool: Tool, execution: Execution): Promise<Dispatched> {
-  const callerSignal = Execution.stopOf(execution)
+  const stop = Execution.stopOf(execution)
   const body = async (): Promise<JsonValue> => {
     if (Execution.fuseCallerSignal(execution).aborted) throw CANCELLED
     return (await tool.execute(execution.arguments, execution)) as JsonValue
   }
   try {
-    return { kind: 'returned', raw: await raceCallerStop(runWrappers(events, execution, body), callerSignal) }
+    return { kind: 'returned', raw: await raceCallerStop(runWrappers(events, execution, body), stop) }
   } catch (error) {
-    if (error === CANCELLED || callerSignal.aborted) return { kind: 'cancelled' }
+    if (error === CANCELLED || stop.aborted) return { kind: 'cancelled' }
     if (ToolTimeoutError.isInstance(error)) return { kind: 'failed', error: { kind: 'timeout', message: error.message } }
     if (ToolDeniedError.isInstance(error)) return { kind: 'failed', error: { kind: 'denied', message: error.message } }
     return { kind: 'failed', error: { kind: 'failed', message: `Tool "${execution.name}" failed: ${describeThrown(error)}` } }

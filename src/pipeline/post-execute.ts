@@ -24,7 +24,7 @@ const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
  */
 export async function postExecute(events: EventHooks, tool: Tool, execution: Execution, raw: unknown, fromCode: boolean): Promise<Outcome> {
   const { name } = execution
-  const callerSignal = Execution.stopOf(execution)
+  const stop = Execution.stopOf(execution)
   const args = execution.arguments
   // S1.2: output.schema is enforced on every returned value; S6.1 it must be lossless JSON.
   let value: JsonValue
@@ -37,7 +37,7 @@ export async function postExecute(events: EventHooks, tool: Tool, execution: Exe
   try {
     content = render(tool, args, value)
     if (tool.projectContent) {
-      const projected = untilCallerStop(tool.projectContent({ args, value, content, execution }), callerSignal)
+      const projected = untilCallerStop(tool.projectContent({ args, value, content, execution }), stop)
       content = normalizeContent(isThenable(projected) ? await projected : projected, `projectContent of "${name}"`)
     }
   } catch (error) {
@@ -50,7 +50,7 @@ export async function postExecute(events: EventHooks, tool: Tool, execution: Exe
   try {
     const pending: PendingResult = Object.freeze({ isError: false, value, content })
     // Awaited only when a listener answered asynchronously (an `await` costs a microtask turn).
-    const decided = untilCallerStop(waterfall<PostToolDecision | Promise<PostToolDecision>>(events, 'tools/post-execute', [execution, pending], () => ACCEPT), callerSignal)
+    const decided = untilCallerStop(waterfall<PostToolDecision | Promise<PostToolDecision>>(events, 'tools/post-execute', [execution, pending], () => ACCEPT), stop)
     post = isThenable(decided) ? await decided : decided
   } catch (error) {
     if (error === CANCELLED) return cancellation()

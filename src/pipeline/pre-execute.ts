@@ -57,7 +57,7 @@ function policyFailed(error: unknown): PreExecuteVerdict {
 
 /** The waterfall's answer → the guards → `ask`'s approval (see {@link preExecute}). */
 function decide(host: PreExecuteHost, execution: Execution, decision: PreToolDecision): PreExecuteVerdict | Promise<PreExecuteVerdict> {
-  const callerSignal = Execution.stopOf(execution)
+  const stop = Execution.stopOf(execution)
   const kind = (decision as { kind?: unknown } | undefined)?.kind
   if (kind === 'deny') {
     const { reason, info } = decision as Extract<PreToolDecision, { kind: 'deny' }>
@@ -71,9 +71,9 @@ function decide(host: PreExecuteHost, execution: Execution, decision: PreToolDec
   if (refusal !== undefined) return deny(refusal)
 
   if (kind === 'ask') {
-    return ask(host.ctx, execution, decision as Extract<PreToolDecision, { kind: 'ask' }>).then((verdict) => (verdict.kind !== 'run' ? verdict : callerSignal.aborted ? CANCEL : RUN))
+    return ask(host.ctx, execution, decision as Extract<PreToolDecision, { kind: 'ask' }>).then((verdict) => (verdict.kind !== 'run' ? verdict : stop.aborted ? CANCEL : RUN))
   }
-  return callerSignal.aborted ? CANCEL : RUN
+  return stop.aborted ? CANCEL : RUN
 }
 
 /** S5.3, S8.1: one approval for this call only; no agent or no channel means a denial. */

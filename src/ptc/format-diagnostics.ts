@@ -121,12 +121,11 @@ function capDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
  * errors), at the first of them (`first`); {@link countErrors} reads its count back.
  */
 export function hiddenDiagnostics(first: { line: number; column: number }, hidden: number, errors: number): Diagnostic {
-  const counted = `${hidden} more diagnostics (${errors} of them ${HIDDEN_ERRORS_WORDS}) from line ${first.line} on are not shown`
+  const counted = `${hidden} more diagnostics (${errors} of them errors) from line ${first.line} on are not shown`
   return { line: first.line, column: first.column, category: errors > 0 ? 'error' : 'warning', message: `${counted}: fix the ones above and check again.` }
 }
 
-const HIDDEN_ERRORS_WORDS = 'errors'
-// Matches the count line {@link capDiagnostics} puts in place of what it leaves out.
+// Matches the count line {@link hiddenDiagnostics} makes.
 const HIDDEN_COUNT = /^\d+ more diagnostics \((\d+) of them errors\) from line \d+ on are not shown: /
 
 /**

@@ -8,6 +8,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import { ErrorCode, type ServerNotification, type ServerRequest, type ServerResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { issuePath } from '../mcp/mcp-config.ts'
 
 /** The issues of a failed parse, as the SDK's (zod 4) schemas report them. */
 interface ParseFailure {
@@ -36,7 +37,7 @@ export function methodOnly<M extends string>(method: M) {
 export function checkParams<T>(schema: RequestSchema<T>, request: { method: string }): T {
   const parsed = schema.safeParse(request)
   if (parsed.success) return parsed.data
-  const problems = parsed.error.issues.map((issue) => `${issue.path.length === 0 ? '(request)' : issue.path.map(String).join('.')}: ${issue.message}`)
+  const problems = parsed.error.issues.map((issue) => `${issuePath(issue.path) || '(request)'}: ${issue.message}`)
   const message = `Invalid params for ${request.method}: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}.`
   throw Object.assign(new Error(message), { code: ErrorCode.InvalidParams })
 }

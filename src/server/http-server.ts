@@ -20,15 +20,15 @@ import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { Context } from 'cordis'
 import { initializeRefusal, unreadableMessage } from './post-refusals.ts'
+import { BodyTooLarge, declaresTooLarge, MAX_BODY_BYTES, readBody } from './request-body.ts'
 import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader, isLoopbackOrigin } from './bearer-auth.ts'
 import { openSession, type McpSession, type SessionOptions } from './mcp-session.ts'
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './serve-defaults.ts'
 import { ServeError } from './serve-errors.ts'
 
+export { MAX_BODY_BYTES } from './request-body.ts'
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS }
 
-/** Largest accepted request body, in bytes (4 MiB). */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024
 
 /** How long a request's headers and body may take to arrive, in ms (Node's `requestTimeout`; its default is 300,000). */
 export const REQUEST_TIMEOUT_MS = 60_000
@@ -138,7 +138,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
       try {
         body = JSON.parse(await readBody(req))
       } catch (error) {
-        if (error instanceof BodyTooLarge) return reply(res, 413, `The request body is over ${MAX_BODY_BYTES} bytes.`, -32000, true)
+        if (error instanceof BodyTooLarge) return replyTooLarge(res)
         return reply(res, 400, 'Parse error: the body is not JSON.', -32700)
       }
       // A message that is no JSON-RPC message gets stdio's answer (-32600, its id when readable),
@@ -209,7 +209,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
   })
   // `Expect: 100-continue` with a body over the limit is refused before the body is invited.
   http.on('checkContinue', (req, res) => {
-    if (Number(req.headers['content-length']) > MAX_BODY_BYTES) return reply(res, 413, `The request body is over ${MAX_BODY_BYTES} bytes.`, -32000, true)
+    if (declaresTooLarge(req)) return replyTooLarge(res)
     res.writeContinue()
     http.emit('request', req, res)
   })
@@ -258,29 +258,9 @@ function droppedSignal(res: ServerResponse): AbortSignal {
   return controller.signal
 }
 
-class BodyTooLarge extends Error {}
-
-/**
- * The body as text. @throws BodyTooLarge as soon as it is over {@link MAX_BODY_BYTES} (by its
- * Content-Length, or once that many bytes came): the rest is not read, and the 413 closes the
- * connection (a 300 MiB body was read to its end first, in a hostile trial).
- */
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (Number(req.headers['content-length']) > MAX_BODY_BYTES) return reject(new BodyTooLarge())
-    const chunks: Buffer[] = []
-    let size = 0
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
-      req.off('data', onData)
-      req.pause()
-      reject(new BodyTooLarge())
-    }
-    req.on('data', onData)
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    req.on('error', reject)
-  })
+/** The 413 for a body over {@link MAX_BODY_BYTES}; the connection closes after it (the body is not read). */
+function replyTooLarge(res: ServerResponse): void {
+  reply(res, 413, `The request body is over ${MAX_BODY_BYTES} bytes.`, -32000, true)
 }
 
 /**

@@ -157,8 +157,9 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     const callId = `${agent}.${++counter}`
     const cancel = new AbortController()
     if (earlyCancels.has(extra.requestId)) {
-      cancel.abort(earlyCancels.get(extra.requestId))
-      silence(extra.requestId, earlyCancels.get(extra.requestId))
+      const reason = earlyCancels.get(extra.requestId)
+      cancel.abort(reason)
+      silence(extra.requestId, reason)
       earlyCancels.delete(extra.requestId)
     }
     callControllers.set(extra.requestId, cancel)
