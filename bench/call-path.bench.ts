@@ -125,7 +125,7 @@ export const callPath = section(
     }
     return [...cases, ...hops.cases, hostPart.case, ...pipeline]
   },
-  { samples: 5, iterations: 1, warmup: 1, summary: (m) => summary(m, { workloadCpu, latency }) },
+  { samples: 5, iterations: 1, warmup: 1, warmupRounds: 2, summary: (m) => summary(m, { workloadCpu, latency }) },
 )
 Object.defineProperty(callPath, 'teardown', { get: () => teardown })
 

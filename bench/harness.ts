@@ -28,6 +28,12 @@ export interface SectionOptions {
   iterations?: number
   /** Untimed calls per case before the first sample (default 20,000). */
   warmup?: number
+  /**
+   * Untimed rounds over every case before the first sample (default 1). Two when what is measured
+   * spreads its runs over two processes that each warm up on their own (the product's two isolate
+   * workers take runs in turn): otherwise one of them meets each workload first in a timed sample.
+   */
+  warmupRounds?: number
   /** Extra lines printed under the table, from the medians in µs/call keyed by case name. */
   summary?: (medians: Readonly<Record<string, number>>) => string[]
 }
@@ -97,11 +103,11 @@ export async function runSection(entry: Section): Promise<CaseStats[]> {
     console.log()
     return []
   }
-  const { samples = 7, iterations = 20_000, warmup = 20_000, summary } = entry.options
+  const { samples = 7, iterations = 20_000, warmup = 20_000, warmupRounds = 1, summary } = entry.options
   const cases = await entry.cases()
   const baseline = cases.find((c) => c.baseline) ?? cases[0]
   if (!baseline) throw new Error(`bench section "${entry.name}" has no cases`)
-  for (const c of cases) await timeOnce(c.run, c.iterations ?? warmup, c.pause)
+  for (let round = 0; round < warmupRounds; round++) for (const c of cases) await timeOnce(c.run, c.iterations ?? warmup, c.pause)
   const timings = new Map<BenchCase, number[]>(cases.map((c) => [c, []]))
   for (let sample = 0; sample < samples; sample++) {
     for (const c of cases) timings.get(c)!.push(await timeOnce(c.run, c.iterations ?? iterations, c.pause))

@@ -9,7 +9,9 @@
  * Node's compile cache and ptc-runner's own cache (`PTC_CACHE_DIR`) are warm after the warm-up,
  * as they are for a user from the second run on; "cold" here means a new process.
  * `node --no-node-snapshot -e 0` is the floor of the isolate worker's start (isolated-vm needs
- * the flag). `ptc help` is measured in `cli.bench.ts`.
+ * the flag); `startup-floor.mjs` is the floor of `ptc run`'s design (a process that starts that
+ * worker, which runs `return 1` in a fresh isolate), with nothing of the product's own.
+ * `ptc help` is measured in `cli.bench.ts`.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -19,6 +21,7 @@ import type { Section } from './harness.ts'
 
 const BIN = resolve(import.meta.dirname, '../bin/ptc.js')
 const FIRST_RUN = resolve(import.meta.dirname, 'first-run-child.ts')
+const FLOOR = resolve(import.meta.dirname, 'startup-floor.mjs')
 const SAMPLES = Number(process.env.PTC_BENCH_STARTUP_SAMPLES ?? 5)
 /** `bin/ptc.js` is run as an executable: its shebang's `node` must be this Node. */
 const ENV = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` }
@@ -56,6 +59,8 @@ async function report(): Promise<string[]> {
     { name: 'node -e 0 (baseline)', sample: () => wall(process.execPath, ['-e', '0']) },
     // The isolate worker's floor: isolated-vm needs Node without its start-up snapshot.
     { name: 'node --no-node-snapshot -e 0 (the isolate worker process floor)', sample: () => wall(process.execPath, ['--no-node-snapshot', '-e', '0']) },
+    // The floor of `ptc run`'s design: a process starting the isolate process, which runs `return 1`.
+    { name: "ptc run's floor: node starting a --no-node-snapshot child that runs return 1 in isolated-vm (startup-floor.mjs)", sample: () => wall(process.execPath, [FLOOR]) },
     { name: 'ptc run return-1.ts --no-typecheck (whole process)', target: 400, sample: run('--no-typecheck') },
     { name: 'ptc run return-1.ts, type-checked (whole process)', target: 1_000, sample: run() },
     { name: 'createHost → first answered run, worker process', target: 250, sample: () => firstRun('process', false) },
