@@ -14,6 +14,7 @@ import { isPermissionPresetName, PERMISSION_PRESET_NAMES } from '../policy/permi
 import { DEFAULT_RUN_LIMITS, MAX_MEMORY_MB, RUN_LIMIT_MINIMUMS } from '../ptc/isolate/run-limits.ts'
 import { maxWallClockMs } from '../ptc/run-deadline.ts'
 import type { PtcConfig } from '../ptc/ptc-config.ts'
+import type { JobsConfig } from '../jobs/jobs.ts'
 import type { HostOptions } from './create-host.ts'
 import { MAX_ISOLATE_WORKERS } from '../ptc/isolate/supervisor-group.ts'
 
@@ -32,15 +33,16 @@ const PTC_OPTION_NAMES = Object.keys({
 /** The smallest value of each numeric `ptc` option (whole numbers; `limits` are separate). */
 const PTC_MINIMUMS = { maxWallClockMs: 1, checkers: 1, poolSize: 0, recycleWorkerAfterRuns: 0, concurrency: 1, maxScriptBytes: 1, startTimeoutMs: 1 } as const
 
-/** The smallest value of each numeric `jobs` option (whole numbers). */
-const JOBS_MINIMUMS = { ringBytes: 1, killWaitMs: 0, maxRunningPerOwner: 1, retainEnded: 0 } as const
+/** The smallest value of each numeric `jobs` option (whole numbers); they are all its options. */
+const JOBS_MINIMUMS = { ringBytes: 1, killWaitMs: 0, maxRunningPerOwner: 1, retainEnded: 0 } as const satisfies Record<keyof JobsConfig, number>
 
 /**
  * Check `options` as {@link createHost} does before it starts anything.
- * @throws HostOptionsError for options that are not an object, an unknown option (at the top level, in `ptc` or `ptc.limits`), an option of the wrong kind (a number for
+ * @throws HostOptionsError for options that are not an object, an unknown option (at the top level, in `ptc`, `ptc.limits` or `jobs`), an option of the wrong kind (a number for
  *   `workspace`, a string for `toolModules`…), an unknown `preset`, or a numeric `ptc`,
  *   `ptc.limits` or `jobs` value that is not a number at or above its minimum (a whole one for
- *   counts and sizes), or a `ptc.visible` that is not a function.
+ *   counts and sizes), a `ptc.typecheck` or `ptc.prestart` that is not a boolean, a `ptc.limits`
+ *   that is not an object, or a `ptc.visible` that is not a function.
  * @throws McpConfigError when `mcpConfig` is an object that is not a valid config.
  */
 export function checkHostOptions(options: HostOptions): void {
@@ -75,8 +77,14 @@ export function checkHostOptions(options: HostOptions): void {
   if (ptc.visible !== undefined && typeof ptc.visible !== 'function') {
     throw new HostOptionsError(`ptc.visible takes a function (tool) => boolean choosing the tools scripts see, got ${describeValue(ptc.visible)}; leave it out for every tool.`, { option: 'ptc.visible' })
   }
-  if (ptc.prestart !== undefined && typeof ptc.prestart !== 'boolean') {
-    throw new HostOptionsError(`ptc.prestart takes true or false, got ${JSON.stringify(ptc.prestart)}.`, { option: 'ptc.prestart' })
+  // A string such as 'no' would be truthy: the user's intent silently inverted.
+  for (const key of ['typecheck', 'prestart'] as const) {
+    if (ptc[key] !== undefined && typeof ptc[key] !== 'boolean') {
+      throw new HostOptionsError(`ptc.${key} takes true or false, got ${describeValue(ptc[key])}.`, { option: `ptc.${key}` })
+    }
+  }
+  if (ptc.limits !== undefined && !isPlainObject(ptc.limits)) {
+    throw new HostOptionsError(`ptc.limits takes an object of run limits ({ wallClockMs, memoryMb, ... }), got ${describeValue(ptc.limits)}.`, { option: 'ptc.limits' })
   }
   const limits = (ptc.limits ?? {}) as Record<string, unknown>
   for (const key of Object.keys(limits)) {
@@ -96,6 +104,11 @@ export function checkHostOptions(options: HostOptions): void {
       `ptc.limits.wallClockMs (${limits.wallClockMs} ms, every run's default deadline) is over ptc.maxWallClockMs (${cap} ms${ptc.maxWallClockMs === undefined ? ', its default' : ''}, the longest a run may ask for); lower the default or raise ptc.maxWallClockMs.`,
       { option: 'ptc.limits.wallClockMs' },
     )
+  }
+  for (const key of Object.keys(options.jobs ?? {})) {
+    if (!(key in JOBS_MINIMUMS)) {
+      throw new HostOptionsError(`jobs has no option "${key}"; the options are ${Object.keys(JOBS_MINIMUMS).join(', ')}.`, { option: `jobs.${key}` })
+    }
   }
   checkNumbers('jobs', (options.jobs ?? {}) as Record<string, unknown>, JOBS_MINIMUMS, true)
   // A config object is checked as a config file is (`ptc --mcp-config`): McpConfigError lists every problem.

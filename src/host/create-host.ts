@@ -11,7 +11,7 @@ import * as jobTools from '../jobs/job-tools.ts'
 import { Jobs, type JobsConfig } from '../jobs/jobs.ts'
 import * as journal from '../journal/journal.ts'
 import { DEFAULT_JOURNAL_RETENTION, type JournalRetention, retentionProblem } from '../journal/journal-retention.ts'
-import type { McpConfig } from '../mcp/mcp-config.ts'
+import type { McpConfigInput } from '../mcp/mcp-config.ts'
 import { Approval } from '../policy/approval.ts'
 import * as fsObservationPolicy from '../policy/fs-observation-policy.ts'
 import { type PermissionPresetName, PermissionPresets } from '../policy/permission-presets.ts'
@@ -77,7 +77,7 @@ export interface HostOptions {
    */
   setup?: (ctx: Context) => void | Promise<void>
   /** MCP servers whose tools are imported as `${server}__${tool}`: a config file path or a parsed config. */
-  mcpConfig?: string | McpConfig
+  mcpConfig?: string | McpConfigInput
 }
 
 /** The services `Host.ctx` can use directly (`host.ctx.tools`, `host.ctx.ptc`...). */
@@ -178,8 +178,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await loadToolModules(ctx, options.toolModules ?? [], options.ptc?.startTimeoutMs)
     if (options.mcpConfig !== undefined) {
       // Loaded only here: the MCP SDK and ajv are a third of a host's start-up, for hosts that import no server.
-      const [mcpImport, { loadMcpConfig }] = await Promise.all([import('../mcp/mcp-import.ts'), import('../mcp/mcp-config.ts')])
-      await ctx.plugin(mcpImport, typeof options.mcpConfig === 'string' ? loadMcpConfig(options.mcpConfig) : options.mcpConfig)
+      const [mcpImport, { loadMcpConfig, parseMcpConfig }] = await Promise.all([import('../mcp/mcp-import.ts'), import('../mcp/mcp-config.ts')])
+      // An object gets the defaults a file's JSON gets (`args: []`), not only its check.
+      await ctx.plugin(mcpImport, typeof options.mcpConfig === 'string' ? loadMcpConfig(options.mcpConfig) : parseMcpConfig(options.mcpConfig))
     }
     // cordis refuses service access from a fiber that did not inject it, and the host fiber
     // cannot inject services it installs itself: hand out a child context that injects them.

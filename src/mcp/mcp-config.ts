@@ -54,6 +54,14 @@ export interface McpServerConfig {
   rename?: Record<string, string>
 }
 
+/**
+ * A config as a caller writes it (`createHost`'s `mcpConfig` object, a config file's JSON): the
+ * same as {@link McpConfig} with each server's `args` optional (default `[]`).
+ */
+export interface McpConfigInput {
+  mcpServers: Record<string, Omit<McpServerConfig, 'args'> & { args?: string[] }>
+}
+
 /** A validated config: server name → server. */
 export interface McpConfig {
   mcpServers: Record<string, McpServerConfig>

@@ -78,6 +78,11 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
   if (spec.title !== undefined && (typeof spec.title !== 'string' || spec.title.trim() === '')) fail('title must be a non-empty string when given.')
   if (spec.annotations !== undefined && !isAnnotations(spec.annotations)) fail(`annotations must be an object whose fields (${ANNOTATION_HINTS.join(', ')}) are booleans.`)
   if (spec.jsonSchemas !== undefined && !isSchemaObjects(spec.jsonSchemas)) fail('jsonSchemas must be {parameters?, output?} with JSON Schema objects.')
+  // A boolean would silently make the tool exclusive: only a function's strict `true` means parallel.
+  if (spec.isConcurrencySafe !== undefined && typeof spec.isConcurrencySafe !== 'function') fail('isConcurrencySafe must be a function (args) => boolean, for example () => true.')
+  if (looksLikeJsonSchema(spec.parameters)) {
+    fail('parameters takes a zod object schema or the compact form {field: {type, required?, description?}}, not a JSON Schema ({type: "object", properties, required}); write each property as a compact field, or pass the JSON Schema as jsonSchemas.parameters beside a zod schema.')
+  }
   const parameters = isZod(spec.parameters)
     ? (spec.parameters as z.ZodType)
     : typeof spec.parameters === 'object' && spec.parameters !== null
@@ -103,6 +108,15 @@ export function isTool(value: unknown): value is Tool {
 }
 
 const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
+
+/** A JSON Schema object where the compact form was expected: `{type: 'object', properties}` or a bare `{properties}`. */
+function looksLikeJsonSchema(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || isZod(value)) return false
+  const { type, properties } = value as { type?: unknown; properties?: unknown }
+  const isCompactField = (field: unknown) => typeof field === 'object' && field !== null && typeof (field as { type?: unknown }).type === 'string'
+  // A compact field named `type` or `properties` is itself an object with a string `type`.
+  return type === 'object' || (typeof properties === 'object' && properties !== null && !isCompactField(properties))
+}
 
 function isAnnotations(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false

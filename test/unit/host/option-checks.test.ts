@@ -80,6 +80,20 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     expect(mcp.message).toMatch(/^Invalid MCP config; expected \{"mcpServers"[^\n]*\n  mcpServers: /)
   })
 
+  it('a jobs option it does not know, a ptc.typecheck that is no boolean and ptc.limits that is no object are refused, naming them', async () => {
+    expect((await refusal({ jobs: { ringByte: 10 } })).message).toBe('jobs has no option "ringByte"; the options are ringBytes, killWaitMs, maxRunningPerOwner, retainEnded.')
+    // 'no' is truthy: it would have type-checked every script.
+    expect((await refusal({ ptc: { typecheck: 'no' } })).message).toBe('ptc.typecheck takes true or false, got "no".')
+    expect((await refusal({ ptc: { prestart: 0 } })).message).toBe('ptc.prestart takes true or false, got 0.')
+    expect((await refusal({ ptc: { limits: 5 } })).message).toBe('ptc.limits takes an object of run limits ({ wallClockMs, memoryMb, ... }), got 5.')
+  })
+
+  it('an mcpConfig object gets the defaults of a config file: a server without args that cannot start is an McpConnectionError naming it', async () => {
+    const error = await refusal({ builtins: 'none', mcpConfig: { mcpServers: { x: { command: 'no-such-command-ptc-test' } } } })
+    expect(error.code).toBe('mcp-connection')
+    expect(error.message).toMatch(/^MCP server "x" \(no-such-command-ptc-test\) could not start: spawn no-such-command-ptc-test ENOENT\./)
+  })
+
   it('a misplaced or misspelt option is refused instead of silently ignored', async () => {
     expect((await refusal({ limits: { timeoutMs: -5 } })).message).toMatch(/^createHost has no option "limits"; the options are workspace, preset, .*\(run limits go in ptc\.limits\)\.$/)
     expect((await refusal({ ptc: { limits: { timeoutMs: 1000 } } })).message).toBe(

@@ -59,6 +59,23 @@ describe('defineTool (S1.1, S1.2, S2)', () => {
     expect(() => defineTool({ ...base, parameters: null as never })).toThrow(/parameters must be/)
   })
 
+  it('S1.1 parameters written as a JSON Schema are refused saying so, while compact fields named type or properties stay fields', () => {
+    const base = { name: 'forecast', description: 'd', output, execute: () => 'x' }
+    const jsonSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }
+    expect(() => defineTool({ ...base, parameters: jsonSchema as never })).toThrow(/^Tool "forecast": parameters takes a zod object schema or the compact form .*not a JSON Schema/)
+    expect(() => defineTool({ ...base, parameters: { properties: { city: { type: 'string' } } } as never })).toThrow(/not a JSON Schema/)
+    const fields = defineTool({ ...base, parameters: { type: { type: 'string' }, properties: { type: 'object' } } })
+    expect(fields.parameters.safeParse({ type: 'a', properties: {} }).success).toBe(true)
+  })
+
+  it('S2 isConcurrencySafe must be a function: a boolean would silently leave the tool exclusive', () => {
+    const base = { name: 't', description: 'd', parameters: {}, output, execute: () => 'x' }
+    for (const isConcurrencySafe of [true, 'yes', 1]) {
+      expect(() => defineTool({ ...base, isConcurrencySafe: isConcurrencySafe as never })).toThrow('Tool "t": isConcurrencySafe must be a function (args) => boolean, for example () => true.')
+    }
+    expect(defineTool({ ...base, isConcurrencySafe: () => true }).isConcurrencySafe?.({})).toBe(true)
+  })
+
   it('S2 timeoutMs must be a positive finite number of milliseconds', () => {
     const base = { name: 't', description: 'd', parameters: {}, output, execute: () => 'x' }
     for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100' as never]) {
