@@ -61,8 +61,9 @@ export async function loadToolModules(ctx: Context, modules: readonly string[], 
  * @throws ToolModuleError when the plugin throws while it starts.
  */
 async function startPlugin(ctx: Context, specifier: string, limitMs: number, plugin: Plugin): Promise<void> {
+  const fiber = ctx.plugin(plugin)
   try {
-    await unlessStalled(ctx.plugin(plugin), () => new ToolModuleError(`Tool module ${specifier} never finished starting: its apply awaits a promise that never settles, and nothing else is left running. Make every promise apply awaits settle.`), {
+    await unlessStalled(fiber, () => new ToolModuleError(`Tool module ${specifier} never finished starting: its apply awaits a promise that never settles, and nothing else is left running. Make every promise apply awaits settle.`), {
       ms: limitMs,
       late: () => new ToolModuleError(`Tool module ${specifier} did not finish starting within ${limitMs} ms (PtcConfig.startTimeoutMs): its apply still awaits a promise. Make every promise apply awaits settle.`),
     })
@@ -70,7 +71,17 @@ async function startPlugin(ctx: Context, specifier: string, limitMs: number, plu
     if (error instanceof ToolModuleError) throw error
     throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}${builtinClash(error)}`)
   }
+  // cordis keeps a plugin that injects a service no one provides waiting, without a word: its
+  // tools would just be missing (a typo such as inject: ['tool']).
+  if (fiber.state === FIBER_PENDING) {
+    const missing = Object.entries(fiber.inject).filter(([name, config]) => (config as { required?: unknown } | null)?.required !== false && ctx.get(name) === undefined).map(([name]) => JSON.stringify(name))
+    await fiber.dispose()
+    throw new ToolModuleError(`Tool module ${specifier} never started: it injects ${missing.join(', ') || 'a service'}, which this host does not provide (its services include tools, approval, sandbox and ptc, and jobs with the jobs tools). Fix the name in its inject list.`)
+  }
 }
+
+/** cordis' `FiberState.PENDING` (a const enum, which cannot be imported): waiting for injected services. */
+const FIBER_PENDING = 0
 
 /** For a tool name taken by a built-in: how to free it (the registry's own advice is about plugins). */
 function builtinClash(error: unknown): string {

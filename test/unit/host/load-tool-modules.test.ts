@@ -70,6 +70,9 @@ beforeAll(() => {
   writeFileSync(join(project, 'throws-object.mjs'), 'throw { code: 7 }\n')
   writeFileSync(join(project, 'apply-stalls.mjs'), 'export async function apply() { await new Promise(() => {}) }\n')
   writeFileSync(join(project, 'first.mjs'), echo('echo'))
+  const plugin = (inject: string) => `export const name = 'greeter'\nexport const inject = ${inject}\nexport function apply(ctx) { ctx.tools.register((${echo('greet').split('export default [')[1]!.replace(/]\n$/, '')})) }\n`
+  writeFileSync(join(project, 'inject-typo.mjs'), `import { defineTool, z } from ${JSON.stringify(INDEX)}\n${plugin("['tool', 'tools']")}`)
+  writeFileSync(join(project, 'inject-right.mjs'), `import { defineTool, z } from ${JSON.stringify(INDEX)}\n${plugin("['tools']")}`)
   writeFileSync(join(project, 'again.mjs'), echo('echo'))
 })
 afterAll(() => rmSync(project, { recursive: true, force: true }))
@@ -105,6 +108,15 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
     const mine = [join(project, 'mine.mjs'), join(project, 'mine-too.mjs')]
     for (const file of mine) writeFileSync(file, readFileSync(join(project, 'first.mjs'), 'utf8').replace("name: 'echo'", "name: 'read_file'"))
     expect((await loadInNode(mine)).message).toMatch(/failed to start: A tool named "read_file" is already registered; .* "read_file" is a built-in tool \(group fs\): rename yours, or leave that group out \(--builtins for ptc, the builtins option of createHost\)\.$/)
+  })
+
+  it('S1.4 a plugin injecting a service the host does not provide is a ToolModuleError naming it, not a plugin silently never applied', async () => {
+    const typo = join(project, 'inject-typo.mjs')
+    const { message, code } = await loadInNode([join(project, 'inject-right.mjs'), typo])
+    expect(code).toBe('tool-module')
+    expect(message).toBe(`Tool module ${typo} never started: it injects "tool", which this host does not provide (its services include tools, approval, sandbox and ptc, and jobs with the jobs tools). Fix the name in its inject list.`)
+    // The same plugin with the right name starts and registers its tool (no error at all).
+    expect((await loadInNode(join(project, 'inject-right.mjs'))).message).toBe('')
   })
 
   it('S1.4 an array module whose tool name is taken fails with one ToolModuleError line naming the module, as a plugin does', async () => {
