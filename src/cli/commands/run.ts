@@ -15,7 +15,7 @@ export default defineCommand({
                [--builtins LIST]`,
   details: `Type-checks FILE (- reads standard input) against the tools' generated types, runs it in an
 isolate and prints a card per tool call on stderr and the result on stdout. Exit code 0 only for
-status ok, 1 otherwise.
+status ok, 130 after Ctrl-C, 2 for a usage error, 1 otherwise.
 
 --json             print exactly the run_code canonical value on stdout, and no cards; when
                    run_code itself fails (refused, or no type checker could start),

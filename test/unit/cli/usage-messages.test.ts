@@ -134,6 +134,12 @@ describe('ptc help run', () => {
     expect(help).toContain(`--timeout-ms N the script's deadline in ms (default ${DEFAULT_RUN_LIMITS.wallClockMs}; at most ${DEFAULT_MAX_WALL_CLOCK_MS}: a larger value is capped; the CPU limit, ${DEFAULT_RUN_LIMITS.cpuTimeMs} ms, holds as well).`)
   })
 
+  it('S11 states every exit code ptc run gives: 0 for ok, 130 after Ctrl-C, 2 for a usage error, else 1', async () => {
+    const { default: run } = await import('../../../src/cli/commands/run.ts')
+    const help = (run as { details: string }).details.replace(/\s+/g, ' ')
+    expect(help).toContain('Exit code 0 only for status ok, 130 after Ctrl-C, 2 for a usage error, 1 otherwise.')
+  })
+
   it('S1.4 --mcp-config names every key a server entry takes, as the config check does', async () => {
     const { default: run } = await import('../../../src/cli/commands/run.ts')
     const help = (run as { details: string }).details.replace(/\s+/g, ' ')
