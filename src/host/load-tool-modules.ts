@@ -6,6 +6,7 @@
  */
 // A namespace import: a named one of this Node-24 API would fail to link on an older Node before
 // node-version.ts could say which Node is needed.
+import { spawnSync } from 'node:child_process'
 import * as nodeModule from 'node:module'
 import { basename, extname, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -19,8 +20,9 @@ import { unlessStalled } from './unless-stalled.ts'
 
 /** A module could not be used as a tool module; the message says what it should export. */
 export class ToolModuleError extends PtcError {
-  constructor(message: string) {
-    super('tool-module', message)
+  /** `options.cause`: what the module or its plugin threw, when it threw (its own stack, for a debugger). */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('tool-module', message, options)
   }
 }
 
@@ -69,7 +71,7 @@ async function startPlugin(ctx: Context, specifier: string, limitMs: number, plu
     })
   } catch (error) {
     if (error instanceof ToolModuleError) throw error
-    throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}${builtinClash(error)}`)
+    throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}${builtinClash(error)}`, { cause: error })
   }
   // cordis keeps a plugin that injects a service no one provides waiting, without a word: its
   // tools would just be missing (a typo such as inject: ['tool']).
@@ -92,15 +94,38 @@ function builtinClash(error: unknown): string {
 
 /**
  * What went wrong importing the module at `url`, in the user's terms: the module itself missing
- * is "no such file" (Node's message names this loader as the importer), a TypeScript syntax error
- * gets the file and line Node puts at the top of its stack; anything else as thrown.
+ * is "no such file" (Node's message names this loader as the importer); otherwise as thrown, with
+ * the place: the file and line Node puts at the top of a TypeScript syntax error's stack, the
+ * first frame in a file of an error thrown while the module ran, or, for a JavaScript syntax
+ * error (whose stack names only Node's loader), the place `node --check` finds in the module.
  */
 function importProblem(error: unknown, url: string): string {
   const { code, url: missing, stack } = (error ?? {}) as { code?: unknown; url?: unknown; stack?: unknown }
   if (code === 'ERR_MODULE_NOT_FOUND' && missing === url) return `no such file (${fileURLToPath(url)})`
-  const where = typeof stack === 'string' ? /^(file:\/\/\S+):(\d+)\n/.exec(stack) : null
-  const at = where === null ? '' : ` (at ${fileURLToPath(where[1]!)}:${where[2]})`
-  return `${describeThrown(error)}${at}`
+  const text = typeof stack === 'string' ? stack : ''
+  const typeScript = /^(file:\/\/\S+):(\d+)\n/.exec(text)
+  if (typeScript !== null) return `${describeThrown(error)} (at ${fileURLToPath(typeScript[1]!)}:${typeScript[2]})`
+  // The first frame in the user's files: not Node's, not a package's, not ptc-runner's own.
+  for (const [, file, line, column] of text.matchAll(/^\s+at (?:.*?\()?(file:\/\/[^\s)]+?):(\d+):(\d+)\)?$/gm)) {
+    if (!file!.includes('/node_modules/') && !file!.startsWith(OWN_SOURCES)) return `${describeThrown(error)} (at ${fileURLToPath(file!)}:${line}:${column})`
+  }
+  return `${describeThrown(error)}${error instanceof SyntaxError ? syntaxErrorPlace(url) : ''}`
+}
+
+/** The folder of ptc-runner's own modules (`src/`, or `dist/src/` in the package), as a file URL. */
+const OWN_SOURCES = new URL('..', import.meta.url).href
+
+/**
+ * ` (at FILE:LINE)` for a JavaScript module at `url` with a syntax error, from `node --check`
+ * (Node reports no place for one it met in `import()`); `''` when the module itself passes (the
+ * error is in a module it imports) or the check cannot run.
+ */
+function syntaxErrorPlace(url: string): string {
+  const file = fileURLToPath(url)
+  if (!/\.(m|c)?js$/.test(file)) return ''
+  const check = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', timeout: 10_000 })
+  const place = /^(\S+):(\d+)\n/.exec(check.stderr ?? '')
+  return place === null ? '' : ` (at ${place[1]!.startsWith('file://') ? fileURLToPath(place[1]!) : place[1]}:${place[2]})`
 }
 
 /** Node's warning when it loaded a file as CommonJS that has ES module syntax; names the file. */
@@ -135,7 +160,7 @@ async function importToolModule(specifier: string, limitMs: number): Promise<Rec
     if (error instanceof ToolModuleError) throw error
     if (loadedAsCommonJs !== undefined) throw new ToolModuleError(commonJsMessage(specifier, loadedAsCommonJs))
     // describeThrown: a module may throw anything at import (`throw null`, a string, an object).
-    throw new ToolModuleError(`Could not import tool module ${specifier}: ${importProblem(error, url)}`)
+    throw new ToolModuleError(`Could not import tool module ${specifier}: ${importProblem(error, url)}`, { cause: error })
   } finally {
     process.emit = emit
   }

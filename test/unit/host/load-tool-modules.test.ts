@@ -70,6 +70,10 @@ beforeAll(() => {
   writeFileSync(join(project, 'throws-object.mjs'), 'throw { code: 7 }\n')
   writeFileSync(join(project, 'apply-stalls.mjs'), 'export async function apply() { await new Promise(() => {}) }\n')
   writeFileSync(join(project, 'first.mjs'), echo('echo'))
+  writeFileSync(join(project, 'runtime-throws.mjs'), 'const cfg = undefined\n\nexport default [cfg.name]\n')
+  writeFileSync(join(project, 'js-syntax.mjs'), 'const a = 1\nconst b = [a]\nexport default {,}\n')
+  writeFileSync(join(project, 'bad-json.mjs'), 'export const settings = JSON.parse("{x")\n')
+  writeFileSync(join(project, 'uses-bad-json.mjs'), "import './bad-json.mjs'\nexport default []\n")
   const plugin = (inject: string) => `export const name = 'greeter'\nexport const inject = ${inject}\nexport function apply(ctx) { ctx.tools.register((${echo('greet').split('export default [')[1]!.replace(/]\n$/, '')})) }\n`
   writeFileSync(join(project, 'inject-typo.mjs'), `import { defineTool, z } from ${JSON.stringify(INDEX)}\n${plugin("['tool', 'tools']")}`)
   writeFileSync(join(project, 'inject-right.mjs'), `import { defineTool, z } from ${JSON.stringify(INDEX)}\n${plugin("['tools']")}`)
@@ -96,6 +100,13 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
   it('another import failure keeps its own message; a TypeScript syntax error adds the file and line', async () => {
     const file = join(project, 'broken', 'plugin.ts')
     expect((await loadInNode(file)).message).toMatch(new RegExp(`^Could not import tool module ${file}: .+ \\(at ${file}:1\\)$`))
+  })
+
+  it('a JavaScript module failing at load names the place: the line of its syntax error, the file and line of a throw, in the module it imports too', async () => {
+    const at = (name: string) => join(project, name)
+    expect((await loadInNode(at('js-syntax.mjs'))).message).toBe(`Could not import tool module ${at('js-syntax.mjs')}: Unexpected token ',' (at ${at('js-syntax.mjs')}:3)`)
+    expect((await loadInNode(at('runtime-throws.mjs'))).message).toBe(`Could not import tool module ${at('runtime-throws.mjs')}: Cannot read properties of undefined (reading 'name') (at ${at('runtime-throws.mjs')}:3:21)`)
+    expect((await loadInNode(at('uses-bad-json.mjs'))).message).toMatch(new RegExp(`^Could not import tool module ${at('uses-bad-json.mjs')}: .*JSON.* \\(at ${at('bad-json.mjs')}:1:\\d+\\)$`))
   })
 
   it('a module that does not exist is "no such file" with its path, not a Cannot find module naming ptc\'s own loader', async () => {
