@@ -3,7 +3,7 @@
  * journal, the workspace tools and their policy, PTC mode (`ctx.ptc` + the `run_code` tool), and
  * any tool modules the user named. The CLI and the MCP server both start from here.
  */
-import { lstatSync, mkdirSync, realpathSync, type Stats } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, realpathSync, statSync, unlinkSync, type Stats } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { Context } from 'cordis'
 import * as workspaceTools from '../builtin/workspace-tools.ts'
@@ -153,12 +153,15 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     cachedServices?.clear()
     await host.dispose()
   }
+  // A journal this call creates and a failed start leaves empty goes again (`ptc view` would list it as a session).
+  let newJournal: string | undefined
   try {
     await ctx.plugin(ToolRegistry)
     await ctx.plugin(Approval)
     await ctx.plugin(timeoutPolicy)
     const journalFile = options.journal ? resolve(options.journal) : options.journal === false || !state ? undefined : defaultJournalFile(state.journal)
     // Retention applies only to the state folder's journals, not to a file the caller named elsewhere.
+    if (journalFile && !existsSync(journalFile)) newJournal = journalFile
     if (journalFile) await ctx.plugin(journal, { file: journalFile, ...(retention && state && !options.journal && { retention }) })
     // S8: one sandbox policy (the workspace root) read by both the fs tools and bash.
     await ctx.plugin(SandboxPolicy, { workspaceRoots: [workspace], ...(state?.outside && { stateDirs: [state.outside] }) })
@@ -194,6 +197,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     // A plugin that never settled (a tool module's apply) keeps its fiber from disposing: the
     // error still reaches the caller once nothing else is running.
     await unlessStalled(dispose(), () => new Error('dispose stalled')).catch(() => {})
+    if (newJournal !== undefined) removeIfEmpty(newJournal)
     throw error
   }
 }
@@ -273,5 +277,14 @@ function checkOwnDirectory(dir: string, stat: Stats, folder: string): void {
       `${dir} ${problem}; ptc-runner keeps the session journal and spills in ${folder} and refuses to start while they could be redirected. Remove it and start again.`,
       { path: dir },
     )
+  }
+}
+
+/** Deletes `file` when it exists and is empty; never throws (only tidying). */
+function removeIfEmpty(file: string): void {
+  try {
+    if (statSync(file).size === 0) unlinkSync(file)
+  } catch {
+    // Gone already, or not ours to remove.
   }
 }

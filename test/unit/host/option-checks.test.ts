@@ -155,6 +155,17 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     await host.dispose()
     expect(existsSync(join(workspace, 'j.jsonl'))).toBe(true)
   })
+
+  it('S11.1 a start that fails after the journal was made (a tool module that throws) leaves no empty journal behind, and keeps a journal that was there', async () => {
+    const folder = mkdtempSync(join(workspace, 'failed-start-'))
+    writeFileSync(join(folder, 'throws.mjs'), "throw new Error('boom')\n")
+    const failed = (options: HostOptions) => createHost({ workspace: folder, builtins: 'none', toolModules: [join(folder, 'throws.mjs')], ...options }).then(() => 'started', (error: PtcError) => error.code)
+    expect(await failed({})).toBe('tool-module')
+    expect(readdirSync(join(folder, '.ptc', 'journal'))).toEqual([])
+    writeFileSync(join(folder, 'kept.jsonl'), '')
+    expect(await failed({ journal: join(folder, 'kept.jsonl') })).toBe('tool-module')
+    expect(existsSync(join(folder, 'kept.jsonl'))).toBe(true)
+  })
 })
 
 describe('createHost setup (issue 14)', { timeout: 60_000 }, () => {
