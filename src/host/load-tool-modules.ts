@@ -85,11 +85,11 @@ async function startPlugin(ctx: Context, specifier: string, limitMs: number, plu
 /** cordis' `FiberState.PENDING` (a const enum, which cannot be imported): waiting for injected services. */
 const FIBER_PENDING = 0
 
-/** For a tool name taken by a built-in: how to free it (the registry's own advice is about plugins). */
+/** For a tool name taken by a built-in: which group to leave out (the registry's message says how). */
 function builtinClash(error: unknown): string {
   const name = PtcError.isInstance(error) && error.code === 'tool-definition' ? (error.details as { name?: unknown } | undefined)?.name : undefined
   const group = Object.entries(BUILTIN_GROUP_TOOLS).find(([, names]) => names.includes(name as string))?.[0]
-  return group === undefined ? '' : ` "${String(name)}" is a built-in tool (group ${group}): rename yours, or leave that group out (--builtins for ptc, the builtins option of createHost).`
+  return group === undefined ? '' : ` "${String(name)}" is a built-in tool of the group ${group}.`
 }
 
 /**

@@ -32,6 +32,8 @@ const EXCLUSIVE: ToolExecutionMode = Object.freeze({ kind: 'exclusive' })
 /** The registry service. Install with `ctx.plugin(ToolRegistry)`; use as `ctx.tools`. */
 export class ToolRegistry extends Service {
   readonly _tools = new Map<string, Tool>()
+  /** The name of the plugin that registered each tool, for the message when a name is taken twice. */
+  readonly _owners = new Map<string, string>()
   readonly _guards = new Set<ToolGuard>()
   readonly _schemas = new WeakMap<Tool, ToolSchema>()
   /** What {@link classifyOnce} read of a call, until {@link execute} of that call object takes it. */
@@ -85,11 +87,18 @@ export class ToolRegistry extends Service {
     if (!isTool(tool)) throw new ToolDefinitionError('register() takes the result of defineTool({...}).', String((tool as { name?: unknown })?.name))
     return this.ctx.effect(() => {
       if (this._tools.has(tool.name)) {
-        throw new ToolDefinitionError(`A tool named "${tool.name}" is already registered; tool names must be unique. Unregister the other plugin or rename one of them.`, tool.name)
+        const owner = this._owners.get(tool.name)
+        throw new ToolDefinitionError(
+          `A tool named "${tool.name}" is already registered${owner ? ` (by the plugin "${owner}")` : ''}; tool names must be unique. Unregister the other plugin or rename one of them (a built-in tool is left out with createHost's builtins option, --builtins for ptc).`,
+          tool.name,
+        )
       }
       this._tools.set(tool.name, tool)
+      this._owners.set(tool.name, this.ctx.fiber?.name ?? '')
       return () => {
-        if (this._tools.get(tool.name) === tool) this._tools.delete(tool.name)
+        if (this._tools.get(tool.name) !== tool) return
+        this._tools.delete(tool.name)
+        this._owners.delete(tool.name)
       }
     }, `tools.register(${tool.name})`)
   }

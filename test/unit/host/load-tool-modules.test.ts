@@ -118,7 +118,7 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
     // Two modules naming read_file: the second is told the name is a built-in's, whoever took it first.
     const mine = [join(project, 'mine.mjs'), join(project, 'mine-too.mjs')]
     for (const file of mine) writeFileSync(file, readFileSync(join(project, 'first.mjs'), 'utf8').replace("name: 'echo'", "name: 'read_file'"))
-    expect((await loadInNode(mine)).message).toMatch(/failed to start: A tool named "read_file" is already registered; .* "read_file" is a built-in tool \(group fs\): rename yours, or leave that group out \(--builtins for ptc, the builtins option of createHost\)\.$/)
+    expect((await loadInNode(mine)).message).toMatch(/failed to start: A tool named "read_file" is already registered \(by the plugin "tools:.*mine\.mjs"\); .*rename one of them \(a built-in tool is left out with createHost's builtins option, --builtins for ptc\)\. "read_file" is a built-in tool of the group fs\.$/)
   })
 
   it('S1.4 a plugin injecting a service the host does not provide is a ToolModuleError naming it, not a plugin silently never applied', async () => {
@@ -135,7 +135,7 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
     const { message, code } = await loadInNode([join(project, 'first.mjs'), again])
     expect(code).toBe('tool-module')
     expect(message).toBe(
-      `Tool module ${again} failed to start: A tool named "echo" is already registered; tool names must be unique. Unregister the other plugin or rename one of them.`,
+      `Tool module ${again} failed to start: A tool named "echo" is already registered (by the plugin "tools:${join(project, 'first.mjs')}"); tool names must be unique. Unregister the other plugin or rename one of them (a built-in tool is left out with createHost's builtins option, --builtins for ptc).`,
     )
   })
 

@@ -32,7 +32,8 @@ describe('registration (S1.4)', () => {
       }
     }, 'second')
     expect(thrown).toBeInstanceOf(ToolDefinitionError)
-    expect((thrown as Error).message).toMatch(/A tool named "echo" is already registered/)
+    // It names the plugin holding the name, and how a built-in is left out.
+    expect((thrown as Error).message).toBe(`A tool named "echo" is already registered (by the plugin "first"); tool names must be unique. Unregister the other plugin or rename one of them (a built-in tool is left out with createHost's builtins option, --builtins for ptc).`)
     expect(root.tools.get('echo')?.description).toBe('Echo the text back.')
   })
 
