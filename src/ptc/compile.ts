@@ -213,6 +213,13 @@ async function compileUncached(code: string): Promise<CompiledScript> {
  */
 const STRICT_PREFIX = `"use strict"; ${SCRIPT_PREFIX}`
 
+/**
+ * Ends every wrapped script: esbuild composes its map with the input's own source map comment,
+ * the last one it reads, so a script's `//# sourceMappingURL=data:…` took its errors' lines and
+ * columns away (a hostile trial). A comment naming no data URL after it makes esbuild use none.
+ */
+const NO_INPUT_MAP = '//# sourceMappingURL=ptc-no-input-map\n'
+
 /** Thrown by {@link transformGuarded} for a script that parses in its wrapper but not in the guard wrapper. */
 const EARLY_CLOSE = new Error('a stray } closed the script body early')
 
@@ -224,7 +231,7 @@ const EARLY_CLOSE = new Error('a stray } closed the script body early')
  */
 async function transformGuarded(body: string): Promise<{ code: string; map: string }> {
   const transform = scriptTransform ?? esbuildTransform
-  const [wrapped, guarded] = await Promise.allSettled([transform(STRICT_PREFIX + body + SCRIPT_SUFFIX), transform(GUARD_PREFIX + body + GUARD_SUFFIX)])
+  const [wrapped, guarded] = await Promise.allSettled([transform(STRICT_PREFIX + body + SCRIPT_SUFFIX + NO_INPUT_MAP), transform(GUARD_PREFIX + body + GUARD_SUFFIX + NO_INPUT_MAP)])
   if (wrapped.status === 'rejected') throw wrapped.reason
   if (guarded.status === 'rejected') throw isTransformFailure(guarded.reason) ? EARLY_CLOSE : guarded.reason
   return wrapped.value

@@ -60,6 +60,16 @@ describe.each([
     }
   })
 
+  it("S9.3 a script's own inline source map comment does not take its error's line and column away", async () => {
+    // A valid map whose mappings point 46 lines away, and one naming another source.
+    for (const sources of [['script.ts'], ['evil']]) {
+      const map = Buffer.from(JSON.stringify({ version: 3, sources, names: [], mappings: `${';'.repeat(46)}AAAA,oBAAoB` })).toString('base64')
+      const code = script('const x: number = 1', "throw new Error('forged')", `//# sourceMappingURL=data:application/json;base64,${map}`)
+      const result = await rootOf().ptc.run(code)
+      expect(result.error).toEqual({ name: 'Error', message: 'forged', ...positionOf(code, "new Error('forged')") })
+    }
+  })
+
   it('S9.3 an error thrown after an await carries the line after the await', async () => {
     const code = script('const r = await tools.echo({ text: "hi" })', '', '    // a comment line', 'const parts: any = null', 'return r.text + parts.length')
     const result = await rootOf().ptc.run(code)
