@@ -101,7 +101,8 @@ export interface Host {
   /**
    * Stops every plugin and frees isolates. Calls still finishing (cancelled ones end a moment
    * after their abort) are waited for first, up to 2 s (`DISPOSE_DRAIN_MS`), so each journaled
-   * `tool/call` keeps its `tool/result` (S11.1).
+   * `tool/call` keeps its `tool/result` (S11.1); a call made meanwhile by no script is refused
+   * (`failed`, not made), while runs still going make theirs.
    */
   dispose(): Promise<void>
 }
@@ -149,6 +150,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const openCalls = trackOpenCalls(ctx)
   let cachedServices: CachedServices | undefined
   const dispose = async () => {
+    // New calls are refused from here; the drain waits only for those already running.
+    cachedServices?.ctx.tools.refuseNewCalls()
     await openCalls.drained()
     cachedServices?.clear()
     await host.dispose()

@@ -71,6 +71,9 @@ export function openCall(host: PipelineHost, record: CallRecord, call: ToolCall,
     materializeError = error
   }
   announce(host.events, record)
+  if (host.closing === true && parentToken === undefined) {
+    return { kind: 'failed', message: `The host is being disposed (host.dispose()): "${name}" was not called. Make a new host with createHost() for more calls.` }
+  }
   if (!tool) {
     if (host.stopped === true) return { kind: 'unknown-tool', message: `The tool registry has stopped (its host was disposed): "${name}" was not called. Make a new host.` }
     const known = host.toolNames()

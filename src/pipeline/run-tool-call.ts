@@ -33,6 +33,8 @@ export interface PipelineHost {
   toolNames(): string[]
   /** The registry has stopped (its host was disposed): no tool is left to call. */
   readonly stopped?: boolean
+  /** Its host's dispose has begun: a call made by no script is refused. */
+  readonly closing?: boolean
   /** Aborted a moment after the registry stops: every call still open then ends `cancelled`, whatever its caller's signal. */
   readonly stopSignal?: AbortSignal
   /** How many calls are in the pipeline now (the registry keeps the process alive for them when it stops). */

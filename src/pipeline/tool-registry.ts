@@ -48,6 +48,8 @@ export class ToolRegistry extends Service {
     toolNames: () => [...this._tools.keys()].sort(),
     /** Set when the registry's plugin stopped (its host was disposed): a call then says so (open-call.ts). */
     stopped: false,
+    /** Set when its host's dispose began ({@link ToolRegistry.refuseNewCalls}). */
+    closing: false,
     stopSignal: this.#stopping.signal as AbortSignal,
     calls: { open: 0 },
     takeClassified: (call: object) => {
@@ -75,6 +77,15 @@ export class ToolRegistry extends Service {
       },
       'tools stopped',
     )
+  }
+
+  /**
+   * Its host is being disposed: from now on a call made by no script (no `parentToken`) is
+   * refused, `failed` and not made; the calls of runs still finishing go on (the dispose waits
+   * for them). Cannot be undone.
+   */
+  refuseNewCalls(): void {
+    this._host.closing = true
   }
 
   /**

@@ -36,6 +36,28 @@ describe('host.dispose waits for calls still finishing (S11.1)', { timeout: 60_0
   })
 })
 
+describe('host.dispose refuses new calls while it waits (S6.5)', { timeout: 60_000 }, () => {
+  it('S6.5 a call made after dispose() began is refused, not made, while a run already going finishes its own calls from code', async () => {
+    const host = await createHost({ workspace, journal: false, builtins: 'none', ptc: { isolation: 'inline' } })
+    const { promise: reached, resolve: reach } = Promise.withResolvers<void>()
+    const { promise: released, resolve: release } = Promise.withResolvers<void>()
+    const made: string[] = []
+    host.ctx.tools.register(defineTool({ ...noop, name: 'gate', execute: async () => (reach(), await released, {}) }))
+    host.ctx.tools.register(defineTool({ ...noop, name: 'mark', execute: async (_args, exec) => (made.push(exec.parentToken === undefined ? 'direct' : 'from code'), {}) }))
+    // The run waits at tools.gate until dispose() has begun, then calls mark from code.
+    const run = host.ctx.tools.execute({ name: 'run_code', arguments: { code: 'await tools.gate({}); await tools.mark({}); return 1', typecheck: false } }, { agent: 'a' })
+    await reached
+    const disposed = host.dispose()
+    const late = await host.ctx.tools.execute({ name: 'mark', arguments: {} }, { agent: 'a' })
+    expect(late.isError).toBe(true)
+    expect(late.error).toMatchObject({ kind: 'failed', message: 'The host is being disposed (host.dispose()): "mark" was not called. Make a new host with createHost() for more calls.' })
+    release()
+    expect((await run).value).toMatchObject({ status: 'ok', value: 1, toolCalls: 2 })
+    await disposed
+    expect(made).toEqual(['from code'])
+  })
+})
+
 describe('host.dispose ends the calls that would never end (S6.3, S6.5)', { timeout: 60_000 }, () => {
   it('S6.3 a direct call whose body never answers, with or without its own signal, and one held by a pre-execute listener that never answers, end cancelled once the host is disposed', async () => {
     const host = await createHost({ workspace, journal: false, builtins: 'none' })
