@@ -71,7 +71,7 @@ export function openCall(host: PipelineHost, record: CallRecord, call: ToolCall,
     materializeError = error
   }
   announce(host.events, record)
-  if (host.closing === true && parentToken === undefined) {
+  if (host.closing === true && parentToken === undefined && host.stopped !== true) {
     return { kind: 'failed', message: `The host is being disposed (host.dispose()): "${name}" was not called. Make a new host with createHost() for more calls.` }
   }
   if (!tool) {

@@ -73,7 +73,8 @@ describe('createHost starts the isolate worker (issue 12, S9.1)', { timeout: 120
     const late = await run(host, 'return 2')
     await disposed
     expect(late.isError).toBe(true)
-    expect(JSON.stringify(late.error ?? late.value)).toContain('the PTC service was disposed (the host is shutting down); the script was not run')
+    // Refused as dispose begins (S6.5): not made, so no worker starts for it.
+    expect(late.error).toEqual({ kind: 'failed', message: 'The host is being disposed (host.dispose()): "run_code" was not called. Make a new host with createHost() for more calls.' })
     await expect.poll(() => isolateWorkers(before), { timeout: 30_000 }).toEqual([])
   })
 
