@@ -4,9 +4,9 @@
  * `defineTool` results (default export or a named `tools` export). TypeScript modules load
  * directly on Node 24.
  */
+import { spawnSync } from 'node:child_process'
 // A namespace import: a named one of this Node-24 API would fail to link on an older Node before
 // node-version.ts could say which Node is needed.
-import { spawnSync } from 'node:child_process'
 import * as nodeModule from 'node:module'
 import { basename, extname, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
