@@ -9,7 +9,7 @@ import { sep } from 'node:path'
 import type { Message, TransformFailure } from 'esbuild'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
-import { formatDiagnostics, NOT_A_MODULE } from './compile-diagnostics.ts'
+import { formatDiagnostics, isNamespace, NOT_A_MODULE, NOT_A_NAMESPACE_PLACE } from './compile-diagnostics.ts'
 import { hiddenDiagnostics, MAX_DIAGNOSTICS } from './format-diagnostics.ts'
 import {
   blankRanges,
@@ -262,9 +262,9 @@ function isTransformFailure(error: unknown): error is TransformFailure {
  * the start or end of the user's code; `early` marks the error a stray `}` causes there.
  */
 function esbuildDiagnostic(code: string, esbuildMessage: Message, prefixLines: number, lineCount = splitLines(code).length): Diagnostic & { early?: true } {
-  const text = esbuildMessage.text === 'Unexpected "export"' ? `Unexpected "export": ${NOT_A_MODULE}` : esbuildMessage.text
-  const base = { message: text, category: 'error' as const }
   const location = esbuildMessage.location
+  const text = esbuildMessage.text === 'Unexpected "export"' ? `Unexpected "export": ${NOT_A_MODULE}` : isNamespace(esbuildMessage) ? NOT_A_NAMESPACE_PLACE : esbuildMessage.text
+  const base = { message: text, category: 'error' as const }
   if (location === null) return { ...base, line: 1, column: 1 }
   const line = location.line - prefixLines
   if (line < 1) return { ...base, line: 1, column: 1 }

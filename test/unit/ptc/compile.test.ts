@@ -118,6 +118,14 @@ describe('compileScript', () => {
     ])
   })
 
+  it('S9.1 a namespace in an unchecked script says where namespaces are allowed, as the type checker does, not only that a ";" was expected', async () => {
+    const message = 'A namespace declaration is only allowed at the top level of a namespace or module, and a script is the body of an async function: use an object or plain functions instead'
+    expect((await compileErrorOf('namespace N { export const a = 1 }\nreturn N.a')).diagnostics).toEqual([{ line: 1, column: 11, message, category: 'error' }])
+    expect((await compileErrorOf('const x = 1\ndeclare module Foo {}\nreturn x')).diagnostics).toEqual([{ line: 2, column: 16, message, category: 'error' }])
+    // Any other missing ";" keeps esbuild's words.
+    expect((await compileErrorOf('const a = 1 b\nreturn a')).diagnostics?.[0]?.message).toBe('Expected ";" but found "b"')
+  })
+
   it('the same code is compiled once: a cache hit returns the same object', async () => {
     const code = `return ${Math.random()}`
     const first = await compileScript(code)
