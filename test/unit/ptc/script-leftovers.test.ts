@@ -24,11 +24,12 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
       defineTool({
         name: 'save',
         description: 'Saves text under a name, a little later.',
-        parameters: z.object({ name: z.string(), text: z.string() }),
+        // delayMs: how much later (default 20 ms); longer where a test needs the call still running after a round trip.
+        parameters: z.object({ name: z.string(), text: z.string(), delayMs: z.number().optional() }),
         output: { schema: z.object({ saved: z.string() }), render: (_args, value) => [{ type: 'text', text: value.saved }] },
         isConcurrencySafe: () => true,
         async execute(args) {
-          await tick(20)
+          await tick(args.delayMs ?? 20)
           saved.set(args.name, args.text)
           return { saved: args.name }
         },
@@ -234,7 +235,8 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
   })
 
   it('S9.1 a script with both kinds left over gets one warning each: the calls it never awaited, and those a caught Promise.all left behind', async () => {
-    const value = await run('tools.save({ name: "a.txt", text: "a" })\ntry { await Promise.all([tools.refuse({}), tools.save({ name: "b.txt", text: "b" })]) } catch {}\nreturn 2')
+    // 500 ms: both saves must still be running after refuse's round trip (20 ms was not always enough at load 6).
+    const value = await run('tools.save({ name: "a.txt", text: "a", delayMs: 500 })\ntry { await Promise.all([tools.refuse({}), tools.save({ name: "b.txt", text: "b", delayMs: 500 })]) } catch {}\nreturn 2')
     expect(value).toMatchObject({ status: 'ok', value: 2, toolCalls: 3 })
     expect(kinds(value)).toEqual(['unawaited-calls', 'abandoned-calls'])
     expect(value.warnings?.[0]?.message).toMatch(/^1 tool call was not awaited, still running when the script returned: save \{"name":"a\.txt"/)
