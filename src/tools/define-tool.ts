@@ -74,6 +74,10 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
   if (typeof spec.execute !== 'function') fail('execute must be a function.')
   if (!spec.output || !isZod(spec.output.schema)) fail('output.schema must be a zod schema of the canonical value.')
   if (typeof spec.output.render !== 'function') fail('output.render must be a function (args, value) => content blocks.')
+  const nonJson = requiredNonJson(spec.output.schema, '$')
+  if (nonJson !== undefined) {
+    fail(`output.schema requires a ${nonJson.type} at ${nonJson.path}, which no JSON value is, so every call would fail: the canonical value is plain JSON (S1.2). Use a string (an ISO date for a Date), a number or an array instead.`)
+  }
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) fail('timeoutMs must be a positive number of milliseconds.')
   if (spec.title !== undefined && (typeof spec.title !== 'string' || spec.title.trim() === '')) fail('title must be a non-empty string when given.')
   if (spec.annotations !== undefined && !isAnnotations(spec.annotations)) fail(`annotations must be an object whose fields (${ANNOTATION_HINTS.join(', ')}) are booleans.`)
@@ -108,6 +112,31 @@ export function isTool(value: unknown): value is Tool {
 }
 
 const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
+
+/** zod types no JSON value can be, by their definition's `type`. */
+const NON_JSON_TYPES: Readonly<Record<string, string>> = { date: 'Date', bigint: 'BigInt', map: 'Map', set: 'Set', symbol: 'Symbol', nan: 'NaN' }
+
+/**
+ * The first value `schema` requires that no JSON value can be (`z.date()`, a `z.bigint()` property
+ * that is not optional…) and its path, else `undefined`. Follows only what every valid value must
+ * hold: an object's required properties, a pipe's output, `readonly`; not union options, array
+ * elements (an empty array is valid) or optional and nullable values.
+ */
+function requiredNonJson(schema: unknown, path: string): { type: string; path: string } | undefined {
+  const def = (schema as { _zod?: { def?: { type?: unknown; shape?: Record<string, unknown>; out?: unknown; innerType?: unknown } } } | undefined)?._zod?.def
+  if (def === undefined || typeof def.type !== 'string') return undefined
+  const type = NON_JSON_TYPES[def.type]
+  if (type !== undefined) return { type, path }
+  if (def.type === 'object' && def.shape !== undefined) {
+    for (const [key, field] of Object.entries(def.shape)) {
+      const found = requiredNonJson(field, `${path}.${key}`)
+      if (found !== undefined) return found
+    }
+  }
+  if (def.type === 'pipe') return requiredNonJson(def.out, path)
+  if (def.type === 'readonly') return requiredNonJson(def.innerType, path)
+  return undefined
+}
 
 /** A JSON Schema object where the compact form was expected: `{type: 'object', properties}` or a bare `{properties}`. */
 function looksLikeJsonSchema(value: unknown): boolean {

@@ -76,6 +76,17 @@ describe('defineTool (S1.1, S1.2, S2)', () => {
     expect(defineTool({ ...base, isConcurrencySafe: () => true }).isConcurrencySafe?.({})).toBe(true)
   })
 
+  it('S1.2 an output schema that requires a value no JSON can be (a Date, a BigInt) is refused at definition, naming where; one that only allows it is kept', () => {
+    const base = { name: 't', description: 'd', parameters: {}, execute: () => ({}) }
+    const tool = (schema: z.ZodType) => defineTool({ ...base, output: { schema, render: () => [] } })
+    expect(() => tool(z.object({ at: z.date() }))).toThrow(/^Tool "t": output\.schema requires a Date at \$\.at, which no JSON value is, so every call would fail/)
+    expect(() => tool(z.object({ n: z.object({ big: z.bigint() }) }))).toThrow(/requires a BigInt at \$\.n\.big/)
+    expect(() => tool(z.string().pipe(z.map(z.string(), z.string())))).toThrow(/requires a Map at \$,/)
+    for (const schema of [z.object({ at: z.date().optional() }), z.object({ at: z.union([z.string(), z.date()]) }), z.array(z.date()), z.object({ at: z.string() })]) {
+      expect(tool(schema).output.schema).toBe(schema)
+    }
+  })
+
   it('S2 timeoutMs must be a positive finite number of milliseconds', () => {
     const base = { name: 't', description: 'd', parameters: {}, output, execute: () => 'x' }
     for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100' as never]) {
