@@ -98,7 +98,7 @@ async function ask(ctx: Context, execution: Execution, decision: Extract<PreTool
   const { outcome, failure } = answer
   if (outcome === 'allowed-once') return RUN
   if (failure !== undefined) return deny(`This call needs approval${why}, but the approval responder failed (${failure}), so it was denied. Fix the responder: it answers 'allowed-once' or 'denied', or calls next().`)
-  return deny(outcome === 'unavailable' ? `This call needs approval${why}, but no approval channel is available, so it was denied.` : `Approval was refused${why}.`)
+  return deny(outcome === 'unavailable' ? `This call needs approval${why}, but no approval responder answered (none is registered, or each passed it on with next()), so it was denied. A person answers at a terminal or through an MCP client's elicitation; a program registers one with ctx.approval.respond.` : `Approval was refused${why}.`)
 }
 
 /** A denial's structured identity, if it is lossless JSON; otherwise dropped. */

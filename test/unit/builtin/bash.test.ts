@@ -132,7 +132,7 @@ describe('bash', () => {
     it('S8.2 asking for network under workspace-write is an ask; headless it is denied', async () => {
       const result = await ws.call('bash', { command: connect(), network: true })
       expect(result.error).toMatchObject({ kind: 'denied' })
-      expect(result.error?.message).toMatch(/needs approval.*no approval channel/)
+      expect(result.error?.message).toMatch(/needs approval.*no approval responder answered/)
     })
 
     it('S8.1 an approved network ask connects for that call only', async () => {

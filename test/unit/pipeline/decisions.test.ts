@@ -184,7 +184,7 @@ describe('pre-execute decisions (S5.1)', () => {
     const cases: [string | undefined, boolean, RegExp][] = [
       ['allowed-once', false, /^hi$/],
       ['denied', true, /^Error: Approval was refused \(writes a file\)\.$/],
-      [undefined, true, /no approval channel is available/], // no responder answers: unavailable
+      [undefined, true, /no approval responder answered/], // no responder answers: unavailable
     ]
     for (const [answer, isError, message] of cases) {
       const { call, ran } = await setup(
@@ -282,13 +282,13 @@ describe('ask without a channel or an agent (S5.3, S8.2)', () => {
     const { call, ran } = await setup((ctx) => ctx.on('tools/pre-execute', () => ({ kind: 'ask' })), { approval: true })
     const result = await call('agent-1')
     expect(result.error?.kind).toBe('denied')
-    expect(text(result.content)).toMatch(/no approval channel is available/)
+    expect(text(result.content)).toMatch(/no approval responder answered/)
     expect(ran()).toBe(0)
   })
 
   it('S8.2 ask with no approval service installed at all denies as unavailable', async () => {
     const { call, ran } = await setup((ctx) => ctx.on('tools/pre-execute', () => ({ kind: 'ask' })))
-    expect(text((await call('agent-1')).content)).toMatch(/no approval channel is available/)
+    expect(text((await call('agent-1')).content)).toMatch(/no approval responder answered/)
     expect(ran()).toBe(0)
   })
 

@@ -56,7 +56,7 @@ describe('ctx.permissionPresets', () => {
     const target = path.join(ws.outside, 'out.txt')
     const result = await ws.call('write_file', { path: target, content: 'x' })
     expect(result.error).toMatchObject({ kind: 'denied' })
-    expect(result.error?.message).toMatch(/needs approval .*write .*outside the workspace.*no approval channel is available/)
+    expect(result.error?.message).toMatch(/needs approval .*write .*outside the workspace.*no approval responder answered/)
     expect(fs.existsSync(target)).toBe(false)
   })
 

@@ -153,7 +153,7 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 120_000 }, () => {
     const { client } = await connect({ exposeTools: true })
     const result = await client.callTool({ name: 'guarded', arguments: {} })
     expect(result.isError).toBe(true)
-    expect(JSON.stringify(result.content)).toMatch(/no approval channel is available/)
+    expect(JSON.stringify(result.content)).toMatch(/no approval responder answered/)
     expect(asked).toBe(0)
   })
 
