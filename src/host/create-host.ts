@@ -24,7 +24,7 @@ import * as timeoutPolicy from '../policy/timeout-policy.ts'
 import { dropPrestartedWorker, isolateWorkerOptions, prestartIsolateWorker, prestartsWorker } from '../ptc/isolate/worker-start.ts'
 import { Ptc, type PtcConfig } from '../ptc/ptc-service.ts'
 import * as runCodeTool from '../ptc/run-code-tool.ts'
-import { ToolRegistry } from '../pipeline/tool-registry.ts'
+import { STOP_GRACE_MS, ToolRegistry } from '../pipeline/tool-registry.ts'
 import { builtinGroups, type BuiltinsOption } from '../builtin/builtin-groups.ts'
 import { HostOptionsError } from '../errors/host-options-error.ts'
 import { checkHostOptions, checkJournalFolder } from './check-host-options.ts'
@@ -101,8 +101,8 @@ export interface Host {
   /**
    * Stops every plugin and frees isolates. Calls still finishing (cancelled ones end a moment
    * after their abort) are waited for first, up to 2 s (`DISPOSE_DRAIN_MS`), so each journaled
-   * `tool/call` keeps its `tool/result` (S11.1); a call made meanwhile by no script is refused
-   * (`failed`, not made), while runs still going make theirs.
+   * `tool/call` keeps its `tool/result` (S11.1; one that never ends is `cancelled` 1 s after the
+   * plugins stop); a call made meanwhile by no script is refused (`failed`, not made).
    */
   dispose(): Promise<void>
 }
@@ -142,12 +142,16 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const ptc = options.ptc ?? {}
   const prestarted = prestartsWorker(ptc) ? prestartIsolateWorker(isolateWorkerOptions(ptc)) : undefined
   const root = new Context()
-  // Every plugin goes through this child fiber, so one dispose stops them all, in reverse order.
+  // The journal and the open-call tracker outlive the other plugins (S11.1): a call the dispose leaves
+  // open ends `cancelled` a moment after the registry stops, journaled before the journal closes.
+  const recorder = root.plugin({ name: 'ptc-recorder', apply: () => {} })
+  await recorder
+  // Every other plugin goes through this child fiber, so one dispose stops them all, in reverse order.
   const host = root.plugin({ name: 'ptc-host', apply: () => {} })
   await host
   const ctx = host.ctx
   // S11.1: calls still finishing (cancelled a moment ago) get their tool/result journaled first.
-  const openCalls = trackOpenCalls(ctx)
+  const openCalls = trackOpenCalls(recorder.ctx)
   let cachedServices: CachedServices | undefined
   const dispose = async () => {
     // New calls are refused from here; the drain waits only for those already running.
@@ -155,6 +159,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     await openCalls.drained()
     cachedServices?.clear()
     await host.dispose()
+    // Calls still open end STOP_GRACE_MS after the registry stopped (tool-registry.ts).
+    await openCalls.drained(STOP_GRACE_MS + 500)
+    await recorder.dispose()
   }
   // A journal this call creates and a failed start leaves empty goes again (`ptc view` would list it as a session).
   let newJournal: string | undefined
@@ -165,7 +172,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     const journalFile = options.journal ? resolve(options.journal) : options.journal === false || !state ? undefined : defaultJournalFile(state.journal)
     // Retention applies only to the state folder's journals, not to a file the caller named elsewhere.
     if (journalFile && !existsSync(journalFile)) newJournal = journalFile
-    if (journalFile) await ctx.plugin(journal, { file: journalFile, ...(retention && state && !options.journal && { retention }) })
+    if (journalFile) await recorder.ctx.plugin(journal, { file: journalFile, ...(retention && state && !options.journal && { retention }) })
     // S8: one sandbox policy (the workspace root) read by both the fs tools and bash.
     await ctx.plugin(SandboxPolicy, { workspaceRoots: [workspace], ...(state?.outside && { stateDirs: [state.outside] }) })
     await ctx.plugin(Sandbox)

@@ -59,8 +59,9 @@ describe('host.dispose refuses new calls while it waits (S6.5)', { timeout: 60_0
 })
 
 describe('host.dispose ends the calls that would never end (S6.3, S6.5)', { timeout: 60_000 }, () => {
-  it('S6.3 a direct call whose body never answers, with or without its own signal, and one held by a pre-execute listener that never answers, end cancelled once the host is disposed', async () => {
-    const host = await createHost({ workspace, journal: false, builtins: 'none' })
+  it('S6.3 a direct call whose body never answers, with or without its own signal, and one held by a pre-execute listener that never answers, end cancelled once the host is disposed, and the journal keeps each one\'s tool/result (S11.1)', async () => {
+    const journal = join(workspace, 'hung.jsonl')
+    const host = await createHost({ workspace, journal, builtins: 'none' })
     const hang = defineTool({
       name: 'hang',
       description: 'Never answers and ignores its signal.',
@@ -90,6 +91,12 @@ describe('host.dispose ends the calls that would never end (S6.3, S6.5)', { time
     await host.dispose()
     const results = await Promise.all(calls)
     expect(results.map((result) => result.error?.kind)).toEqual(['cancelled', 'cancelled', 'cancelled'])
+    // Journaled before the journal closed: each call's tool/call and its cancelled tool/result.
+    const records = readFileSync(journal, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; name?: string; error?: { kind?: string } })
+    const hung = records.filter((record) => record.name === 'hang' || record.name === 'held')
+    expect(hung.map((record) => `${record.type} ${record.name}${record.error ? ` ${record.error.kind}` : ''}`).sort()).toEqual(
+      ['tool/call hang', 'tool/call hang', 'tool/call held', 'tool/result hang cancelled', 'tool/result hang cancelled', 'tool/result held cancelled'],
+    )
   })
 })
 
