@@ -50,21 +50,17 @@ export function checkHostOptions(options: HostOptions): void {
     const hint = options instanceof Promise ? ' (a Promise: await the options first)' : ''
     throw new HostOptionsError(`createHost takes an options object ({ workspace, preset, ptc, ... }, or nothing), got ${describeValue(options)}${hint}.`, { option: '(options)' })
   }
-  for (const key of Object.keys(options)) {
-    if (!HOST_OPTION_NAMES.includes(key)) {
-      throw new HostOptionsError(`createHost has no option "${key}"; the options are ${HOST_OPTION_NAMES.join(', ')} (run limits go in ptc.limits).`, { option: key })
-    }
+  const unknownOption = unknownKey(options, HOST_OPTION_NAMES)
+  if (unknownOption !== undefined) {
+    throw new HostOptionsError(`createHost has no option "${unknownOption}"; the options are ${HOST_OPTION_NAMES.join(', ')} (run limits go in ptc.limits).`, { option: unknownOption })
   }
   checkKinds(options)
   if (options.preset !== undefined && !isPermissionPresetName(options.preset)) {
     throw new HostOptionsError(`preset ${JSON.stringify(options.preset)} is not a permission preset; use one of ${PERMISSION_PRESET_NAMES.join(', ')}.`, { option: 'preset' })
   }
   const ptc = options.ptc ?? {}
-  for (const key of Object.keys(ptc)) {
-    if (!PTC_OPTION_NAMES.includes(key)) {
-      throw new HostOptionsError(`ptc has no option "${key}"; the options are ${PTC_OPTION_NAMES.join(', ')}.`, { option: `ptc.${key}` })
-    }
-  }
+  const unknownPtc = unknownKey(ptc, PTC_OPTION_NAMES)
+  if (unknownPtc !== undefined) throw new HostOptionsError(`ptc has no option "${unknownPtc}"; the options are ${PTC_OPTION_NAMES.join(', ')}.`, { option: `ptc.${unknownPtc}` })
   checkNumbers('ptc', ptc as Record<string, unknown>, PTC_MINIMUMS, true)
   const workers = ptc.isolateWorkers as unknown
   if (workers !== undefined && (typeof workers !== 'number' || !Number.isInteger(workers) || workers < 1 || workers > MAX_ISOLATE_WORKERS)) {
@@ -87,10 +83,9 @@ export function checkHostOptions(options: HostOptions): void {
     throw new HostOptionsError(`ptc.limits takes an object of run limits ({ wallClockMs, memoryMb, ... }), got ${describeValue(ptc.limits)}.`, { option: 'ptc.limits' })
   }
   const limits = (ptc.limits ?? {}) as Record<string, unknown>
-  for (const key of Object.keys(limits)) {
-    if (!(key in DEFAULT_RUN_LIMITS)) {
-      throw new HostOptionsError(`ptc.limits has no limit "${key}"; the limits are ${Object.keys(DEFAULT_RUN_LIMITS).join(', ')}.`, { option: `ptc.limits.${key}` })
-    }
+  const unknownLimit = unknownKey(limits, Object.keys(DEFAULT_RUN_LIMITS))
+  if (unknownLimit !== undefined) {
+    throw new HostOptionsError(`ptc.limits has no limit "${unknownLimit}"; the limits are ${Object.keys(DEFAULT_RUN_LIMITS).join(', ')}.`, { option: `ptc.limits.${unknownLimit}` })
   }
   checkNumbers('ptc.limits', limits, RUN_LIMIT_MINIMUMS, false)
   // Counts and sizes are whole: 1.5 tool calls would silently be 1.
@@ -105,14 +100,16 @@ export function checkHostOptions(options: HostOptions): void {
       { option: 'ptc.limits.wallClockMs' },
     )
   }
-  for (const key of Object.keys(options.jobs ?? {})) {
-    if (!(key in JOBS_MINIMUMS)) {
-      throw new HostOptionsError(`jobs has no option "${key}"; the options are ${Object.keys(JOBS_MINIMUMS).join(', ')}.`, { option: `jobs.${key}` })
-    }
-  }
+  const unknownJobs = unknownKey(options.jobs ?? {}, Object.keys(JOBS_MINIMUMS))
+  if (unknownJobs !== undefined) throw new HostOptionsError(`jobs has no option "${unknownJobs}"; the options are ${Object.keys(JOBS_MINIMUMS).join(', ')}.`, { option: `jobs.${unknownJobs}` })
   checkNumbers('jobs', (options.jobs ?? {}) as Record<string, unknown>, JOBS_MINIMUMS, true)
   // A config object is checked as a config file is (`ptc --mcp-config`): McpConfigError lists every problem.
   if (isObject(options.mcpConfig)) parseMcpConfig(options.mcpConfig)
+}
+
+/** The first own key of `values` that is not one of `known`, else `undefined`. */
+function unknownKey(values: object, known: readonly string[]): string | undefined {
+  return Object.keys(values).find((key) => !known.includes(key))
 }
 
 function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Pick<T, K> {

@@ -3,8 +3,6 @@
  * one-line-per-diagnostic rendering for the CLI. Kept free of runtime imports so `compile.ts`
  * can use it without loading TypeScript.
  */
-import type { Message } from 'esbuild'
-
 /**
  * One problem in a `run_code` script, always in the user's own coordinates: `line` is 1-based,
  * `column` is 1-based in UTF-16 code units (what an editor shows). `code` is the TypeScript
@@ -25,10 +23,9 @@ export const NOT_A_MODULE = 'a script is the body of an async function, not a mo
 /** What the type checker says of a `namespace` in a script, where esbuild says only `Expected ";" but found "N"`. */
 export const NOT_A_NAMESPACE_PLACE = 'A namespace declaration is only allowed at the top level of a namespace or module, and a script is the body of an async function: use an object or plain functions instead'
 
-/** Whether esbuild's error is the name after a `namespace` or `module` keyword it could not take as one. */
-export function isNamespace({ text, location }: Message): boolean {
-  if (location === null || !text.startsWith('Expected ";" but found')) return false
-  return /(?:^|[^\w$.])(?:namespace|module)\s+$/.test(Buffer.from(location.lineText, 'utf8').subarray(0, location.column).toString('utf8'))
+/** Whether esbuild's error `text`, with `lineBefore` the text of its line before it, is the name after a `namespace` or `module` keyword. */
+export function isNamespace(text: string, lineBefore: string): boolean {
+  return text.startsWith('Expected ";" but found') && /(?:^|[^\w$.])(?:namespace|module)\s+$/.test(lineBefore)
 }
 
 /**

@@ -263,7 +263,9 @@ function isTransformFailure(error: unknown): error is TransformFailure {
  */
 function esbuildDiagnostic(code: string, esbuildMessage: Message, prefixLines: number, lineCount = splitLines(code).length): Diagnostic & { early?: true } {
   const location = esbuildMessage.location
-  const text = esbuildMessage.text === 'Unexpected "export"' ? `Unexpected "export": ${NOT_A_MODULE}` : isNamespace(esbuildMessage) ? NOT_A_NAMESPACE_PLACE : esbuildMessage.text
+  // The error's line up to it (esbuild's column counts UTF-8 bytes).
+  const before = location === null ? '' : Buffer.from(location.lineText, 'utf8').subarray(0, location.column).toString('utf8')
+  const text = esbuildMessage.text === 'Unexpected "export"' ? `Unexpected "export": ${NOT_A_MODULE}` : isNamespace(esbuildMessage.text, before) ? NOT_A_NAMESPACE_PLACE : esbuildMessage.text
   const base = { message: text, category: 'error' as const }
   if (location === null) return { ...base, line: 1, column: 1 }
   const line = location.line - prefixLines
@@ -273,8 +275,7 @@ function esbuildDiagnostic(code: string, esbuildMessage: Message, prefixLines: n
     const early = text === 'Unexpected "}"'
     return { ...base, ...positionAt(code, code.length), ...(early && { early: true as const }) }
   }
-  const column = Buffer.from(location.lineText, 'utf8').subarray(0, location.column).toString('utf8').length + 1
-  return { ...base, line, column }
+  return { ...base, line, column: before.length + 1 }
 }
 
 /**

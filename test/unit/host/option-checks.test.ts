@@ -86,6 +86,9 @@ describe('createHost option checks (issue 14)', { timeout: 60_000 }, () => {
     expect((await refusal({ ptc: { typecheck: 'no' } })).message).toBe('ptc.typecheck takes true or false, got "no".')
     expect((await refusal({ ptc: { prestart: 0 } })).message).toBe('ptc.prestart takes true or false, got 0.')
     expect((await refusal({ ptc: { limits: 5 } })).message).toBe('ptc.limits takes an object of run limits ({ wallClockMs, memoryMb, ... }), got 5.')
+    // A key named like an Object.prototype member is no option either.
+    expect((await refusal({ ptc: { limits: { toString: 1 } } })).message).toMatch(/^ptc\.limits has no limit "toString"; /)
+    expect((await refusal({ jobs: { constructor: 1 } })).message).toMatch(/^jobs has no option "constructor"; /)
   })
 
   it('an mcpConfig object gets the defaults of a config file: a server without args that cannot start is an McpConnectionError naming it', async () => {
