@@ -1,39 +1,39 @@
 /**
- * Finding the commands: every `.ts` (from the sources) or `.js` (from the built package) file in
- * `commands/` is one command named after the file, so adding a command is adding one file there.
- * Only the command asked for is imported; `ptc help` imports them all (each is light).
+ * Finding the commands: one file per command in `commands/`, named after the command, and one
+ * line per command in {@link COMMAND_LOADERS}. The loaders are static `import()`s so that the
+ * package's bundled CLI (`scripts/bundle-cli.ts`, issue 12: start-up) can follow them; only the
+ * command asked for is imported; `ptc help` imports them all (each is light). A test keeps the
+ * table and the folder the same (`test/unit/cli/command-files.test.ts`).
  */
-import { readdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Command } from './command.ts'
 
-const COMMANDS_DIR = join(import.meta.dirname, 'commands')
-const COMMAND_FILE = /^([a-z][a-z0-9-]*)\.(ts|js)$/
+type CommandModule = { default?: Command }
 
-/** Command name → file name, for every command file (sorted by name). */
-function commandFiles(): Map<string, string> {
-  const files = new Map<string, string>()
-  for (const file of readdirSync(COMMANDS_DIR).sort()) {
-    const match = COMMAND_FILE.exec(file)
-    if (match && !file.endsWith('.d.ts')) files.set(match[1]!, file)
-  }
-  return files
-}
+/** Command name → its module's import, sorted by name. */
+const COMMAND_LOADERS = new Map<string, () => Promise<CommandModule>>([
+  ['check', () => import('./commands/check.ts')],
+  ['help', () => import('./commands/help.ts')],
+  ['replay', () => import('./commands/replay.ts')],
+  ['run', () => import('./commands/run.ts')],
+  ['serve', () => import('./commands/serve.ts')],
+  ['typegen', () => import('./commands/typegen.ts')],
+  ['view', () => import('./commands/view.ts')],
+])
 
 /** The names of every command, sorted by name (help order needs the commands loaded: {@link loadAllCommands}). */
 export function commandNames(): string[] {
-  return [...commandFiles().keys()]
+  return [...COMMAND_LOADERS.keys()]
 }
 
 /**
  * Import one command by name; undefined when there is no such command.
- * @throws when the command file exists but does not default-export a command (a programming error).
+ * @throws when the command's module does not default-export a command (a programming error).
  */
 export async function loadCommand(name: string): Promise<Command | undefined> {
-  const file = commandFiles().get(name)
-  if (file === undefined) return undefined
-  const module = (await import(join(COMMANDS_DIR, file))) as { default?: Command }
-  if (typeof module.default?.run !== 'function') throw new Error(`src/cli/commands/${file} must default-export defineCommand({...}).`)
+  const load = COMMAND_LOADERS.get(name)
+  if (load === undefined) return undefined
+  const module = await load()
+  if (typeof module.default?.run !== 'function') throw new Error(`src/cli/commands/${name}.ts must default-export defineCommand({...}).`)
   return module.default
 }
 

@@ -201,6 +201,11 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
     expect(files).toContain('package/dist/bin/ptc.js')
     expect(files).toContain('package/dist/src/index.d.ts')
     expect(files).toContain('package/dist/runtime/isolate-runtime.bundle.txt')
+    // Issue 12 (start-up): the bin runs the bundled CLI, and the isolate worker's entry is one file.
+    expect(files).toContain('package/dist/cli/main.js')
+    const installed = join(project(), 'node_modules', 'ptc-runner', 'dist')
+    expect(readFileSync(join(installed, 'bin', 'ptc.js'), 'utf8')).toContain("await import('../cli/main.js')")
+    expect(readFileSync(join(installed, 'src', 'ptc', 'isolate', 'isolate-worker-entry.js'), 'utf8')).not.toMatch(/from ["']\.\.?\//)
     expect(files).toContain('package/README.md')
     // Every docs/ file the README links to ships with it, so its links work in node_modules.
     const readme = readFileSync(join(REPO, 'README.md'), 'utf8')
@@ -238,6 +243,9 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
       expect(help.stderr).toBe('')
       expect(help.code).toBe(0)
       expect(help.stdout).toMatch(/^ptc: run TypeScript that calls tools/)
+      // The bundled CLI finds package.json from its modules' own URLs.
+      const version = await exec(join(modules(), '.bin', 'ptc'), ['--version'], project(), NO_CACHE)
+      expect(version.stdout).toMatch(new RegExp(`^ptc-runner ${JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version.replaceAll('.', '\\.')} \\(Node\\.js `))
     })
 
     it('ptc run --tools loads a plugin that imports defineTool and z from ptc-runner, and runs a script with it', async ({ expect }) => {

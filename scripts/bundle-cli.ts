@@ -1,0 +1,75 @@
+/**
+ * The package's start-up bundles (issue 12: `ptc run` of `return 1` ≤ 0.4 s), a step of
+ * `scripts/build.ts` run after `dist/` holds the emitted modules with `.js` specifiers:
+ * - the CLI, `dist/src/cli/main.js` and everything it imports of ptc-runner's own modules, into
+ *   `dist/cli/` (`main.js` and the chunks of its lazy `import()`s, esbuild's code splitting), which
+ *   `dist/bin/ptc.js` imports;
+ * - the isolate worker process's entry, `dist/src/ptc/isolate/isolate-worker-entry.js`, replaced
+ *   in place by one file holding the modules it imports.
+ * Loading about 150 modules one by one was most of a process's start: resolving, reading and
+ * linking each (see docs/PERFORMANCE.md, round 21). Packages (zod, cordis, the MCP SDK…) stay
+ * imports, so a user's plugin that imports them gets the same instance as the CLI. The library's
+ * exports keep the per-module files.
+ *
+ * Every module's `import.meta.url` becomes the URL of its emitted file in `dist/src/` (relative to
+ * the bundle file at run time), so paths computed from it (the worker entries, the runtime's
+ * folder, `package.json`) are the same as unbundled. Any other `import.meta` use fails the build.
+ */
+import * as esbuild from 'esbuild'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+
+/** The name every bundled module's own URL is read from (esbuild renames it per module). */
+const MODULE_URL = '__ptcModuleUrl'
+
+/**
+ * An esbuild plugin: each module of `dist/src/` loaded with its `import.meta.url` replaced by the
+ * URL of its own file, computed from the URL of the bundle file it lands in, which is in `outdir`.
+ * @throws (through esbuild) when a module uses `import.meta` otherwise.
+ */
+function ownModuleUrls(outdir: string): esbuild.Plugin {
+  return {
+    name: 'ptc-own-module-urls',
+    setup(build) {
+      build.onLoad({ filter: /\.js$/ }, async (args) => {
+        const text = readFileSync(args.path, 'utf8')
+        if (!text.includes('import.meta')) return { contents: text, loader: 'js' }
+        // `define` replaces the expression only, not the same words in a string or a comment.
+        const { code } = await esbuild.transform(text, { loader: 'js', format: 'esm', define: { 'import.meta.url': MODULE_URL } })
+        if (/import\.meta(?!\.url\b)/.test(code.replace(/(['"`])import\.meta\.url\1/g, ''))) {
+          return { errors: [{ text: `${args.path} uses import.meta other than import.meta.url, which scripts/bundle-cli.ts cannot rewrite` }] }
+        }
+        const relative = path.relative(outdir, args.path).split(path.sep).join('/')
+        return { contents: `const ${MODULE_URL} = new URL(${JSON.stringify(relative)}, import.meta.url).href;\n${code}`, loader: 'js' }
+      })
+    },
+  }
+}
+
+/** esbuild options both bundles share. */
+const COMMON: esbuild.BuildOptions = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node24',
+  packages: 'external',
+  // Readable frames in an internal error's stack: names and lines as emitted.
+  minify: false,
+}
+
+/**
+ * Writes both bundles into `dist` (the package's build folder, already holding the emitted
+ * modules). Returns the bundle files written, relative to `dist`. `logLevel`: what esbuild prints
+ * itself (its errors are in the thrown error's message as well).
+ * @throws when esbuild fails (a module it cannot resolve, an `import.meta` it cannot rewrite).
+ */
+export async function bundleCli(dist: string, logLevel: esbuild.LogLevel = 'warning'): Promise<string[]> {
+  const cliDir = path.join(dist, 'cli')
+  const workerEntry = path.join(dist, 'src', 'ptc', 'isolate', 'isolate-worker-entry.js')
+  const options = { ...COMMON, logLevel }
+  const [cli, worker] = await Promise.all([
+    esbuild.build({ ...options, entryPoints: { main: path.join(dist, 'src', 'cli', 'main.js') }, outdir: cliDir, splitting: true, chunkNames: '[name]-[hash]', metafile: true, plugins: [ownModuleUrls(cliDir)] }),
+    esbuild.build({ ...options, entryPoints: [workerEntry], outfile: workerEntry, allowOverwrite: true, metafile: true, plugins: [ownModuleUrls(path.dirname(workerEntry))] }),
+  ])
+  return [...Object.keys(cli.metafile.outputs), ...Object.keys(worker.metafile.outputs)].map((file) => path.relative(dist, path.resolve(file)))
+}

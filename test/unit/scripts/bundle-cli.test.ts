@@ -1,0 +1,62 @@
+/**
+ * The package's start-up bundles (issue 12, `scripts/bundle-cli.ts`) on a small stand-in for
+ * `dist/`: the CLI bundle and the isolate worker's entry each hold ptc-runner's own modules and
+ * keep packages as imports, every module's `import.meta.url` still names its own emitted file
+ * (so paths computed from it are as unbundled), a string that reads `import.meta.url` is left as
+ * written, and any other `import.meta` use fails the build with the module named.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { bundleCli } from '../../../scripts/bundle-cli.ts'
+
+const made: string[] = []
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A stand-in `dist/` holding `files` (path relative to it → text). */
+function fakeDist(files: Record<string, string>): string {
+  const dist = mkdtempSync(join(tmpdir(), 'ptc-bundle-cli-'))
+  made.push(dist)
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dist, file)), { recursive: true })
+    writeFileSync(join(dist, file), text)
+  }
+  return dist
+}
+
+const WHERE = `export const folder = new URL('.', import.meta.url).href\nexport const words = 'import.meta.url'\n`
+const BASE = {
+  'src/lib/where.js': WHERE,
+  'src/cli/main.js': `import { folder, words } from '../lib/where.js'\nimport { basename } from 'node:path'\nexport async function main() { const later = await import('./later.js'); return { folder, words, later: later.name, base: basename('/a/b') } }\n`,
+  'src/cli/later.js': `export const name = new URL('later.js', import.meta.url).pathname.endsWith('/src/cli/later.js') ? 'own url' : 'wrong url'\n`,
+  'src/ptc/isolate/isolate-worker-entry.js': `import { folder } from '../../lib/where.js'\nprocess.stdout.write(folder)\n`,
+}
+
+describe('the package start-up bundles (issue 12, S9.1 worker entry)', () => {
+  it('bundle ptc-runner\'s own modules, each keeping the URL of its emitted file; packages stay imports', async () => {
+    const dist = fakeDist(BASE)
+    const written = await bundleCli(dist)
+    expect(written).toContain(join('cli', 'main.js'))
+    expect(written).toContain(join('src', 'ptc', 'isolate', 'isolate-worker-entry.js'))
+    // The lazy import() is a chunk of its own beside main.js.
+    expect(readdirSync(join(dist, 'cli')).length).toBeGreaterThan(1)
+    const cliText = readFileSync(join(dist, 'cli', 'main.js'), 'utf8')
+    expect(cliText).not.toMatch(/from ["']\.\.\//)
+    expect(cliText).toMatch(/from ["']node:path["']/)
+    const { main } = (await import(pathToFileURL(join(dist, 'cli', 'main.js')).href)) as { main: () => Promise<Record<string, string>> }
+    expect(await main()).toEqual({ folder: pathToFileURL(join(dist, 'src', 'lib')).href + '/', words: 'import.meta.url', later: 'own url', base: 'b' })
+    const entry = join(dist, 'src', 'ptc', 'isolate', 'isolate-worker-entry.js')
+    expect(readFileSync(entry, 'utf8')).not.toMatch(/from ["']\.\.?\//)
+    expect(execFileSync(process.execPath, [entry], { encoding: 'utf8' })).toBe(pathToFileURL(join(dist, 'src', 'lib')).href + '/')
+  })
+
+  it('fail the build, naming the module, on an import.meta use other than import.meta.url', async () => {
+    const dist = fakeDist({ ...BASE, 'src/lib/where.js': `${WHERE}export const dir = import.meta.dirname\n` })
+    await expect(bundleCli(dist, 'silent')).rejects.toThrow(/where\.js uses import\.meta other than import\.meta\.url/)
+  })
+})
