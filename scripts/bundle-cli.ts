@@ -6,9 +6,13 @@
  *   `dist/bin/ptc.js` imports;
  * - the isolate worker process's entry, `dist/src/ptc/isolate/isolate-worker-entry.js`, replaced
  *   in place by one file holding the modules it imports.
- * Loading about 150 modules one by one was most of a process's start: resolving, reading and
- * linking each (see docs/PERFORMANCE.md, round 21). Packages (zod, cordis, the MCP SDK…) stay
- * imports, so a user's plugin that imports them gets the same instance as the CLI. The library's
+ * Loading about 250 modules one by one was most of a process's start: resolving, reading and
+ * linking each (see docs/PERFORMANCE.md, round 21). Packages stay imports (cordis, the MCP SDK…),
+ * so a user's plugin that imports one gets the same instance as the CLI, except zod: its 95
+ * modules took 70 ms of `ptc run`'s start, and bundled without its 64 locales, which ptc-runner
+ * never uses (only `en`, zod's default), 30 ms. A user's schemas made by the zod they import work
+ * with the CLI's own copy: zod 4 keeps its registry of `.describe()`/`.meta()` on `globalThis`
+ * and tells its types apart by traits, not by `instanceof` of one copy's classes. The library's
  * exports keep the per-module files.
  *
  * Every module's `import.meta.url` becomes the URL of its emitted file in `dist/src/` (relative to
@@ -31,7 +35,7 @@ function ownModuleUrls(outdir: string): esbuild.Plugin {
   return {
     name: 'ptc-own-module-urls',
     setup(build) {
-      build.onLoad({ filter: /\.js$/ }, async (args) => {
+      build.onLoad({ filter: /\.js$/, namespace: 'file' }, async (args) => {
         const text = readFileSync(args.path, 'utf8')
         if (!text.includes('import.meta')) return { contents: text, loader: 'js' }
         // `define` replaces the expression only, not the same words in a string or a comment.
@@ -46,13 +50,23 @@ function ownModuleUrls(outdir: string): esbuild.Plugin {
   }
 }
 
+/** Every package an import (see the module comment), but zod, whose locales but `en` are left out. */
+const PACKAGES_BUT_ZOD: esbuild.Plugin = {
+  name: 'ptc-packages-but-zod',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => (args.path === 'zod' || args.path.startsWith('zod/') || args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`) ? undefined : { external: true }))
+    // zod's `locales` namespace (every locale, re-exported by each entry point), as only `en`.
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`) ? { path: path.join(args.resolveDir, args.path), namespace: 'ptc-zod-locales' } : undefined))
+    build.onLoad({ filter: /.*/, namespace: 'ptc-zod-locales' }, (args) => ({ contents: "export { default as en } from './en.js'", loader: 'js', resolveDir: path.dirname(args.path) }))
+  },
+}
+
 /** esbuild options both bundles share. */
 const COMMON: esbuild.BuildOptions = {
   bundle: true,
   format: 'esm',
   platform: 'node',
   target: 'node24',
-  packages: 'external',
   // Readable frames in an internal error's stack: names and lines as emitted.
   minify: false,
 }
@@ -68,8 +82,8 @@ export async function bundleCli(dist: string, logLevel: esbuild.LogLevel = 'warn
   const workerEntry = path.join(dist, 'src', 'ptc', 'isolate', 'isolate-worker-entry.js')
   const options = { ...COMMON, logLevel }
   const [cli, worker] = await Promise.all([
-    esbuild.build({ ...options, entryPoints: { main: path.join(dist, 'src', 'cli', 'main.js') }, outdir: cliDir, splitting: true, chunkNames: '[name]-[hash]', metafile: true, plugins: [ownModuleUrls(cliDir)] }),
-    esbuild.build({ ...options, entryPoints: [workerEntry], outfile: workerEntry, allowOverwrite: true, metafile: true, plugins: [ownModuleUrls(path.dirname(workerEntry))] }),
+    esbuild.build({ ...options, entryPoints: { main: path.join(dist, 'src', 'cli', 'main.js') }, outdir: cliDir, splitting: true, chunkNames: '[name]-[hash]', metafile: true, plugins: [PACKAGES_BUT_ZOD, ownModuleUrls(cliDir)] }),
+    esbuild.build({ ...options, entryPoints: [workerEntry], outfile: workerEntry, allowOverwrite: true, metafile: true, packages: 'external', plugins: [ownModuleUrls(path.dirname(workerEntry))] }),
   ])
   return [...Object.keys(cli.metafile.outputs), ...Object.keys(worker.metafile.outputs)].map((file) => path.relative(dist, path.resolve(file)))
 }

@@ -50,7 +50,7 @@ export default [
   defineTool({
     name: 'shout',
     description: 'Upper-case a text.',
-    parameters: z.object({ text: z.string() }),
+    parameters: z.object({ text: z.string().describe('The text to shout.') }),
     output: { schema: z.object({ loud: z.string() }), render: (_args, value) => [{ type: 'text', text: value.loud }] },
     async execute(args) {
       return { loud: args.text.toUpperCase() }
@@ -184,6 +184,7 @@ beforeAll(async () => {
   writeFileSync(join(project, 'tsconfig.json'), tsconfig(SCENARIOS))
   writeFileSync(join(project, 'shout-tools.ts'), TOOL_MODULE)
   writeFileSync(join(project, 'script.ts'), 'const r = await tools.shout({ text: "hi" })\nreturn r.loud\n')
+  writeFileSync(join(project, 'bad-args.ts'), 'return await tools.shout({ text: 5 })\n')
   writeFileSync(join(project, 'embed.ts'), EMBED)
   writeFileSync(join(project, 'no-peers.mjs'), "for (const subpath of ['ptc-runner/ai', 'ptc-runner/openai-agents']) { try { await import(subpath) } catch (error) { console.log(error.message) } }\n")
 }, 600_000)
@@ -206,6 +207,10 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
     const installed = join(project(), 'node_modules', 'ptc-runner', 'dist')
     expect(readFileSync(join(installed, 'bin', 'ptc.js'), 'utf8')).toContain("await import('../cli/main.js')")
     expect(readFileSync(join(installed, 'src', 'ptc', 'isolate', 'isolate-worker-entry.js'), 'utf8')).not.toMatch(/from ["']\.\.?\//)
+    // zod is in the CLI's bundle (without its locales but en); other packages stay imports.
+    const cliFiles = readdirSync(join(installed, 'cli')).map((file) => readFileSync(join(installed, 'cli', file), 'utf8'))
+    expect(cliFiles.some((text) => /from ["']zod["']/.test(text))).toBe(false)
+    expect(cliFiles.some((text) => /from ["']cordis["']/.test(text))).toBe(true)
     expect(files).toContain('package/README.md')
     // Every docs/ file the README links to ships with it, so its links work in node_modules.
     const readme = readFileSync(join(REPO, 'README.md'), 'utf8')
@@ -254,6 +259,17 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
       expect(run.stderr).toBe('')
       expect(run.code).toBe(0)
       expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', value: 'HI', toolCalls: 1 })
+    })
+
+    it("issue 12 the bundled CLI's own zod reads a plugin's schemas made by the zod it imports: descriptions in typegen, a refusal's message", async ({ expect }) => {
+      const ptc = join(modules(), '.bin', 'ptc')
+      const [typegen, refused] = await Promise.all([
+        exec(ptc, ['typegen', '--tools', 'shout-tools.ts'], project(), NO_CACHE),
+        exec(ptc, ['run', 'bad-args.ts', '--json', '--no-typecheck', '--tools', 'shout-tools.ts'], project(), NO_CACHE),
+      ])
+      expect(typegen.code).toBe(0)
+      expect(typegen.stdout).toMatch(/\/\*\* The text to shout\. \*\/\n\s+text: string/)
+      expect(JSON.parse(refused.stdout)).toMatchObject({ status: 'error', error: { message: expect.stringMatching(/Invalid arguments for "shout": ✖ Invalid input: expected string, received number\n\s+→ at text/) } })
     })
 
     it("import { createHost } from 'ptc-runner' starts a host that runs code, and ptc-runner/view exports startViewer", async ({ expect }) => {
