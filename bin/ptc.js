@@ -3,7 +3,7 @@
 // on Node < 24 it re-runs itself with the repository's bootstrapped Node (`.node24/`, made by
 // scripts/setup.sh) when there is one, else prints one line and exits 2. On Node 24 it runs the
 // CLI: the TypeScript sources in a checkout (type stripping); in the package, the build points the
-// import below at the bundled CLI, `dist/cli/main.js` (scripts/bundle-cli.ts: fewer modules to load).
+// imports below at the bundled CLI, `dist/cli/` (scripts/bundle-cli.ts: fewer modules to load).
 // No `--no-node-snapshot`: this process never loads isolated-vm (isolates live in the worker
 // process, which gets the flag), so it keeps Node's start-up snapshot and starts faster.
 import { spawn } from 'node:child_process'
@@ -35,6 +35,11 @@ if (major < 24) {
   // Node's compile cache keeps the type-stripped and compiled modules between runs (in the OS
   // temp folder): \`ptc help\` then loads in a fraction of the time type stripping takes.
   nodeModule.enableCompileCache?.()
+  if (process.argv[2] === 'run') {
+    // `ptc run`'s isolate worker starts before the CLI's modules load, which overlap its start.
+    const { prestartRun } = await import('../src/cli/prestart-run.ts')
+    prestartRun(process.argv.slice(3))
+  }
   const { main } = await import('../src/cli/main.ts')
   main(process.argv.slice(2)).then(
     (code) => {

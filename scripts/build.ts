@@ -19,7 +19,8 @@
  * 5. Folders shipped as sources ({@link SOURCE_ASSET_DIRS}: the viewer's browser app, which
  *    esbuild bundles when `ptc view` starts) copied as they are.
  * 6. The start-up bundles (`scripts/bundle-cli.ts`): the CLI into `dist/cli/`, which
- *    `dist/bin/ptc.js` imports instead of `dist/src/cli/main.js`, and the isolate worker's entry.
+ *    `dist/bin/ptc.js` imports instead of `dist/src/cli/` (main.js, prestart-run.js), and the
+ *    isolate worker's entry.
  * Exits non-zero with the reason on any failure.
  */
 import { execFileSync } from 'node:child_process'
@@ -27,7 +28,7 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, re
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { buildIsolateRuntimeSource, PREBUILT_RUNTIME_FILE } from '../src/ptc/isolate/isolate-runtime-source.ts'
-import { bundleCli } from './bundle-cli.ts'
+import { bundleCli, CLI_ENTRIES } from './bundle-cli.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 /** Folders tsc does not compile (see tsconfig.build.json's exclude) that the package ships as written. */
@@ -79,12 +80,15 @@ writeFileSync(path.join(DIST, 'runtime', PREBUILT_RUNTIME_FILE), runtime.code)
 
 const bundles = await bundleCli(DIST)
 const bin = path.join(DIST, 'bin', 'ptc.js')
-const binText = readFileSync(bin, 'utf8')
-const CLI_MAIN = "'../src/cli/main.js'"
-if (!binText.includes(CLI_MAIN)) {
-  console.error(`build: dist/bin/ptc.js does not import ${CLI_MAIN}; scripts/build.ts cannot point it at the bundled CLI`)
-  process.exit(1)
+let binText = readFileSync(bin, 'utf8')
+for (const name of CLI_ENTRIES) {
+  const unbundled = `'../src/cli/${name}.js'`
+  if (!binText.includes(unbundled)) {
+    console.error(`build: dist/bin/ptc.js does not import ${unbundled}; scripts/build.ts cannot point it at the bundled CLI`)
+    process.exit(1)
+  }
+  binText = binText.replace(unbundled, `'../cli/${name}.js'`)
 }
-writeFileSync(bin, binText.replace(CLI_MAIN, "'../cli/main.js'"))
+writeFileSync(bin, binText)
 
 console.log(`build: dist/ written (${files(DIST).length} files; runtime bundle ${runtime.code.length} chars from ${runtime.inputs.length} files; ${bundles.length} start-up bundle files)`)

@@ -1,8 +1,9 @@
 /**
  * The package's start-up bundles (issue 12: `ptc run` of `return 1` ≤ 0.4 s), a step of
  * `scripts/build.ts` run after `dist/` holds the emitted modules with `.js` specifiers:
- * - the CLI, `dist/src/cli/main.js` and everything it imports of ptc-runner's own modules, into
- *   `dist/cli/` (`main.js` and the chunks of its lazy `import()`s, esbuild's code splitting), which
+ * - the CLI, `dist/src/cli/main.js` and `prestart-run.js` and everything they import of
+ *   ptc-runner's own modules, into `dist/cli/` (an entry file each and the chunks they share or
+ *   import lazily, esbuild's code splitting: one instance of each module), which
  *   `dist/bin/ptc.js` imports;
  * - the isolate worker process's entry, `dist/src/ptc/isolate/isolate-worker-entry.js`, replaced
  *   in place by one file holding the modules it imports.
@@ -22,6 +23,9 @@
 import * as esbuild from 'esbuild'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+
+/** The CLI's modules the bin script imports (`src/cli/NAME.ts`), each an entry of the CLI bundle, `dist/cli/NAME.js`. */
+export const CLI_ENTRIES = ['main', 'prestart-run'] as const
 
 /** The name every bundled module's own URL is read from (esbuild renames it per module). */
 const MODULE_URL = '__ptcModuleUrl'
@@ -82,7 +86,7 @@ export async function bundleCli(dist: string, logLevel: esbuild.LogLevel = 'warn
   const workerEntry = path.join(dist, 'src', 'ptc', 'isolate', 'isolate-worker-entry.js')
   const options = { ...COMMON, logLevel }
   const [cli, worker] = await Promise.all([
-    esbuild.build({ ...options, entryPoints: { main: path.join(dist, 'src', 'cli', 'main.js') }, outdir: cliDir, splitting: true, chunkNames: '[name]-[hash]', metafile: true, plugins: [PACKAGES_BUT_ZOD, ownModuleUrls(cliDir)] }),
+    esbuild.build({ ...options, entryPoints: Object.fromEntries(CLI_ENTRIES.map((name) => [name, path.join(dist, 'src', 'cli', `${name}.js`)])), outdir: cliDir, splitting: true, chunkNames: '[name]-[hash]', metafile: true, plugins: [PACKAGES_BUT_ZOD, ownModuleUrls(cliDir)] }),
     esbuild.build({ ...options, entryPoints: [workerEntry], outfile: workerEntry, allowOverwrite: true, metafile: true, packages: 'external', plugins: [ownModuleUrls(path.dirname(workerEntry))] }),
   ])
   return [...Object.keys(cli.metafile.outputs), ...Object.keys(worker.metafile.outputs)].map((file) => path.relative(dist, path.resolve(file)))

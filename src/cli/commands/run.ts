@@ -39,16 +39,14 @@ ${HOST_FLAGS_HELP}`,
   positionals: { max: 1 },
   precheck: checkHostFlags,
   async run(values, [file]) {
+    const { prestartRunWorker, runMemoryMb } = await import('../prestart-run.ts')
+    const memoryMb = runMemoryMb(values['memory-mb'])
+    // The isolate worker starts now, unless the bin script started it already (prestart-run.ts),
+    // and the host's modules load while it does (issue 12); the host's supervisor adopts it.
+    prestartRunWorker(memoryMb)
     const code = await readScript(file)
     const timeoutMs = positiveInt(values['timeout-ms'], 'timeout-ms')
-    // isolated-vm's smallest heap (RunLimits.memoryMb's minimum) and the largest it keeps exact.
-    const { MAX_MEMORY_MB } = await import('../../ptc/isolate/run-limits.ts')
-    const memoryMb = positiveInt(values['memory-mb'], 'memory-mb', 8, MAX_MEMORY_MB)
     const options = await hostOptionsFrom(values)
-    // The isolate worker starts now and the host's modules load while it does (issue 12); the
-    // host's supervisor adopts it (the same options as the host derives from the same flags).
-    const { isolateWorkerOptions, prestartIsolateWorker } = await import('../../ptc/isolate/worker-start.ts')
-    prestartIsolateWorker(isolateWorkerOptions({ limits: { memoryMb } }))
     if (values['no-typecheck'] === true) {
       // Unchecked, the host compiles it: esbuild's service starts now too, and the host finds it compiled.
       const { precompileInHost } = await import('../../ptc/check/prepare-in-host.ts')

@@ -1,0 +1,53 @@
+/**
+ * `ptc run`'s isolate worker, started as early as the process can (issue 12: start-up; S9.1).
+ * The bin script calls {@link prestartRun} with the command line before it imports the CLI, so
+ * the worker's start (Node without its start-up snapshot, isolated-vm, the first isolate: the
+ * longest part of `ptc run`) overlaps the CLI's own loading; `commands/run.ts` derives the same
+ * options with {@link runMemoryMb} and {@link prestartRunWorker}, and the host adopts the worker
+ * (`worker-start.ts`). A command line that turns out to be a usage error leaves the worker
+ * unadopted, and it is killed when the process exits.
+ */
+import { parseArgs } from 'node:util'
+import { MAX_MEMORY_MB } from '../ptc/isolate/run-limits.ts'
+import { isolateWorkerOptions, prestartIsolateWorker } from '../ptc/isolate/worker-start.ts'
+import { positiveInt } from './host-flags.ts'
+
+/** isolated-vm's smallest heap, in MB (`RunLimits.memoryMb`'s minimum). */
+const MIN_MEMORY_MB = 8
+
+/**
+ * `--memory-mb`'s value: the isolate heap limit in MB, from 8 to `MAX_MEMORY_MB`; undefined when
+ * the flag is absent.
+ * @throws UsageError naming the flag and the range, for any other value.
+ */
+export function runMemoryMb(text: string | undefined): number | undefined {
+  return positiveInt(text, 'memory-mb', MIN_MEMORY_MB, MAX_MEMORY_MB)
+}
+
+/**
+ * Starts the worker a `ptc run` host with heap limit `memoryMb` (MB; undefined: the default)
+ * adopts. Returns its pid (`undefined` when it could not be forked); a second call does nothing.
+ */
+export function prestartRunWorker(memoryMb: number | undefined): number | undefined {
+  return prestartIsolateWorker(isolateWorkerOptions({ limits: { memoryMb } }))
+}
+
+/**
+ * For `ptc run ARGS` (`args`: the arguments after `run`): starts the worker its host will adopt,
+ * unless the arguments ask for help or give a `--memory-mb` that `ptc run` refuses (the
+ * dispatcher reports those). Never throws. Returns the worker's pid, or undefined when none started.
+ */
+export function prestartRun(args: readonly string[]): number | undefined {
+  let memoryMb: number | undefined
+  try {
+    // Lenient: only --memory-mb matters here; the dispatcher checks everything else.
+    const { values } = parseArgs({ args: [...args], options: { 'memory-mb': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true })
+    if (values.help === true) return undefined
+    const text = values['memory-mb']
+    if (typeof text === 'boolean') return undefined // The flag without its value.
+    memoryMb = runMemoryMb(text)
+  } catch {
+    return undefined
+  }
+  return prestartRunWorker(memoryMb)
+}

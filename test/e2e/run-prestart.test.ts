@@ -1,0 +1,56 @@
+/**
+ * `ptc run` starts its isolate worker from the bin script, before the CLI's modules load (issue
+ * 12: start-up, S9.1): a run is answered, and a command line that turns out to be a usage error
+ * (no such script) exits 2 and leaves no worker process behind. The CLI's processes are found by
+ * a marker in their environment, which the worker inherits. Order and outcome only.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { PTC_BIN, type PtcOutcome } from './ptc-cli.ts'
+
+const workspace = mkdtempSync(join(tmpdir(), 'ptc-run-prestart-'))
+afterAll(() => rmSync(workspace, { recursive: true, force: true }))
+
+function ptcMarked(args: readonly string[], mark: string): Promise<PtcOutcome> {
+  return new Promise((done) => {
+    execFile(process.execPath, [PTC_BIN, ...args], { cwd: workspace, timeout: 60_000, env: { ...process.env, PTC_TEST_RUN_MARK: mark } }, (error, stdout, stderr) => {
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
+    })
+  })
+}
+
+/** Pids of the isolate worker processes whose environment carries `mark`. */
+function markedWorkers(mark: string): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('isolate-worker-entry')) continue
+      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`PTC_TEST_RUN_MARK=${mark}`)) pids.push(Number(entry))
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return pids
+}
+
+describe.skipIf(process.platform !== 'linux')('ptc run prestarts its isolate worker (issue 12, S9.1)', { timeout: 120_000 }, () => {
+  it('S9.1 a run with --memory-mb is answered', async () => {
+    writeFileSync(join(workspace, 'six.ts'), 'return 6 * 7\n')
+    const outcome = await ptcMarked(['run', 'six.ts', '--json', '--no-typecheck', '--memory-mb', '64', '--journal', join(workspace, 'j.jsonl')], `ok-${process.pid}`)
+    expect(outcome.stderr).toBe('')
+    expect(JSON.parse(outcome.stdout)).toMatchObject({ status: 'ok', value: 42 })
+    await expect.poll(() => markedWorkers(`ok-${process.pid}`)).toEqual([])
+  })
+
+  it('S9.1 a usage error found after the worker started exits 2 and leaves no worker process behind', async () => {
+    const mark = `missing-${process.pid}`
+    const outcome = await ptcMarked(['run', 'no-such-script.ts'], mark)
+    expect(outcome.code).toBe(2)
+    expect(outcome.stderr).toMatch(/^ptc: .*no-such-script\.ts/)
+    await expect.poll(() => markedWorkers(mark)).toEqual([])
+  })
+})

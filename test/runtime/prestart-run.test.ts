@@ -1,0 +1,43 @@
+/**
+ * `ptc run`'s isolate worker started from its command line before the CLI loads (issue 12:
+ * start-up, S9.1; `src/cli/prestart-run.ts`): a `ptc run` host's supervisor adopts it, with the
+ * heap limit `--memory-mb` gives; a command line asking for help or giving a heap limit `ptc run`
+ * refuses starts none. Order and outcome only.
+ */
+import { describe, expect, it } from 'vitest'
+import { prestartRun, runMemoryMb } from '../../src/cli/prestart-run.ts'
+import { UsageError } from '../../src/cli/usage-error.ts'
+import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
+import { DEFAULT_WORKER_ENTRY, isolateWorkerOptions, takePrestartedWorker } from '../../src/ptc/isolate/worker-start.ts'
+import { defaultDispatch } from './harness.ts'
+
+const ignore = { onMessage: () => {}, onExit: () => {} }
+
+describe('ptc run prestarts its isolate worker (issue 12, S9.1)', { timeout: 120_000 }, () => {
+  it('S9.1 the worker started from the command line is the one a ptc run host with that --memory-mb adopts', async () => {
+    const pid = prestartRun(['script.ts', '--json', '--memory-mb', '64', '--tools', 'x.ts'])
+    expect(pid).toBeTypeOf('number')
+    const supervisor = new IsolateSupervisor(isolateWorkerOptions({ limits: { memoryMb: runMemoryMb('64') } }))
+    try {
+      const result = await supervisor.run({ js: 'return 6 * 7', toolNames: [], dispatch: defaultDispatch })
+      expect(result).toMatchObject({ status: 'ok', value: 42 })
+      expect(supervisor.workerPid).toBe(pid)
+    } finally {
+      supervisor.dispose()
+    }
+  })
+
+  it('S9.1 help, or a --memory-mb that ptc run refuses, starts no worker', () => {
+    for (const args of [['--help'], ['script.ts', '-h'], ['script.ts', '--memory-mb', '7'], ['script.ts', '--memory-mb=lots'], ['script.ts', '--memory-mb']]) {
+      expect(prestartRun(args), args.join(' ')).toBeUndefined()
+      expect(takePrestartedWorker(isolateWorkerOptions({}), DEFAULT_WORKER_ENTRY, ignore)).toBeUndefined()
+    }
+  })
+
+  it('--memory-mb outside 8..1048576 is a usage error naming the flag and the range', () => {
+    expect(runMemoryMb(undefined)).toBeUndefined()
+    expect(runMemoryMb('8')).toBe(8)
+    expect(() => runMemoryMb('7')).toThrow(UsageError)
+    expect(() => runMemoryMb('7')).toThrow('--memory-mb takes a whole number from 8 to 1048576, got "7".')
+  })
+})
