@@ -29,10 +29,11 @@ function fakeDist(files: Record<string, string>): string {
   return dist
 }
 
-const WHERE = `export const folder = new URL('.', import.meta.url).href\nexport const words = 'import.meta.url'\n`
+const WHERE = `export const folder = new URL('.', import.meta.url).href\nexport const words = 'import.meta.url'\nexport const instance = {}\n`
 const BASE = {
   'src/lib/where.js': WHERE,
-  'src/cli/main.js': `import { folder, words } from '../lib/where.js'\nimport { basename } from 'node:path'\nexport async function main() { const later = await import('./later.js'); return { folder, words, later: later.name, base: basename('/a/b') } }\n`,
+  'src/cli/main.js': `import { folder, instance, words } from '../lib/where.js'\nimport { basename } from 'node:path'\nexport async function main() { const later = await import('./later.js'); return { folder, words, instance, later: later.name, base: basename('/a/b') } }\n`,
+  'src/cli/prestart-run.js': `export { instance } from '../lib/where.js'\n`,
   'src/cli/later.js': `export const name = new URL('later.js', import.meta.url).pathname.endsWith('/src/cli/later.js') ? 'own url' : 'wrong url'\n`,
   'src/ptc/isolate/isolate-worker-entry.js': `import { folder } from '../../lib/where.js'\nprocess.stdout.write(folder)\n`,
 }
@@ -48,8 +49,11 @@ describe('the package start-up bundles (issue 12, S9.1 worker entry)', () => {
     const cliText = readFileSync(join(dist, 'cli', 'main.js'), 'utf8')
     expect(cliText).not.toMatch(/from ["']\.\.\//)
     expect(cliText).toMatch(/from ["']node:path["']/)
-    const { main } = (await import(pathToFileURL(join(dist, 'cli', 'main.js')).href)) as { main: () => Promise<Record<string, string>> }
-    expect(await main()).toEqual({ folder: pathToFileURL(join(dist, 'src', 'lib')).href + '/', words: 'import.meta.url', later: 'own url', base: 'b' })
+    const { main } = (await import(pathToFileURL(join(dist, 'cli', 'main.js')).href)) as { main: () => Promise<Record<string, unknown>> }
+    expect(await main()).toMatchObject({ folder: pathToFileURL(join(dist, 'src', 'lib')).href + '/', words: 'import.meta.url', later: 'own url', base: 'b' })
+    // The bin script's two entries share one instance of each module they both import.
+    const prestart = (await import(pathToFileURL(join(dist, 'cli', 'prestart-run.js')).href)) as { instance: object }
+    expect((await main()).instance).toBe(prestart.instance)
     const entry = join(dist, 'src', 'ptc', 'isolate', 'isolate-worker-entry.js')
     expect(readFileSync(entry, 'utf8')).not.toMatch(/from ["']\.\.?\//)
     expect(execFileSync(process.execPath, [entry], { encoding: 'utf8' })).toBe(pathToFileURL(join(dist, 'src', 'lib')).href + '/')
