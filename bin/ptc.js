@@ -40,15 +40,25 @@ if (major < 24) {
     const { prestartRun } = await import('../src/cli/prestart-run.ts')
     prestartRun(process.argv.slice(3))
   }
-  const { main } = await import('../src/cli/main.ts')
+  const { keepWriteError, main, outputFailure } = await import('../src/cli/main.ts')
   main(process.argv.slice(2)).then(
     (code) => {
       // The command is done and its host disposed: exit once stdout and stderr have taken their
       // last bytes, so a plugin's leftover timer or a tool call that ignored its abort signal (and
       // outlived the host's 2 s wait for it) cannot keep the process alive after the answer.
+      // Output that could not be written (a full disk; a closed reader is not counted) fails a
+      // command that would have succeeded.
       let open = 2
-      const flushed = () => {
-        if (--open === 0) process.exit(code)
+      const flushed = (error) => {
+        keepWriteError(error)
+        if (--open > 0) return
+        const failure = outputFailure()
+        if (failure === undefined || code !== 0) process.exit(code)
+        try {
+          process.stderr.write(`${failure}\n`, () => process.exit(1))
+        } catch {
+          process.exit(1)
+        }
       }
       process.stdout.write('', flushed)
       process.stderr.write('', flushed)

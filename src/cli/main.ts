@@ -12,6 +12,8 @@ import { commandHelpText, overviewText } from './help-text.ts'
 import { reportableStartupError } from './startup-errors.ts'
 import { UsageError } from './usage-error.ts'
 
+export { keepWriteError, outputFailure } from './closed-pipes.ts'
+
 /** Run the CLI with `argv` (without node and script); resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   ignoreClosedPipes()
