@@ -86,12 +86,14 @@ export function checkHostFlags(values: { workspace?: string; builtins?: string }
 
 /**
  * A whole number from `min` (default 1) to `max` (default `Number.MAX_SAFE_INTEGER`, past which
- * a number is no longer exact) from a flag, or undefined when the flag is absent.
+ * a number is no longer exact) from a flag written in decimal digits, or undefined when the flag
+ * is absent.
  * @throws UsageError when the text is not one, saying the range.
  */
 export function positiveInt(text: string | undefined, flag: string, min = 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (text === undefined) return undefined
-  const value = Number(text)
+  // Decimal digits only: Number() would also take " 16", "0x10" and "1e3".
+  const value = /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN
   if (Number.isInteger(value) && value >= min && value <= max) return value
   const range = max !== Number.MAX_SAFE_INTEGER || value > max ? `whole number from ${min} to ${max}` : min === 1 ? 'positive whole number' : `whole number ≥ ${min}`
   throw new UsageError(`--${flag} takes a ${range}, got "${text}".`)

@@ -34,17 +34,20 @@ export interface ServeFlags {
  */
 export function serveOptionsFrom(flags: ServeFlags, workspace: string, env: NodeJS.ProcessEnv = process.env): ServeOptions {
   if (flags.stdio === flags.http || (!flags.stdio && !flags.http)) throw new ServeError('ptc serve needs exactly one of --stdio or --http.')
-  const whole = (text: string | undefined, flag: string, min: number): number | undefined => {
+  // Decimal digits only (Number() would also take " 16", "0x10" and "1e3"), from min to max.
+  const whole = (text: string | undefined, flag: string, min: number, max?: number): number | undefined => {
     if (text === undefined) return undefined
-    const value = Number(text)
-    if (!Number.isInteger(value) || value < min) throw new ServeError(`--${flag} takes a whole number ≥ ${min}, got "${text}".`)
+    const value = /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN
+    if (!Number.isSafeInteger(value) || value < min || value > (max ?? Number.MAX_SAFE_INTEGER)) {
+      throw new ServeError(`--${flag} takes a whole number ${max === undefined ? `≥ ${min}` : `from ${min} to ${max}`}, got "${text}".`)
+    }
     return value
   }
   if (flags.stdio && (flags.host !== undefined || flags.port !== undefined || flags.token !== undefined || flags['session-idle-ms'] !== undefined || flags['max-sessions'] !== undefined)) {
     throw new ServeError('--host, --port, --token, --session-idle-ms and --max-sessions apply to --http only.')
   }
   const token = flags.token ?? env.PTC_SERVE_TOKEN
-  const port = whole(flags.port, 'port', 0)
+  const port = whole(flags.port, 'port', 0, 65_535)
   const maxConcurrentRuns = whole(flags['max-concurrent-runs'], 'max-concurrent-runs', 1)
   const maxRunningPerSession = whole(flags['max-running-per-session'], 'max-running-per-session', 1)
   if (maxRunningPerSession !== undefined && maxRunningPerSession > (maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS)) {

@@ -63,7 +63,7 @@ stderr. Any host but loopback needs --token or PTC_VIEW_TOKEN; open the page as 
 
 function portFrom(text: string | undefined): number | undefined {
   if (text === undefined) return undefined
-  const port = Number(text)
+  const port = /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port takes a whole number from 0 to 65535, got "${text}".`)
   return port
 }

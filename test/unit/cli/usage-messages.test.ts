@@ -95,6 +95,11 @@ describe('ptc usage errors are one line and exit 2 (issue 14)', () => {
     // Past 2^53 a number is not exact (zod then refused it with "Too big" as a failed run, exit 1).
     [['run', 'ok.ts', '--timeout-ms', '99999999999999999999'], '--timeout-ms takes a whole number from 1 to 9007199254740991, got "99999999999999999999".'],
     [['run', 'ok.ts', '--memory-mb', '-64'], '--memory-mb takes a whole number from 8 to 1048576, got "-64".'],
+    // Decimal digits only: Number() would have taken these as 16, 16 and 1000.
+    [['run', 'ok.ts', '--memory-mb', ' 16'], '--memory-mb takes a whole number from 8 to 1048576, got " 16".'],
+    [['run', 'ok.ts', '--memory-mb', '0x10'], '--memory-mb takes a whole number from 8 to 1048576, got "0x10".'],
+    [['run', 'ok.ts', '--timeout-ms', '1e3'], '--timeout-ms takes a positive whole number, got "1e3".'],
+    [['view', '--port', '0x50'], '--port takes a whole number from 0 to 65535, got "0x50".'],
     [['run', 'ok.ts', '--memory-mb', '4'], '--memory-mb takes a whole number from 8 to 1048576, got "4".'],
     // isolated-vm's heap limit wraps around past 2^44 MB: 2^53 - 1 would have been a 23 MB heap.
     [['run', 'ok.ts', '--memory-mb', '9007199254740991'], '--memory-mb takes a whole number from 8 to 1048576, got "9007199254740991".'],

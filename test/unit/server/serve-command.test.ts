@@ -30,6 +30,14 @@ describe('ptc serve flags', () => {
     expect(() => serveOptionsFrom({ http: true, 'max-running-per-session': '5' }, '/w', {})).toThrow(/--max-running-per-session \(5\) cannot exceed --max-concurrent-runs \(4\)/)
     expect(() => serveOptionsFrom({ http: true, 'max-running-per-session': '0' }, '/w', {})).toThrow(/--max-running-per-session takes a whole number/)
   })
+
+  it('S9.4 numbers are decimal digits, and --port is from 0 to 65535, each refusal quoting the text', () => {
+    expect(serveOptionsFrom({ http: true, port: '8080', 'max-sessions': '12' }, '/w', {})).toMatchObject({ port: 8080, maxSessions: 12 })
+    expect(() => serveOptionsFrom({ http: true, port: '99999' }, '/w', {})).toThrow('--port takes a whole number from 0 to 65535, got "99999".')
+    expect(() => serveOptionsFrom({ http: true, port: '0x50' }, '/w', {})).toThrow('--port takes a whole number from 0 to 65535, got "0x50".')
+    expect(() => serveOptionsFrom({ http: true, 'max-sessions': '1e3' }, '/w', {})).toThrow('--max-sessions takes a whole number ≥ 1, got "1e3".')
+    expect(() => serveOptionsFrom({ http: true, 'session-idle-ms': ' 5' }, '/w', {})).toThrow(/--session-idle-ms takes a whole number ≥ \d+, got " 5"\./)
+  })
 })
 
 describe('run limiter', () => {
