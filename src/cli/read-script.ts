@@ -14,7 +14,8 @@ const REASONS: Readonly<Record<string, string>> = {
 }
 
 /**
- * The script text of `path` (`-`: all of standard input), which must be UTF-8.
+ * The script text of `path` (`-`: all of standard input), which must be UTF-8; a `#!` first line
+ * becomes a comment.
  * @throws UsageError when no path is given, the file cannot be read, or it is not UTF-8: one line
  *   naming the file and why (`cannot read script 'x.ts': no such file. …`; for another encoding
  *   the line of its first such bytes, since decoding it anyway would silently change the script).
@@ -75,10 +76,19 @@ async function readBounded(path: string): Promise<Buffer> {
 
 /** `bytes` as text when they are UTF-8. @throws UsageError naming `what` and the encoding problem. */
 async function utf8Script(bytes: Buffer, what: string): Promise<string> {
-  if (isUtf8(bytes)) return bytes.toString('utf8')
+  if (isUtf8(bytes)) return withoutShebang(bytes.toString('utf8'))
   // Only for a script that is not UTF-8: the line finder stays off `ptc run`'s start-up.
   const { firstNotUtf8Line, utf16Bom } = await import('../builtin/text-encoding.ts')
   const utf16 = utf16Bom(bytes)
   const problem = utf16 ? `it is ${utf16} text (it starts with a UTF-16 byte-order mark)` : `line ${firstNotUtf8Line(bytes)} has bytes that are not valid UTF-8 (another encoding, such as Latin-1)`
   throw new UsageError(`cannot read ${what}: ${problem}. Save it as UTF-8${utf16 ? ' (iconv -f UTF-16 -t UTF-8)' : ''}.`)
+}
+
+/**
+ * `text` with a first line `#!…` (an executable script: `#!/usr/bin/env -S ptc run`) turned into
+ * a `//` comment of the same length, so the script's lines and columns stay as written; the
+ * script runs as a function body, where `#!` would be a syntax error.
+ */
+function withoutShebang(text: string): string {
+  return text.startsWith('#!') ? `//${text.slice(2)}` : text
 }
