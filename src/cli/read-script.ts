@@ -16,8 +16,8 @@ const REASONS: Readonly<Record<string, string>> = {
 /**
  * The script text of `path` (`-`: all of standard input), which must be UTF-8; a `#!` first line
  * becomes a comment.
- * @throws UsageError when no path is given, the file cannot be read, or it is not UTF-8: one line
- *   naming the file and why (`cannot read script 'x.ts': no such file. …`; for another encoding
+ * @throws UsageError when no path is given, the file cannot be read, standard input is empty, or
+ *   the text is not UTF-8: one line naming the file and why (`cannot read script 'x.ts': no such file. …`; for another encoding
  *   the line of its first such bytes, since decoding it anyway would silently change the script).
  */
 export async function readScript(path: string | undefined): Promise<string> {
@@ -29,6 +29,8 @@ export async function readScript(path: string | undefined): Promise<string> {
       chunks.push(chunk as Buffer)
       if ((total += (chunk as Buffer).length) > MAX_READ_BYTES) throw tooLong('standard input')
     }
+    // Empty: closed (`<&-`), /dev/null, or Ctrl-D at once; running nothing would look like success.
+    if (total === 0) throw new UsageError('cannot read a script from standard input: it is empty (closed, or nothing was piped in). Pipe a script in, or name a script file.')
     return await utf8Script(Buffer.concat(chunks), 'standard input')
   }
   let bytes: Buffer

@@ -4,12 +4,13 @@
  * (issue 12: start-up); outcomes are those of a compile in a checker: no type errors, syntax
  * errors at the script's lines, imports refused.
  */
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { NO_IMPORTS_MESSAGE } from '../../src/ptc/compile-source.ts'
-import { runPtc } from './ptc-cli.ts'
+import { PTC_BIN, runPtc } from './ptc-cli.ts'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-run-unchecked-'))
 const script = (name: string, code: string): string => {
@@ -41,6 +42,16 @@ describe('ptc run --no-typecheck (S9.1, issue 12)', { timeout: 300_000 }, () => 
     expect(JSON.parse(checked.stdout)).toMatchObject({ status: 'ok', value: 42 })
     const typeError = await runPtc(['check', script('shebang-bad.ts', '#!/usr/bin/env -S ptc run\nconst n: number = "six"\n'), '--json', '--workspace', dir], dir, 240_000)
     expect(JSON.parse(typeError.stdout)).toMatchObject({ ok: false, diagnostics: [{ line: 2, column: 7 }] })
+  })
+
+  it('S9.1 ptc run - with an empty standard input (closed, /dev/null) is a usage error, not a run of nothing', async () => {
+    const outcome = await new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = spawn(process.execPath, [PTC_BIN, 'run', '-', '--workspace', dir], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+      let stderr = ''
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+      child.on('exit', (code) => done({ code, stderr }))
+    })
+    expect(outcome).toEqual({ code: 2, stderr: 'ptc: cannot read a script from standard input: it is empty (closed, or nothing was piped in). Pipe a script in, or name a script file.\n' })
   })
 
   it('S9.1 an import is refused, as with the type check', async () => {
