@@ -261,6 +261,15 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
       expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', value: 'HI', toolCalls: 1 })
     })
 
+    it("the README's install example runs a script with npx ptc run in the installed project", async ({ expect }) => {
+      const readme = readFileSync(join(REPO, 'README.md'), 'utf8')
+      const example = /```bash\nnpm install ptc-runner[^\n]*\n(echo [^\n]*npx ptc run [^\n]*)\n```/.exec(readme)
+      expect(example).not.toBeNull()
+      const run = await exec('bash', ['-c', example![1]!], project(), NO_CACHE)
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stdout).toMatch(/^\d+\n$/)
+    })
+
     it("issue 12 the bundled CLI's own zod reads a plugin's schemas made by the zod it imports: descriptions in typegen, a refusal's message", async ({ expect }) => {
       const ptc = join(modules(), '.bin', 'ptc')
       const [typegen, refused] = await Promise.all([
