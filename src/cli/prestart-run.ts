@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util'
 import { MAX_MEMORY_MB } from '../ptc/isolate/run-limits.ts'
 import { isolateWorkerOptions, prestartIsolateWorker } from '../ptc/isolate/worker-start.ts'
+import { watchEarlyInterrupt } from './early-interrupt.ts'
 import { positiveInt } from './host-flags.ts'
 
 /** isolated-vm's smallest heap, in MB (`RunLimits.memoryMb`'s minimum). */
@@ -33,11 +34,13 @@ export function prestartRunWorker(memoryMb: number | undefined): number | undefi
 }
 
 /**
- * For `ptc run ARGS` (`args`: the arguments after `run`): starts the worker its host will adopt,
- * unless the arguments ask for help or give a `--memory-mb` that `ptc run` refuses (the
+ * For `ptc run ARGS` (`args`: the arguments after `run`): starts watching for a Ctrl-C that comes
+ * before the run takes the signal (`early-interrupt.ts`), and starts the worker its host will
+ * adopt, unless the arguments ask for help or give a `--memory-mb` that `ptc run` refuses (the
  * dispatcher reports those). Never throws. Returns the worker's pid, or undefined when none started.
  */
 export function prestartRun(args: readonly string[]): number | undefined {
+  watchEarlyInterrupt()
   let memoryMb: number | undefined
   try {
     // Lenient: only --memory-mb matters here; the dispatcher checks everything else.

@@ -9,6 +9,7 @@ import { terminalSafe } from '../present/terminal-safe.ts'
 import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
 import { describeRunError, describeWarning, type RunCodeValue } from '../ptc/run-code-value.ts'
 import type { ToolErrorKind } from '../tools/types.ts'
+import { endEarlyInterrupt } from './early-interrupt.ts'
 
 /** How `ptc run` prints and limits one script. */
 export interface RunScriptOptions {
@@ -52,6 +53,7 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
   const stop = new AbortController()
   const onSignal = () => stop.abort()
   process.once('SIGINT', onSignal)
+  if (endEarlyInterrupt()) stop.abort()
   try {
     if (!options.json) {
       // S11.1, S11.3: a card per tool call, pending then completed, as plain text on stderr,

@@ -1,7 +1,9 @@
 /**
  * `ptc run` starts its isolate worker from the bin script, before the CLI's modules load (issue
  * 12: start-up, S9.1): a run is answered, and a command line that turns out to be a usage error
- * (no such script) exits 2 and leaves no worker process behind. The CLI's processes are found by
+ * (no such script) exits 2 and leaves no worker process behind. A Ctrl-C while it starts (here
+ * sent by a tool module to its own process as the host loads it) cancels the run with the
+ * `--json` answer and exit code 130, as one during the run does. The CLI's processes are found by
  * a marker in their environment, which the worker inherits. Order and outcome only.
  */
 import { execFile } from 'node:child_process'
@@ -51,6 +53,16 @@ describe.skipIf(process.platform !== 'linux')('ptc run prestarts its isolate wor
     const outcome = await ptcMarked(['run', 'no-such-script.ts'], mark)
     expect(outcome.code).toBe(2)
     expect(outcome.stderr).toMatch(/^ptc: .*no-such-script\.ts/)
+    await expect.poll(() => markedWorkers(mark)).toEqual([])
+  })
+
+  it('S9.1 a Ctrl-C (SIGINT) that comes while the host starts cancels the run: the --json answer and exit code 130', async () => {
+    writeFileSync(join(workspace, 'interrupting-tools.mjs'), "process.kill(process.pid, 'SIGINT')\nexport default []\n")
+    writeFileSync(join(workspace, 'forever.ts'), 'while (true) {}\n')
+    const mark = `interrupt-${process.pid}`
+    const outcome = await ptcMarked(['run', 'forever.ts', '--json', '--no-typecheck', '--tools', 'interrupting-tools.mjs', '--journal', join(workspace, 'j2.jsonl')], mark)
+    expect(outcome.code).toBe(130)
+    expect(JSON.parse(outcome.stdout)).toMatchObject({ status: 'failed', error: { kind: 'cancelled' } })
     await expect.poll(() => markedWorkers(mark)).toEqual([])
   })
 })
