@@ -4,7 +4,10 @@
  * heap limit `--memory-mb` gives; a command line asking for help or giving a heap limit `ptc run`
  * refuses starts none. Order and outcome only.
  */
-import { describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, vi } from 'vitest'
 import { prestartRun, runMemoryMb } from '../../src/cli/prestart-run.ts'
 import { UsageError } from '../../src/cli/usage-error.ts'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
@@ -31,6 +34,25 @@ describe('ptc run prestarts its isolate worker (issue 12, S9.1)', { timeout: 120
     for (const args of [['--help'], ['script.ts', '-h'], ['script.ts', '--memory-mb', '7'], ['script.ts', '--memory-mb=lots'], ['script.ts', '--memory-mb']]) {
       expect(prestartRun(args), args.join(' ')).toBeUndefined()
       expect(takePrestartedWorker(isolateWorkerOptions({}), DEFAULT_WORKER_ENTRY, ignore)).toBeUndefined()
+    }
+  })
+
+  it('S9.1 ptc run called in-process with a usage error, or whose host fails to start (a tool module that cannot load), leaves no worker waiting', async () => {
+    const { main } = await import('../../src/cli/main.ts')
+    const dir = mkdtempSync(join(tmpdir(), 'ptc-prestart-run-'))
+    try {
+      writeFileSync(join(dir, 'ok.ts'), 'return 1\n')
+      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+      try {
+        expect(await main(['run', join(dir, 'missing.ts'), '--workspace', dir])).toBe(2)
+        expect(takePrestartedWorker(isolateWorkerOptions({}), DEFAULT_WORKER_ENTRY, ignore)).toBeUndefined()
+        expect(await main(['run', join(dir, 'ok.ts'), '--workspace', dir, '--journal', join(dir, 'j.jsonl'), '--tools', join(dir, 'missing-tools.mjs')])).toBe(2)
+      } finally {
+        stderr.mockRestore()
+      }
+      expect(takePrestartedWorker(isolateWorkerOptions({}), DEFAULT_WORKER_ENTRY, ignore)).toBeUndefined()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

@@ -39,14 +39,16 @@ ${HOST_FLAGS_HELP}`,
   positionals: { max: 1 },
   precheck: checkHostFlags,
   async run(values, [file]) {
-    const { prestartRunWorker, runMemoryMb } = await import('../prestart-run.ts')
-    const memoryMb = runMemoryMb(values['memory-mb'])
-    // The isolate worker starts now, unless the bin script started it already (prestart-run.ts),
-    // and the host's modules load while it does (issue 12); the host's supervisor adopts it.
-    prestartRunWorker(memoryMb)
     const code = await readScript(file)
     const timeoutMs = positiveInt(values['timeout-ms'], 'timeout-ms')
+    const { prestartRunWorker, runMemoryMb } = await import('../prestart-run.ts')
+    const memoryMb = runMemoryMb(values['memory-mb'])
     const options = await hostOptionsFrom(values)
+    // The isolate worker starts now, unless the bin script started it already (prestart-run.ts),
+    // and the host's modules load while it does (issue 12); the host's supervisor adopts it.
+    // Only once the arguments are checked: a caller of main() in a long-lived process (a test)
+    // would otherwise keep a worker nobody takes.
+    prestartRunWorker(memoryMb)
     if (values['no-typecheck'] === true) {
       // Unchecked, the host compiles it: esbuild's service starts now too, and the host finds it compiled.
       const { precompileInHost } = await import('../../ptc/check/prepare-in-host.ts')
