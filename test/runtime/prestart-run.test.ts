@@ -1,8 +1,8 @@
 /**
  * `ptc run`'s isolate worker started from its command line before the CLI loads (issue 12:
- * start-up, S9.1; `src/cli/prestart-run.ts`): a `ptc run` host's supervisor adopts it, with the
- * heap limit `--memory-mb` gives; a command line asking for help or giving a heap limit `ptc run`
- * refuses starts none. Order and outcome only.
+ * start-up, S9.1; `src/cli/prestart-run.ts`; that a `ptc run` host's supervisor adopts it is in
+ * worker-prestart.test.ts): a command line asking for help or giving a heap limit `ptc run`
+ * refuses starts none, and in-process usage errors leave none waiting. Order and outcome only.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,26 +10,11 @@ import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { prestartRun, runMemoryMb } from '../../src/cli/prestart-run.ts'
 import { UsageError } from '../../src/cli/usage-error.ts'
-import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
 import { DEFAULT_WORKER_ENTRY, isolateWorkerOptions, takePrestartedWorker } from '../../src/ptc/isolate/worker-start.ts'
-import { defaultDispatch } from './harness.ts'
 
 const ignore = { onMessage: () => {}, onExit: () => {} }
 
 describe('ptc run prestarts its isolate worker (issue 12, S9.1)', { timeout: 120_000 }, () => {
-  it('S9.1 the worker started from the command line is the one a ptc run host with that --memory-mb adopts', async () => {
-    const pid = prestartRun(['script.ts', '--json', '--memory-mb', '64', '--tools', 'x.ts'])
-    expect(pid).toBeTypeOf('number')
-    const supervisor = new IsolateSupervisor(isolateWorkerOptions({ limits: { memoryMb: runMemoryMb('64') } }))
-    try {
-      const result = await supervisor.run({ js: 'return 6 * 7', toolNames: [], dispatch: defaultDispatch })
-      expect(result).toMatchObject({ status: 'ok', value: 42 })
-      expect(supervisor.workerPid).toBe(pid)
-    } finally {
-      supervisor.dispose()
-    }
-  })
-
   it('S9.1 help, or a --memory-mb that ptc run refuses, starts no worker', () => {
     for (const args of [['--help'], ['script.ts', '-h'], ['script.ts', '--memory-mb', '7'], ['script.ts', '--memory-mb=lots'], ['script.ts', '--memory-mb']]) {
       expect(prestartRun(args), args.join(' ')).toBeUndefined()

@@ -9,7 +9,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi } from 'vitest'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
-import { prestartIsolateWorker } from '../../src/ptc/isolate/worker-start.ts'
+import { prestartRun, runMemoryMb } from '../../src/cli/prestart-run.ts'
+import { isolateWorkerOptions, prestartIsolateWorker } from '../../src/ptc/isolate/worker-start.ts'
 import { WORKER_NICENESS } from '../../src/ptc/worker-channel.ts'
 import { defaultDispatch } from './harness.ts'
 import { isAlive as alive } from '../helpers/process-alive.ts'
@@ -18,10 +19,14 @@ const GATED_ENTRY = fileURLToPath(new URL('../fixtures/gated-worker-entry.ts', i
 const WORKER_ENTRY = fileURLToPath(new URL('../../src/ptc/isolate/isolate-worker-entry.ts', import.meta.url))
 
 describe('prestarted isolate worker (issue 12, S9.1)', { timeout: 120_000 }, () => {
-  it('S9.1 a supervisor with the same options adopts the prestarted worker: its first run is answered by that process', async () => {
-    const pid = prestartIsolateWorker({ poolSize: 1, memoryMb: 64 })
+  it.each([
+    ['prestartIsolateWorker', () => prestartIsolateWorker({ poolSize: 1, memoryMb: 64 }), { poolSize: 1, memoryMb: 64 }],
+    // `ptc run`'s bin script, from its command line (src/cli/prestart-run.ts); the host derives the same options.
+    ['prestartRun (ptc run --memory-mb 64)', () => prestartRun(['script.ts', '--json', '--memory-mb', '64', '--tools', 'x.ts']), isolateWorkerOptions({ limits: { memoryMb: runMemoryMb('64') } })],
+  ])('S9.1 a supervisor with the same options adopts the worker %s started: its first run is answered by that process', async (_name, prestart, options) => {
+    const pid = prestart()
     expect(pid).toBeTypeOf('number')
-    const supervisor = new IsolateSupervisor({ poolSize: 1, memoryMb: 64 })
+    const supervisor = new IsolateSupervisor(options)
     try {
       const result = await supervisor.run({ js: 'return 6 * 7', toolNames: [], dispatch: defaultDispatch })
       expect(result).toMatchObject({ status: 'ok', value: 42 })
