@@ -34,17 +34,17 @@ export function prestartRunWorker(memoryMb: number | undefined): number | undefi
 }
 
 /**
- * For `ptc run ARGS` (`args`: the arguments after `run`): starts watching for a Ctrl-C that comes
- * before the run takes the signal (`early-interrupt.ts`), and starts the worker its host will
- * adopt, unless the arguments ask for help or give a `--memory-mb` that `ptc run` refuses (the
+ * For `ptc run ARGS` (`args`: the arguments after `run`): makes a Ctrl-C that comes before the run
+ * takes the signal end the process as a cancelled run (`early-interrupt.ts`), and starts the worker
+ * its host will adopt, unless the arguments ask for help or give a `--memory-mb` that `ptc run` refuses (the
  * dispatcher reports those). Never throws. Returns the worker's pid, or undefined when none started.
  */
 export function prestartRun(args: readonly string[]): number | undefined {
-  watchEarlyInterrupt()
   let memoryMb: number | undefined
   try {
-    // Lenient: only --memory-mb matters here; the dispatcher checks everything else.
-    const { values } = parseArgs({ args: [...args], options: { 'memory-mb': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true })
+    // Lenient: only these flags matter here; the dispatcher checks everything else.
+    const { values } = parseArgs({ args: [...args], options: { 'memory-mb': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true })
+    watchEarlyInterrupt(values.json === true)
     if (values.help === true) return undefined
     const text = values['memory-mb']
     if (typeof text === 'boolean') return undefined // The flag without its value.

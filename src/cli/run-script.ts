@@ -9,7 +9,7 @@ import { terminalSafe } from '../present/terminal-safe.ts'
 import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
 import { describeRunError, describeWarning, type RunCodeValue } from '../ptc/run-code-value.ts'
 import type { ToolErrorKind } from '../tools/types.ts'
-import { endEarlyInterrupt } from './early-interrupt.ts'
+import { endEarlyInterrupt, INTERRUPTED } from './early-interrupt.ts'
 
 /** How `ptc run` prints and limits one script. */
 export interface RunScriptOptions {
@@ -32,7 +32,6 @@ export interface RunCodeFailure {
 }
 
 /** The exit code after Ctrl-C: 128 + SIGINT's number, as a shell reports a command it interrupted. */
-const INTERRUPTED = 130
 
 /**
  * Run `code` through the `run_code` tool of a fresh host, as the agent `cli`. Ctrl-C cancels it.
@@ -53,7 +52,7 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
   const stop = new AbortController()
   const onSignal = () => stop.abort()
   process.once('SIGINT', onSignal)
-  if (endEarlyInterrupt()) stop.abort()
+  endEarlyInterrupt()
   try {
     if (!options.json) {
       // S11.1, S11.3: a card per tool call, pending then completed, as plain text on stderr,

@@ -1,16 +1,18 @@
 /**
  * `ptc run` starts its isolate worker from the bin script, before the CLI's modules load (issue
  * 12: start-up, S9.1): a run is answered, and a command line that turns out to be a usage error
- * (no such script) exits 2 and leaves no worker process behind. A Ctrl-C while it starts (here
- * sent by a tool module to its own process as the host loads it) cancels the run with the
- * `--json` answer and exit code 130, as one during the run does. The CLI's processes are found by
+ * (no such script) exits 2 and leaves no worker process behind. A Ctrl-C while it starts (sent
+ * by a tool module to its own process as the host loads it, or while it waits for its script on
+ * standard input) ends it at once with the `--json` cancelled answer and exit code 130. The CLI's processes are found by
  * a marker in their environment, which the worker inherits. Order and outcome only.
  */
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { INTERRUPTED_BEFORE_RUN } from '../../src/cli/early-interrupt.ts'
 import { PTC_BIN, type PtcOutcome } from './ptc-cli.ts'
 
 const workspace = mkdtempSync(join(tmpdir(), 'ptc-run-prestart-'))
@@ -62,7 +64,27 @@ describe.skipIf(process.platform !== 'linux')('ptc run prestarts its isolate wor
     const mark = `interrupt-${process.pid}`
     const outcome = await ptcMarked(['run', 'forever.ts', '--json', '--no-typecheck', '--tools', 'interrupting-tools.mjs', '--journal', join(workspace, 'j2.jsonl')], mark)
     expect(outcome.code).toBe(130)
+    // Node delivers the signal on a later turn of the event loop: before the run took it (the
+    // early answer) or just after (the run's own cancellation); either is a cancelled run.
     expect(JSON.parse(outcome.stdout)).toMatchObject({ status: 'failed', error: { kind: 'cancelled' } })
     await expect.poll(() => markedWorkers(mark)).toEqual([])
+  })
+
+  it('S9.1 a Ctrl-C while ptc run - waits for its script on standard input ends it at once: exit code 130, no worker left', async () => {
+    const mark = `stdin-${process.pid}`
+    const child = spawn(process.execPath, [PTC_BIN, 'run', '-', '--json'], { cwd: workspace, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PTC_TEST_RUN_MARK: mark } })
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    try {
+      // The worker is forked after the bin script began watching for Ctrl-C.
+      await expect.poll(() => markedWorkers(mark).length, { timeout: 30_000 }).toBe(1)
+      child.kill('SIGINT')
+      const [code] = (await once(child, 'exit')) as [number | null]
+      expect(code).toBe(130)
+      expect(JSON.parse(stdout)).toEqual({ status: 'failed', error: { kind: 'cancelled', message: INTERRUPTED_BEFORE_RUN } })
+      await expect.poll(() => markedWorkers(mark)).toEqual([])
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 })
