@@ -92,5 +92,7 @@ async function utf8Script(bytes: Buffer, what: string): Promise<string> {
  * script runs as a function body, where `#!` would be a syntax error.
  */
 function withoutShebang(text: string): string {
-  return text.startsWith('#!') ? `//${text.slice(2)}` : text
+  // After a UTF-8 byte-order mark, if any (kept: the compile ignores it as it does anywhere).
+  const at = text.startsWith('\uFEFF') ? 1 : 0
+  return text.startsWith('#!', at) ? `${text.slice(0, at)}//${text.slice(at + 2)}` : text
 }
