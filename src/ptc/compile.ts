@@ -14,7 +14,6 @@ import { hiddenDiagnostics, MAX_DIAGNOSTICS } from './format-diagnostics.ts'
 import {
   blankRanges,
   findModuleUses,
-  mentionsModules,
   NO_IMPORTS_MESSAGE,
   positionAt,
   EARLY_CLOSE_MESSAGE,
@@ -25,7 +24,7 @@ import {
   splitLines,
   type ModuleUse,
 } from './compile-source.ts'
-import { plainJavaScript } from './plain-script.ts'
+import { mayUseModules, plainJavaScript } from './plain-script.ts'
 
 export type { Diagnostic } from './compile-diagnostics.ts'
 
@@ -171,7 +170,7 @@ export async function moduleUseErrors(code: string): Promise<Diagnostic[]> {
 
 /** Every module use of `code`, `import type` included (blanked before the transform); TypeScript is loaded only when `code` mentions a module. */
 async function moduleUses(code: string): Promise<ModuleUse[]> {
-  return mentionsModules(code) ? findModuleUses((await import('typescript')).default, code) : []
+  return mayUseModules(code) ? findModuleUses((await import('typescript')).default, code) : []
 }
 
 /** The `NO_IMPORTS_MESSAGE` diagnostics of the run-time ones among `uses`. */

@@ -9,7 +9,7 @@
  * esbuild, which strips the types or reports the error in its words.
  */
 import { Script } from 'node:vm'
-import { GUARD_PREFIX, GUARD_SUFFIX, SCRIPT_PREFIX, SCRIPT_SUFFIX, splitLines } from './compile-source.ts'
+import { GUARD_PREFIX, GUARD_SUFFIX, mentionsModules, SCRIPT_PREFIX, SCRIPT_SUFFIX, splitLines } from './compile-source.ts'
 
 /**
  * Largest script, in UTF-16 units, tried as plain JavaScript: parsing runs on the calling thread
@@ -46,4 +46,22 @@ export function plainJavaScript(body: string): { code: string; map: string } | u
  */
 export function isPlainScript(code: string): boolean {
   return plainJavaScript(code) !== undefined
+}
+
+/**
+ * A call of `import` or `require`, comments allowed between the word and its parenthesis: the only
+ * module uses a script that V8 parses as a plain function body can hold (an import declaration or
+ * `import.meta` is a syntax error there).
+ */
+const MODULE_CALL = /\b(?:import|require)\s*(?:(?:\/\*[\s\S]*?\*\/|\/\/[^\n]*\n)\s*)*\(/
+
+/**
+ * Whether `code` may use modules, so that finding them needs TypeScript's parser (a checker, for
+ * an unchecked run: `prepare-in-host.ts`): it mentions `import` or `require` (`mentionsModules`)
+ * and either calls one of them or is not plain JavaScript ({@link plainJavaScript}). A plain
+ * script that only says the words (a comment, a string: "import the rows") is compiled as any
+ * other (a checker process took about 450 ms to start for it).
+ */
+export function mayUseModules(code: string): boolean {
+  return mentionsModules(code) && (MODULE_CALL.test(code) || plainJavaScript(code) === undefined)
 }

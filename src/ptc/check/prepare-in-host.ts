@@ -4,22 +4,21 @@
  * process of its own (its service, started with the first compile), so the host only hands it
  * the text and waits: the host's event loop does nothing whose length the script decides beyond
  * copying the text there and back, exactly as it would to and from a checker (issue 16).
- * A script that mentions `import` or `require` still goes to a checker: finding those needs
- * TypeScript's parser, which stays out of the host.
+ * A script that may use modules (`import` or `require`: `mayUseModules`) still goes to a checker:
+ * finding those needs TypeScript's parser, which stays out of the host.
  */
 import { compileScript, esbuildStarted } from '../compile.ts'
-import { mentionsModules } from '../compile-source.ts'
-import { isPlainScript } from '../plain-script.ts'
+import { isPlainScript, mayUseModules } from '../plain-script.ts'
 import type { TypeChecker } from '../type-checker.ts'
 import type { PrepareOptions, PrepareResult } from './checker-contract.ts'
 import { prepareScript } from './prepare-script.ts'
 
 /**
  * Whether {@link prepareInHost} can compile `code` for an unchecked run: true unless the script
- * mentions modules (see `mentionsModules`).
+ * may use modules (see `mayUseModules`).
  */
 export function canPrepareInHost(code: string): boolean {
-  return !mentionsModules(code)
+  return !mayUseModules(code)
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * The compile step's fast path (plain-script.ts, SPEC S9.1, issue 12): a script V8 parses as
  * strict JavaScript runs as written, without esbuild; TypeScript, a syntax error and a script
- * longer than MAX_PLAIN_SCRIPT_CHARS go to esbuild as before.
+ * longer than MAX_PLAIN_SCRIPT_CHARS go to esbuild as before. A plain script that only says
+ * `import` or `require` (a comment, a string) needs no parser to find module uses.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { CompileError, compileScript, esbuildTransform, setScriptTransform } from '../../../src/ptc/compile.ts'
 import { GUARD_PREFIX, SCRIPT_PREFIX, SCRIPT_SUFFIX } from '../../../src/ptc/compile-source.ts'
-import { MAX_PLAIN_SCRIPT_CHARS, plainJavaScript } from '../../../src/ptc/plain-script.ts'
+import { MAX_PLAIN_SCRIPT_CHARS, mayUseModules, plainJavaScript } from '../../../src/ptc/plain-script.ts'
 import { mapFrames } from '../../../src/ptc/script-positions.ts'
 
 /** esbuild, counting what it is asked to transform. */
@@ -61,5 +62,19 @@ describe('plain JavaScript scripts (S9.1, issue 12)', () => {
     }
     // A stray } that closes the body early, whatever follows, does not pass the guard wrapper.
     for (const code of ['return 1\n}', 'return 1\n}\n{', 'return 1\n}\nfunction g() {', 'return 1\n}\nasync function* g() {']) expect(plainJavaScript(code)).toBeUndefined()
+  })
+
+  it('S9.1 module uses are looked for only where plain JavaScript could hold one: a call of import or require, comments allowed before its parenthesis', () => {
+    expect(mayUseModules('return 1')).toBe(false)
+    expect(mayUseModules('// import the rows; require nothing\nreturn "important"')).toBe(false)
+    expect(mayUseModules('const note = "we require approval"\nreturn note')).toBe(false)
+    expect(mayUseModules('return await import("node:fs")')).toBe(true)
+    expect(mayUseModules('return await import /* x */ ("node:fs")')).toBe(true)
+    expect(mayUseModules('return require //c\n ("fs")')).toBe(true)
+    expect(mayUseModules('return require ("fs")')).toBe(true)
+    // Not plain JavaScript: an import declaration, import.meta, TypeScript syntax that says the word.
+    expect(mayUseModules('import fs from "node:fs"\nreturn 1')).toBe(true)
+    expect(mayUseModules('return import.meta.url')).toBe(true)
+    expect(mayUseModules('const n: number = 1 // import\nreturn n')).toBe(true)
   })
 })
