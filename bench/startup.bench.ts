@@ -5,7 +5,9 @@
  * - `ptc run` of `return 1` without and with the type-check, started as a user starts it (the
  *   bin script's shebang), targets ≤ 0.4 s and ≤ 1.0 s on an idle machine: from the package as
  *   installed (`dist/bin/ptc.js`, the bundled CLI; the section builds `dist/` first with
- *   `scripts/build.ts`, about 3 s), and, without a target, from the checkout's sources;
+ *   `scripts/build.ts`, about 3 s), and, without a target, from the checkout's sources and from
+ *   the package with a `--tools` plugin that imports `ptc-runner` (which loads the library's
+ *   per-module files beside the bundled CLI);
  * - the library: `createHost` to the first answered `return 1` run (the import not included),
  *   in both isolation modes, target ≤ 250 ms.
  * Node's compile cache and ptc-runner's own cache (`PTC_CACHE_DIR`) are warm after the warm-up,
@@ -16,7 +18,7 @@
  * `ptc help` is measured in `cli.bench.ts`.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { delimiter, dirname, join, resolve } from 'node:path'
 import type { Section } from './harness.ts'
@@ -53,6 +55,17 @@ function firstRun(isolation: 'process' | 'inline', typecheck: boolean): number {
   return timings.firstRunMs
 }
 
+/** A one-tool plugin module importing `defineTool` and `z` from the package, as the README shows. */
+const PLUGIN = `import { defineTool, z } from 'ptc-runner'
+export default [defineTool({
+  name: 'shout',
+  description: 'Upper-case a text.',
+  parameters: z.object({ text: z.string() }),
+  output: { schema: z.object({ loud: z.string() }), render: (_args, value) => [{ type: 'text', text: value.loud }] },
+  async execute(args) { return { loud: args.text.toUpperCase() } },
+})]
+`
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
 
 async function report(): Promise<string[]> {
@@ -63,6 +76,11 @@ async function report(): Promise<string[]> {
   const runArgs = ['run', script, '--json', '--workspace', workspace, '--journal', join(workspace, 'journal.jsonl')]
   const run = (...flags: string[]) => () => wall(PACKAGE_BIN, [...runArgs, ...flags])
   const runFromSources = (...flags: string[]) => () => wall(BIN, [...runArgs, ...flags])
+  // A tool module as a plugin author writes it, importing the package by name (resolved through
+  // a node_modules link to this checkout, so to the built dist/ the exports name).
+  mkdirSync(join(workspace, 'node_modules'))
+  symlinkSync(ROOT, join(workspace, 'node_modules', 'ptc-runner'), 'dir')
+  writeFileSync(join(workspace, 'plugin.mjs'), PLUGIN)
   const scenarios: Scenario[] = [
     { name: 'node -e 0 (baseline)', sample: () => wall(process.execPath, ['-e', '0']) },
     // The isolate worker's floor: isolated-vm needs Node without its start-up snapshot.
@@ -71,6 +89,7 @@ async function report(): Promise<string[]> {
     { name: "ptc run's floor: node starting a --no-node-snapshot child that runs return 1 in isolated-vm (startup-floor.mjs)", sample: () => wall(process.execPath, [FLOOR]) },
     { name: 'ptc run return-1.ts --no-typecheck (whole process, the package as installed: bundled CLI)', target: 400, sample: run('--no-typecheck') },
     { name: 'ptc run return-1.ts, type-checked (whole process, the package as installed)', target: 1_000, sample: run() },
+    { name: 'ptc run return-1.ts --no-typecheck --tools plugin.mjs, a plugin importing ptc-runner (whole process, the package)', sample: run('--no-typecheck', '--tools', join(workspace, 'plugin.mjs')) },
     { name: 'ptc run return-1.ts --no-typecheck (whole process, from the checkout\'s sources)', sample: runFromSources('--no-typecheck') },
     { name: 'ptc run return-1.ts, type-checked (whole process, from the checkout\'s sources)', sample: runFromSources() },
     { name: 'createHost → first answered run, worker process', target: 250, sample: () => firstRun('process', false) },
