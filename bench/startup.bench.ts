@@ -6,8 +6,7 @@
  *   bin script's shebang), targets ≤ 0.4 s and ≤ 1.0 s on an idle machine: from the package as
  *   installed (`dist/bin/ptc.js`, the bundled CLI; the section builds `dist/` first with
  *   `scripts/build.ts`, about 3 s), and, without a target, from the checkout's sources and from
- *   the package with a `--tools` plugin that imports `ptc-runner` (which loads the library's
- *   per-module files beside the bundled CLI);
+ *   the package with a `--tools` plugin that imports `ptc-runner` (the same bundle's modules);
  * - the library: `createHost` to the first answered `return 1` run (the import not included),
  *   in both isolation modes, target ≤ 250 ms.
  * Node's compile cache and ptc-runner's own cache (`PTC_CACHE_DIR`) are warm after the warm-up,

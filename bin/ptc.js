@@ -3,7 +3,7 @@
 // on Node < 24 it re-runs itself with the repository's bootstrapped Node (`.node24/`, made by
 // scripts/setup.sh) when there is one, else prints one line and exits 2. On Node 24 it runs the
 // CLI: the TypeScript sources in a checkout (type stripping); in the package, the build points the
-// imports below at the bundled CLI, `dist/cli/` (scripts/bundle-cli.ts: fewer modules to load).
+// imports below at the bundled CLI, `dist/bundle/` (scripts/bundle-package.ts: fewer modules to load).
 // No `--no-node-snapshot`: this process never loads isolated-vm (isolates live in the worker
 // process, which gets the flag), so it keeps Node's start-up snapshot and starts faster.
 import { spawn } from 'node:child_process'

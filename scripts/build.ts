@@ -18,9 +18,10 @@
  * 4. `bin/ptc.js` → `dist/bin/ptc.js`, executable.
  * 5. Folders shipped as sources ({@link SOURCE_ASSET_DIRS}: the viewer's browser app, which
  *    esbuild bundles when `ptc view` starts) copied as they are.
- * 6. The start-up bundles (`scripts/bundle-cli.ts`): the CLI into `dist/cli/`, which
- *    `dist/bin/ptc.js` imports instead of `dist/src/cli/` (main.js, prestart-run.js), and the
- *    isolate worker's entry.
+ * 6. The bundles (`scripts/bundle-package.ts`): the CLI and the package's exports into
+ *    `dist/bundle/`, which `dist/bin/ptc.js` imports instead of `dist/src/cli/` (main.js,
+ *    prestart-run.js) and `package.json`'s `exports` name (checked here), and the isolate
+ *    worker's entry.
  * Exits non-zero with the reason on any failure.
  */
 import { execFileSync } from 'node:child_process'
@@ -28,7 +29,7 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, re
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { buildIsolateRuntimeSource, PREBUILT_RUNTIME_FILE } from '../src/ptc/isolate/isolate-runtime-source.ts'
-import { bundleCli, CLI_ENTRIES } from './bundle-cli.ts'
+import { bundlePackage, CLI_ENTRIES, EXPORT_ENTRIES } from './bundle-package.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 /** Folders tsc does not compile (see tsconfig.build.json's exclude) that the package ships as written. */
@@ -78,7 +79,15 @@ if (problems.length > 0) {
 const runtime = await buildIsolateRuntimeSource()
 writeFileSync(path.join(DIST, 'runtime', PREBUILT_RUNTIME_FILE), runtime.code)
 
-const bundles = await bundleCli(DIST)
+const bundles = await bundlePackage(DIST)
+// Every export's JavaScript is its bundle entry (the declarations stay in dist/src/).
+const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { default?: string } | string> }
+const exported = Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [] : [target.default]))
+const expected = Object.keys(EXPORT_ENTRIES).map((name) => `./dist/bundle/${name}.js`)
+if (JSON.stringify([...exported].sort()) !== JSON.stringify([...expected].sort())) {
+  console.error(`build: package.json's exports name ${exported.join(', ')}; the bundle has ${expected.join(', ')}`)
+  process.exit(1)
+}
 const bin = path.join(DIST, 'bin', 'ptc.js')
 let binText = readFileSync(bin, 'utf8')
 for (const name of CLI_ENTRIES) {
@@ -87,8 +96,8 @@ for (const name of CLI_ENTRIES) {
     console.error(`build: dist/bin/ptc.js does not import ${unbundled}; scripts/build.ts cannot point it at the bundled CLI`)
     process.exit(1)
   }
-  binText = binText.replace(unbundled, `'../cli/${name}.js'`)
+  binText = binText.replace(unbundled, `'../bundle/${name}.js'`)
 }
 writeFileSync(bin, binText)
 
-console.log(`build: dist/ written (${files(DIST).length} files; runtime bundle ${runtime.code.length} chars from ${runtime.inputs.length} files; ${bundles.length} start-up bundle files)`)
+console.log(`build: dist/ written (${files(DIST).length} files; runtime bundle ${runtime.code.length} chars from ${runtime.inputs.length} files; ${bundles.length} bundle files)`)

@@ -1,7 +1,7 @@
 /**
  * Finding the commands: one file per command in `commands/`, named after the command, and one
  * line per command in {@link COMMAND_LOADERS}. The loaders are static `import()`s so that the
- * package's bundled CLI (`scripts/bundle-cli.ts`, issue 12: start-up) can follow them; only the
+ * package's bundled CLI (`scripts/bundle-package.ts`, issue 12: start-up) can follow them; only the
  * command asked for is imported; `ptc help` imports them all (each is light). A test keeps the
  * table and the folder the same (`test/unit/cli/command-files.test.ts`).
  */

@@ -202,15 +202,17 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
     expect(files).toContain('package/dist/bin/ptc.js')
     expect(files).toContain('package/dist/src/index.d.ts')
     expect(files).toContain('package/dist/runtime/isolate-runtime.bundle.txt')
-    // Issue 12 (start-up): the bin runs the bundled CLI, and the isolate worker's entry is one file.
-    expect(files).toContain('package/dist/cli/main.js')
+    // Issue 12 (start-up): the bin runs the bundled CLI, the exports are entries of the same
+    // bundle, and the isolate worker's entry is one file.
+    expect(files).toContain('package/dist/bundle/main.js')
+    expect(files).toContain('package/dist/bundle/index.js')
     const installed = join(project(), 'node_modules', 'ptc-runner', 'dist')
-    expect(readFileSync(join(installed, 'bin', 'ptc.js'), 'utf8')).toContain("await import('../cli/main.js')")
+    expect(readFileSync(join(installed, 'bin', 'ptc.js'), 'utf8')).toContain("await import('../bundle/main.js')")
     expect(readFileSync(join(installed, 'src', 'ptc', 'isolate', 'isolate-worker-entry.js'), 'utf8')).not.toMatch(/from ["']\.\.?\//)
-    // zod is in the CLI's bundle (without its locales but en); other packages stay imports.
-    const cliFiles = readdirSync(join(installed, 'cli')).map((file) => readFileSync(join(installed, 'cli', file), 'utf8'))
-    expect(cliFiles.some((text) => /from ["']zod["']/.test(text))).toBe(false)
-    expect(cliFiles.some((text) => /from ["']cordis["']/.test(text))).toBe(true)
+    // zod is in the bundle; other packages stay imports.
+    const bundleFiles = readdirSync(join(installed, 'bundle')).map((file) => readFileSync(join(installed, 'bundle', file), 'utf8'))
+    expect(bundleFiles.some((text) => /from ["']zod["']/.test(text))).toBe(false)
+    expect(bundleFiles.some((text) => /from ["']cordis["']/.test(text))).toBe(true)
     expect(files).toContain('package/README.md')
     // Every docs/ file the README links to ships with it, so its links work in node_modules.
     const readme = readFileSync(join(REPO, 'README.md'), 'utf8')
@@ -253,12 +255,17 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
       expect(version.stdout).toMatch(new RegExp(`^ptc-runner ${JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version.replaceAll('.', '\\.')} \\(Node\\.js `))
     })
 
-    it('ptc run --tools loads a plugin that imports defineTool and z from ptc-runner, and runs a script with it', async ({ expect }) => {
+    it('ptc run --tools loads a plugin that imports defineTool and z from ptc-runner, and runs a script with it, loading no module of the library twice', async ({ expect }) => {
       // The bin link npm made (what npx runs, without npx's own start-up).
-      const run = await exec(join(modules(), '.bin', 'ptc'), ['run', 'script.ts', '--json', '--tools', 'shout-tools.ts'], project(), NO_CACHE)
+      const loads = join(scratch, 'loads.txt')
+      const run = await exec(process.execPath, ['--import', join(REPO, 'test/fixtures/record-module-loads.mjs'), join(modules(), '.bin', 'ptc'), 'run', 'script.ts', '--json', '--tools', 'shout-tools.ts'], project(), { ...NO_CACHE, PTC_RECORD_LOADS: loads })
       expect(run.stderr).toBe('')
       expect(run.code).toBe(0)
       expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', value: 'HI', toolCalls: 1 })
+      // The plugin's `ptc-runner` is the bundle the CLI runs from: no per-module file of the library, no zod file.
+      const loaded = readFileSync(loads, 'utf8').split('\n')
+      expect(loaded.filter((url) => url.includes('/ptc-runner/dist/bundle/')).length).toBeGreaterThan(0)
+      expect(loaded.filter((url) => url.includes('/ptc-runner/dist/src/') || url.includes('/node_modules/zod/'))).toEqual([])
     })
 
     it("the README's install example runs a script with npx ptc run in the installed project", async ({ expect }) => {
@@ -270,7 +277,7 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
       expect(run.stdout).toMatch(/^\d+\n$/)
     })
 
-    it("issue 12 the bundled CLI's own zod reads a plugin's schemas made by the zod it imports: descriptions in typegen, a refusal's message", async ({ expect }) => {
+    it("issue 12 the bundled zod reads a plugin's schemas: descriptions in typegen, a refusal's message", async ({ expect }) => {
       const ptc = join(modules(), '.bin', 'ptc')
       const [typegen, refused] = await Promise.all([
         exec(ptc, ['typegen', '--tools', 'shout-tools.ts'], project(), NO_CACHE),

@@ -1,9 +1,10 @@
 /**
- * The package's start-up bundles (issue 12, `scripts/bundle-cli.ts`) on a small stand-in for
- * `dist/`: the CLI bundle and the isolate worker's entry each hold ptc-runner's own modules and
- * keep packages as imports, every module's `import.meta.url` still names its own emitted file
- * (so paths computed from it are as unbundled), a string that reads `import.meta.url` is left as
- * written, and any other `import.meta` use fails the build with the module named.
+ * The package's bundles (issue 12, `scripts/bundle-package.ts`) on a small stand-in for `dist/`:
+ * the shared bundle (the CLI's entries and every export) and the isolate worker's entry each hold
+ * ptc-runner's own modules and keep packages as imports, the entries share one instance of each
+ * module, every module's `import.meta.url` still names its own emitted file (so paths computed
+ * from it are as unbundled), a string that reads `import.meta.url` is left as written, and any
+ * other `import.meta` use fails the build with the module named.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bundleCli } from '../../../scripts/bundle-cli.ts'
+import { bundlePackage } from '../../../scripts/bundle-package.ts'
 
 const made: string[] = []
 afterEach(() => {
@@ -20,7 +21,7 @@ afterEach(() => {
 
 /** A stand-in `dist/` holding `files` (path relative to it → text). */
 function fakeDist(files: Record<string, string>): string {
-  const dist = mkdtempSync(join(tmpdir(), 'ptc-bundle-cli-'))
+  const dist = mkdtempSync(join(tmpdir(), 'ptc-bundle-package-'))
   made.push(dist)
   for (const [file, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dist, file)), { recursive: true })
@@ -35,25 +36,33 @@ const BASE = {
   'src/cli/main.js': `import { folder, instance, words } from '../lib/where.js'\nimport { basename } from 'node:path'\nexport async function main() { const later = await import('./later.js'); return { folder, words, instance, later: later.name, base: basename('/a/b') } }\n`,
   'src/cli/prestart-run.js': `export { instance } from '../lib/where.js'\n`,
   'src/cli/later.js': `export const name = new URL('later.js', import.meta.url).pathname.endsWith('/src/cli/later.js') ? 'own url' : 'wrong url'\n`,
+  // The package's exports: the library entry shares the CLI's modules; the others only need to exist.
+  'src/index.js': `export { instance } from './lib/where.js'\n`,
+  'src/server/serve.js': 'export const serve = 1\n',
+  'src/adapters/ai/index.js': 'export const ai = 1\n',
+  'src/adapters/openai-agents/index.js': 'export const agents = 1\n',
+  'src/view/view-server.js': 'export const view = 1\n',
   'src/ptc/isolate/isolate-worker-entry.js': `import { folder } from '../../lib/where.js'\nprocess.stdout.write(folder)\n`,
 }
 
 describe('the package start-up bundles (issue 12, S9.1 worker entry)', () => {
-  it('bundle ptc-runner\'s own modules, each keeping the URL of its emitted file; packages stay imports', async () => {
+  it('bundle ptc-runner\'s own modules, the CLI and the library sharing them, each keeping the URL of its emitted file; packages stay imports', async () => {
     const dist = fakeDist(BASE)
-    const written = await bundleCli(dist)
-    expect(written).toContain(join('cli', 'main.js'))
+    const written = await bundlePackage(dist)
+    expect(written).toContain(join('bundle', 'main.js'))
     expect(written).toContain(join('src', 'ptc', 'isolate', 'isolate-worker-entry.js'))
     // The lazy import() is a chunk of its own beside main.js.
-    expect(readdirSync(join(dist, 'cli')).length).toBeGreaterThan(1)
-    const cliText = readFileSync(join(dist, 'cli', 'main.js'), 'utf8')
+    expect(readdirSync(join(dist, 'bundle')).length).toBeGreaterThan(1)
+    const cliText = readFileSync(join(dist, 'bundle', 'main.js'), 'utf8')
     expect(cliText).not.toMatch(/from ["']\.\.\//)
     expect(cliText).toMatch(/from ["']node:path["']/)
-    const { main } = (await import(pathToFileURL(join(dist, 'cli', 'main.js')).href)) as { main: () => Promise<Record<string, unknown>> }
+    const { main } = (await import(pathToFileURL(join(dist, 'bundle', 'main.js')).href)) as { main: () => Promise<Record<string, unknown>> }
     expect(await main()).toMatchObject({ folder: pathToFileURL(join(dist, 'src', 'lib')).href + '/', words: 'import.meta.url', later: 'own url', base: 'b' })
-    // The bin script's two entries share one instance of each module they both import.
-    const prestart = (await import(pathToFileURL(join(dist, 'cli', 'prestart-run.js')).href)) as { instance: object }
+    // The bin script's two entries and the library's share one instance of each module they import.
+    const prestart = (await import(pathToFileURL(join(dist, 'bundle', 'prestart-run.js')).href)) as { instance: object }
+    const library = (await import(pathToFileURL(join(dist, 'bundle', 'index.js')).href)) as { instance: object }
     expect((await main()).instance).toBe(prestart.instance)
+    expect(library.instance).toBe(prestart.instance)
     const entry = join(dist, 'src', 'ptc', 'isolate', 'isolate-worker-entry.js')
     expect(readFileSync(entry, 'utf8')).not.toMatch(/from ["']\.\.?\//)
     expect(execFileSync(process.execPath, [entry], { encoding: 'utf8' })).toBe(pathToFileURL(join(dist, 'src', 'lib')).href + '/')
@@ -61,6 +70,6 @@ describe('the package start-up bundles (issue 12, S9.1 worker entry)', () => {
 
   it('fail the build, naming the module, on an import.meta use other than import.meta.url', async () => {
     const dist = fakeDist({ ...BASE, 'src/lib/where.js': `${WHERE}export const dir = import.meta.dirname\n` })
-    await expect(bundleCli(dist, 'silent')).rejects.toThrow(/where\.js uses import\.meta other than import\.meta\.url/)
+    await expect(bundlePackage(dist, 'silent')).rejects.toThrow(/where\.js uses import\.meta other than import\.meta\.url/)
   })
 })
