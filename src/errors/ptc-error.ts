@@ -64,12 +64,7 @@ export class PtcError extends Error {
 
   /** True for any PtcError (or subclass) instance, even from another copy of this module. */
   static isInstance(value: unknown): value is PtcError {
-    // A thrown value can be a hostile or revoked Proxy: classifying it must not throw.
-    try {
-      return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
-    } catch {
-      return false
-    }
+    return hasMarker(value)
   }
 
   /**
@@ -78,10 +73,22 @@ export class PtcError extends Error {
    */
   static hasCode(value: unknown, code: PtcErrorCode): value is PtcError {
     try {
-      return PtcError.isInstance(value) && value.code === code
+      // Not `PtcError.isInstance`: a class that names itself in its body is renamed by the
+      // package's bundler (scripts/bundle-package.ts), and its errors' name would change.
+      return hasMarker(value) && (value as PtcError).code === code
     } catch {
       return false
     }
+  }
+}
+
+/** Whether `value` carries the PtcError marker; never throws. */
+function hasMarker(value: unknown): boolean {
+  // A thrown value can be a hostile or revoked Proxy: classifying it must not throw.
+  try {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
+  } catch {
+    return false
   }
 }
 

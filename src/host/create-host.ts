@@ -102,7 +102,8 @@ export interface Host {
    * Stops every plugin and frees isolates. Calls still finishing (cancelled ones end a moment
    * after their abort) are waited for first, up to 2 s (`DISPOSE_DRAIN_MS`), so each journaled
    * `tool/call` keeps its `tool/result` (S11.1; one that never ends is `cancelled` 1 s after the
-   * plugins stop); a call made meanwhile by no script is refused (`failed`, not made).
+   * plugins stop); a call made meanwhile by no script is refused (`failed`, not made). Once: a
+   * second call waits for the same dispose.
    */
   dispose(): Promise<void>
 }
@@ -153,7 +154,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // S11.1: calls still finishing (cancelled a moment ago) get their tool/result journaled first.
   const openCalls = trackOpenCalls(recorder.ctx)
   let cachedServices: CachedServices | undefined
-  const dispose = async () => {
+  let disposing: Promise<void> | undefined
+  const dispose = () => (disposing ??= (async () => {
     // New calls are refused from here; the drain waits only for those already running.
     cachedServices?.ctx.tools.refuseNewCalls()
     await openCalls.drained()
@@ -162,14 +164,14 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     // Calls still open end STOP_GRACE_MS after the registry stopped (tool-registry.ts).
     await openCalls.drained(STOP_GRACE_MS + 500)
     await recorder.dispose()
-  }
+  })())
   // A journal this call creates and a failed start leaves empty goes again (`ptc view` would list it as a session).
   let newJournal: string | undefined
   try {
     await ctx.plugin(ToolRegistry)
     await ctx.plugin(Approval)
     await ctx.plugin(timeoutPolicy)
-    const journalFile = options.journal ? resolve(options.journal) : options.journal === false || !state ? undefined : defaultJournalFile(state.journal)
+    const journalFile = options.journal ? resolve(options.journal) : options.journal === false || !state ? undefined : join(state.journal, `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`)
     // Retention applies only to the state folder's journals, not to a file the caller named elsewhere.
     if (journalFile && !existsSync(journalFile)) newJournal = journalFile
     if (journalFile) await recorder.ctx.plugin(journal, { file: journalFile, ...(retention && state && !options.journal && { retention }) })
@@ -210,11 +212,6 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     if (newJournal !== undefined) removeIfEmpty(newJournal)
     throw error
   }
-}
-
-/** `<journalDir>/<ISO time>-<pid>.jsonl`. */
-function defaultJournalFile(journalDir: string): string {
-  return join(journalDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`)
 }
 
 /**

@@ -186,7 +186,7 @@ beforeAll(async () => {
   writeFileSync(join(project, 'script.ts'), 'const r = await tools.shout({ text: "hi" })\nreturn r.loud\n')
   writeFileSync(join(project, 'bad-args.ts'), 'return await tools.shout({ text: 5 })\n')
   writeFileSync(join(project, 'embed.ts'), EMBED)
-  writeFileSync(join(project, 'no-peers.mjs'), "for (const subpath of ['ptc-runner/ai', 'ptc-runner/openai-agents']) { try { await import(subpath) } catch (error) { console.log(error.message) } }\n")
+  writeFileSync(join(project, 'no-peers.mjs'), "for (const subpath of ['ptc-runner/ai', 'ptc-runner/openai-agents']) { try { await import(subpath) } catch (error) { console.log(`${error.name}: ${error.message}`) } }\n")
 }, 600_000)
 afterAll(async () => {
   await lint
@@ -306,8 +306,9 @@ describe('the packed package, installed', { timeout: 300_000 }, () => {
     it('issue 15 both adapter subpaths fail with one line naming the package and the npm command', async ({ expect }) => {
       const run = await exec(process.execPath, ['no-peers.mjs'], project(), NO_CACHE)
       expect(run.stdout).toBe(
-        'ptc-runner/ai needs the package "ai" (the Vercel AI SDK, version 7), which is not installed: npm install ai@^7\n' +
-          'ptc-runner/openai-agents needs the package "@openai/agents" (the OpenAI Agents SDK, version 0.20), which is not installed: npm install @openai/agents@^0.20\n',
+        // The error's name as unbundled (a bundler renames a class that names itself unless told not to).
+        'PtcError: ptc-runner/ai needs the package "ai" (the Vercel AI SDK, version 7), which is not installed: npm install ai@^7\n' +
+          'PtcError: ptc-runner/openai-agents needs the package "@openai/agents" (the OpenAI Agents SDK, version 0.20), which is not installed: npm install @openai/agents@^0.20\n',
       )
     })
   })

@@ -124,4 +124,13 @@ describe('host.dispose keeps the process up for the calls it ends (S6.3)', { tim
     expect(stdout.trim()).toBe('cancelled')
     expect(code).toBe(0)
   })
+
+  it('S11.1 dispose is once: a second call, during the first or after it, waits for the same dispose and throws nothing', async () => {
+    const host = await createHost({ workspace, journal: false, builtins: 'none', ptc: { prestart: false } })
+    const first = host.dispose()
+    const during = host.dispose()
+    expect(during).toBe(first)
+    await Promise.all([first, during])
+    await expect(host.dispose()).resolves.toBeUndefined()
+  })
 })
