@@ -11,8 +11,15 @@ import { createRunLimiter, DEFAULT_MAX_CONCURRENT_RUNS, type RunLimiterLimits } 
 import { serveStdio } from './stdio-server.ts'
 
 /** Options of {@link serve}. */
-export interface ServeOptions extends Omit<SessionOptions, 'limiter'>, Pick<HttpServeOptions, 'host' | 'port' | 'token' | 'sessionIdleMs' | 'maxSessions'> {
+export interface ServeOptions extends Omit<SessionOptions, 'limiter' | 'exposeTools' | 'journalDir'>, Pick<HttpServeOptions, 'host' | 'port' | 'token' | 'sessionIdleMs' | 'maxSessions'> {
   transport: 'stdio' | 'http'
+  /** Expose every registered tool, not just run_code and the job tools (default false). */
+  exposeTools?: boolean
+  /**
+   * Folder of the per-session journals (`<stamp>-mcp-<session id>.jsonl`); `false` or absent for
+   * none (`ptc serve` passes the host's `journalDir`).
+   */
+  journalDir?: string | false
   /** `run_code` executions that may run at once across sessions; more wait (default 4). */
   maxConcurrentRuns?: number
   /**
@@ -63,7 +70,7 @@ export function serveRunLimits(options: Pick<ServeOptions, 'transport' | 'maxCon
 export async function serve(ctx: Context, options: ServeOptions): Promise<ServeHandle> {
   const { transport, maxConcurrentRuns, maxRunningPerSession, maxQueuedRuns, maxRunsPerSession, host, port, token, sessionIdleMs, maxSessions, ...session } = options
   const limiter = createRunLimiter(serveRunLimits(options))
-  const sessionOptions: SessionOptions = { ...session, limiter }
+  const sessionOptions: SessionOptions = { ...session, exposeTools: session.exposeTools ?? false, journalDir: session.journalDir ?? false, limiter }
   // Checkers and the isolate worker start now, so the first sessions' runs find them warm; a
   // failure to start surfaces in the first run instead.
   ctx.ptc.prewarm().catch(() => {})

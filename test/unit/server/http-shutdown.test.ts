@@ -80,3 +80,25 @@ describe('ptc serve --http: a client gone without a DELETE (S9.4)', { timeout: 3
     }
   })
 })
+
+describe('serve() with its defaults (S9.4)', { timeout: 30_000 }, () => {
+  const cleanUp: (() => Promise<unknown>)[] = []
+  afterAll(async () => {
+    for (const step of cleanUp.reverse()) await step().catch(() => {})
+  })
+
+  it('S9.4 serve with only a transport and a port (no journalDir, no exposeTools) answers initialize, lists run_code and runs it', async () => {
+    const host = await createHost({ workspace, journal: false, builtins: 'none' })
+    cleanUp.push(() => host.dispose())
+    const server = (await serve(host.ctx, { transport: 'http', port: 0 })) as { url: string; close(): Promise<void> }
+    cleanUp.push(() => server.close())
+    const client = new Client({ name: 'defaults', version: '1' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    cleanUp.push(() => client.close())
+    const { tools } = await client.listTools()
+    expect(tools.map((tool) => tool.name)).toContain('run_code')
+    const answer = (await client.callTool({ name: 'run_code', arguments: { code: 'return 6 * 7', typecheck: false } })) as { isError?: boolean; structuredContent?: { value?: unknown } }
+    expect(answer.isError).toBeFalsy()
+    expect(answer.structuredContent?.value).toBe(42)
+  })
+})
