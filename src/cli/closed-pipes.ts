@@ -17,8 +17,8 @@ let failure: NodeJS.ErrnoException | undefined
  */
 export function ignoreClosedPipes(): void {
   for (const stream of [process.stdout, process.stderr]) {
-    if (stream.listeners('error').includes(onError)) continue
-    stream.on('error', onError)
+    if (stream.listeners('error').includes(keepWriteError)) continue
+    stream.on('error', keepWriteError)
   }
 }
 
@@ -38,5 +38,3 @@ export function outputFailure(): string | undefined {
 export function keepWriteError(error: NodeJS.ErrnoException | null | undefined): void {
   if (error && error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') failure ??= error
 }
-
-const onError = (error: NodeJS.ErrnoException): void => keepWriteError(error)

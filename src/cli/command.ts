@@ -1,9 +1,9 @@
 /**
  * What one `ptc` command is: a file in `src/cli/commands/` whose default export is a
  * {@link Command}. The dispatcher (`main.ts`) finds them in `command-files.ts`'s table, so adding a
- * command is adding one file and its line there. A command file stays light: its flag table and usage text are plain data, and
- * its `run` loads the host (or anything heavy) with `await import()`, so `ptc help` and usage
- * errors never load it.
+ * command is adding one file and its line there. A command file stays light: its flag table and
+ * usage text are plain data, and its `run` loads the host (or anything heavy) with `await
+ * import()`, so `ptc help` and usage errors never load it.
  */
 import type { ParseArgsOptionsConfig } from 'node:util'
 

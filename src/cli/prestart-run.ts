@@ -8,13 +8,10 @@
  * unadopted, and it is killed when the process exits.
  */
 import { parseArgs } from 'node:util'
-import { MAX_MEMORY_MB } from '../ptc/isolate/run-limits.ts'
+import { MAX_MEMORY_MB, RUN_LIMIT_MINIMUMS } from '../ptc/isolate/run-limits.ts'
 import { isolateWorkerOptions, prestartIsolateWorker } from '../ptc/isolate/worker-start.ts'
 import { watchEarlyInterrupt } from './early-interrupt.ts'
 import { positiveInt } from './host-flags.ts'
-
-/** isolated-vm's smallest heap, in MB (`RunLimits.memoryMb`'s minimum). */
-const MIN_MEMORY_MB = 8
 
 /**
  * `--memory-mb`'s value: the isolate heap limit in MB, from 8 to `MAX_MEMORY_MB`; undefined when
@@ -22,7 +19,7 @@ const MIN_MEMORY_MB = 8
  * @throws UsageError naming the flag and the range, for any other value.
  */
 export function runMemoryMb(text: string | undefined): number | undefined {
-  return positiveInt(text, 'memory-mb', MIN_MEMORY_MB, MAX_MEMORY_MB)
+  return positiveInt(text, 'memory-mb', RUN_LIMIT_MINIMUMS.memoryMb, MAX_MEMORY_MB)
 }
 
 /**

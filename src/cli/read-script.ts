@@ -17,8 +17,9 @@ const REASONS: Readonly<Record<string, string>> = {
  * The script text of `path` (`-`: all of standard input), which must be UTF-8; a `#!` first line
  * becomes a comment.
  * @throws UsageError when no path is given, the file cannot be read, standard input is empty, or
- *   the text is not UTF-8: one line naming the file and why (`cannot read script 'x.ts': no such file. …`; for another encoding
- *   the line of its first such bytes, since decoding it anyway would silently change the script).
+ *   the text is not UTF-8: one line naming the file and why (`cannot read script 'x.ts': no such
+ *   file. …`; for another encoding the line of its first such bytes, since decoding it anyway
+ *   would silently change the script).
  */
 export async function readScript(path: string | undefined): Promise<string> {
   if (!path) throw new UsageError('Name a script file, or - to read it from standard input.')

@@ -31,8 +31,6 @@ export interface RunCodeFailure {
   error: { kind: ToolErrorKind; message: string }
 }
 
-/** The exit code after Ctrl-C: 128 + SIGINT's number, as a shell reports a command it interrupted. */
-
 /**
  * Run `code` through the `run_code` tool of a fresh host, as the agent `cli`. Ctrl-C cancels it.
  * Resolves to the exit code: 0 for status `ok`, 130 after Ctrl-C (SIGINT, as shells report it),

@@ -3,6 +3,7 @@
  * one-line-per-diagnostic rendering for the CLI. Kept free of runtime imports so `compile.ts`
  * can use it without loading TypeScript.
  */
+
 /**
  * One problem in a `run_code` script, always in the user's own coordinates: `line` is 1-based,
  * `column` is 1-based in UTF-16 code units (what an editor shows). `code` is the TypeScript

@@ -168,7 +168,7 @@ export async function moduleUseErrors(code: string): Promise<Diagnostic[]> {
   return runtimeUseErrors(code, await moduleUses(code))
 }
 
-/** Every module use of `code`, `import type` included (blanked before the transform); TypeScript is loaded only when `code` mentions a module. */
+/** Every module use of `code`, `import type` included (blanked before the transform); TypeScript is loaded only when `code` may use one (`mayUseModules`). */
 async function moduleUses(code: string): Promise<ModuleUse[]> {
   return mayUseModules(code) ? findModuleUses((await import('typescript')).default, code) : []
 }

@@ -5,7 +5,7 @@
  * `ptc serve`. Prints `ptc view: listening on URL` on stderr.
  */
 import { defineCommand } from '../command.ts'
-import { checkHostFlags, WORKSPACE_FLAG, workspaceFrom } from '../host-flags.ts'
+import { checkHostFlags, positiveInt, WORKSPACE_FLAG, workspaceFrom } from '../host-flags.ts'
 import { UsageError } from '../usage-error.ts'
 import { DEFAULT_VIEW_HOST, DEFAULT_VIEW_PORT } from '../../view/view-defaults.ts'
 
@@ -28,7 +28,7 @@ stderr. Any host but loopback needs --token or PTC_VIEW_TOKEN; open the page as 
   positionals: { max: 0 },
   precheck(values) {
     checkHostFlags(values)
-    portFrom(values.port)
+    positiveInt(values.port, 'port', 0, 65_535)
   },
   async run(values) {
     const { startViewer } = await import('../../view/view-server.ts')
@@ -39,7 +39,7 @@ stderr. Any host but loopback needs --token or PTC_VIEW_TOKEN; open the page as 
       viewer = await startViewer({
         workspace: workspaceFrom(values.workspace),
         ...(values.host !== undefined && { host: values.host }),
-        port: portFrom(values.port) ?? DEFAULT_VIEW_PORT,
+        port: positiveInt(values.port, 'port', 0, 65_535) ?? DEFAULT_VIEW_PORT,
         ...(token !== undefined && token !== '' && { token }),
         plugins: values.plugin ?? [],
       })
@@ -60,10 +60,3 @@ stderr. Any host but loopback needs --token or PTC_VIEW_TOKEN; open the page as 
     return 0
   },
 })
-
-function portFrom(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined
-  const port = /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port takes a whole number from 0 to 65535, got "${text}".`)
-  return port
-}
