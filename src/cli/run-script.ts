@@ -67,7 +67,9 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
       // run_code itself was refused (policy) or failed (no checker could start): not a script status.
       const failure: RunCodeFailure = { status: 'failed', error: { kind: result.error?.kind ?? 'failed', message: result.error?.message ?? '' } }
       if (options.json) process.stdout.write(`${JSON.stringify(failure)}\n`)
-      process.stderr.write(`ptc: run_code failed: ${terminalSafe(failure.error.message)}\n`)
+      // After Ctrl-C the run was cancelled, not failed: the stderr line says which.
+      const what = stop.signal.aborted && failure.error.kind === 'cancelled' ? 'cancelled (Ctrl-C)' : 'run_code failed'
+      process.stderr.write(`ptc: ${what}: ${terminalSafe(failure.error.message)}\n`)
       return stop.signal.aborted ? INTERRUPTED : 1
     }
     const value = result.value as RunCodeValue

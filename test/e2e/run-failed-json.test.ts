@@ -33,7 +33,7 @@ describe('ptc run when run_code fails', { timeout: 300_000 }, () => {
     expect(stderr).toContain('ptc: run_code failed: ')
   })
 
-  it('S9.4 Ctrl-C (SIGINT) cancels the run and exits 130, as a shell reports an interrupted command', async () => {
+  it('S9.4 Ctrl-C (SIGINT) cancels the run, says it was cancelled (not failed) and exits 130, as a shell reports an interrupted command', async () => {
     const child = spawn(process.execPath, [PTC_BIN, 'run', 'forever.ts', '--no-typecheck', '--workspace', dir], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
@@ -43,7 +43,7 @@ describe('ptc run when run_code fails', { timeout: 300_000 }, () => {
     const [code] = await once(child, 'exit')
     expect(code).toBe(130)
     // What the script did before the cancel stands: the message must not read as if nothing was done.
-    expect(stderr).toMatch(/^ptc: run_code failed: The tool call was cancelled before it finished; what it had already done stands \(for run_code: the tool calls its script had made\)/m)
+    expect(stderr).toMatch(/^ptc: cancelled \(Ctrl-C\): The tool call was cancelled before it finished; what it had already done stands \(for run_code: the tool calls its script had made\)/m)
   })
 
   it('S9.7 ptc run exits after its answer even when a plugin tool ignores its abort signal and leaves a timer running', async () => {
