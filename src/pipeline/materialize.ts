@@ -92,7 +92,8 @@ function copy(value: unknown, ancestors: object[], depth: number): JsonValue {
     case 'bigint':
       throw new Failure('BigInt is not JSON; pass it as a string or a number')
     case 'undefined':
-      throw new Failure('undefined is not JSON; omit the field or use null')
+      // At the root there is no field to omit: a tool that returns nothing returns null.
+      throw new Failure(depth === 0 ? 'undefined is not JSON; use null for "no value"' : 'undefined is not JSON; omit the field or use null')
     case 'function':
       throw new Failure('a function is not JSON')
     case 'symbol':

@@ -74,9 +74,12 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
   if (typeof spec.execute !== 'function') fail('execute must be a function.')
   if (!spec.output || !isZod(spec.output.schema)) fail('output.schema must be a zod schema of the canonical value.')
   if (typeof spec.output.render !== 'function') fail('output.render must be a function (args, value) => content blocks.')
-  const nonJson = requiredNonJson(spec.output.schema, '$')
+  const rootType = zodType(spec.output.schema)
+  if (rootType === 'void' || rootType === 'undefined') fail(`output.schema is z.${rootType}(), so every call would fail: the canonical value is plain JSON (S1.2), and undefined is not. For a tool that returns nothing, declare z.null() and return null.`)
+  if (rootType === 'never') fail('output.schema is z.never(), which no value matches, so every call would fail.')
+  const nonJson = requiredNonJson(spec.output.schema, '$', 'output')
   if (nonJson !== undefined) {
-    fail(`output.schema requires a ${nonJson.type} at ${nonJson.path}, which no JSON value is, so every call would fail: the canonical value is plain JSON (S1.2). Use a string (an ISO date for a Date), a number or an array instead.`)
+    fail(`output.schema requires a ${nonJson.type} at ${nonJson.path}, which no JSON value is, so every call would fail: the canonical value is plain JSON (S1.2). ${nonJsonAdvice(nonJson.type)}`)
   }
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) fail('timeoutMs must be a positive number of milliseconds.')
   if (spec.title !== undefined && (typeof spec.title !== 'string' || spec.title.trim() === '')) fail('title must be a non-empty string when given.')
@@ -92,6 +95,14 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
     : typeof spec.parameters === 'object' && spec.parameters !== null
       ? compactToZod(spec.parameters as CompactParameters, name)
       : fail('parameters must be a zod object schema or the compact form {field: {type, required?, description?}}.')
+  // S1.1: the arguments are a JSON object (models and MCP clients send one, S2.1 advertises one).
+  if (!describesObject(parameters, 0)) {
+    fail(`parameters must describe an object (the arguments are a JSON object: models and MCP clients send one), not z.${zodType(parameters)}(); wrap it, e.g. z.object({ value: z.${zodType(parameters)}() }).`)
+  }
+  const nonJsonArgument = requiredNonJson(parameters, '$', 'input')
+  if (nonJsonArgument !== undefined) {
+    fail(`parameters require a ${nonJsonArgument.type} at ${nonJsonArgument.path}, which no JSON argument is, so every call would fail: arguments arrive as plain JSON (S6.1). ${nonJsonAdvice(nonJsonArgument.type)}${nonJsonArgument.type === 'Date' ? ' (z.coerce.date() turns an ISO string into a Date)' : ''}`)
+  }
 
   const { presentCall, presentResult } = spec
   const tool = {
@@ -122,20 +133,86 @@ const NON_JSON_TYPES: Readonly<Record<string, string>> = { date: 'Date', bigint:
  * hold: an object's required properties, a pipe's output, `readonly`; not union options, array
  * elements (an empty array is valid) or optional and nullable values.
  */
-function requiredNonJson(schema: unknown, path: string): { type: string; path: string } | undefined {
-  const def = (schema as { _zod?: { def?: { type?: unknown; shape?: Record<string, unknown>; out?: unknown; innerType?: unknown } } } | undefined)?._zod?.def
+function requiredNonJson(schema: unknown, path: string, side: 'input' | 'output'): { type: string; path: string } | undefined {
+  const def = zodDef(schema)
   if (def === undefined || typeof def.type !== 'string') return undefined
   const type = NON_JSON_TYPES[def.type]
-  if (type !== undefined) return { type, path }
+  // `z.coerce.date()` takes a string as input: only its output is a Date.
+  if (type !== undefined && !(side === 'input' && def.coerce === true)) return { type, path }
   if (def.type === 'object' && def.shape !== undefined) {
     for (const [key, field] of Object.entries(def.shape)) {
-      const found = requiredNonJson(field, `${path}.${key}`)
+      const found = requiredNonJson(field, `${path}.${key}`, side)
       if (found !== undefined) return found
     }
   }
-  if (def.type === 'pipe') return requiredNonJson(def.out, path)
-  if (def.type === 'readonly') return requiredNonJson(def.innerType, path)
+  // A pipe (a transform) takes its input's type and gives its output's.
+  if (def.type === 'pipe') return requiredNonJson(side === 'input' ? def.in : def.out, path, side)
+  if (def.type === 'readonly') return requiredNonJson(def.innerType, path, side)
   return undefined
+}
+
+/** What to use instead of a non-JSON type, for the refusals above. */
+function nonJsonAdvice(type: string): string {
+  if (type === 'Map') return 'Use a plain object (z.record) instead.'
+  if (type === 'Set') return 'Use an array instead.'
+  return 'Use a string (an ISO date for a Date), a number or an array instead.'
+}
+
+/** The parts of a zod 4 schema's definition these checks read. */
+interface ZodDef {
+  type?: unknown
+  coerce?: unknown
+  shape?: Record<string, unknown>
+  in?: unknown
+  out?: unknown
+  innerType?: unknown
+  options?: unknown[]
+  left?: unknown
+  right?: unknown
+  getter?: () => unknown
+}
+
+function zodDef(schema: unknown): ZodDef | undefined {
+  return (schema as { _zod?: { def?: ZodDef } } | undefined)?._zod?.def
+}
+
+/** The zod type name of `schema` (`object`, `string`, `void`…), `'unknown'` when it has none. */
+function zodType(schema: unknown): string {
+  const type = zodDef(schema)?.type
+  return typeof type === 'string' ? type : 'unknown'
+}
+
+/**
+ * Whether every value `schema` accepts as input is a JSON object (or it does not say: `z.any()`,
+ * `z.unknown()`): objects, records, unions and intersections of them, and wrappers around them.
+ */
+function describesObject(schema: unknown, depth: number): boolean {
+  const def = zodDef(schema)
+  if (def === undefined || depth > 32) return true
+  switch (def.type) {
+    case 'object':
+    case 'record':
+    case 'any':
+    case 'unknown':
+      return true
+    case 'union':
+      return Array.isArray(def.options) && def.options.every((option) => describesObject(option, depth + 1))
+    case 'intersection':
+      return describesObject(def.left, depth + 1) && describesObject(def.right, depth + 1)
+    case 'pipe':
+      return describesObject(def.in, depth + 1)
+    case 'lazy':
+      return typeof def.getter !== 'function' || describesObject(def.getter(), depth + 1)
+    case 'readonly':
+    case 'optional':
+    case 'nonoptional':
+    case 'default':
+    case 'prefault':
+    case 'catch':
+      return describesObject(def.innerType, depth + 1)
+    default:
+      return false
+  }
 }
 
 /** A JSON Schema object where the compact form was expected: `{type: 'object', properties}` or a bare `{properties}`. */

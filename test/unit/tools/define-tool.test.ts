@@ -87,6 +87,43 @@ describe('defineTool (S1.1, S1.2, S2)', () => {
     }
   })
 
+  it('S1.2 an output schema of z.void(), z.undefined() or z.never() is refused at definition, pointing a tool that returns nothing to z.null()', () => {
+    const base = { name: 't', description: 'd', parameters: {}, execute: () => null }
+    const tool = (schema: z.ZodType) => defineTool({ ...base, output: { schema, render: () => [] } })
+    expect(() => tool(z.void())).toThrow(/^Tool "t": output\.schema is z\.void\(\), so every call would fail.*declare z\.null\(\) and return null\.$/)
+    expect(() => tool(z.undefined())).toThrow(/output\.schema is z\.undefined\(\)/)
+    expect(() => tool(z.never())).toThrow(/output\.schema is z\.never\(\), which no value matches/)
+    expect(tool(z.null()).output.schema).toBeDefined()
+  })
+
+  it('S1.1 parameters that do not describe an object (z.string(), z.array()) are refused at definition; objects, records, unions of objects and wrappers are kept', () => {
+    const base = { name: 't', description: 'd', output, execute: () => 'x' }
+    expect(() => defineTool({ ...base, parameters: z.string() })).toThrow(/^Tool "t": parameters must describe an object .*not z\.string\(\); wrap it, e\.g\. z\.object\(\{ value: z\.string\(\) \}\)\.$/)
+    expect(() => defineTool({ ...base, parameters: z.array(z.string()) })).toThrow(/not z\.array\(\)/)
+    expect(() => defineTool({ ...base, parameters: z.union([z.object({ a: z.string() }), z.string()]) })).toThrow(/not z\.union\(\)/)
+    const kept = [
+      z.object({ a: z.string() }),
+      z.record(z.string(), z.number()),
+      z.union([z.object({ a: z.string() }), z.object({ b: z.number() })]),
+      z.object({ a: z.string() }).and(z.object({ b: z.number() })),
+      z.object({ a: z.string() }).transform((args) => args.a),
+      z.object({ a: z.string() }).optional(),
+      z.lazy(() => z.object({ a: z.string() })),
+      z.unknown(),
+    ]
+    for (const parameters of kept) expect(defineTool({ ...base, parameters }).parameters).toBe(parameters)
+  })
+
+  it('S6.1 parameters that require a value no JSON argument can be (a Date, a BigInt, a Map) are refused at definition; z.coerce.date() and a transform from a string are kept', () => {
+    const base = { name: 't', description: 'd', output, execute: () => 'x' }
+    expect(() => defineTool({ ...base, parameters: z.object({ at: z.date() }) })).toThrow(/^Tool "t": parameters require a Date at \$\.at, which no JSON argument is, so every call would fail.*z\.coerce\.date\(\)/)
+    expect(() => defineTool({ ...base, parameters: z.object({ n: z.bigint() }) })).toThrow(/parameters require a BigInt at \$\.n/)
+    expect(() => defineTool({ ...base, parameters: z.object({ m: z.map(z.string(), z.string()) }) })).toThrow(/parameters require a Map at \$\.m.*Use a plain object \(z\.record\) instead\./)
+    for (const parameters of [z.object({ at: z.coerce.date() }), z.object({ at: z.string().transform((text) => new Date(text)) }), z.object({ at: z.date().optional() })]) {
+      expect(defineTool({ ...base, parameters }).parameters).toBe(parameters)
+    }
+  })
+
   it('S2 timeoutMs must be a positive finite number of milliseconds', () => {
     const base = { name: 't', description: 'd', parameters: {}, output, execute: () => 'x' }
     for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100' as never]) {
