@@ -4,8 +4,11 @@
  * its doc comment (`description`, `default`, `deprecated`):
  *
  * - local `$ref`s (`#`, `#/$defs/…`, `#/definitions/…`) are inlined; a ref back into one that is
- *   being expanded (a cycle, e.g. `z.lazy`), an unresolvable or non-local ref, or anything past
- *   the depth or node budget becomes `{}`, which the generator types as `unknown`;
+ *   being expanded (a cycle, e.g. `z.lazy`) becomes `{ $self: id }`, and the expansion it points
+ *   back to is marked `{ $recursive: id, $name, …}`: `type-node.ts` makes them a recursive type the
+ *   renderer always declares as a named alias (`type Category = { children: Category[] }`). An
+ *   unresolvable or non-local ref, or anything past the depth or node budget, becomes `{}`, which
+ *   the generator types as `unknown`;
  * - naming keywords (`title`, `$id`, `$defs`…) and extensions (`tsType`) are dropped: every type
  *   is inlined (shared aliases are chosen later, from the content, never from zod's `$defs` ids);
  * - `anyOf`/`oneOf` arms that only list `required` keys are distributed over the object (one arm
@@ -52,6 +55,8 @@ interface WalkContext {
   readonly expanding: readonly string[]
   /** Shared across the walk: nodes still allowed. */
   readonly budget: { nodes: number }
+  /** Shared across the walk: the recursion ids of the targets referred back to, and which of those expanding now were. */
+  readonly recursion: { ids: Map<string, string>; referenced: Set<string> }
 }
 
 /** `{}`: typed as `unknown`. */
@@ -68,8 +73,9 @@ export function normalizeSchema(schema: unknown, options: NormalizeSchemaOptions
     depth: 0,
     expanding: [''], // the root itself: `$ref: '#'` inside it is a cycle
     budget: { nodes: MAX_SCHEMA_NODES },
+    recursion: { ids: new Map(), referenced: new Set() },
   }
-  const normalized = walk(schema, context)
+  const normalized = recursive(walk(schema, context), '', context)
   const { description, ...rest } = normalized
   return { schema: rest, description: typeof description === 'string' ? description : undefined }
 }
@@ -99,6 +105,17 @@ function walk(node: unknown, context: WalkContext): JsonSchemaObject {
   }
   const additional = additionalPropertiesOf(node)
   if (additional !== undefined) out.additionalProperties = typeof additional === 'boolean' ? additional : walk(additional, inner)
+  const keys = propertyNamesEnum(node)
+  if (keys !== undefined) {
+    // `z.record(z.enum([...]), V)`: exactly those keys, each a V (required as `required` says).
+    const value = isObject(out.additionalProperties) ? out.additionalProperties : UNKNOWN()
+    const properties = isObject(out.properties) ? out.properties : {}
+    for (const key of keys) {
+      if (!Object.hasOwn(properties, key)) Object.defineProperty(properties, key, { value, enumerable: true, writable: true, configurable: true })
+    }
+    out.properties = properties
+    out.additionalProperties = false
+  }
   if (Array.isArray(node.prefixItems)) {
     out.items = node.prefixItems.map((item) => walk(item, inner))
     if (node.items !== undefined) out.additionalItems = typeof node.items === 'boolean' ? node.items : walk(node.items, inner)
@@ -161,16 +178,75 @@ function additionalPropertiesOf(node: JsonSchemaObject): unknown {
   return candidates.length === 1 ? candidates[0] : { anyOf: candidates }
 }
 
+/** The keys `propertyNames` allows when it lists them (`enum` or `const` of strings) and no pattern adds others; else `undefined`. */
+function propertyNamesEnum(node: JsonSchemaObject): string[] | undefined {
+  const names = node.propertyNames
+  if (!isObject(names) || node.patternProperties !== undefined || node.additionalProperties === false) return undefined
+  const keys = Array.isArray(names.enum) ? names.enum : 'const' in names ? [names.const] : undefined
+  return keys !== undefined && keys.length > 0 && keys.every((key) => typeof key === 'string') ? (keys as string[]) : undefined
+}
+
 /** Expands a `$ref` node, or `{}` when it is non-local, unresolvable, or already being expanded. */
 function resolveRef(node: JsonSchemaObject, context: WalkContext): JsonSchemaObject {
   const ref = node.$ref
   if (typeof ref !== 'string' || !ref.startsWith('#')) return UNKNOWN()
   const pointer = ref === '#' ? '' : ref.slice(1)
   if (pointer !== '' && !pointer.startsWith('/')) return UNKNOWN() // `#anchor`: not supported
-  if (context.expanding.includes(pointer)) return UNKNOWN() // cycle
+  if (context.expanding.includes(pointer)) {
+    // A cycle: a reference to the type being expanded, which is marked recursive when it is done.
+    context.recursion.referenced.add(pointer)
+    return { $self: recursionId(pointer, context) }
+  }
   const target = resolvePointer(context.root, pointer)
   if (target === undefined) return UNKNOWN()
-  return walk(target, { ...context, depth: context.depth + 1, expanding: [...context.expanding, pointer] })
+  return recursive(walk(target, { ...context, depth: context.depth + 1, expanding: [...context.expanding, pointer] }), pointer, context)
+}
+
+/** `node`, the expansion of `pointer`, marked `$recursive` (with a `$name` from the pointer) when a ref inside it pointed back to it. */
+function recursive(node: JsonSchemaObject, pointer: string, context: WalkContext): JsonSchemaObject {
+  if (!context.recursion.referenced.delete(pointer)) return node
+  return { $recursive: recursionId(pointer, context), $name: nameOfPointer(pointer), ...node }
+}
+
+/**
+ * The id of the type at `pointer`: the pointer and a hash of the schema there, so that equal ids
+ * mean equal types even across documents (two tools' `#/$defs/Node` differ when their schemas do).
+ */
+function recursionId(pointer: string, context: WalkContext): string {
+  let id = context.recursion.ids.get(pointer)
+  if (id === undefined) {
+    let text: string
+    try {
+      text = JSON.stringify(resolvePointer(context.root, pointer)) ?? ''
+    } catch {
+      text = ''
+    }
+    id = `${pointer}#${fnv1a(text)}`
+    context.recursion.ids.set(pointer, id)
+  }
+  return id
+}
+
+/** A name for the alias from the pointer's last segment (`#/$defs/Category` → `Category`); `''` for the root and for zod's generated `__schema0`. */
+function nameOfPointer(pointer: string): string {
+  const last = pointer.slice(pointer.lastIndexOf('/') + 1)
+  let name: string
+  try {
+    name = decodeURIComponent(last).replaceAll('~1', '/').replaceAll('~0', '~')
+  } catch {
+    return ''
+  }
+  return /^[A-Za-z][A-Za-z0-9_]*$/.test(name) ? name : ''
+}
+
+/** 32-bit FNV-1a of `text`, in base 36. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index)
+    hash = Math.imul(hash, 0x01000193)
+  }
+  return (hash >>> 0).toString(36)
 }
 
 /** A description next to a `$ref` describes this use of the target; it wins over the target's own. */

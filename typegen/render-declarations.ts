@@ -66,7 +66,7 @@ export function renderDeclarations(entries: readonly ToolDeclarationEntry[], emb
   )
   const style: RenderStyle = { aliases: plan.names, trailingDocs: embedded }
   const lines = embedded ? [] : [...FULL_HEADER]
-  if (!embedded && plan.declarations.length > 0) lines.push('/** Types used by more than one tool below. */')
+  if (!embedded && plan.declarations.length > 0) lines.push('/** Types declared once: used more than once below, or recursive. */')
   for (const declaration of plan.declarations) {
     lines.push(...withDoc(`type ${declaration.name} = ${renderType(declaration.node, style, '', declaration.node)}`, declaration.doc, '', style))
   }

@@ -20,9 +20,11 @@ export interface AliasNames {
   properties: ReadonlyMap<string, string>
   /** `nodeKey(object)` → the shared base it starts with and what it adds: `Base & { rest }`. */
   bases: ReadonlyMap<string, { name: string; base: TypeNode; rest: TypeNode }>
+  /** A recursive type's `id` → its alias name, which its `self` nodes print (`unknown` when absent). */
+  recursive: ReadonlyMap<string, string>
 }
 
-export const NO_ALIASES: AliasNames = { types: new Map(), properties: new Map(), bases: new Map() }
+export const NO_ALIASES: AliasNames = { types: new Map(), properties: new Map(), bases: new Map(), recursive: new Map() }
 
 /** How to print: the aliases in force, and where one-line property docs go. */
 export interface RenderStyle {
@@ -90,6 +92,11 @@ export function renderType(node: TypeNode, style: RenderStyle, indent: string, s
       if (based !== undefined && node !== self) return `${based.name} & ${renderType(based.rest, style, indent)}`
       return flatObject(node, style, FLAT_MAX_CHARS) ?? blockObject(node, style, indent)
     }
+    case 'recursive':
+      // Its own declaration (elsewhere it printed as its alias above).
+      return renderType(node.body, style, indent)
+    case 'self':
+      return aliases.recursive.get(node.id) ?? 'unknown'
   }
 }
 
@@ -155,6 +162,10 @@ function flatType(node: TypeNode, style: RenderStyle, budget: number): string | 
       const rest = flatType(based.rest, style, budget - based.name.length - 3)
       return rest === undefined ? undefined : within(`${based.name} & ${rest}`, budget)
     }
+    case 'recursive':
+      return flatType(node.body, style, budget)
+    case 'self':
+      return within(aliases.recursive.get(node.id) ?? 'unknown', budget)
   }
 }
 
@@ -215,15 +226,14 @@ function blockObject(node: Extract<TypeNode, { kind: 'object' }>, style: RenderS
 
 /**
  * `line` (possibly several lines) with its doc comment: a `/** *\/` block above, or with
- * `trailingDocs` and a one-line doc, `// doc` at the end of its first line.
+ * `trailingDocs`, a one-line doc and a one-line member, `// doc` at the end of the line.
  */
 export function withDoc(line: string, doc: string, indent: string, style: RenderStyle): string[] {
   if (doc === '') return [line]
   const text = escapeCommentText(doc.trim())
-  if (style.trailingDocs && !text.includes('\n')) {
-    const newline = line.indexOf('\n')
-    return [newline === -1 ? `${line} // ${text}` : `${line.slice(0, newline)} // ${text}${line.slice(newline)}`]
-  }
+  // A member that spans lines keeps its doc above it: at the end of its first line (`items: {`)
+  // the doc would read as the inner object's.
+  if (style.trailingDocs && !text.includes('\n') && !line.includes('\n')) return [`${line} // ${text}`]
   return [...renderDocComment(doc, indent), line]
 }
 

@@ -64,9 +64,30 @@ export function planAliases(roots: readonly AliasRoot[]): AliasPlan {
   const types = new Map<string, string>()
   const properties = new Map<string, string>()
   const bases = new Map<string, { name: string; base: TypeNode; rest: TypeNode }>()
-  const names: AliasNames = { types, properties, bases }
+  const recursive = new Map<string, string>()
+  const names: AliasNames = { types, properties, bases, recursive }
   const style: RenderStyle = { aliases: names, trailingDocs: false }
   const declarations: AliasDeclaration[] = []
+  // A recursive type can only be written as a named alias: every one is declared, whatever it saves.
+  // Two that differ only in their ids (one schema's input and output sides) share one declaration.
+  const shapes = new Map<string, string>()
+  for (const found of recursiveTypes(roots)) {
+    if (types.has(nodeKey(found.node))) continue
+    const shape = `${found.node.name}\n${nodeKey(found.node.body).replaceAll(JSON.stringify(found.node.id), '"#"')}`
+    const same = shapes.get(shape)
+    if (same !== undefined) {
+      types.set(nodeKey(found.node), same)
+      if (!recursive.has(found.node.id)) recursive.set(found.node.id, same)
+      continue
+    }
+    // As the element of a tool's whole value (`Category[]`), named after the tool: `inv_categories` → `InvCategory`.
+    const hint = found.items ? found.hint.replace(/_(Args|Result)$/, '') : found.hint
+    const name = namer.name(found.node.name !== '' ? found.node.name : hint, { items: found.node.name === '' && found.items })
+    if (!recursive.has(found.node.id)) recursive.set(found.node.id, name)
+    types.set(nodeKey(found.node), name)
+    shapes.set(shape, name)
+    declarations.push({ name, doc: '', node: found.node })
+  }
 
   for (;;) {
     const { nodes } = countUses(roots, declarations, names)
@@ -136,6 +157,48 @@ export function planAliases(roots: readonly AliasRoot[]): AliasPlan {
   return { names, declarations }
 }
 
+type RecursiveNode = Extract<TypeNode, { kind: 'recursive' }>
+
+/**
+ * The recursive types under `roots`, outermost first in walk order, each with the hint of where
+ * it is first seen (the property it types, `items` when as an array element, else the root's).
+ */
+function recursiveTypes(roots: readonly AliasRoot[]): { node: RecursiveNode; hint: string; items: boolean }[] {
+  const found: { node: RecursiveNode; hint: string; items: boolean }[] = []
+  const seen = new Set<string>()
+  const visit = (node: TypeNode, hint: string, items: boolean): void => {
+    switch (node.kind) {
+      case 'recursive':
+        if (seen.has(nodeKey(node))) return
+        seen.add(nodeKey(node))
+        found.push({ node, hint, items })
+        return visit(node.body, hint, false)
+      case 'array':
+        return visit(node.items, hint, true)
+      case 'tuple':
+        for (const item of node.items) visit(item, hint, true)
+        if (node.rest) visit(node.rest, hint, true)
+        return
+      case 'union':
+        for (const arm of node.arms) visit(arm, hint, items)
+        return
+      case 'documented':
+        return visit(node.type, hint, items)
+      case 'intersection':
+        for (const part of node.parts) visit(part, hint, items)
+        return
+      case 'object':
+        for (const property of node.properties) visit(property.type, property.key, false)
+        if (node.index) visit(node.index, hint, true)
+        return
+      default:
+        return
+    }
+  }
+  for (const root of roots) visit(root.node, root.hint, false)
+  return found
+}
+
 function isCandidate(node: TypeNode): boolean {
   if (node.kind === 'object') return node.properties.length > 0 || node.index !== undefined
   return node.kind === 'union' || node.kind === 'intersection' || node.kind === 'tuple'
@@ -191,6 +254,9 @@ function countUses(roots: readonly AliasRoot[], declarations: readonly AliasDecl
         }
         if (node.index) visit(node.index, hint, true, false)
         return
+      case 'recursive':
+        // Reached only as its own declaration's body (elsewhere it is an alias, a use).
+        return visit(node.body, hint, items, false)
       default:
         return
     }

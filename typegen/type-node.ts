@@ -24,6 +24,14 @@ export type TypeNode =
   | { kind: 'documented'; doc: string; type: TypeNode }
   /** `noKeys`: no properties and `additionalProperties: false` (an exact empty object). */
   | { kind: 'object'; properties: PropertyNode[]; index: TypeNode | undefined; noKeys: boolean }
+  /**
+   * A type that refers to itself (`z.lazy`, a `$ref` cycle): always printed as a named alias,
+   * `name` (from its `$defs` key; `''`: none) or one made from where it is used. `id` is the
+   * normalized schema's `$recursive` id; `self` nodes inside `body` refer back to it.
+   */
+  | { kind: 'recursive'; id: string; name: string; body: TypeNode }
+  /** A reference back to the enclosing `recursive` node with the same `id`: printed as its alias name. */
+  | { kind: 'self'; id: string }
 
 /** One property of an object type, with its finished doc comment text (may be `''`). */
 export interface PropertyNode {
@@ -48,6 +56,11 @@ const NULL: TypeNode = { kind: 'keyword', text: 'null' }
  * not an object…).
  */
 export function schemaToNode(schema: JsonSchemaObject): TypeNode {
+  if (typeof schema.$self === 'string') return { kind: 'self', id: schema.$self }
+  if (typeof schema.$recursive === 'string') {
+    const { $recursive: id, $name: name, ...body } = schema
+    return { kind: 'recursive', id, name: typeof name === 'string' ? name : '', body: schemaToNode(body) }
+  }
   const own = ownType(schema)
   const combined = combinators(schema)
   let node = own === undefined ? (combined ?? UNKNOWN) : combined === undefined ? own : intersection([own, combined])

@@ -286,7 +286,17 @@ declare const tools: {
 })
 
 describe('generateDeclarations: schemas it cannot fully type', () => {
-  it('S9.1 a recursive z.lazy schema is typed as unknown where it recurs', async () => {
+  it('S9.1 a z.record with enum keys has exactly those keys, each of the value type (partialRecord: each optional)', async () => {
+    const tool: TypegenTool = {
+      name: 'scores',
+      description: 'Scores.',
+      parameters: z.object({}),
+      output: z.object({ m: z.record(z.enum(['a', 'b']), z.number()), p: z.partialRecord(z.enum(['x', 'y']), z.string()) }),
+    }
+    expect(await generateDeclarations([tool])).toContain('scores: { m: { a: number; b: number }; p: { x?: string; y?: string } };')
+  })
+
+  it('S9.1 a recursive z.lazy schema is a named recursive alias, one for its input and output sides', async () => {
     const Category: z.ZodType<unknown> = z.lazy(() =>
       z.object({ name: z.string(), children: z.array(Category), parent: Category.optional() }),
     )
@@ -301,11 +311,11 @@ describe('generateDeclarations: schemas it cannot fully type', () => {
         `  /** The category tree. */
   categories: { under?: Under };`,
         `  categories: Under;`,
-      ).replace('/** Arguments', '/** Types used by more than one tool below. */\ntype Under = { name: string; children: unknown[]; parent?: unknown }\n/** Arguments'),
+      ).replace('/** Arguments', '/** Types declared once: used more than once below, or recursive. */\ntype Under = { name: string; children: Under[]; parent?: Under }\n/** Arguments'),
     )
   })
 
-  it('S9.1 unresolved, external and cyclic $refs in an MCP JSON Schema become unknown; local ones are inlined', async () => {
+  it('S9.1 unresolved and external $refs in an MCP JSON Schema become unknown; local ones are inlined, and a cyclic one is a recursive alias named after its definition', async () => {
     const mcp: TypegenTool = {
       name: 'mcp__query',
       description: 'Run a query.',
@@ -339,10 +349,10 @@ describe('generateDeclarations: schemas it cannot fully type', () => {
     remote?: unknown
     anchor?: unknown
     /** Which rows. */
-    filter: { field: string; and?: unknown[] }
+    filter: Filter
   };`,
         `  mcp__query: [number, string];`,
-      ),
+      ).replace('/** Arguments', '/** Types declared once: used more than once below, or recursive. */\ntype Filter = { field: string; and?: Filter[] }\n/** Arguments'),
     )
   })
 
@@ -400,9 +410,9 @@ describe('generateDeclarations: determinism and cache', () => {
     expect(forward.indexOf('echo:')).toBeLessThan(forward.indexOf('read_file:'))
   })
 
-  it("S9.1 the output does not depend on zod's internal $defs ids", async () => {
-    // the same recursive shape three times: anonymous (zod names its $def `__schema0`), with a
-    // registered id (named after it), and nested deeper (a different counter)
+  it("S9.1 a recursive type is named after its registered id, else after where it is used, never after zod's internal $defs ids", async () => {
+    // the same recursive shape twice: anonymous (zod names its $def `__schema0`), and with a
+    // registered id (its $defs key)
     const anonymous: z.ZodType<unknown> = z.lazy(() => z.object({ label: z.string(), next: anonymous.optional() }))
     const named: z.ZodType<unknown> = z.lazy(() => z.object({ label: z.string(), next: named.optional() }))
     named.register(z.globalRegistry, { id: 'TypegenTestLinkedNode' })
@@ -413,8 +423,13 @@ describe('generateDeclarations: determinism and cache', () => {
       output: z.object({ visited: z.array(node) }),
     })
     const first = await generateDeclarations([tool(anonymous)])
-    expect(await generateDeclarations([tool(named)])).toBe(first)
-    expect(first).not.toMatch(/__schema|TypegenTestLinkedNode/)
+    expect(first).not.toMatch(/__schema/)
+    // The input and output sides are one type: declared once.
+    expect(first).toContain('type Start = { label: string; next?: Start }')
+    expect(first).toContain('walk: { visited: Start[] };')
+    const second = await generateDeclarations([tool(named)])
+    expect(second).toContain('type TypegenTestLinkedNode = { label: string; next?: TypegenTestLinkedNode }')
+    expect(second).toContain('walk: { start: TypegenTestLinkedNode };')
   })
 
   it('S9.1 repeated calls hit the cache (nothing is generated again) and return identical text', async () => {

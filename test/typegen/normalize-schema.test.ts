@@ -31,9 +31,26 @@ describe('normalizeSchema', () => {
     })
   })
 
-  it('S9.1 a self-referencing root ($ref "#") is unknown at the recursion', () => {
+  it('S9.1 a self-referencing root ($ref "#") is marked recursive, and the ref back to it points at its id', () => {
     const result = normalizeSchema({ type: 'array', items: { $ref: '#' } }, full)
-    expect(result.schema).toEqual({ type: 'array', items: {} })
+    expect(result.schema).toEqual({ $recursive: expect.stringMatching(/^#[0-9a-z]+$/), $name: '', type: 'array', items: { $self: result.schema.$recursive } })
+  })
+
+  it('S9.1 a $defs cycle is marked recursive where it is expanded, named after its definition; the same definition in another document with another schema gets another id', () => {
+    const doc = (field: string) => ({ type: 'object', properties: { root: { $ref: '#/$defs/Node' } }, $defs: { Node: { type: 'object', properties: { [field]: { type: 'array', items: { $ref: '#/$defs/Node' } } } } } })
+    const first = normalizeSchema(doc('kids'), full).schema as { properties: { root: Record<string, unknown> } }
+    const root = first.properties.root
+    expect(root).toEqual({ $recursive: root.$recursive, $name: 'Node', type: 'object', properties: { kids: { type: 'array', items: { $self: root.$recursive } } } })
+    const other = normalizeSchema(doc('children'), full).schema as { properties: { root: Record<string, unknown> } }
+    expect(other.properties.root.$recursive).not.toBe(root.$recursive)
+  })
+
+  it('S9.1 z.record with enum keys (propertyNames) becomes exactly those properties, each of the value type', () => {
+    const schema = { type: 'object', propertyNames: { type: 'string', enum: ['a', 'b'] }, additionalProperties: { type: 'number' }, required: ['a', 'b'] }
+    expect(normalizeSchema(schema, full).schema).toEqual({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, additionalProperties: false, required: ['a', 'b'] })
+    // partialRecord: no `required`, so each key is optional; a pattern keeps the index signature
+    expect(normalizeSchema({ type: 'object', propertyNames: { enum: ['x'] }, additionalProperties: { type: 'string' } }, full).schema).toEqual({ type: 'object', properties: { x: { type: 'string' } }, additionalProperties: false })
+    expect(normalizeSchema({ type: 'object', propertyNames: { enum: ['x'] }, patternProperties: { '^y': { type: 'string' } } }, full).schema).toEqual({ type: 'object', additionalProperties: { type: 'string' } })
   })
 
   it('S9.1 nesting past MAX_SCHEMA_DEPTH becomes unknown instead of recursing further', () => {

@@ -253,7 +253,7 @@ describe('the embedded form (run_code description) and the file form', () => {
     }
     const tools = ['commit', 'stash'].map((name) => mcpTool(name, { type: 'object', properties: {} }, { type: 'object', properties: { [name]: { type: 'string' }, status }, required: ['status'] }))
     const text = await generateDeclarations(tools)
-    expect(text.slice(text.indexOf('*/\n') + 3, text.indexOf('/** Every tool'))).toBe(`/** Types used by more than one tool below. */
+    expect(text.slice(text.indexOf('*/\n') + 3, text.indexOf('/** Every tool'))).toBe(`/** Types declared once: used more than once below, or recursive. */
 type Status = {
   /** Current branch (null on detached HEAD). */
   branch: string | null

@@ -44,7 +44,7 @@ async function main(): Promise<number> {
   const entries = await tools.fs__list({ dir: '.', kinds: ['file', 'dir', 'file'] })
   const dirs: string[] = entries.filter((entry) => entry.kind === 'dir').map((entry) => entry.name)
   const nothing: null = await tools['my-tool']({})
-  const text: string = await tools.tree({ root: { name: 'r', children: [{ anything: true }] } })
+  const text: string = await tools.tree({ root: { name: 'r', children: [{ name: 'leaf', children: [] }] } })
   try {
     await tools.read_file({ path: 'missing' })
   } catch (error) {
