@@ -31,20 +31,53 @@ export type Hunk = z.output<typeof hunkSchema>
 export const MAX_DIFF_EDITS = 500
 
 /**
+ * The most lines (old and new together) of the changed part that are diffed line by line: the
+ * diff's cost is about that number times {@link MAX_DIFF_EDITS} even when it gives up, and it runs
+ * on the host's thread (a security review: a write_file of 4 million newlines held it 7 s).
+ * Past it the changed part is one hunk replacing it whole.
+ */
+export const MAX_DIFFED_LINES = 20_000
+
+/**
+ * The most characters of hunk lines the value lists, each line charged 3 more for its JSON quotes
+ * and comma (S9.6: a value a script can hold; the result's `maxCrossingBytes` is 8 MiB, and a
+ * review wrote a file whose full listing was 16 MB, so the call failed after the file was
+ * written). The rest is counted in `omittedLines`, and the last hunk listed ends with a
+ * `\ N more changed lines not listed` line (`\` lines are comments in a unified diff). A line
+ * longer than what is left is cut with `…`.
+ */
+export const MAX_LISTED_CHARS = 256 * 1024
+
+/** What one listed line costs of {@link MAX_LISTED_CHARS}. */
+const listingCost = (line: string): number => line.length + 3
+
+/** What {@link describeChange} gives: the value's hunks and counts. */
+export interface Change {
+  hunks: Hunk[]
+  /** Lines added and removed by the whole change (listed or not). */
+  linesAdded: number
+  linesRemoved: number
+  /** Changed lines not listed in `hunks` (absent when every line is). */
+  omittedLines?: number
+}
+
+/**
  * The structured change from `before` to `after`: hunks (3 lines of context) and line counts.
  * Only the part between the lines both texts start and end with (and 3 lines of context) is
  * diffed: a review measured one small edit in a file of 190,000 lines at 538 ms of the host's
  * thread (5.2 million lines: 6.6 s), the diff splitting and comparing every line. A change of more
- * than {@link MAX_DIFF_EDITS} lines is one hunk that removes every old line of that part and adds
- * every new one (what changed is then not told apart from what stayed).
+ * than {@link MAX_DIFF_EDITS} lines, or of a part over {@link MAX_DIFFED_LINES} lines, is one hunk
+ * that removes every old line of that part and adds every new one (what changed is then not told
+ * apart from what stayed). At most {@link MAX_LISTED_CHARS} characters of lines are listed.
  */
-export function describeChange(before: string, after: string): { hunks: Hunk[]; linesAdded: number; linesRemoved: number } {
+export function describeChange(before: string, after: string): Change {
   const { start, oldEnd, newEnd, skippedLines } = changedPart(before, after)
   const oldPart = before.slice(start, oldEnd)
   const newPart = after.slice(start, newEnd)
-  const patch = structuredPatch('a', 'b', oldPart, newPart, undefined, undefined, { context: 3, maxEditLength: MAX_DIFF_EDITS })
-  const found = patch === undefined ? wholeReplacement(oldPart, newPart) : patch.hunks
-  const hunks = found.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({ oldStart: oldStart + skippedLines, oldLines, newStart: newStart + skippedLines, newLines, lines }))
+  const diffable = countLines(oldPart) + countLines(newPart) <= MAX_DIFFED_LINES
+  const patch = diffable ? structuredPatch('a', 'b', oldPart, newPart, undefined, undefined, { context: 3, maxEditLength: MAX_DIFF_EDITS }) : undefined
+  if (patch === undefined) return wholeReplacement(oldPart, newPart, skippedLines)
+  const hunks = patch.hunks.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({ oldStart: oldStart + skippedLines, oldLines, newStart: newStart + skippedLines, newLines, lines }))
   let linesAdded = 0
   let linesRemoved = 0
   for (const hunk of hunks) {
@@ -53,7 +86,53 @@ export function describeChange(before: string, after: string): { hunks: Hunk[]; 
       else if (line.startsWith('-')) linesRemoved++
     }
   }
-  return { hunks, linesAdded, linesRemoved }
+  return listed({ hunks, linesAdded, linesRemoved })
+}
+
+/**
+ * `change` with its hunks' lines cut to {@link MAX_LISTED_CHARS} characters (see there);
+ * `notMade` changed lines were already left out of its last hunk. One marker line, at the end of
+ * the last hunk listed, counts what is not.
+ */
+function listed(change: Change, notMade = 0): Change {
+  let left = MAX_LISTED_CHARS
+  let omitted = notMade
+  const hunks: Hunk[] = []
+  for (const hunk of change.hunks) {
+    if (left <= 0) {
+      omitted += changedLines(hunk.lines)
+      continue
+    }
+    const lines: string[] = []
+    for (let index = 0; index < hunk.lines.length; index++) {
+      const line = hunk.lines[index]!
+      if (left <= 0) {
+        omitted += changedLines(hunk.lines.slice(index))
+        break
+      }
+      lines.push(listingCost(line) <= left ? line : `${line.slice(0, Math.max(1, left - 3))}…`)
+      left -= listingCost(line)
+    }
+    hunks.push({ ...hunk, lines })
+  }
+  if (omitted === 0) return { ...change, hunks }
+  hunks.at(-1)?.lines.push(`\\ ${omitted} more changed line${omitted === 1 ? '' : 's'} not listed`)
+  return { ...change, hunks, omittedLines: omitted }
+}
+
+/** How many of `lines` add or remove a line. */
+function changedLines(lines: readonly string[]): number {
+  let count = 0
+  for (const line of lines) if (line.startsWith('+') || line.startsWith('-')) count++
+  return count
+}
+
+/** Lines of `text`, as the diff counts them (a last line without a newline counts). Linear, no split. */
+function countLines(text: string): number {
+  if (text === '') return 0
+  let count = 0
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++
+  return text.endsWith('\n') ? count : count + 1
 }
 
 /** Lines of context kept around the changed part (the hunks' own). */
@@ -93,21 +172,35 @@ function nextLineStart(text: string, from: number): number {
   return newline === -1 ? text.length : newline + 1
 }
 
-/** One hunk replacing all of `before` by all of `after`, in `structuredPatch`'s notation. */
-function wholeReplacement(before: string, after: string): Hunk[] {
-  const old = patchLines(before, '-')
-  const added = patchLines(after, '+')
-  if (old.count === 0 && added.count === 0) return []
-  return [{ oldStart: 1, oldLines: old.count, newStart: 1, newLines: added.count, lines: [...old.lines, ...added.lines] }]
+/**
+ * One hunk replacing all of `before` by all of `after`, in `structuredPatch`'s notation, starting
+ * after `skippedLines`, listed as {@link listed} does. Lines are made only while
+ * {@link MAX_LISTED_CHARS} lasts (a part can have millions); the counts are of all of them.
+ */
+function wholeReplacement(before: string, after: string, skippedLines: number): Change {
+  const old = patchLines(before, '-', MAX_LISTED_CHARS)
+  const added = patchLines(after, '+', MAX_LISTED_CHARS - old.chars)
+  if (old.count === 0 && added.count === 0) return { hunks: [], linesAdded: 0, linesRemoved: 0 }
+  const hunk = { oldStart: 1 + skippedLines, oldLines: old.count, newStart: 1 + skippedLines, newLines: added.count, lines: [...old.lines, ...added.lines] }
+  return listed({ hunks: [hunk], linesAdded: added.count, linesRemoved: old.count }, old.count + added.count - old.made - added.made)
 }
 
-/** The lines of `text` prefixed with `sign` (`\r` kept, as the diff keeps it), and the marker when it has no final newline. */
-function patchLines(text: string, sign: '-' | '+'): { lines: string[]; count: number } {
-  if (text === '') return { lines: [], count: 0 }
-  const parts = text.split('\n')
-  const ended = parts.at(-1) === ''
-  if (ended) parts.pop()
-  const lines = parts.map((line) => sign + line)
-  if (!ended) lines.push('\\ No newline at end of file')
-  return { lines, count: parts.length }
+/**
+ * The lines of `text` prefixed with `sign` (`\r` kept, as the diff keeps it), and the marker when
+ * it has no final newline, made while `budget` characters last; `count` is of all its lines.
+ */
+function patchLines(text: string, sign: '-' | '+', budget: number): { lines: string[]; count: number; made: number; chars: number } {
+  const count = countLines(text)
+  const lines: string[] = []
+  let chars = 0
+  let from = 0
+  while (from < text.length && chars < budget) {
+    const newline = text.indexOf('\n', from)
+    const line = sign + text.slice(from, newline === -1 ? text.length : newline)
+    lines.push(line)
+    chars += listingCost(line)
+    from = newline === -1 ? text.length : newline + 1
+  }
+  if (lines.length === count && count > 0 && !text.endsWith('\n')) lines.push('\\ No newline at end of file')
+  return { lines, count, made: lines.length - (lines.length > count ? 1 : 0), chars }
 }

@@ -26,7 +26,9 @@ export const MAX_WRITE_BYTES = 10 * 1024 * 1024
 /**
  * Canonical value of a file change (S9.6): `path` the absolute, symlink-free path written;
  * `created` when the file did not exist; `bytesWritten` the new size; `linesAdded`/`linesRemoved`
- * counted over `hunks`, the structured change (see `hunkSchema`); `sha256` of the new content.
+ * counted over the whole change; `hunks`, the structured change (see `hunkSchema`), listing at
+ * most `MAX_LISTED_CHARS` characters of lines, and `omittedLines` the changed lines it leaves out
+ * (absent when it lists them all); `sha256` of the new content.
  */
 export const fileChangeValue = z.object({
   path: z.string(),
@@ -35,6 +37,7 @@ export const fileChangeValue = z.object({
   linesAdded: z.number().int(),
   linesRemoved: z.number().int(),
   hunks: z.array(hunkSchema),
+  omittedLines: z.number().int().optional(),
   sha256: z.string(),
 })
 

@@ -6,7 +6,7 @@
  */
 import { applyPatch, structuredPatch } from 'diff'
 import { describe, expect, it } from 'vitest'
-import { describeChange, MAX_DIFF_EDITS } from '../../../src/builtin/describe-change.ts'
+import { describeChange, MAX_DIFF_EDITS, MAX_DIFFED_LINES, MAX_LISTED_CHARS } from '../../../src/builtin/describe-change.ts'
 
 /** `after`, rebuilt from `before` and the hunks, as a reader of the value would. */
 const rebuilt = (before: string, hunks: ReturnType<typeof describeChange>['hunks']) => applyPatch(before, { oldFileName: 'a', newFileName: 'b', oldHeader: undefined, newHeader: undefined, hunks })
@@ -60,5 +60,41 @@ describe('describeChange', () => {
     const big = Array.from({ length: 190_000 }, (_, k) => `line ${k}`).join('\n') + '\n'
     const change = describeChange(big, big.replace('line 95000\n', 'LINE 95000\n'))
     expect(change).toEqual({ linesAdded: 1, linesRemoved: 1, hunks: [{ oldStart: 94998, oldLines: 7, newStart: 94998, newLines: 7, lines: ['line 94997', 'line 94998', 'line 94999', '-line 95000', '+LINE 95000', 'line 95001', 'line 95002', 'line 95003'].map((line) => (/^[+-]/.test(line) ? line : ` ${line}`)) }] })
+  })
+
+  it(`S9.6 a change too large to list (4 million new lines) lists at most ${MAX_LISTED_CHARS} characters of lines and counts the rest in omittedLines, marked in the hunk`, () => {
+    const change = describeChange('', '\n'.repeat(4_000_000))
+    const listed = MAX_LISTED_CHARS / 4 // each line is `+`, charged 3 more for its JSON quotes and comma
+    expect(change).toMatchObject({ linesAdded: 4_000_000, linesRemoved: 0, omittedLines: 4_000_000 - listed })
+    const lines = change.hunks[0]!.lines
+    expect(lines.length).toBe(listed + 1)
+    expect(lines.at(-1)).toBe(`\\ ${4_000_000 - listed} more changed lines not listed`)
+    expect(JSON.stringify(change).length).toBeLessThan(MAX_LISTED_CHARS + 1_000)
+  })
+
+  it('S9.6 one line longer than the listing budget is cut with an ellipsis; a diffed change over the budget drops its later hunks and counts their lines', () => {
+    const long = describeChange('', `${'x'.repeat(3 * MAX_LISTED_CHARS)}\n`)
+    expect(long.hunks[0]!.lines[0]).toBe(`+${'x'.repeat(MAX_LISTED_CHARS - 4)}…`)
+    expect(long.linesAdded).toBe(1)
+    expect(long.omittedLines).toBeUndefined()
+    // Many small edits far apart, each line 1,000 characters: hunks past the budget are dropped.
+    const line = (k: number) => `${String(k).padStart(6, '0')}${'y'.repeat(994)}\n`
+    const before = Array.from({ length: 6_000 }, (_, k) => line(k)).join('')
+    const after = Array.from({ length: 6_000 }, (_, k) => (k % 40 === 0 ? `changed ${k}\n` : line(k))).join('')
+    const change = describeChange(before, after)
+    expect(change.linesAdded).toBe(150)
+    expect(change.linesRemoved).toBe(150)
+    expect(change.hunks.length).toBeLessThan(150)
+    const listedChanged = change.hunks.flatMap((hunk) => hunk.lines).filter((text) => /^[+-]/.test(text)).length
+    expect(listedChanged + change.omittedLines!).toBe(300)
+    expect(change.hunks.at(-1)!.lines.at(-1)).toMatch(/^\\ \d+ more changed lines not listed$/)
+  })
+
+  it(`S1.2 a changed part of more than ${MAX_DIFFED_LINES} lines is not diffed line by line: one whole replacement, its counts exact`, () => {
+    const before = Array.from({ length: MAX_DIFFED_LINES }, (_, k) => `${k}`).join('\n') + '\n'
+    const after = Array.from({ length: MAX_DIFFED_LINES }, (_, k) => (k % 2 === 0 ? `${k}` : 'y')).join('\n') + '\n'
+    const change = describeChange(before, after)
+    expect(change.hunks).toHaveLength(1)
+    expect(change).toMatchObject({ linesAdded: MAX_DIFFED_LINES, linesRemoved: MAX_DIFFED_LINES })
   })
 })
