@@ -7,6 +7,7 @@
  * Install it only when a person is at the terminal (`process.stdin.isTTY`); headless, nothing is
  * installed, so the approval waterfall closes as `unavailable` and the call is denied (S8.2).
  */
+import { terminalSafe } from '../present/terminal-safe.ts'
 import { createInterface, type Interface } from 'node:readline'
 import type { Context } from 'cordis'
 import type { ApprovalResponder } from './approval.ts'
@@ -32,7 +33,9 @@ export function formatApprovalPrompt(request: ApprovalRequest): string {
   let args = JSON.stringify(execution.arguments) ?? ''
   if (args.length > MAX_PROMPT_ARGS_CHARS) args = `${args.slice(0, MAX_PROMPT_ARGS_CHARS)}…`
   const why = request.displayReason ?? request.reason ?? `Allow ${execution.name}?`
-  return `\n[approval] ${why}\n  ${execution.name} ${args}\n  Allow once? [y/N] `
+  // The reason names paths a script chose: its control characters must not drive the terminal
+  // (a security review redrew the prompt with ESC and CR in a path). JSON leaves C1 ones as they are.
+  return `\n[approval] ${terminalSafe(why)}\n  ${execution.name} ${terminalSafe(args)}\n  Allow once? [y/N] `
 }
 
 /** Does `answer` (one line) approve? Only "y" or "yes", case-insensitive. */

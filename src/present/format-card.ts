@@ -52,13 +52,13 @@ function linesOf(card: Card): { header: string; body: string[] } | undefined {
 function generic(card: GenericCard): { header: string; body: string[] } {
   const mark = card.phase === 'pending' ? '…' : card.isError ? '✗' : '✓'
   const body: string[] = []
-  if (card.locations?.length) body.push(`at ${card.locations.map((location) => (location.line ? `${location.path}:${location.line}` : location.path)).join(', ')}`)
+  if (card.locations?.length) body.push(`at ${card.locations.map((location) => text(location.line ? `${location.path}:${location.line}` : location.path)).join(', ')}`)
   if (card.body) body.push(...split(card.body))
   return { header: `${mark} ${text(card.title)}`, body }
 }
 
 function terminal(card: TerminalCard): { header: string; body: string[] } {
-  const where = card.cwd ? ` (in ${card.cwd})` : ''
+  const where = card.cwd ? ` (in ${text(card.cwd)})` : ''
   const background = card.background ? ' [background]' : ''
   if (card.phase === 'pending') return { header: `… $ ${text(card.command)}${where}${background}`, body: [] }
   const body = card.output ? split(card.output.replace(/\n$/, '')) : []

@@ -74,6 +74,13 @@ describe('TTY approval responder', () => {
     expect(['y', 'Y', ' yes ', 'YES'].every(isYes)).toBe(true)
     expect(['', 'n', 'yep', 'y y'].some(isYes)).toBe(false)
   })
+
+  it('S8.1 a path a script chose cannot drive the terminal from the prompt: ESC, CR and C1 characters in the reason and arguments are shown as \\xNN', () => {
+    const path = '../evil.txt\u001b[2K\r\u001b[1A  write notes.txt (inside workspace)\u009b2J'
+    const prompt = formatApprovalPrompt(request(undefined, { displayReason: `Allow write_file to write ${path}, outside the workspace? (once)`, execution: { name: 'write_file', arguments: { path, content: 'x' } } as unknown as ToolExecution }))
+    expect(prompt).not.toMatch(/[\u001b\r\u009b]/)
+    expect(prompt).toContain('write ../evil.txt\\x1b[2K\\x0d\\x1b[1A  write notes.txt (inside workspace)\\x9b2J, outside')
+  })
 })
 
 describe('TTY approval in the pipeline', () => {

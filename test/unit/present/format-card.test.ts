@@ -29,6 +29,9 @@ describe('formatCard', () => {
     const card: Card = { card: 'terminal', phase: 'completed', command: 'seq 5', output: '1\n2\n3\n4\n5\n', exitCode: 0, signal: null }
     expect(formatCard(card, { maxLines: 2 })).toBe('$ seq 5\n  1\n  2\n  … 4 more lines')
     expect(formatCard({ card: 'generic', phase: 'completed', title: 'x\u001b[2J' })).toBe('✓ x\\x1b[2J')
+    // Paths and working folders come from a script's arguments too (a security review's `at ../x\e[2K\rapproved.txt`).
+    expect(formatCard({ card: 'generic', phase: 'completed', title: 't', locations: [{ path: '../x\u001b[2K\rok.txt', line: 3 }] })).toBe('✓ t\n  at ../x\\x1b[2K\\x0dok.txt:3')
+    expect(formatCard({ card: 'terminal', phase: 'pending', command: 'ls', cwd: 'sub\u001b[34m' })).toBe('… $ ls (in sub\\x1b[34m)')
   })
 
   it('S11.5 a malformed card prints as JSON instead of throwing', () => {
