@@ -11,6 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Readable, Writable } from 'node:stream'
+import { HEAD_BYTES, idFromHead } from './id-from-head.ts'
 import { type LineRefusal, readLine } from './line-messages.ts'
 
 const NEWLINE = 0x0a
@@ -29,8 +30,8 @@ export class LineBuffer {
   /** The pieces of the line still being read: the bytes after the last newline. */
   #partial: Buffer[] = []
   #partialBytes = 0
-  /** Whole lines not yet read, oldest first from `#next`. */
-  #lines: Buffer[] = []
+  /** Whole lines not yet read, oldest first from `#next`; a line dropped for its length is its start. */
+  #lines: (Buffer | TooLong)[] = []
   #next = 0
 
   readonly #onRefused: ((refusal: LineRefusal) => void) | undefined
@@ -43,8 +44,9 @@ export class LineBuffer {
    * throws for it (see `readLine`: not JSON, a batch, a bad id, a request with an id that is not
    * a valid request): a server sends it, so the client's call does not wait forever.
    * `skipLongLines` (a server's): a line past `maxBytes` is dropped up to its newline and read as
-   * a refused line (`onRefused` hears -32600 with a null id, then `readMessage` throws), and the
-   * lines after it are read; otherwise `append` throws, which closes the transport.
+   * a refused line (`onRefused` hears -32600 with the request's id when its first
+   * `HEAD_BYTES` bytes show it, else a null id; then `readMessage` throws), and the lines after
+   * it are read; otherwise `append` throws, which closes the transport.
    */
   constructor(maxBytes = STDIO_DEFAULT_MAX_BUFFER_SIZE, onRefused?: (refusal: LineRefusal) => void, skipLongLines = false) {
     this.#maxBytes = maxBytes
@@ -57,7 +59,7 @@ export class LineBuffer {
     let start = 0
     for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
       const bytes = this.#partialBytes + newline - start
-      if (this.#skipping || !this.#fits(bytes)) {
+      if (this.#skipping || !this.#fits(bytes, chunk.subarray(start, newline))) {
         this.#skipping = false
         start = newline + 1
         continue
@@ -69,7 +71,7 @@ export class LineBuffer {
       start = newline + 1
     }
     if (start === chunk.length || this.#skipping) return
-    if (!this.#fits(this.#partialBytes + chunk.length - start)) {
+    if (!this.#fits(this.#partialBytes + chunk.length - start, chunk.subarray(start))) {
       this.#skipping = true
       return
     }
@@ -92,8 +94,9 @@ export class LineBuffer {
       }
       const line = this.#lines[this.#next]!
       this.#lines[this.#next++] = EMPTY
-      if (line === TOO_LONG) {
-        this.#onRefused?.({ id: null, code: -32600, message: `Invalid Request: a line longer than ${this.#maxBytes} bytes (the most one message over stdio may take) was skipped; send smaller messages` })
+      if (line instanceof TooLong) {
+        const id = idFromHead(line.head.toString('utf8'))
+        this.#onRefused?.({ id, code: -32600, message: `Invalid Request: a line longer than ${this.#maxBytes} bytes (the most one message over stdio may take) was skipped; send smaller messages` })
         throw new Error(`skipped a line on stdin longer than ${this.#maxBytes} bytes, the MCP SDK's limit for one message over stdio; the session goes on`)
       }
       const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length
@@ -115,26 +118,41 @@ export class LineBuffer {
   }
 
   /**
-   * Whether a line of `bytes` fits. One that does not is dropped (what was held of it
-   * forgotten) and, with `skipLongLines`, queued as {@link TOO_LONG}.
+   * Whether a line of `bytes` fits (`tail`: its bytes in this chunk, after those held). One that
+   * does not is dropped (what was held of it forgotten) and, with `skipLongLines`, queued as a
+   * {@link TooLong} with its first `HEAD_BYTES` bytes.
    * @throws Error (the SDK's text) without `skipLongLines`, after forgetting everything held.
    */
-  #fits(bytes: number): boolean {
+  #fits(bytes: number, tail: Buffer): boolean {
     if (bytes <= this.#maxBytes) return true
     if (!this.#skipLongLines) {
       this.clear()
       throw new Error(`ReadBuffer exceeded maximum size of ${this.#maxBytes} bytes`)
     }
+    const pieces: Buffer[] = []
+    let kept = 0
+    for (const piece of [...this.#partial, tail]) {
+      if (kept >= HEAD_BYTES) break
+      pieces.push(piece.subarray(0, HEAD_BYTES - kept))
+      kept += pieces.at(-1)!.length
+    }
+    const head = Buffer.concat(pieces)
     this.#partial = []
     this.#partialBytes = 0
-    this.#lines.push(TOO_LONG)
+    this.#lines.push(new TooLong(head))
     return false
   }
 }
 
 const EMPTY = Buffer.alloc(0)
-/** Queued in place of a line dropped for its length (`skipLongLines`). */
-const TOO_LONG = Buffer.alloc(0)
+
+/** Queued in place of a line dropped for its length (`skipLongLines`): its start, for the request's id. */
+class TooLong {
+  readonly head: Buffer
+  constructor(head: Buffer) {
+    this.head = head
+  }
+}
 
 const BLANK = /^[ \t\r]*$/
 

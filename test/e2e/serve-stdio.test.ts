@@ -98,6 +98,16 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
     expect(skipped).toMatchObject({ id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: a line longer than 10485760 bytes .* was skipped/) } })
     expect(pong).toMatchObject({ id: 2, result: {} })
     expect(stderr).toContain("ptc serve: skipped a line on stdin longer than 10485760 bytes, the MCP SDK's limit for one message over stdio; the session goes on")
+    // A request too long to read is answered with its id (read from the line's start), so the
+    // client's call ends with the error instead of waiting for its own timeout.
+    const after = stdout.split('\n').length
+    child.stdin.write(`{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"run_code","arguments":{"code":"return 1 // `)
+    for (let piece = 0; piece < 11; piece++) child.stdin.write('a'.repeat(2 ** 20))
+    child.stdin.write(`"}}}\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' })}\n`)
+    while (stdout.split('\n').length < after + 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    const [refused, pong3] = stdout.split('\n').slice(after - 1, after + 1).map((line) => JSON.parse(line))
+    expect(refused).toMatchObject({ id: 77, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: a line longer than 10485760 bytes/) } })
+    expect(pong3).toMatchObject({ id: 3, result: {} })
     child.stdin.end()
     const [code] = await once(child, 'exit')
     expect(code).toBe(0)
