@@ -186,7 +186,11 @@ export async function openSession(ctx: Context, options: SessionOptions, session
       const execute = () => session.tools.execute({ callId, name, arguments: args ?? {} }, { agent, signal })
       let result
       try {
-        result = name === RUN_CODE ? await options.limiter.run(execute, agent, signal) : await execute()
+        // A call whose arguments fail validation never runs a script: the pipeline refuses it at
+        // once, so it takes no run slot (an operator's trial saw six bad calls, sent while the
+        // server warmed up, fill the session's four and the last two told "4 running").
+        const runsScript = name === RUN_CODE && tool.parameters.safeParse(args ?? {}).success
+        result = runsScript ? await options.limiter.run(execute, agent, signal) : await execute()
       } catch (error) {
         // The queue (or this session's share of it) is full: fail fast, the client may retry.
         if (error instanceof RunRefused) return { content: [{ type: 'text' as const, text: error.message }], isError: true }

@@ -179,13 +179,18 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 120_000 }, () => {
     expect(JSON.stringify(result.content)).toMatch(/cancel/i)
   })
 
-  it('a run_code call beyond the session\'s share of the run queue fails fast with isError', async () => {
+  it('S9.4 a run_code call beyond the session\'s share of the run queue fails fast with isError; one with bad arguments takes no share and gets its own error', async () => {
     const { client } = await connect({ limiter: createRunLimiter({ maxConcurrent: 1, maxQueued: 10, maxPerSession: 1 }) })
     const first = client.callTool({ name: 'run_code', arguments: { code: 'await tools.sleep({ ms: 1500 }); return 1', timeoutMs: 110_000 } }, undefined, { timeout: 115_000 })
     await new Promise((resolve) => setTimeout(resolve, 50))
     const refused = await client.callTool({ name: 'run_code', arguments: { code: 'return 2' } })
     expect(refused.isError).toBe(true)
     expect(JSON.stringify(refused.content)).toMatch(/at most 1 per session/)
+    // A call with bad arguments runs no script, so it takes no slot: it gets its own error, even with the session's share full.
+    const bad = await client.callTool({ name: 'run_code', arguments: { code: 'return 3', timeoutMs: 'soon' } })
+    expect(bad.isError).toBe(true)
+    expect(JSON.stringify(bad.content)).toMatch(/timeoutMs/)
+    expect(JSON.stringify(bad.content)).not.toMatch(/per session/)
     expect((await first).structuredContent).toMatchObject({ status: 'ok', value: 1 })
   })
 
