@@ -18,7 +18,7 @@ export interface SessionClient {
 }
 
 /** Options of {@link connectSession}: the session's, plus `elicit`, the client's answer to every elicitation (with it the client declares the elicitation capability). */
-export type ConnectOptions = Partial<SessionOptions> & { elicit?: () => ElicitResult }
+export type ConnectOptions = Partial<SessionOptions> & { elicit?: (signal: AbortSignal) => ElicitResult | Promise<ElicitResult> }
 
 /**
  * Open a session on `host` (journals in `<workspace>/journal`; `sessionId` as the MCP session id,
@@ -28,7 +28,7 @@ export async function connectSession(host: Host, options: ConnectOptions = {}, s
   const { elicit, ...sessionOptions } = options
   const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: join(host.workspace, 'journal'), ...sessionOptions }, sessionId)
   const client = new Client({ name: 'test', version: '1' }, { capabilities: elicit ? { elicitation: {} } : {} })
-  if (elicit) client.setRequestHandler(ElicitRequestSchema, async () => elicit())
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, async (_request, extra) => elicit(extra.signal))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await session.server.connect(serverSide)
   await client.connect(clientSide)
