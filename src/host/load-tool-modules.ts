@@ -71,7 +71,7 @@ async function startPlugin(ctx: Context, specifier: string, limitMs: number, plu
     })
   } catch (error) {
     if (error instanceof ToolModuleError) throw error
-    throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}${builtinClash(error)}`, { cause: error })
+    throw new ToolModuleError(`Tool module ${specifier} failed to start: ${describeThrown(error)}${builtinClash(error)}${injectHint(error)}`, { cause: error })
   }
   // cordis keeps a plugin that injects a service no one provides waiting, without a word: its
   // tools would just be missing (a typo such as inject: ['tool']).
@@ -80,6 +80,15 @@ async function startPlugin(ctx: Context, specifier: string, limitMs: number, plu
     await fiber.dispose()
     throw new ToolModuleError(`Tool module ${specifier} never started: it injects ${missing.join(', ') || 'a service'}, which this host does not provide (its services include tools, approval, sandbox and ptc, and jobs with the jobs tools). Fix the name in its inject list.`)
   }
+}
+
+/**
+ * For cordis' `cannot get property "tools" without inject`: a plugin reaches a service it did
+ * not list in `inject` (a tool author's trial got only cordis' sentence).
+ */
+function injectHint(error: unknown): string {
+  const service = /cannot get property "([^"]+)" without inject/.exec(describeThrown(error))?.[1]
+  return service === undefined ? '' : ` A plugin lists the services it uses: add export const inject = [${JSON.stringify(service)}] to the module (or inject: [${JSON.stringify(service)}] to its plugin object).`
 }
 
 /** cordis' `FiberState.PENDING` (a const enum, which cannot be imported): waiting for injected services. */

@@ -81,7 +81,8 @@ export async function postExecute(events: EventHooks, tool: Tool, execution: Exe
     try {
       presentationMeta = materializeJson(tool.output.presentationMeta(args, value))
     } catch (error) {
-      console.error(`[ptc-runner] presentationMeta of "${name}" failed; it is omitted:`, error)
+      // One line: the tool's author needs the reason, not ptc-runner's stack.
+      console.error(`[ptc-runner] presentationMeta of "${name}" failed; it is omitted: ${describeThrown(error)}`)
     }
   }
   return { isError: false, value, content, presentationMeta, additionalContexts }

@@ -153,7 +153,7 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     const request = checkParams(CallToolRequestSchema, raw)
     const { name, arguments: args } = request.params
     const tool = exposedTools(session.tools, options).find((candidate) => candidate.name === name)
-    if (!tool) throw unknownTool(name, exposedTools(session.tools, options))
+    if (!tool) throw unknownTool(name, exposedTools(session.tools, options), session.tools.get(name) !== undefined)
     const callId = `${agent}.${++counter}`
     const cancel = new AbortController()
     if (earlyCancels.has(extra.requestId)) {
@@ -239,8 +239,10 @@ export async function openSession(ctx: Context, options: SessionOptions, session
  * message as it is, and the client's SDK prefixes it once more (`MCP error -32602: MCP error
  * -32602: …`); a plain error with a `code` goes on the wire as the bare sentence.
  */
-function unknownTool(name: string, exposed: readonly { name: string }[]): Error {
-  const message = `Unknown tool "${name}". This server exposes: ${exposed.map((tool) => tool.name).join(', ')}.`
+function unknownTool(name: string, exposed: readonly { name: string }[], registered: boolean): Error {
+  // A registered tool that is not exposed is reachable from a script (an operator's trial read "unknown" for read_file).
+  const hint = registered ? ` "${name}" is callable from run_code's scripts as tools.${/^[A-Za-z_$][\w$]*$/.test(name) ? name : `[${JSON.stringify(name)}]`}(…), or directly when the server is started with --expose-tools.` : ''
+  const message = `Unknown tool "${name}". This server exposes: ${exposed.map((tool) => tool.name).join(', ')}.${hint}`
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams })
 }
 

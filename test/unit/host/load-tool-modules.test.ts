@@ -78,6 +78,7 @@ beforeAll(() => {
   writeFileSync(join(project, 'inject-typo.mjs'), `import { defineTool, z } from ${JSON.stringify(INDEX)}\n${plugin("['tool', 'tools']")}`)
   writeFileSync(join(project, 'inject-right.mjs'), `import { defineTool, z } from ${JSON.stringify(INDEX)}\n${plugin("['tools']")}`)
   writeFileSync(join(project, 'again.mjs'), echo('echo'))
+  writeFileSync(join(project, 'no-inject.mjs'), `import { defineTool, z } from ${JSON.stringify(INDEX)}\n${plugin("['tools']").replace("export const inject = ['tools']\n", '')}`)
 })
 afterAll(() => rmSync(project, { recursive: true, force: true }))
 
@@ -128,6 +129,13 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
     expect(message).toBe(`Tool module ${typo} never started: it injects "tool", which this host does not provide (its services include tools, approval, sandbox and ptc, and jobs with the jobs tools). Fix the name in its inject list.`)
     // The same plugin with the right name starts and registers its tool (no error at all).
     expect((await loadInNode(join(project, 'inject-right.mjs'))).message).toBe('')
+  })
+
+  it('S1.4 a plugin that uses ctx.tools without injecting it is told to add the inject list, after cordis\' own sentence', async () => {
+    const file = join(project, 'no-inject.mjs')
+    const { message, code } = await loadInNode(file)
+    expect(code).toBe('tool-module')
+    expect(message).toMatch(/^Tool module .*no-inject\.mjs failed to start: .*cannot get property "tools" without inject.* A plugin lists the services it uses: add export const inject = \["tools"\] to the module/)
   })
 
   it('S1.4 an array module whose tool name is taken fails with one ToolModuleError line naming the module, as a plugin does', async () => {

@@ -248,14 +248,17 @@ describe('optional definition fields in the pipeline (S2)', () => {
     expect(Object.isFrozen(result.presentationMeta)).toBe(true)
   })
 
-  it('S2 a presentationMeta that throws or is not JSON is omitted; the result is unaffected', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => {})
+  it('S2 a presentationMeta that throws or is not JSON is omitted with one stderr line saying why; the result is unaffected', async () => {
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => {})
     for (const presentationMeta of [() => { throw new Error('x') }, () => ({ when: new Date() })]) {
       const root = await setup((ctx) => ctx.tools.register(echoTool({ output: { schema: z.object({ text: z.string() }), render: () => [{ type: 'text', text: 'r' }], presentationMeta } })))
       const result = await root.tools.execute({ name: 'echo', arguments: { text: 'abc' } })
       expect(result.isError).toBe(false)
       expect(result).not.toHaveProperty('presentationMeta')
     }
+    // One string argument each, no error object (whose stack and fields would follow it).
+    expect(printed.mock.calls.map((call) => call.length)).toEqual([1, 1])
+    expect(printed.mock.calls[1]![0]).toMatch(/^\[ptc-runner\] presentationMeta of "echo" failed; it is omitted: .*Date is not plain JSON/)
   })
 
   it('S2 timeoutMs is visible to wrappers on the execution record', async () => {

@@ -112,7 +112,10 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 120_000 }, () => {
     const { client } = await connect()
     const error = await client.callTool({ name: 'echo', arguments: { text: 'x' } }).then(() => undefined, (thrown: unknown) => thrown)
     expect(error).toMatchObject({ code: -32602 })
-    expect((error as Error).message).toMatch(/^MCP error -32602: Unknown tool "echo"\. This server exposes: [^"]*run_code/)
+    expect((error as Error).message).toMatch(/^MCP error -32602: Unknown tool "echo"\. This server exposes: [^"]*run_code[^"]*\. "echo" is callable from run_code's scripts as tools\.echo\(…\), or directly when the server is started with --expose-tools\.$/)
+    // A name no tool has gets no such hint.
+    const none = await client.callTool({ name: 'nope', arguments: {} }).then(() => undefined, (thrown: unknown) => thrown)
+    expect((none as Error).message).toMatch(/^MCP error -32602: Unknown tool "nope"\. This server exposes: [^"]*\.$/)
   })
 
   it('each session has its own agent and journal file, recording only its own calls', async () => {
