@@ -7,7 +7,7 @@ import type { Tool } from '../tools/define-tool.ts'
 import type { ContentBlock, JsonValue, PendingResult, ToolResult } from '../tools/types.ts'
 import type { EventHooks } from './cordis-adapter.ts'
 import { notify } from './notify.ts'
-import { CANCELLED_MESSAGE, errorContent, normalizeContent, type ResultError } from './results.ts'
+import { CANCELLED_BEFORE_START_MESSAGE, CANCELLED_MESSAGE, errorContent, normalizeContent, type ResultError } from './results.ts'
 
 /**
  * What the pipeline knows of a call so far; filled in stage by stage by open-call.ts, so a failure
@@ -47,9 +47,12 @@ export function denial(message: string, info?: JsonValue): Outcome {
   return failure({ kind: 'denied', message, ...(info !== undefined && { info }) })
 }
 
-/** The canonical cancellation (S5.1): not presented as a policy denial. */
-export function cancellation(): Outcome {
-  return failure({ kind: 'cancelled', message: CANCELLED_MESSAGE })
+/**
+ * The canonical cancellation (S5.1): not presented as a policy denial. `started`: whether the
+ * tool had begun (what it did stands) or the call was cancelled before it did (nothing was done).
+ */
+export function cancellation(started = true): Outcome {
+  return failure({ kind: 'cancelled', message: started ? CANCELLED_MESSAGE : CANCELLED_BEFORE_START_MESSAGE })
 }
 
 /**

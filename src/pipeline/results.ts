@@ -6,6 +6,8 @@ import type { ContentBlock, JsonValue, ToolErrorKind } from '../tools/types.ts'
 
 /** The canonical cancellation message (S5.1): a cancel is not presented as a policy denial. */
 export const CANCELLED_MESSAGE = 'The tool call was cancelled before it finished; what it had already done stands (for run_code: the tool calls its script had made), and nothing more was done.'
+/** The cancellation of a call cancelled before its tool started (a policy's `cancel`, a caller already stopped): nothing was done. */
+export const CANCELLED_BEFORE_START_MESSAGE = 'The tool call was cancelled before it started; nothing was done.'
 
 /** Error detail carried on an `isError` result. */
 export interface ResultError {

@@ -54,13 +54,13 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
   try {
     const execution = openCall(host, record, call, options)
     if (!(execution instanceof Execution)) return finish(events, record, failure(execution))
-    if (Execution.stopOf(execution).aborted) return finish(events, record, cancellation())
+    if (Execution.stopOf(execution).aborted) return finish(events, record, cancellation(false))
 
     // Awaited only when a listener answered asynchronously (an `await` costs a microtask turn).
     const decided = preExecute(host, execution)
     const verdict = decided instanceof Promise ? await decided : decided
     if (verdict.kind === 'deny') return finish(events, record, denial(verdict.message, verdict.info))
-    if (verdict.kind === 'cancel') return finish(events, record, cancellation())
+    if (verdict.kind === 'cancel') return finish(events, record, cancellation(false))
 
     const dispatched = await dispatch(events, record.tool!, execution)
     if (dispatched.kind === 'cancelled') return finish(events, record, cancellation())

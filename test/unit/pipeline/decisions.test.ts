@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
-import { CANCELLED_MESSAGE } from '../../../src/pipeline/results.ts'
+import { CANCELLED_BEFORE_START_MESSAGE } from '../../../src/pipeline/results.ts'
 import { Approval } from '../../../src/policy/approval.ts'
 import type { ApprovalRequest, PreToolDecision } from '../../../src/tools/types.ts'
 import { createRoot, echoTool, text, usePlugin } from '../../helpers/registry.ts'
@@ -154,11 +154,11 @@ describe('pre-execute decisions (S5.1)', () => {
     expect(result.error).toEqual({ kind: 'denied', message: 'Denied by policy.' })
   })
 
-  it('S5.1 cancel selects the canonical cancellation result, not presented as a policy denial', async () => {
+  it('S5.1 cancel selects the canonical cancellation result, not presented as a policy denial, saying nothing was done (the tool never started)', async () => {
     const { call, ran } = await setup((ctx) => ctx.on('tools/pre-execute', () => ({ kind: 'cancel' })))
     const result = await call()
-    expect(result).toMatchObject({ isError: true, error: { kind: 'cancelled', message: CANCELLED_MESSAGE } })
-    expect(text(result.content)).toBe(CANCELLED_MESSAGE)
+    expect(result).toMatchObject({ isError: true, error: { kind: 'cancelled', message: CANCELLED_BEFORE_START_MESSAGE } })
+    expect(text(result.content)).toBe(CANCELLED_BEFORE_START_MESSAGE)
     expect(text(result.content)).not.toMatch(/denied|policy|Error/i)
     expect(ran()).toBe(0)
   })

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { CANCELLED_MESSAGE } from '../../../src/pipeline/results.ts'
+import { CANCELLED_BEFORE_START_MESSAGE } from '../../../src/pipeline/results.ts'
 import { defineTool } from '../../../src/tools/define-tool.ts'
 import type { ContentBlock, JsonValue, ToolExecution, ToolResult } from '../../../src/tools/types.ts'
 import { createRoot, echoTool, text, tick, usePlugin } from '../../helpers/registry.ts'
@@ -518,7 +518,7 @@ describe('execution identity and immutability (S6.2, S6.3)', () => {
       ctx.on('tools/pre-execute', (_execution, next) => ((policyRan = true), next()))
     })
     const result = await root.tools.execute({ name: 'body', arguments: {} }, { signal: AbortSignal.abort() })
-    expect(result).toMatchObject({ isError: true, error: { kind: 'cancelled', message: CANCELLED_MESSAGE } })
+    expect(result).toMatchObject({ isError: true, error: { kind: 'cancelled', message: CANCELLED_BEFORE_START_MESSAGE } })
     expect(policyRan).toBe(false)
     expect(bodyRan).toBe(false)
   })
