@@ -109,4 +109,18 @@ describe('workspace tools end to end (S8, S9)', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/--preset takes one of read-only, workspace-write, danger-full-access/)
   }, 30_000)
+
+  it('S8 a workspace whose .ptc is a symbolic link is refused at start with one ptc: line and exit 2, not an internal error with a stack', async () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'ptc-elsewhere-'))
+    try {
+      fs.rmSync(path.join(workspace, '.ptc'), { recursive: true, force: true })
+      fs.symlinkSync(elsewhere, path.join(workspace, '.ptc'))
+      const result = await run('node', [path.join(root, 'bin', 'ptc.js'), 'run', '--no-typecheck', '--workspace', workspace, path.join(workspace, 'script.ts')], { cwd: workspace, timeout: 30_000 }).catch((error) => error)
+      expect(result.code).toBe(2)
+      expect(result.stderr).toBe(`ptc: ${path.join(workspace, '.ptc')} is a symbolic link; ptc-runner keeps the session journal and spills in ${path.join(workspace, '.ptc')} and refuses to start while they could be redirected. Remove it and start again.\n`)
+      expect(fs.readdirSync(elsewhere)).toEqual([])
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true })
+    }
+  }, 30_000)
 })
