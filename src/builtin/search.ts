@@ -27,11 +27,18 @@ export const MAX_SEARCH_FILE_BYTES = 2 * 1024 * 1024
 /** The deadline of one search, in ms, unless the caller's (a run's deadline, a cancel) comes first. */
 export const SEARCH_TIMEOUT_MS = 60_000
 
+/**
+ * Longest pattern, in characters: it is one argument of ripgrep's command line, which Linux caps
+ * at 128 KiB (a security review's 1,000,000-character pattern failed as `spawn E2BIG`).
+ */
+export const MAX_PATTERN_CHARS = 10_000
+
 /** Arguments. */
 export const searchParameters = z.strictObject({
   pattern: z
     .string()
     .min(1)
+    .max(MAX_PATTERN_CHARS, `A search pattern takes at most ${MAX_PATTERN_CHARS} characters; search for a shorter, more general pattern and filter the matches in the script.`)
     .superRefine((pattern, check) => {
       const unsupported = unsupportedSyntax(pattern)
       if (unsupported) check.addIssue({ code: 'custom', message: unsupported })

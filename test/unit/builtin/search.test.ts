@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createHost } from '../../../src/host/create-host.ts'
+import { MAX_PATTERN_CHARS } from '../../../src/builtin/search.ts'
 import { type WorkspaceFixture, workspaceFixture } from './workspace-fixture.ts'
 
 let ws: WorkspaceFixture
@@ -52,6 +53,14 @@ describe('search runs ripgrep, not a backtracking regex on the host (S8)', () =>
     const invalid = await ws.call('search', { pattern: 'a[' })
     expect(invalid.error?.message).toMatch(/not a valid regular expression for search.*\n.*Rust regex syntax/s)
     expect(invalid.error?.message).not.toMatch(/PCRE2/)
+  })
+
+  it('S8 a pattern longer than MAX_PATTERN_CHARS is an argument error saying what to do, not spawn E2BIG', async () => {
+    fs.writeFileSync(ws.file('a.txt'), 'aaa\n')
+    const refused = await ws.call('search', { pattern: 'a'.repeat(1_000_000) })
+    expect(refused.error?.kind).toBe('invalid-arguments')
+    expect(refused.error?.message).toMatch(new RegExp(`A search pattern takes at most ${MAX_PATTERN_CHARS} characters; search for a shorter, more general pattern`))
+    expect((await ws.call('search', { pattern: 'a'.repeat(MAX_PATTERN_CHARS) })).isError).toBe(false)
   })
 
   it('S8 files that .gitignore ignores are not searched, in a git repository or not', async () => {
