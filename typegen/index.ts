@@ -92,7 +92,8 @@ function plan(tools: readonly TypegenTool[], options: TypegenOptions): { key: st
 
 function declarationEntry(tool: TypegenTool, compactFile: boolean): ToolDeclarationEntry {
   const compact = compactFile || tool.deferLoading === true
-  const args = normalizeSchema(jsonSchemaOf(tool, 'args'), { compact })
+  // Bounds and formats matter where the script writes values: in the arguments, not the output.
+  const args = normalizeSchema(jsonSchemaOf(tool, 'args'), { compact, constraints: true })
   const output = normalizeSchema(jsonSchemaOf(tool, 'output'), { compact })
   return {
     name: tool.name,

@@ -20,6 +20,7 @@
  * Validation is not its job: malformed keyword values pass through, and the caller falls back to
  * `unknown` when `schemaToNode` rejects them.
  */
+import { constraintNotes } from './constraint-notes.ts'
 import { escapeCommentText, firstSentence } from './doc-comment.ts'
 
 /** A JSON Schema object node, as far as this pass cares. */
@@ -34,6 +35,8 @@ export const MAX_SCHEMA_NODES = 5000
 export interface NormalizeSchemaOptions {
   /** Cut every description to its first sentence. */
   compact: boolean
+  /** Turn bounds and formats into `$notes` for doc comments (`constraint-notes.ts`): an argument side. */
+  constraints?: boolean
 }
 
 /** Result of `normalizeSchema`: the ref-free schema and the root's own description, lifted out. */
@@ -46,10 +49,12 @@ export interface NormalizedSchema {
 /** Keywords copied verbatim (values, not subschemas). Everything not listed here or below is dropped. */
 const VALUE_KEYWORDS = ['type', 'enum', 'const', 'required', 'nullable', 'deprecated', 'default'] as const
 
+
 /** The explicit state of one walk: the document refs resolve against, where we are, what is open. */
 interface WalkContext {
   readonly root: unknown
   readonly compact: boolean
+  readonly constraints: boolean
   readonly depth: number
   /** JSON pointers of the `$ref` targets being expanded on the current path (cycle detection). */
   readonly expanding: readonly string[]
@@ -70,6 +75,7 @@ export function normalizeSchema(schema: unknown, options: NormalizeSchemaOptions
   const context: WalkContext = {
     root: schema,
     compact: options.compact,
+    constraints: options.constraints === true,
     depth: 0,
     expanding: [''], // the root itself: `$ref: '#'` inside it is a cycle
     budget: { nodes: MAX_SCHEMA_NODES },
@@ -98,6 +104,10 @@ function walk(node: unknown, context: WalkContext): JsonSchemaObject {
   }
   for (const keyword of VALUE_KEYWORDS) {
     if (keyword in node) out[keyword] = node[keyword]
+  }
+  if (context.constraints) {
+    const notes = constraintNotes(node)
+    if (notes.length > 0) out.$notes = notes
   }
   if ('deprecated' in out && typeof out.deprecated !== 'boolean') delete out.deprecated
   if (isObject(node.properties)) {

@@ -167,8 +167,9 @@ function documented(arm: JsonSchemaObject, type: TypeNode): TypeNode {
 
 /**
  * The doc comment text of a property: its description, its array items' description (`Items: …`),
- * `@deprecated`, and `@default` (JSON) on an optional property, where the default is what the
- * tool uses when the key is left out.
+ * `@deprecated`, the bounds an argument states (`$notes`, see `constraint-notes.ts`), and
+ * `@default` (JSON) on an optional property, where the default is what the tool uses when the
+ * key is left out.
  */
 function propertyDoc(schema: JsonSchemaObject, optional: boolean): string {
   const parts: string[] = []
@@ -176,6 +177,7 @@ function propertyDoc(schema: JsonSchemaObject, optional: boolean): string {
   const items = schema.items
   if (isObject(items) && typeof items.description === 'string' && items.description !== '') parts.push(`Items: ${items.description}`)
   if (schema.deprecated === true) parts.push('@deprecated')
+  if (Array.isArray(schema.$notes)) parts.push(...schema.$notes.filter((note): note is string => typeof note === 'string'))
   if (optional && 'default' in schema) {
     const text = jsonText(schema.default)
     if (text !== undefined) parts.push(`@default ${text}`)

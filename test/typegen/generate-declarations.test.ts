@@ -79,7 +79,7 @@ interface ToolArgsMap {
   read_file: {
     /** Path relative to the workspace root. */
     path: string
-    /** First line to return. */
+    /** First line to return. @minimum 1 */
     offset?: number
     /** @default "utf8" */
     encoding?: "utf8" | "latin1"
@@ -181,7 +181,7 @@ declare class ToolCallError extends Error {
     )
   })
 
-  it('S9.1 array bounds (.min(1).max(50)) stay T[] instead of exploding into tuple unions, and are not printed', async () => {
+  it('S9.1 array bounds (.min(1).max(50)) stay T[] instead of exploding into tuple unions; an argument\'s are doc notes, an output\'s are not printed', async () => {
     const tag: TypegenTool = {
       name: 'tag',
       description: 'Tag files.',
@@ -191,7 +191,10 @@ declare class ToolCallError extends Error {
     expect(await generateDeclarations([tag])).toBe(
       file(
         `  /** Tag files. */
-  tag: { paths: string[] };`,
+  tag: {
+    /** @minItems 1 @maxItems 50 */
+    paths: string[]
+  };`,
         `  tag: string[];`,
       ),
     )
@@ -266,7 +269,7 @@ declare class ToolCallError extends Error {
     )
     expect(compact).toBe(`type ReadFileArgs = {
   path: string // Path relative to the workspace root.
-  offset?: number // First line to return.
+  offset?: number // First line to return. @minimum 1
   encoding?: "utf8" | "latin1" // @default "utf8"
 }
 declare const tools: {
