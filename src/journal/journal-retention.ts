@@ -4,8 +4,8 @@
  * first. Applied each time a journal is opened there (a host start, a `ptc serve` session), and
  * never to a journal this process still has open (the current session's, or a live MCP session's).
  */
-import fs from 'node:fs'
 import path from 'node:path'
+import { pruneOldest } from '../workspace/prune-oldest.ts'
 
 /** How many journals a journal folder keeps. Either bound may be left out (no bound). */
 export interface JournalRetention {
@@ -49,47 +49,5 @@ export function retentionProblem(retention: JournalRetention): string | undefine
  * cannot be removed meanwhile is skipped. Returns the paths deleted, oldest first.
  */
 export function pruneJournals(folder: string, retention: JournalRetention, keep: readonly string[] = []): string[] {
-  const held = new Set([...openJournals, ...keep.map((file) => path.resolve(file))])
-  let names: string[]
-  try {
-    names = fs.readdirSync(folder)
-  } catch {
-    return []
-  }
-  const journals: { file: string; size: number; mtimeMs: number; held: boolean }[] = []
-  for (const name of names) {
-    if (!name.endsWith('.jsonl')) continue
-    const file = path.resolve(folder, name)
-    try {
-      const stat = fs.lstatSync(file)
-      if (stat.isFile()) journals.push({ file, size: stat.size, mtimeMs: stat.mtimeMs, held: held.has(file) })
-    } catch {
-      // vanished meanwhile
-    }
-  }
-  // Newest first (ties by name, which starts with the ISO time); held journals always stay.
-  journals.sort((a, b) => b.mtimeMs - a.mtimeMs || b.file.localeCompare(a.file))
-  let files = 0
-  let bytes = 0
-  let full = false // Once one journal does not fit, every older one goes too.
-  const doomed: string[] = []
-  for (const journal of [...journals.filter((j) => j.held), ...journals.filter((j) => !j.held)]) {
-    full ||= !journal.held && !((retention.maxFiles === undefined || files + 1 <= retention.maxFiles) && (retention.maxBytes === undefined || bytes + journal.size <= retention.maxBytes))
-    if (journal.held || !full) {
-      files += 1
-      bytes += journal.size
-    } else {
-      doomed.push(journal.file)
-    }
-  }
-  const deleted: string[] = []
-  for (const file of doomed.reverse()) {
-    try {
-      fs.unlinkSync(file)
-      deleted.push(file)
-    } catch {
-      // removed by someone else, or not ours to remove: leave it
-    }
-  }
-  return deleted
+  return pruneOldest(folder, retention, { accept: (name) => name.endsWith('.jsonl'), keep: [...openJournals, ...keep] })
 }

@@ -14,7 +14,7 @@ import type { PtcConfig } from './ptc-config.ts'
 import { RUN_CODE } from './ptc-service.ts'
 import { maxWallClockMs, runDeadlineMs } from './run-deadline.ts'
 import { DEFAULT_CAPS, type OutputCaps, renderRunCode, runCodeTexts, runCodeValueJsonSchema, runCodeValueSchema } from './run-code-value.ts'
-import { writeSpill } from './spill.ts'
+import { pruneSpills, writeSpill } from './spill.ts'
 
 export const name = 'run-code-tool'
 export const inject = ['tools', 'ptc']
@@ -98,6 +98,7 @@ export function apply(ctx: Context, config: Config = {}) {
         const spilled: { result?: string; logs?: string; outside?: boolean } = config.spillOutside ? { outside: true } : {}
         if (result.length > caps.maxResultChars) spilled.result = writeSpill(dir, `${id}-result.json`, result, spillRoot)
         if (logs.length > caps.maxLogChars) spilled.logs = writeSpill(dir, `${id}-logs.txt`, logs, spillRoot)
+        pruneSpills([spilled.result, spilled.logs].filter((file) => file !== undefined))
         return renderRunCode(value, caps, spilled)
       },
     }),

@@ -5,8 +5,16 @@
  * never sees half a file.
  */
 import { mkdirSync, realpathSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
+import { type FolderBounds, pruneOldest } from '../workspace/prune-oldest.ts'
 import { writeFileAtomicSync } from '../workspace/safe-fs.ts'
+
+/**
+ * What one agent's spill folder keeps: the newest 100 files, at most 100 MiB together (as the
+ * journal folder). An operator's trial spilled 150 results of 3 MB into 780 MB that nothing
+ * removed; a model reads a spill soon after it is told its path.
+ */
+export const SPILL_BOUNDS: Readonly<Required<FolderBounds>> = Object.freeze({ maxFiles: 100, maxBytes: 100 * 1024 * 1024 })
 
 /**
  * Keep the first `maxChars` characters (UTF-16 units) of `text`, one fewer when the cut would
@@ -34,4 +42,13 @@ export function writeSpill(dir: string, fileName: string, text: string, root: st
   const realRoot = realpathSync(root)
   const safe = fileName.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_')
   return writeFileAtomicSync(join(realRoot, relative(resolve(root), resolve(dir)), safe), { roots: [realRoot] }, text)
+}
+
+/**
+ * Bound the spill folder holding `written` (paths {@link writeSpill} returned, all in one folder)
+ * to {@link SPILL_BOUNDS}, oldest first, never deleting `written`. Never throws.
+ */
+export function pruneSpills(written: readonly string[]): void {
+  if (written.length === 0) return
+  pruneOldest(dirname(written[0]!), SPILL_BOUNDS, { keep: written })
 }
