@@ -31,12 +31,12 @@ export const runCodeValueSchema = z.object({
    * it never awaited, still running when it ended; the run waited for them and says how each
    * ended), `abandoned-calls` (calls it had passed to `Promise.all`, `race`, `any` or `.then`,
    * still running when it ended, e.g. after a `Promise.all` it caught rejected; waited for the
-   * same way) and
-   * `unhandled-rejection` (a promise nothing awaited or caught, with the line where its error
-   * was created when known).
+   * same way), `kept-running` (code the script started kept running after it returned until a
+   * limit stopped it; the result stands) and `unhandled-rejection` (a promise nothing awaited or
+   * caught, with the line where its error was created when known).
    */
   warnings: z
-    .array(z.object({ kind: z.enum(['unawaited-calls', 'abandoned-calls', 'unhandled-rejection']), message: z.string(), line: z.number().int().positive().optional(), column: z.number().int().positive().optional() }))
+    .array(z.object({ kind: z.enum(['unawaited-calls', 'abandoned-calls', 'kept-running', 'unhandled-rejection']), message: z.string(), line: z.number().int().positive().optional(), column: z.number().int().positive().optional() }))
     .optional(),
   logs: z.array(z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), text: z.string() })),
   toolCalls: z.number().int().nonnegative(),

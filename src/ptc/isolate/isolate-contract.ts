@@ -90,7 +90,7 @@ export interface IsolateRunError {
  * where the rejected error was created, as in {@link IsolateRunError}.
  */
 export interface IsolateRunWarning {
-  kind: 'unawaited-calls' | 'abandoned-calls' | 'unhandled-rejection'
+  kind: 'unawaited-calls' | 'abandoned-calls' | 'kept-running' | 'unhandled-rejection'
   message: string
   frames?: JsFrame[]
 }

@@ -12,7 +12,7 @@ import { describeThrown } from '../../errors/describe-thrown.ts'
 import { IsolateClock } from './isolate-clock.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate-contract.ts'
 import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate } from './isolate-pool.ts'
-import { cancelledError, catastropheEnding, cpuEnding, deadlineEnding, memoryEnding, type RunEnding, TOO_DEEP } from './run-endings.ts'
+import { cancelledError, catastropheEnding, cpuEnding, cpuLimitName, deadlineEnding, memoryEnding, memoryLimitName, type RunEnding, TOO_DEEP, WALL_CLOCK_LIMIT } from './run-endings.ts'
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 import { LOG_ENTRY_OVERHEAD, RunLogs } from './run-logs.ts'
 import { RunWarnings } from './run-warnings.ts'
@@ -99,10 +99,10 @@ class IsolateRun {
   }
 
   async execute(): Promise<IsolateRunResult> {
-    this.prepared.onCatastrophe = (message) => this.end(catastropheEnding(message, this.limits.memoryMb, false))
+    this.prepared.onCatastrophe = (message) => this.stop(catastropheEnding(message, this.limits.memoryMb, false), 'a failure of the isolate')
     this.clock.start()
     this.request.signal?.addEventListener('abort', this.onAbort, { once: true })
-    setDeadline(this.timers, this.startedAt + this.limits.wallClockMs, () => this.stop(this.deadlineEnding(), "the run's wall-clock limit"))
+    setDeadline(this.timers, this.startedAt + this.limits.wallClockMs, () => this.stop(this.deadlineEnding(), WALL_CLOCK_LIMIT))
     this.timers.push(setInterval(() => this.checkCpu(), CPU_POLL_MS))
     try {
       await this.boot()
@@ -114,13 +114,8 @@ class IsolateRun {
 
   /** Compiles the script, then configures the runtime and starts the script in one entry (issue 12). */
   private async boot(): Promise<void> {
-    const config: RuntimeConfig = {
-      toolNames: [...this.request.toolNames],
-      maxToolCalls: this.limits.maxToolCalls,
-      maxCrossingBytes: this.limits.maxCrossingBytes,
-      maxLogBytes: this.limits.maxLogBytes,
-      logEntryOverhead: LOG_ENTRY_OVERHEAD,
-    }
+    const { maxToolCalls, maxCrossingBytes, maxLogBytes } = this.limits
+    const config: RuntimeConfig = { toolNames: [...this.request.toolNames], maxToolCalls, maxCrossingBytes, maxLogBytes, logEntryOverhead: LOG_ENTRY_OVERHEAD }
     // Host callbacks never throw into isolated-vm; the run's own limits catch real faults.
     this.prepared.handlers = {
       call: (callId, name, argsJson) =>
@@ -173,10 +168,11 @@ class IsolateRun {
     const message = describeThrown(error)
     if (this.isolate.isDisposed) {
       // We did not dispose it (the run has not ended): isolated-vm did, at the memory limit.
-      this.end(memoryEnding(this.limits.memoryMb))
+      this.stop(memoryEnding(this.limits.memoryMb), memoryLimitName(this.limits.memoryMb))
     } else if (message === TIMED_OUT) {
       // Entries time out at the wall clock (see entryTimeoutMs), unless the CPU poller got there first.
-      this.end(this.clock.cpuMs() > this.limits.cpuTimeMs ? cpuEnding(this.limits.cpuTimeMs) : this.deadlineEnding())
+      const cpu = this.clock.cpuMs() > this.limits.cpuTimeMs
+      this.stop(cpu ? cpuEnding(this.limits.cpuTimeMs) : this.deadlineEnding(), cpu ? cpuLimitName(this.limits.cpuTimeMs) : WALL_CLOCK_LIMIT)
     } else {
       this.leftovers.rejection(error)
     }
@@ -196,9 +192,10 @@ class IsolateRun {
 
   private checkCpu(): void {
     if (this.ended) return
-    if (this.isolate.isDisposed) this.end(memoryEnding(this.limits.memoryMb))
-    else if (this.clock.cpuMs() > this.limits.cpuTimeMs) this.end(cpuEnding(this.limits.cpuTimeMs))
+    if (this.isolate.isDisposed) this.stop(memoryEnding(this.limits.memoryMb), memoryLimitName(this.limits.memoryMb))
+    else if (this.clock.cpuMs() > this.limits.cpuTimeMs) this.stop(cpuEnding(this.limits.cpuTimeMs), cpuLimitName(this.limits.cpuTimeMs))
   }
+
 
   private wallLeftMs(): number {
     return this.limits.wallClockMs - (performance.now() - this.startedAt)
@@ -257,10 +254,11 @@ class IsolateRun {
     if (this.scriptEnding !== undefined && this.openEntries === 0 && !this.leftovers.waiting) this.end(this.scriptEnding, true)
   }
 
-  /** A limit or the caller stops the run; after the script ended, its own outcome stands. */
+  /** A limit, the isolate's failure or the caller stops the run; after the script ended, its own outcome stands (`kept-running` when its code still ran). */
   private stop(ending: Ending, stoppedBy: string): void {
-    if (this.scriptEnding === undefined) this.end(ending)
-    else this.end(this.scriptEnding, true, stoppedBy)
+    if (this.scriptEnding === undefined) return this.end(ending)
+    if (this.openEntries > 0 || this.isolate.isDisposed) this.leftovers.stoppedAfterEnd(stoppedBy)
+    this.end(this.scriptEnding, true, stoppedBy)
   }
 
   /** Ends the run once: stops timers, aborts in-flight calls, disposes the isolate, resolves. */
@@ -291,10 +289,9 @@ class IsolateRun {
   }
 }
 
+/** Runs a host callback for isolated-vm; what it throws is dropped (see the handlers in boot()). */
 function quietly(fn: () => unknown): void {
   try {
     fn()
-  } catch {
-    // See the handlers in boot().
-  }
+  } catch {}
 }

@@ -182,3 +182,8 @@ function describeNames(names: readonly string[]): string {
 
 /** A script too deeply nested for V8's parser, as its compile in the isolate reports it (isolate-run.ts). */
 export const TOO_DEEP = "The script nests too deeply for V8's parser (Maximum call stack size exceeded); no code ran. Flatten its deepest nesting (brackets, calls or expressions inside one another)."
+
+/** What stopped a run, as warnings name it (`… until the memory limit (128 MB) stopped it`). */
+export const WALL_CLOCK_LIMIT = "the run's wall-clock limit"
+export const memoryLimitName = (memoryMb: number): string => `the memory limit (${memoryMb} MB)`
+export const cpuLimitName = (cpuTimeMs: number): string => `the CPU limit (${cpuTimeMs} ms)`

@@ -52,6 +52,8 @@ export class RunWarnings {
   /** Waited-for calls without an outcome yet. */
   #stillRunning = 0
   #ending = 'returned'
+  /** What stopped the script's code still running after it ended ({@link stoppedAfterEnd}). */
+  #keptRunning: string | undefined
   readonly #rejections: IsolateRunWarning[] = []
   #moreRejections = 0
 
@@ -100,6 +102,14 @@ export class RunWarnings {
     }
   }
 
+  /**
+   * The script had ended, but its code was still running (an entry into the isolate had not
+   * returned: a loop in a callback or promise chain it started) when `stoppedBy` ended the run.
+   */
+  stoppedAfterEnd(stoppedBy: string): void {
+    this.#keptRunning = stoppedBy
+  }
+
   /** Whether a call the run waits for is still without an outcome. */
   get waiting(): boolean {
     return this.#stillRunning > 0
@@ -125,6 +135,9 @@ export class RunWarnings {
     const unawaited = this.#unawaited ?? []
     if (unawaited.length > 0) warnings.push({ kind: 'unawaited-calls', message: describeUnawaited(unawaited, this.#ending, stoppedBy, this.#abandoned.length === 0 ? this.#firstFailure : undefined) })
     if (this.#abandoned.length > 0) warnings.push({ kind: 'abandoned-calls', message: describeAbandoned(this.#abandoned, this.#ending, stoppedBy, this.#firstFailure) })
+    if (this.#keptRunning !== undefined) {
+      warnings.push({ kind: 'kept-running', message: `The script ${this.#ending}, but its code kept running after that (a loop in a callback or promise chain it had started) until ${this.#keptRunning} stopped it; its result stands. Make sure nothing the script starts keeps running once it returns.` })
+    }
     warnings.push(...this.#rejections)
     if (this.#moreRejections > 0) {
       warnings.push({ kind: 'unhandled-rejection', message: `${this.#moreRejections} more unhandled promise rejection${this.#moreRejections === 1 ? ' was' : 's were'} not listed.` })

@@ -253,4 +253,14 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     expect(healthy).toMatchObject({ status: 'ok', value: 'ok' })
     expect(healthy.warnings).toBeUndefined()
   })
+
+  it('S9.1 code still running after the script returned is stopped by whichever limit it hits (wall clock, memory); the result stands, with a kept-running warning naming the limit', async () => {
+    const spin = await run('(async () => { await null; for (;;) await null })()\nreturn "the answer"', 1_000)
+    expect(spin).toMatchObject({ status: 'ok', value: 'the answer' })
+    expect(spin.warnings).toEqual([{ kind: 'kept-running', message: expect.stringMatching(/^The script returned, but its code kept running after that .* until the run's wall-clock limit stopped it; its result stands\./) }])
+    const grow = await run('const junk = []\n;(async () => { await null; for (;;) { await null; junk.push(new Array(10_000).fill(1)) } })()\nreturn "the answer"', 20_000)
+    expect(grow).toMatchObject({ status: 'ok', value: 'the answer' })
+    expect(grow.warnings).toEqual([{ kind: 'kept-running', message: expect.stringMatching(/until the memory limit \(128 MB\) stopped it; its result stands/) }])
+    expect(await run('return 2')).toMatchObject({ status: 'ok', value: 2 })
+  })
 })
