@@ -33,16 +33,24 @@ export async function postExecute(events: EventHooks, tool: Tool, execution: Exe
   } catch (error) {
     return failure({ kind: 'invalid-output', message: `Tool "${name}" returned an invalid value: ${describeThrown(error)}` })
   }
+  // The tool has run: a render that fails loses nothing. The call keeps its value (a script
+  // told it failed might run it again) and the content says what went wrong (a tool author's trial).
   let content: readonly ContentBlock[]
   try {
     content = render(tool, args, value)
-    if (tool.projectContent) {
+  } catch (error) {
+    content = renderFailed(name, describeThrown(error), value)
+  }
+  if (tool.projectContent) {
+    try {
       const projected = untilCallerStop(tool.projectContent({ args, value, content, execution }), stop)
       content = normalizeContent(isThenable(projected) ? await projected : projected, `projectContent of "${name}"`)
+    } catch (error) {
+      if (error === CANCELLED) return cancellation()
+      // e.g. run_code's spill could not be written: the rendered content (already capped) stays.
+      content = [...content, { type: 'text', text: `(Projecting the content of "${name}" failed: ${describeThrown(error)}; the content above is as rendered.)` }]
+      console.error(`[ptc-runner] projectContent of "${name}" failed; the rendered content is kept: ${describeThrown(error)}`)
     }
-  } catch (error) {
-    if (error === CANCELLED) return cancellation()
-    return failure({ kind: 'failed', message: `Rendering the result of "${name}" failed: ${describeThrown(error)}` })
   }
 
   // S5.4: the post-execute waterfall.
@@ -111,4 +119,22 @@ function notJsonFirst(raw: unknown): string {
 
 function render(tool: Tool, args: unknown, value: JsonValue): readonly ContentBlock[] {
   return normalizeContent(tool.output.render(args, value), `output.render of "${tool.name}"`)
+}
+
+/** Most characters of a value's JSON in the content of a call whose render failed. */
+const MAX_FALLBACK_CHARS = 10_000
+
+/**
+ * The content of a call whose `render` threw or returned no content blocks: what failed, and the
+ * value as JSON (cut to {@link MAX_FALLBACK_CHARS}, never inside a surrogate pair). One stderr
+ * line tells the tool's author.
+ */
+function renderFailed(name: string, why: string, value: JsonValue): readonly ContentBlock[] {
+  console.error(`[ptc-runner] output.render of "${name}" failed; its value is shown as JSON instead: ${why}`)
+  let json = JSON.stringify(value) ?? 'null'
+  if (json.length > MAX_FALLBACK_CHARS) {
+    const end = /[\ud800-\udbff]/.test(json[MAX_FALLBACK_CHARS - 1]!) ? MAX_FALLBACK_CHARS - 1 : MAX_FALLBACK_CHARS
+    json = `${json.slice(0, end)}… (cut: ${json.length} characters)`
+  }
+  return [{ type: 'text', text: `The tool "${name}" ran, but rendering its result failed (${why}). Its value as JSON: ${json}` }]
 }

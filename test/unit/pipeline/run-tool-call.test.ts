@@ -231,14 +231,6 @@ describe('optional definition fields in the pipeline (S2)', () => {
     expect(result.value).toEqual({ text: 'a' })
   })
 
-  it('S2 a throwing projectContent is an isError result', async () => {
-    const root = await setup((ctx) => ctx.tools.register(echoTool({ projectContent: () => { throw new Error('no prepared content') } })))
-    const result = await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })
-    expect(result).toMatchObject({ isError: true, error: { kind: 'failed' } })
-    expect(text(result.content)).toContain('no prepared content')
-    expect(result.value).toBeUndefined()
-  })
-
   it('S2 output.presentationMeta is stored on the result as replayable JSON', async () => {
     const root = await setup((ctx) =>
       ctx.tools.register(echoTool({ output: { schema: z.object({ text: z.string() }), render: () => [{ type: 'text', text: 'r' }], presentationMeta: (args: { text: string }, value: { text: string }) => ({ shown: args.text, length: value.text.length }) } })),
@@ -691,13 +683,24 @@ describe('failures are values (S6.5)', () => {
     expect((await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })).error?.kind).toBe('invalid-output')
   })
 
-  it('S6.5 a throwing render, or a render returning malformed blocks, is an isError result', async () => {
+  it('S6.5 S9.2 a throwing render, or one returning malformed blocks, loses nothing: the call keeps its value (the tool ran), the content says what failed with the value as JSON, one stderr line tells the author', async () => {
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => {})
     for (const render of [() => { throw new Error('render broke') }, () => 'just a string', () => [{ type: 'text', text: 1 }], () => [null]]) {
       const root = await setup((ctx) => ctx.tools.register(echoTool({ output: { schema: z.object({ text: z.string() }), render } })))
       const result = await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })
-      expect(result).toMatchObject({ isError: true, error: { kind: 'failed' } })
-      expect(text(result.content)).toMatch(/Rendering the result of "echo" failed/)
+      expect(result).toMatchObject({ isError: false, value: { text: 'a' } })
+      expect(text(result.content)).toMatch(/^The tool "echo" ran, but rendering its result failed \(.+\)\. Its value as JSON: \{"text":"a"\}$/)
     }
+    expect(printed.mock.calls.map((call) => call.length)).toEqual([1, 1, 1, 1])
+    expect(printed.mock.calls[0]![0]).toMatch(/^\[ptc-runner\] output\.render of "echo" failed; its value is shown as JSON instead: .*render broke/)
+  })
+
+  it('S2 S6.5 a projectContent that throws keeps the value and the rendered content, with a note (the tool ran: nothing is lost)', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const root = await setup((ctx) => ctx.tools.register(echoTool({ projectContent: () => { throw new Error('the spill folder is a symlink') } })))
+    const result = await root.tools.execute({ name: 'echo', arguments: { text: 'a' } })
+    expect(result.isError).toBe(false)
+    expect(text(result.content)).toMatch(/\(Projecting the content of "echo" failed: .*the spill folder is a symlink; the content above is as rendered\.\)$/)
   })
 
   it('S6.5 a throwing (sync or async) pre-execute listener denies, fail-closed', async () => {
