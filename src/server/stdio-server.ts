@@ -20,11 +20,24 @@ export interface StdioServerHandle {
 
 /** One line for an error the stdio transport reports (mostly a line that is not a JSON-RPC message). */
 function stdinProblem(error: Error): string {
+  // A notification whose params fail the SDK's schema (a notifications/cancelled without params):
+  // it is ignored; say which field, not zod's issue list as a crash-like dump (an operator's trial).
+  const handler = /^Uncaught error in notification handler: ([\s\S]*)$/.exec(error.message)
+  if (handler !== null) return `ignored a notification whose params are not valid (${issuesText(handler[1]!)}); the session goes on`
   const skipped = 'skipped a line on stdin that is not a JSON-RPC message (one JSON object a line)'
   // The SDK's schema check fails with zod's issue list: JSON, but no JSON-RPC 2.0 message.
   if (error.name === 'ZodError' || error.message.trimStart().startsWith('[')) return `${skipped}: it is JSON, but not a JSON-RPC 2.0 request, notification or response`
   const message = error.message.replaceAll(/\s+/g, ' ').slice(0, 300)
   return error.name === 'SyntaxError' ? `${skipped}: ${message}` : message
+}
+
+/** zod's issue list (JSON) as `params: expected object, received undefined; …`, else the text cut to 200 characters. */
+function issuesText(text: string): string {
+  try {
+    const issues = JSON.parse(text) as { path?: unknown[]; message?: unknown }[]
+    if (Array.isArray(issues) && issues.length > 0) return issues.slice(0, 3).map((issue) => `${(issue.path ?? []).join('.') || '(the message)'}: ${String(issue.message)}`).join('; ')
+  } catch {}
+  return text.replaceAll(/\s+/g, ' ').slice(0, 200)
 }
 
 /** Serve one session on stdin/stdout; `ctx` injects `tools`, `ptc` and `approval`. */

@@ -98,6 +98,10 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
     expect(skipped).toMatchObject({ id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: a line longer than 10485760 bytes .* was skipped/) } })
     expect(pong).toMatchObject({ id: 2, result: {} })
     expect(stderr).toContain("ptc serve: skipped a line on stdin longer than 10485760 bytes, the MCP SDK's limit for one message over stdio; the session goes on")
+    // A notification whose params fail the SDK's schema is ignored with one readable line, not zod's issue list.
+    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/cancelled"}\n')
+    while (!stderr.includes('ignored a notification')) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(stderr).toMatch(/^ptc serve: ignored a notification whose params are not valid \(params: [^\n]*\); the session goes on$/m)
     // A request too long to read is answered with its id (read from the line's start), so the
     // client's call ends with the error instead of waiting for its own timeout.
     const after = stdout.split('\n').length
