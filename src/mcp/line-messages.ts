@@ -5,7 +5,7 @@
  * not wait forever); an answer to one of our requests that is not a valid response fails that
  * request at once.
  */
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import { JSONRPCMessageSchema, JSONRPCRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 
 /** A JSON-RPC error to send back for a line (JSON-RPC 2.0 §5.1: `id` null when it cannot be read). */
 export interface LineRefusal {
@@ -72,5 +72,20 @@ export function readParsed(parsed: unknown, text: string | (() => string)): Line
     const shown = whole.length > 200 ? `${whole.slice(0, 200)}…` : whole
     return { message: { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: `the answer is not a valid JSON-RPC response (a result must be an object; an error needs a code and a message): ${shown}` } } }
   }
-  return { error: checked.error, refusal: { id, code: INVALID_REQUEST, message: `Invalid Request: not a JSON-RPC 2.0 request (${NEEDS})` } }
+  // A request whose one field is wrong (`_meta.progressToken: {}`): say which (an operator's trial got only the generic sentence).
+  const field = typeof object.method === 'string' && object.jsonrpc === '2.0' ? wrongField(object) : undefined
+  return { error: checked.error, refusal: { id, code: INVALID_REQUEST, message: field !== undefined ? `Invalid Request: ${field}` : `Invalid Request: not a JSON-RPC 2.0 request (${NEEDS})` } }
+}
+
+/** The first field a request gets wrong, as `params._meta.progressToken must be a string or a number`; `undefined` when none is found. */
+function wrongField(request: Record<string, unknown>): string | undefined {
+  const checked = JSONRPCRequestSchema.safeParse(request)
+  const issue = checked.success ? undefined : checked.error.issues[0]
+  if (issue === undefined || issue.path.length === 0) return undefined
+  const path = issue.path.map(String).join('.')
+  if (issue.code === 'invalid_union') {
+    const expected = issue.errors.flat().flatMap((inner: { code: string; expected?: unknown }) => (inner.code === 'invalid_type' && typeof inner.expected === 'string' ? [inner.expected] : []))
+    if (expected.length > 0) return `${path} must be a ${[...new Set(expected)].join(' or a ')}`
+  }
+  return `${path}: ${issue.message}`
 }

@@ -71,20 +71,22 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
     // The server stops reading once a line is too long: the rest of that write may meet a closed pipe.
     child.stdin.on('error', () => {})
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
-    const badLines = ['not json', '{"a":1}', '{"jsonrpc":"2.0","id":7,"method":42}', '{"jsonrpc":"2.0","id":17}', '{"jsonrpc":"2.0","id":null,"method":"tools/list"}', '[{"jsonrpc":"2.0","id":19,"method":"tools/list"}]', '42']
+    const badLines = ['not json', '{"a":1}', '{"jsonrpc":"2.0","id":7,"method":42}', '{"jsonrpc":"2.0","id":17}', '{"jsonrpc":"2.0","id":null,"method":"tools/list"}', '[{"jsonrpc":"2.0","id":19,"method":"tools/list"}]', '42', '{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"run_code","arguments":{"code":"return 6"},"_meta":{"progressToken":{"x":1}}}}']
     child.stdin.write(`${badLines.join('\n')}\n${JSON.stringify(initialize)}\n`)
-    while (stdout.split('\n').length < 9) await new Promise((resolve) => setTimeout(resolve, 20))
+    while (stdout.split('\n').length < 10) await new Promise((resolve) => setTimeout(resolve, 20))
     // JSON-RPC's error for each line it cannot read, with its id when it has a usable one (null
     // when it has none, as for '{"a":1}', no message at all): no caller waits forever. A
     // notification with bad params is never answered.
-    const answers = stdout.split('\n').slice(0, 8).map((line) => JSON.parse(line))
-    expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[null, -32700], [null, -32600], [7, -32600], [17, -32600], [null, -32600], [null, -32600], [null, -32600], [1, undefined]])
+    const answers = stdout.split('\n').slice(0, 9).map((line) => JSON.parse(line))
+    expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[null, -32700], [null, -32600], [7, -32600], [17, -32600], [null, -32600], [null, -32600], [null, -32600], [23, -32600], [1, undefined]])
     expect(answers[1].error.message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 message/)
     expect(answers[2].error.message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 request/)
     expect(answers[4].error.message).toMatch(/^Invalid Request: the id must be a string or an integer \(MCP: never null\)/)
     expect(answers[5].error.message).toBe('Invalid Request: MCP has no JSON-RPC batches; send one message a line')
     expect(answers[6].error.message).toMatch(/^Invalid Request: a message is a JSON object/)
-    expect(answers[7]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
+    // A request with one wrong field is told which.
+    expect(answers[7]).toMatchObject({ id: 23, error: { code: -32600, message: 'Invalid Request: params._meta.progressToken must be a string or a number' } })
+    expect(answers[8]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
     expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): Unexpected token .*"not json" is not valid JSON$/m)
     expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): it is JSON, but not a JSON-RPC 2\.0 request, notification or response$/m)
     // A line over the 10 MiB limit is skipped and answered; the session goes on (it used to close,
