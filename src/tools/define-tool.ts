@@ -96,8 +96,9 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
       ? compactToZod(spec.parameters as CompactParameters, name)
       : fail('parameters must be a zod object schema or the compact form {field: {type, required?, description?}}.')
   // S1.1: the arguments are a JSON object (models and MCP clients send one, S2.1 advertises one).
-  if (!describesObject(parameters, 0)) {
-    fail(`parameters must describe an object (the arguments are a JSON object: models and MCP clients send one), not z.${zodType(parameters)}(); wrap it, e.g. z.object({ value: z.${zodType(parameters)}() }).`)
+  const notObject = nonObjectType(parameters, 0)
+  if (notObject !== undefined) {
+    fail(`parameters must describe an object (the arguments are a JSON object: models and MCP clients send one), but they take ${/^[aeiou]/.test(notObject) ? 'an' : 'a'} ${notObject}; put it in an object, e.g. z.object({ value: z.${notObject}(…) }).`)
   }
   const nonJsonArgument = requiredNonJson(parameters, '$', 'input')
   if (nonJsonArgument !== undefined) {
@@ -182,36 +183,41 @@ function zodType(schema: unknown): string {
   return typeof type === 'string' ? type : 'unknown'
 }
 
+/** zod types whose values are never a JSON object. */
+const NEVER_OBJECT: ReadonlySet<string> = new Set(['string', 'number', 'int', 'boolean', 'bigint', 'date', 'array', 'tuple', 'literal', 'enum', 'null', 'undefined', 'void', 'never', 'nan', 'symbol', 'set', 'map', 'file', 'template_literal'])
+
 /**
- * Whether every value `schema` accepts as input is a JSON object (or it does not say: `z.any()`,
- * `z.unknown()`): objects, records, unions and intersections of them, and wrappers around them.
+ * The zod type (`string`, `array`…) that makes `schema` refuse every JSON object as input, else
+ * `undefined`: only what fails every call a model or MCP client makes (they send an object) is
+ * refused. Wrappers are looked through (optional, nullable, default, lazy…; a pipe by its input,
+ * `z.preprocess` by its output); a union needs no object option to be refused; what zod cannot
+ * tell (`z.custom`, `z.json`, a transform) is accepted.
  */
-function describesObject(schema: unknown, depth: number): boolean {
+function nonObjectType(schema: unknown, depth: number): string | undefined {
   const def = zodDef(schema)
-  if (def === undefined || depth > 32) return true
+  if (def === undefined || typeof def.type !== 'string' || depth > 32) return undefined
+  if (NEVER_OBJECT.has(def.type)) return def.type
   switch (def.type) {
-    case 'object':
-    case 'record':
-    case 'any':
-    case 'unknown':
-      return true
-    case 'union':
-      return Array.isArray(def.options) && def.options.every((option) => describesObject(option, depth + 1))
+    case 'union': {
+      const options = Array.isArray(def.options) ? def.options.map((option) => nonObjectType(option, depth + 1)) : []
+      return options.length > 0 && options.every((type) => type !== undefined) ? options[0] : undefined
+    }
     case 'intersection':
-      return describesObject(def.left, depth + 1) && describesObject(def.right, depth + 1)
+      return nonObjectType(def.left, depth + 1) ?? nonObjectType(def.right, depth + 1)
     case 'pipe':
-      return describesObject(def.in, depth + 1)
+      return nonObjectType(zodType(def.in) === 'transform' ? def.out : def.in, depth + 1)
     case 'lazy':
-      return typeof def.getter !== 'function' || describesObject(def.getter(), depth + 1)
+      return typeof def.getter === 'function' ? nonObjectType(def.getter(), depth + 1) : undefined
     case 'readonly':
     case 'optional':
+    case 'nullable':
     case 'nonoptional':
     case 'default':
     case 'prefault':
     case 'catch':
-      return describesObject(def.innerType, depth + 1)
+      return nonObjectType(def.innerType, depth + 1)
     default:
-      return false
+      return undefined
   }
 }
 

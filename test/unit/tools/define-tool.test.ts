@@ -96,12 +96,19 @@ describe('defineTool (S1.1, S1.2, S2)', () => {
     expect(tool(z.null()).output.schema).toBeDefined()
   })
 
-  it('S1.1 parameters that do not describe an object (z.string(), z.array()) are refused at definition; objects, records, unions of objects and wrappers are kept', () => {
+  it('S1.1 parameters that refuse every object (z.string(), z.array(), an optional string, a union of scalars) are refused at definition; objects, records, unions with an object, wrappers, z.preprocess and what zod cannot tell are kept', () => {
     const base = { name: 't', description: 'd', output, execute: () => 'x' }
-    expect(() => defineTool({ ...base, parameters: z.string() })).toThrow(/^Tool "t": parameters must describe an object .*not z\.string\(\); wrap it, e\.g\. z\.object\(\{ value: z\.string\(\) \}\)\.$/)
-    expect(() => defineTool({ ...base, parameters: z.array(z.string()) })).toThrow(/not z\.array\(\)/)
-    expect(() => defineTool({ ...base, parameters: z.union([z.object({ a: z.string() }), z.string()]) })).toThrow(/not z\.union\(\)/)
+    expect(() => defineTool({ ...base, parameters: z.string() })).toThrow(/^Tool "t": parameters must describe an object .*but they take a string; put it in an object, e\.g\. z\.object\(\{ value: z\.string\(…\) \}\)\.$/)
+    expect(() => defineTool({ ...base, parameters: z.array(z.string()) })).toThrow(/but they take an array/)
+    expect(() => defineTool({ ...base, parameters: z.string().optional() })).toThrow(/but they take a string/)
+    expect(() => defineTool({ ...base, parameters: z.union([z.number(), z.string()]) })).toThrow(/but they take a number/)
     const kept = [
+      z.union([z.object({ a: z.string() }), z.string()]),
+      z.preprocess((value) => value, z.object({ a: z.string() })),
+      z.object({ a: z.string() }).nullable(),
+      z.object({ a: z.string() }).nullish(),
+      z.custom<{ a: string }>(() => true),
+      z.json(),
       z.object({ a: z.string() }),
       z.record(z.string(), z.number()),
       z.union([z.object({ a: z.string() }), z.object({ b: z.number() })]),
