@@ -11,7 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Readable, Writable } from 'node:stream'
-import { HEAD_BYTES, idFromHead } from './id-from-head.ts'
+import { HEAD_BYTES, requestIdOf } from './request-id-of-line.ts'
 import { type LineRefusal, readLine } from './line-messages.ts'
 
 const NEWLINE = 0x0a
@@ -36,15 +36,15 @@ export class LineBuffer {
 
   readonly #onRefused: ((refusal: LineRefusal) => void) | undefined
   readonly #skipLongLines: boolean
-  /** Dropping the rest of a line that grew past the limit (`skipLongLines`), until its newline. */
-  #skipping = false
+  /** The line that grew past the limit (`skipLongLines`), dropped until its newline, when its refusal is queued. */
+  #skipping: TooLong | undefined
 
   /**
    * `onRefused` hears what to answer a line that is not a valid message, before `readMessage`
    * throws for it (see `readLine`: not JSON, a batch, a bad id, a request with an id that is not
    * a valid request): a server sends it, so the client's call does not wait forever.
    * `skipLongLines` (a server's): a line past `maxBytes` is dropped up to its newline and read as
-   * a refused line (`onRefused` hears -32600 with the request's id when its first
+   * a refused line (`onRefused` hears -32600 with the request's id when its first and last
    * `HEAD_BYTES` bytes show it, else a null id; then `readMessage` throws), and the lines after
    * it are read; otherwise `append` throws, which closes the transport.
    */
@@ -58,25 +58,28 @@ export class LineBuffer {
   append(chunk: Buffer): void {
     let start = 0
     for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
-      const bytes = this.#partialBytes + newline - start
-      if (this.#skipping || !this.#fits(bytes, chunk.subarray(start, newline))) {
-        this.#skipping = false
-        start = newline + 1
+      const piece = chunk.subarray(start, newline)
+      start = newline + 1
+      const tooLong = this.#skipping ?? (this.#fits(this.#partialBytes + piece.length) ? undefined : this.#startSkipping())
+      if (tooLong !== undefined) {
+        // The end of a line too long to read: its refusal is read in its place.
+        tooLong.keepTail(piece)
+        this.#lines.push(tooLong)
+        this.#skipping = undefined
         continue
       }
-      const tail = chunk.subarray(start, newline)
-      this.#lines.push(this.#partial.length === 0 ? tail : Buffer.concat([...this.#partial, tail], bytes))
+      this.#lines.push(this.#partial.length === 0 ? piece : Buffer.concat([...this.#partial, piece], this.#partialBytes + piece.length))
       this.#partial = []
       this.#partialBytes = 0
-      start = newline + 1
     }
-    if (start === chunk.length || this.#skipping) return
-    if (!this.#fits(this.#partialBytes + chunk.length - start, chunk.subarray(start))) {
-      this.#skipping = true
-      return
+    if (start === chunk.length) return
+    const rest = chunk.subarray(start)
+    if (this.#skipping === undefined && !this.#fits(this.#partialBytes + rest.length)) this.#skipping = this.#startSkipping()
+    if (this.#skipping !== undefined) this.#skipping.keepTail(rest)
+    else {
+      this.#partial.push(rest)
+      this.#partialBytes += rest.length
     }
-    this.#partial.push(chunk.subarray(start))
-    this.#partialBytes += chunk.length - start
   }
 
   /**
@@ -95,7 +98,7 @@ export class LineBuffer {
       const line = this.#lines[this.#next]!
       this.#lines[this.#next++] = EMPTY
       if (line instanceof TooLong) {
-        const id = idFromHead(line.head.toString('utf8'))
+        const id = requestIdOf(line.head.toString('utf8'), line.tail.toString('utf8'))
         this.#onRefused?.({ id, code: -32600, message: `Invalid Request: a line longer than ${this.#maxBytes} bytes (the most one message over stdio may take) was skipped; send smaller messages` })
         throw new Error(`skipped a line on stdin longer than ${this.#maxBytes} bytes, the MCP SDK's limit for one message over stdio; the session goes on`)
       }
@@ -115,45 +118,57 @@ export class LineBuffer {
     this.#partialBytes = 0
     this.#lines = []
     this.#next = 0
+    this.#skipping = undefined
   }
 
   /**
-   * Whether a line of `bytes` fits (`tail`: its bytes in this chunk, after those held). One that
-   * does not is dropped (what was held of it forgotten) and, with `skipLongLines`, queued as a
-   * {@link TooLong} with its first `HEAD_BYTES` bytes.
+   * Whether a line of `bytes` fits.
    * @throws Error (the SDK's text) without `skipLongLines`, after forgetting everything held.
    */
-  #fits(bytes: number, tail: Buffer): boolean {
+  #fits(bytes: number): boolean {
     if (bytes <= this.#maxBytes) return true
     if (!this.#skipLongLines) {
       this.clear()
       throw new Error(`ReadBuffer exceeded maximum size of ${this.#maxBytes} bytes`)
     }
-    const pieces: Buffer[] = []
-    let kept = 0
-    for (const piece of [...this.#partial, tail]) {
-      if (kept >= HEAD_BYTES) break
-      pieces.push(piece.subarray(0, HEAD_BYTES - kept))
-      kept += pieces.at(-1)!.length
-    }
-    const head = Buffer.concat(pieces)
+    return false
+  }
+
+  /** The line held so far grew past the limit: keep its start and end (a {@link TooLong}), forget the rest. */
+  #startSkipping(): TooLong {
+    const tooLong = new TooLong(this.#partial)
     this.#partial = []
     this.#partialBytes = 0
-    this.#lines.push(new TooLong(head))
-    return false
+    return tooLong
   }
 }
 
 const EMPTY = Buffer.alloc(0)
 
-/** Queued in place of a line dropped for its length (`skipLongLines`): its start, for the request's id. */
+/** Queued in place of a line dropped for its length (`skipLongLines`): its first and last `HEAD_BYTES` bytes, for the request's id. */
 class TooLong {
   readonly head: Buffer
-  constructor(head: Buffer) {
-    this.head = head
+  tail = EMPTY
+
+  /** `held`: the line's pieces read so far. */
+  constructor(held: readonly Buffer[]) {
+    const pieces: Buffer[] = []
+    let kept = 0
+    for (const piece of held) {
+      if (kept >= HEAD_BYTES) break
+      pieces.push(piece.subarray(0, HEAD_BYTES - kept))
+      kept += pieces.at(-1)!.length
+    }
+    this.head = Buffer.concat(pieces)
+    for (const piece of held) this.keepTail(piece)
+  }
+
+  /** The line goes on with `piece`: keep the last `HEAD_BYTES` bytes (copied: the chunk is not held). */
+  keepTail(piece: Buffer): void {
+    const joined = Buffer.concat([this.tail, piece.subarray(Math.max(0, piece.length - HEAD_BYTES))])
+    this.tail = joined.length > HEAD_BYTES ? Buffer.from(joined.subarray(joined.length - HEAD_BYTES)) : joined
   }
 }
-
 const BLANK = /^[ \t\r]*$/
 
 /**

@@ -104,12 +104,13 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
     child.stdin.write('{"jsonrpc":"2.0","method":"notifications/cancelled"}\n')
     while (!stderr.includes('ignored a notification')) await new Promise((resolve) => setTimeout(resolve, 20))
     expect(stderr).toMatch(/^ptc serve: ignored a notification whose params are not valid \(params: [^\n]*\); the session goes on$/m)
-    // A request too long to read is answered with its id (read from the line's start), so the
-    // client's call ends with the error instead of waiting for its own timeout.
+    // A request too long to read is answered with its id, so the client's call ends with the
+    // error instead of waiting for its own timeout: the TypeScript SDK writes the id last.
     const after = stdout.split('\n').length
-    child.stdin.write(`{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"run_code","arguments":{"code":"return 1 // `)
-    for (let piece = 0; piece < 11; piece++) child.stdin.write('a'.repeat(2 ** 20))
-    child.stdin.write(`"}}}\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' })}\n`)
+    const huge = { method: 'tools/call', params: { name: 'run_code', arguments: { code: `return 1 // ${'a'.repeat(11 * 2 ** 20)}` } }, jsonrpc: '2.0', id: 77 }
+    const text = JSON.stringify(huge)
+    for (let at = 0; at < text.length; at += 2 ** 20) child.stdin.write(text.slice(at, at + 2 ** 20))
+    child.stdin.write(`\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' })}\n`)
     while (stdout.split('\n').length < after + 2) await new Promise((resolve) => setTimeout(resolve, 20))
     const [refused, pong3] = stdout.split('\n').slice(after - 1, after + 1).map((line) => JSON.parse(line))
     expect(refused).toMatchObject({ id: 77, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: a line longer than 10485760 bytes/) } })

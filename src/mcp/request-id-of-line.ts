@@ -1,40 +1,60 @@
 /**
- * The id of a JSON-RPC request read from the start of its line, for a line too long to read
- * whole (MCP over stdio, `line-buffer.ts`): its error answer then carries the request's id
+ * The id of a JSON-RPC request read from the start and end of its line, for a line too long to
+ * read whole (MCP over stdio, `line-buffer.ts`): its error answer then carries the request's id
  * (JSON-RPC 2.0 §5, "id … MUST be the same as the value of the id member in the Request"), so
  * the client's call ends with the error instead of waiting for an answer no one will send. An
  * operator's trial sent an 11 MiB `tools/call` and its SDK call waited 90 s for its own timeout.
  */
 
-/** Bytes of a line's start kept for {@link idFromHead}: SDKs write `jsonrpc` and `id` first. */
+/** Bytes of a line's start, and of its end, kept for {@link requestIdOf}. */
 export const HEAD_BYTES = 4096
 
 /**
- * The top-level `"id"` member of the JSON object `text` starts (a string or a number), when the
- * members before it and the id itself are whole in `text`; otherwise `null`. Never throws.
+ * The id of the request a too-long line holds, from its start (`head`) and end (`tail`): the
+ * line must be a request (a top-level `"method"` among the members its start shows, and no
+ * `"result"` or `"error"`: an answer is never answered, JSON-RPC 2.0 §5), and its top-level `"id"`
+ * (a string or a number) whole in the start, or the line's last member. The TypeScript SDK writes
+ * `{"method":…,"params":…,"jsonrpc":"2.0","id":5}` (id last), the Python SDK id first. Otherwise
+ * `null`. Never throws.
  */
-export function idFromHead(text: string): string | number | null {
+export function requestIdOf(head: string, tail: string): string | number | null {
+  const members = topLevelMembers(head)
+  if (!members.names.has('method') || members.names.has('result') || members.names.has('error')) return null
+  if (members.id !== undefined) return members.id
+  const last = LAST_ID.exec(tail)?.[1]
+  return last === undefined ? null : usableId(parsed(last))
+}
+
+/** `"id": <number or string>` closing the line's object (what a line ends with when its last member is the id). */
+const LAST_ID = /"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*\}\s*$/
+
+/** The names of the top-level members of the JSON object `text` starts, while they are whole, and its `"id"` when one of them. */
+function topLevelMembers(text: string): { names: Set<string>; id: string | number | undefined } {
+  const names = new Set<string>()
+  let id: string | number | undefined
   let at = skipSpace(text, 0)
-  if (text[at] !== '{') return null
+  if (text[at] !== '{') return { names, id }
   at = skipSpace(text, at + 1)
   while (text[at] === '"') {
     const key = stringEnd(text, at)
-    if (key < 0) return null
+    if (key < 0) break
     const name = parsed(text.slice(at, key))
     at = skipSpace(text, key)
-    if (text[at] !== ':') return null
+    if (text[at] !== ':' || typeof name !== 'string') break
+    names.add(name)
     at = skipSpace(text, at + 1)
     const end = valueEnd(text, at)
-    if (end < 0) return null
-    if (name === 'id') {
-      const id = parsed(text.slice(at, end))
-      return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null
-    }
+    if (end < 0) break
+    if (name === 'id') id = usableId(parsed(text.slice(at, end))) ?? undefined
     at = skipSpace(text, end)
-    if (text[at] !== ',') return null
+    if (text[at] !== ',') break
     at = skipSpace(text, at + 1)
   }
-  return null
+  return { names, id }
+}
+
+function usableId(value: unknown): string | number | null {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : null
 }
 
 function skipSpace(text: string, at: number): number {
