@@ -56,9 +56,10 @@ const syncCache = new DeclarationsCache<string>()
  * - `options.embedded`: the form for the `run_code` description (see `renderDeclarations`): one
  *   `declare const tools` with a method a tool and one-line docs at the end of their line.
  *   `options.compact`: the embedded form with every doc comment cut to its first sentence.
- * - Recursive schemas type as `unknown` where they recur; unresolved or external `$ref`s type as
- *   `unknown`; a malformed schema (`enum: 'x'`) makes that side of that tool `unknown`, with a
- *   comment saying so. Nothing is ever fetched.
+ * - A recursive schema (`z.lazy`, a `$ref` cycle) is a named alias (`type Category = { children:
+ *   Category[] }`); unresolved or external `$ref`s type as `unknown`; a malformed schema
+ *   (`enum: 'x'`) makes that side of that tool `unknown`, with a comment saying so. Nothing is
+ *   ever fetched. An argument's bounds and formats are `@minimum`-style doc notes.
  * - Results are cached by `declarationsCacheKey(tools, options)`; a hit returns identical text.
  *
  * @throws TypeError when two tools share a name (the registry forbids it, S1.4); whatever

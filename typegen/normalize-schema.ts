@@ -21,6 +21,7 @@
  * `unknown` when `schemaToNode` rejects them.
  */
 import { constraintNotes } from './constraint-notes.ts'
+import { documentHash, nameOfPointer } from './recursion-names.ts'
 import { escapeCommentText, firstSentence } from './doc-comment.ts'
 
 /** A JSON Schema object node, as far as this pass cares. */
@@ -49,7 +50,6 @@ export interface NormalizedSchema {
 /** Keywords copied verbatim (values, not subschemas). Everything not listed here or below is dropped. */
 const VALUE_KEYWORDS = ['type', 'enum', 'const', 'required', 'nullable', 'deprecated', 'default'] as const
 
-
 /** The explicit state of one walk: the document refs resolve against, where we are, what is open. */
 interface WalkContext {
   readonly root: unknown
@@ -61,7 +61,7 @@ interface WalkContext {
   /** Shared across the walk: nodes still allowed. */
   readonly budget: { nodes: number }
   /** Shared across the walk: the recursion ids of the targets referred back to, and which of those expanding now were. */
-  readonly recursion: { ids: Map<string, string>; referenced: Set<string> }
+  readonly recursion: { ids: Map<string, string>; referenced: Set<string>; document?: string }
 }
 
 /** `{}`: typed as `unknown`. */
@@ -219,44 +219,18 @@ function recursive(node: JsonSchemaObject, pointer: string, context: WalkContext
 }
 
 /**
- * The id of the type at `pointer`: the pointer and a hash of the schema there, so that equal ids
- * mean equal types even across documents (two tools' `#/$defs/Node` differ when their schemas do).
+ * The id of the type at `pointer`: the pointer and a hash of the whole document, so that equal
+ * ids mean equal types across documents (two tools' `#/$defs/Node` differ when their documents do,
+ * also in a definition that `Node` refers to, a review found).
  */
 function recursionId(pointer: string, context: WalkContext): string {
   let id = context.recursion.ids.get(pointer)
   if (id === undefined) {
-    let text: string
-    try {
-      text = JSON.stringify(resolvePointer(context.root, pointer)) ?? ''
-    } catch {
-      text = ''
-    }
-    id = `${pointer}#${fnv1a(text)}`
+    context.recursion.document ??= documentHash(context.root)
+    id = `${pointer}#${context.recursion.document}`
     context.recursion.ids.set(pointer, id)
   }
   return id
-}
-
-/** A name for the alias from the pointer's last segment (`#/$defs/Category` → `Category`); `''` for the root and for zod's generated `__schema0`. */
-function nameOfPointer(pointer: string): string {
-  const last = pointer.slice(pointer.lastIndexOf('/') + 1)
-  let name: string
-  try {
-    name = decodeURIComponent(last).replaceAll('~1', '/').replaceAll('~0', '~')
-  } catch {
-    return ''
-  }
-  return /^[A-Za-z][A-Za-z0-9_]*$/.test(name) ? name : ''
-}
-
-/** 32-bit FNV-1a of `text`, in base 36. */
-function fnv1a(text: string): string {
-  let hash = 0x811c9dc5
-  for (let index = 0; index < text.length; index++) {
-    hash ^= text.charCodeAt(index)
-    hash = Math.imul(hash, 0x01000193)
-  }
-  return (hash >>> 0).toString(36)
 }
 
 /** A description next to a `$ref` describes this use of the target; it wins over the target's own. */

@@ -189,7 +189,9 @@ function flatObject(node: Extract<TypeNode, { kind: 'object' }>, style: RenderSt
   if (node.properties.length === 0) {
     if (!node.index) return within('{}', budget)
     const index = flatType(node.index, style, budget - 18)
-    return index === undefined ? undefined : within(`Record<string, ${index}>`, budget)
+    // `Record<…>` of a recursive alias is resolved at once ("circularly references itself"); an
+    // index signature is deferred, as object types are.
+    return index === undefined ? undefined : within(refersToAlias(node.index) ? `{ [k: string]: ${index} }` : `Record<string, ${index}>`, budget)
   }
   const members: string[] = []
   let used = 4
@@ -244,4 +246,41 @@ function memberName(property: PropertyNode): string {
 /** `read_file` stays bare; `my-tool` becomes `"my-tool"`. */
 export function propertyName(name: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)
+}
+
+const refers = new WeakMap<TypeNode, boolean>()
+
+/** Whether `node` holds a recursive type or a reference back to one (printed as an alias name that may lead back here). */
+function refersToAlias(node: TypeNode): boolean {
+  let found = refers.get(node)
+  if (found === undefined) {
+    switch (node.kind) {
+      case 'self':
+      case 'recursive':
+        found = true
+        break
+      case 'array':
+        found = refersToAlias(node.items)
+        break
+      case 'tuple':
+        found = node.items.some(refersToAlias) || (node.rest !== undefined && refersToAlias(node.rest))
+        break
+      case 'union':
+        found = node.arms.some(refersToAlias)
+        break
+      case 'intersection':
+        found = node.parts.some(refersToAlias)
+        break
+      case 'documented':
+        found = refersToAlias(node.type)
+        break
+      case 'object':
+        found = node.properties.some((property) => refersToAlias(property.type)) || (node.index !== undefined && refersToAlias(node.index))
+        break
+      default:
+        found = false
+    }
+    refers.set(node, found)
+  }
+  return found
 }

@@ -14,6 +14,14 @@ import { baseCandidates, type ObjectUse } from './shared-bases.ts'
 import { nodeKey, propertyKey, renderType, type AliasNames, type RenderStyle } from './render-type.ts'
 import type { PropertyNode, TypeNode } from './type-node.ts'
 
+/**
+ * Work the greedy passes may do (nodes counted, plus candidate texts rendered, a unit per 64
+ * characters) before they stop choosing more aliases: each pass walks every node again, and a
+ * hostile imported schema (40 definitions each referring to all 40) held a review's typegen for
+ * minutes. Past it the file is still correct, only less shared.
+ */
+export const MAX_PLAN_WORK = 400_000
+
 /** An alias below this saving (estimated tokens) is not worth the indirection. */
 export const MIN_SAVING_TOKENS = 10
 /** Tokens of `type  = ` and a line break: the fixed cost of one declaration. */
@@ -89,12 +97,19 @@ export function planAliases(roots: readonly AliasRoot[]): AliasPlan {
     declarations.push({ name, doc: '', node: found.node })
   }
 
-  for (;;) {
+  let work = 0
+  const rendered = (node: TypeNode): string => {
+    const text = renderType(node, style, '')
+    work += 1 + (text.length >> 6)
+    return text
+  }
+  while (work < MAX_PLAN_WORK) {
     const { nodes } = countUses(roots, declarations, names)
+    work += nodes.size
     let best: { seen: Seen<TypeNode>; saving: number } | undefined
     for (const seen of nodes.values()) {
       if (seen.uses < 2 || !isCandidate(seen.item)) continue
-      const size = estimateTokens(renderType(seen.item, style, ''))
+      const size = estimateTokens(rendered(seen.item))
       const name = estimateTokens(seen.hint)
       const saving = (seen.uses - 1) * size - seen.uses * name - DECLARATION_TOKENS - name
       if (saving >= MIN_SAVING_TOKENS && (best === undefined || saving > best.saving)) best = { seen, saving }
@@ -106,16 +121,18 @@ export function planAliases(roots: readonly AliasRoot[]): AliasPlan {
   }
 
   // Shared leading properties, on the objects left (greedy likewise).
-  for (;;) {
+  while (work < MAX_PLAN_WORK) {
     const objects: ObjectUse[] = []
-    for (const seen of countUses(roots, declarations, names).nodes.values()) {
+    const { nodes } = countUses(roots, declarations, names)
+    work += nodes.size
+    for (const seen of nodes.values()) {
       const key = nodeKey(seen.item)
       if (seen.item.kind === 'object' && !types.has(key) && !bases.has(key)) objects.push({ node: seen.item, uses: seen.uses, hint: seen.hint })
     }
     let best: { candidate: ReturnType<typeof baseCandidates>[number]; saving: number } | undefined
     for (const candidate of baseCandidates(objects)) {
       const uses = candidate.members.reduce((sum, member) => sum + member.uses, 0)
-      const size = estimateTokens(renderType(candidate.base, style, ''))
+      const size = estimateTokens(rendered(candidate.base))
       const name = estimateTokens(candidate.hint)
       const saving = (uses - 1) * size - uses * (name + 1) - DECLARATION_TOKENS - name
       if (saving >= MIN_SAVING_TOKENS && (best === undefined || saving > best.saving)) best = { candidate, saving }

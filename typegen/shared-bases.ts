@@ -5,7 +5,8 @@
  * produce), of at least `MIN_BASE_PROPERTIES` properties shared by at least two distinct objects.
  */
 import { pascalCase } from './alias-names.ts'
-import type { TypeNode } from './type-node.ts'
+import { propertyKey } from './render-type.ts'
+import type { PropertyNode, TypeNode } from './type-node.ts'
 
 /** Shortest shared run of leading properties worth a base. */
 export const MIN_BASE_PROPERTIES = 3
@@ -34,12 +35,23 @@ export interface BaseCandidate {
  */
 export function baseCandidates(objects: readonly ObjectUse[]): BaseCandidate[] {
   const byPrefix = new Map<string, BaseCandidate>()
+  // A prefix's key is its properties' small ids: stringifying each prefix whole cost the square
+  // of an object's size (a review's hostile schema: 7 s in here).
+  const ids = new Map<string, number>()
+  const idOf = (property: PropertyNode): number => {
+    const identity = `${property.optional ? '?' : ''}${JSON.stringify(property.key)}${propertyKey(property)}`
+    let id = ids.get(identity)
+    if (id === undefined) ids.set(identity, (id = ids.size))
+    return id
+  }
   for (const use of objects) {
     const { node } = use
     if (node.index !== undefined || node.noKeys) continue
-    for (let length = MIN_BASE_PROPERTIES; length <= node.properties.length; length++) {
+    let key = ''
+    for (let length = 1; length <= node.properties.length; length++) {
+      key += `${idOf(node.properties[length - 1]!)},`
+      if (length < MIN_BASE_PROPERTIES) continue
       const properties = node.properties.slice(0, length)
-      const key = JSON.stringify(properties)
       const candidate = byPrefix.get(key)
       if (candidate) candidate.members.push(use)
       else byPrefix.set(key, { base: { kind: 'object', properties, index: undefined, noKeys: false }, members: [use], hint: '' })

@@ -59,7 +59,9 @@ export function schemaToNode(schema: JsonSchemaObject): TypeNode {
   if (typeof schema.$self === 'string') return { kind: 'self', id: schema.$self }
   if (typeof schema.$recursive === 'string') {
     const { $recursive: id, $name: name, ...body } = schema
-    return { kind: 'recursive', id, name: typeof name === 'string' ? name : '', body: schemaToNode(body) }
+    const cleaned = withoutBareSelf(schemaToNode(body), id)
+    // Left with no reference back (`string | V` is `string`): no alias needed.
+    return refersTo(cleaned, id) ? { kind: 'recursive', id, name: typeof name === 'string' ? name : '', body: cleaned } : cleaned
   }
   const own = ownType(schema)
   const combined = combinators(schema)
@@ -157,6 +159,51 @@ function combinators(schema: JsonSchemaObject): TypeNode | undefined {
     parts.push(...all.map((part) => (isObject(part) ? schemaToNode(part) : UNKNOWN)))
   }
   return parts.length === 0 ? undefined : intersection(parts)
+}
+
+/**
+ * A recursive body without the references to an alias that TypeScript cannot defer: a union arm
+ * or intersection part that is a `self` outside any object or array (`type V = string | V` is an
+ * error, and the alias becomes `any`). One to this very type adds nothing (`string | V` is
+ * `string`) and goes; one to another (mutual recursion) becomes `unknown`.
+ */
+function withoutBareSelf(node: TypeNode, id: string): TypeNode {
+  switch (node.kind) {
+    case 'self':
+      return node.id === id ? NEVER : UNKNOWN
+    case 'union':
+      return union(node.arms.map((arm) => withoutBareSelf(arm, id)))
+    case 'intersection':
+      return intersection(node.parts.map((part) => (part.kind === 'self' ? UNKNOWN : withoutBareSelf(part, id))))
+    case 'documented':
+      return { ...node, type: withoutBareSelf(node.type, id) }
+    default:
+      return node
+  }
+}
+
+/** Whether `node` holds a `self` reference to `id` anywhere. */
+function refersTo(node: TypeNode, id: string): boolean {
+  switch (node.kind) {
+    case 'self':
+      return node.id === id
+    case 'recursive':
+      return refersTo(node.body, id)
+    case 'array':
+      return refersTo(node.items, id)
+    case 'tuple':
+      return node.items.some((item) => refersTo(item, id)) || (node.rest !== undefined && refersTo(node.rest, id))
+    case 'union':
+      return node.arms.some((arm) => refersTo(arm, id))
+    case 'intersection':
+      return node.parts.some((part) => refersTo(part, id))
+    case 'documented':
+      return refersTo(node.type, id)
+    case 'object':
+      return node.properties.some((property) => refersTo(property.type, id)) || (node.index !== undefined && refersTo(node.index, id))
+    default:
+      return false
+  }
 }
 
 /** An arm keeps its description (`merged?: boolean | /** Commit reference… *\/ string`). */

@@ -1,0 +1,58 @@
+/**
+ * Recursive schemas in the declarations (S9.1): each is a named alias TypeScript accepts (no
+ * "circularly references itself", which would make it `any` and let every value through), its
+ * references resolve to its own document's types, and a hostile web of definitions still gives
+ * a file instead of holding typegen for minutes.
+ */
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { generateDeclarations, type TypegenTool } from '../../typegen/index.ts'
+import { check } from './check-script.ts'
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json }
+const Json: z.ZodType<Json> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(Json), z.record(z.string(), Json)]))
+
+const jsonTool = (name: string, schema: Record<string, unknown>): TypegenTool => ({ name, description: 'd', parameters: z.object({}), parametersJsonSchema: { type: 'object', properties: { v: { $ref: '#/$defs/V' } }, $defs: { V: schema } }, output: z.null() })
+
+describe('recursive types in the declarations (S9.1)', { timeout: 120_000 }, () => {
+  it('S9.1 the JSON-value z.lazy is an alias TypeScript accepts: a value of the right shape passes and a function is refused', async () => {
+    const declarations = await generateDeclarations([{ name: 'store', description: 'Store a JSON value.', parameters: z.object({ key: z.string(), value: Json }), output: z.object({ ok: z.boolean() }) }])
+    expect(declarations).toContain('type Value = string | number | boolean | null | Value[] | { [k: string]: Value }')
+    expect(check(declarations, "await tools.store({ key: 'a', value: { x: [1, 'y', null, { z: true }] } })\nexport {}\n")).toEqual([])
+    expect(check(declarations, "await tools.store({ key: 'a', value: () => 1 })\nexport {}\n")).toEqual([expect.stringMatching(/^\/virtual\/script\.ts:1 Type '\(\) => number' is not assignable to type 'Value'/)])
+  })
+
+  it('S9.1 a reference back as a bare union arm or intersection part adds nothing and is left out, so the alias stays valid', async () => {
+    const declarations = await generateDeclarations([
+      jsonTool('union_self', { anyOf: [{ type: 'string' }, { $ref: '#/$defs/V' }] }),
+      jsonTool('all_of_self', { allOf: [{ $ref: '#/$defs/V' }, { type: 'object', properties: { x: { type: 'string' } } }] }),
+      jsonTool('one_of_self', { oneOf: [{ type: 'number' }, { type: 'array', items: { $ref: '#/$defs/V' } }, { type: 'object', additionalProperties: { $ref: '#/$defs/V' } }] }),
+    ])
+    expect(check(declarations, 'export {}\n')).toEqual([])
+    // Nothing refers back once those are gone: no alias at all.
+    expect(declarations).toMatch(/union_self: \{ v\?: string \}/)
+    expect(declarations).toMatch(/all_of_self: \{ v\?: \{ x\?: string \} \}/)
+    expect(declarations).toMatch(/type V\d* = number \| V\d*\[\] \| \{ \[k: string\]: V\d* \}/)
+  })
+
+  it('S9.1 two tools with the same recursive definition name but different referenced definitions get their own types', async () => {
+    const tool = (name: string, leaf: string): TypegenTool => ({
+      name,
+      description: 'd',
+      parameters: z.object({}),
+      parametersJsonSchema: { type: 'object', properties: { root: { $ref: '#/$defs/Node' } }, required: ['root'], $defs: { Node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/Node' } }, leaf: { $ref: '#/$defs/Leaf' } }, required: ['children', 'leaf'] }, Leaf: { type: leaf } } },
+      output: z.null(),
+    })
+    const declarations = await generateDeclarations([tool('a_tool', 'string'), tool('b_tool', 'number')])
+    expect(declarations).toContain('type Node = { children: Node[]; leaf: string }')
+    expect(declarations).toContain('type Node2 = { children: Node2[]; leaf: number }')
+  })
+
+  it('S9.1 forty definitions that each refer to all forty still give a file that type-checks (it used to run for minutes)', async () => {
+    const defs: Record<string, unknown> = {}
+    for (let i = 0; i < 40; i++) defs[`D${i}`] = { type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, j) => [`p${j}`, { $ref: `#/$defs/D${j}` }])) }
+    const declarations = await generateDeclarations([{ name: 'web', description: 'd', parameters: z.object({}), parametersJsonSchema: { type: 'object', properties: { r: { $ref: '#/$defs/D0' } }, $defs: defs }, output: z.null() }], { embedded: true })
+    expect(declarations).toMatch(/^ {2}web\(args: \{ r\?: D0 \}\): Promise<null>$/m)
+    expect(check(declarations, 'export {}\n')).toEqual([])
+  })
+})
