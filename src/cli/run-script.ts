@@ -5,7 +5,7 @@
 import { createHost, type HostOptions } from '../host/create-host.ts'
 import * as ttyApproval from '../policy/tty-approval.ts'
 import { callCardText, resultCardText } from '../present/replay.ts'
-import { terminalSafe } from '../present/terminal-safe.ts'
+import { terminalSafe } from '../terminal-safe.ts'
 import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
 import { describeRunError, describeWarning, type RunCodeValue } from '../ptc/run-code-value.ts'
 import type { ToolErrorKind } from '../tools/types.ts'

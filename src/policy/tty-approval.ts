@@ -7,7 +7,7 @@
  * Install it only when a person is at the terminal (`process.stdin.isTTY`); headless, nothing is
  * installed, so the approval waterfall closes as `unavailable` and the call is denied (S8.2).
  */
-import { terminalSafe } from '../present/terminal-safe.ts'
+import { terminalSafe } from '../terminal-safe.ts'
 import { createInterface, type Interface } from 'node:readline'
 import type { Context } from 'cordis'
 import type { ApprovalResponder } from './approval.ts'

@@ -5,7 +5,7 @@
  * byte. Never throws: a malformed card is printed as its JSON.
  */
 import type { Card, DiffCard, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard } from '../tools/cards.ts'
-import { terminalSafe } from './terminal-safe.ts'
+import { terminalSafe } from '../terminal-safe.ts'
 
 /** Formatting options. */
 export interface FormatCardOptions {
@@ -23,11 +23,13 @@ export const DEFAULT_MAX_CARD_LINES = 12
  */
 export function formatCard(card: Card, options: FormatCardOptions = {}): string {
   const maxLines = options.maxLines !== undefined && Number.isInteger(options.maxLines) && options.maxLines >= 0 ? options.maxLines : DEFAULT_MAX_CARD_LINES
+  // Made terminal-safe whole, again: fields printed as they are (a number that is a string in a
+  // malformed card) and the JSON fallback, which leaves C1 characters as they are (a review).
   try {
     const lines = linesOf(card)
-    if (lines) return [lines.header, ...cap(lines.body, maxLines).map((line) => `  ${line}`)].join('\n')
+    if (lines) return terminalSafe([lines.header, ...cap(lines.body, maxLines).map((line) => `  ${line}`)].join('\n'))
   } catch {}
-  return `• card ${safeJson(card)}`
+  return terminalSafe(`• card ${safeJson(card)}`)
 }
 
 function linesOf(card: Card): { header: string; body: string[] } | undefined {

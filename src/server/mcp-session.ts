@@ -153,7 +153,7 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     const request = checkParams(CallToolRequestSchema, raw)
     const { name, arguments: args } = request.params
     const tool = exposedTools(session.tools, options).find((candidate) => candidate.name === name)
-    if (!tool) throw unknownTool(name, exposedTools(session.tools, options), session.tools.get(name) !== undefined)
+    if (!tool) throw unknownTool(name, exposedTools(session.tools, options), session.ptc.visibleTools().some((visible) => visible.name === name))
     const callId = `${agent}.${++counter}`
     const cancel = new AbortController()
     if (earlyCancels.has(extra.requestId)) {
@@ -240,7 +240,7 @@ export async function openSession(ctx: Context, options: SessionOptions, session
  * -32602: …`); a plain error with a `code` goes on the wire as the bare sentence.
  */
 function unknownTool(name: string, exposed: readonly { name: string }[], registered: boolean): Error {
-  // A registered tool that is not exposed is reachable from a script (an operator's trial read "unknown" for read_file).
+  // A tool scripts may call (PtcConfig.visible) is reachable from run_code (an operator's trial read "unknown" for read_file); a hidden one is not named.
   const hint = registered ? ` "${name}" is callable from run_code's scripts as tools.${/^[A-Za-z_$][\w$]*$/.test(name) ? name : `[${JSON.stringify(name)}]`}(…), or directly when the server is started with --expose-tools.` : ''
   const message = `Unknown tool "${name}". This server exposes: ${exposed.map((tool) => tool.name).join(', ')}.${hint}`
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams })

@@ -32,6 +32,9 @@ describe('formatCard', () => {
     // Paths and working folders come from a script's arguments too (a security review's `at ../x\e[2K\rapproved.txt`).
     expect(formatCard({ card: 'generic', phase: 'completed', title: 't', locations: [{ path: '../x\u001b[2K\rok.txt', line: 3 }] })).toBe('✓ t\n  at ../x\\x1b[2K\\x0dok.txt:3')
     expect(formatCard({ card: 'terminal', phase: 'pending', command: 'ls', cwd: 'sub\u001b[34m' })).toBe('… $ ls (in sub\\x1b[34m)')
+    // A malformed card's JSON fallback and a field printed as it is are made safe too.
+    expect(formatCard({ card: 'generic', title: 5, body: 'x\u009b2J' } as never)).toBe('• card {"card":"generic","title":5,"body":"x\\x9b2J"}')
+    expect(formatCard({ card: 'terminal', phase: 'completed', command: 'ls', exitCode: '\u001b[2J' } as never)).not.toMatch(/\u001b/)
   })
 
   it('S11.5 a malformed card prints as JSON instead of throwing', () => {

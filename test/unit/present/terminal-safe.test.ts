@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { terminalSafe } from '../../../src/present/terminal-safe.ts'
+import { terminalSafe } from '../../../src/terminal-safe.ts'
 
 describe('terminalSafe', () => {
   it('makes escape sequences visible so a script cannot drive the terminal (OSC 52, clear screen, C1 CSI)', () => {

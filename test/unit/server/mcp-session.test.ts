@@ -118,6 +118,18 @@ describe('an MCP session (S9.4, S5.1, S8.2)', { timeout: 120_000 }, () => {
     expect((none as Error).message).toMatch(/^MCP error -32602: Unknown tool "nope"\. This server exposes: [^"]*\.$/)
   })
 
+  it('S9.1 a tool hidden from scripts (PtcConfig.visible) is not named as callable from run_code', async () => {
+    const hidden = await createHost({ workspace, journal: false, toolModules: [TOOLS], ptc: { visible: (tool) => tool.name !== 'echo' } })
+    const connected = await connectSession(hidden)
+    try {
+      const error = await connected.client.callTool({ name: 'echo', arguments: { text: 'x' } }).then(() => undefined, (thrown: unknown) => thrown)
+      expect((error as Error).message).toMatch(/^MCP error -32602: Unknown tool "echo"\. This server exposes: [^"]*\.$/)
+    } finally {
+      await connected.close()
+      await hidden.dispose()
+    }
+  })
+
   it('each session has its own agent and journal file, recording only its own calls', async () => {
     const a = await connect({ exposeTools: true })
     const b = await connect({ exposeTools: true })
