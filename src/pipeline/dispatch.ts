@@ -12,7 +12,7 @@ import { type EventHooks, listenersOf } from './cordis-adapter.ts'
 import type { ResultError } from './results.ts'
 
 /** What the body returned (not yet checked against `output.schema`), or how dispatch failed. */
-export type Dispatched = { readonly kind: 'returned'; readonly raw: unknown } | { readonly kind: 'cancelled' } | { readonly kind: 'failed'; readonly error: ResultError }
+export type Dispatched = { readonly kind: 'returned'; readonly raw: unknown } | { readonly kind: 'cancelled'; readonly started: boolean } | { readonly kind: 'failed'; readonly error: ResultError }
 
 type ExecuteWrapper = (execution: ToolExecution, next: () => Promise<JsonValue>) => Promise<JsonValue> | JsonValue
 
@@ -23,14 +23,17 @@ type ExecuteWrapper = (execution: ToolExecution, next: () => Promise<JsonValue>)
  */
 export async function dispatch(events: EventHooks, tool: Tool, execution: Execution): Promise<Dispatched> {
   const stop = Execution.stopOf(execution)
+  // Whether the tool's body was entered: a cancel before (a wrapper still holding the call) did nothing.
+  let started = false
   const body = async (): Promise<JsonValue> => {
     if (Execution.fuseCallerSignal(execution).aborted) throw CANCELLED
+    started = true
     return (await tool.execute(execution.arguments, execution)) as JsonValue
   }
   try {
     return { kind: 'returned', raw: await raceCallerStop(runWrappers(events, execution, body), stop) }
   } catch (error) {
-    if (error === CANCELLED || stop.aborted) return { kind: 'cancelled' }
+    if (error === CANCELLED || stop.aborted) return { kind: 'cancelled', started }
     if (ToolTimeoutError.isInstance(error)) return { kind: 'failed', error: { kind: 'timeout', message: error.message } }
     if (ToolDeniedError.isInstance(error)) return { kind: 'failed', error: { kind: 'denied', message: error.message } }
     return { kind: 'failed', error: { kind: 'failed', message: `Tool "${execution.name}" failed: ${describeThrown(error)}` } }

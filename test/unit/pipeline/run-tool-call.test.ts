@@ -502,6 +502,28 @@ describe('execution identity and immutability (S6.2, S6.3)', () => {
     expect(seen).toBe(controller.signal)
   })
 
+  it('S6.3 a call cancelled while a tools/execute wrapper still holds it says nothing was done; one cancelled inside its body says what it did stands', async () => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let bodyRan = false
+    const root = await setup((ctx) => {
+      ctx.tools.register(bodyTool(async () => ((bodyRan = true), await new Promise(() => {}))))
+      ctx.on('tools/execute', async (_execution, next) => (await held, next()))
+    })
+    const stop = new AbortController()
+    const before = root.tools.execute({ name: 'body', arguments: {} }, { signal: stop.signal })
+    await tick(10)
+    stop.abort()
+    expect(await before).toMatchObject({ isError: true, error: { kind: 'cancelled', message: CANCELLED_BEFORE_START_MESSAGE } })
+    expect(bodyRan).toBe(false)
+    release()
+    const inside = new AbortController()
+    const during = root.tools.execute({ name: 'body', arguments: {} }, { signal: inside.signal })
+    while (!bodyRan) await tick(5)
+    inside.abort()
+    expect((await during).error?.message).toMatch(/^The tool call was cancelled before it finished; what it had already done stands/)
+  })
+
   it('S6.3 a caller signal that is already aborted cancels before policy or body run', async () => {
     let policyRan = false
     let bodyRan = false
