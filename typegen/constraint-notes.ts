@@ -17,6 +17,9 @@ const BOUNDS = ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'm
  * of `.int()`.
  */
 export function constraintNotes(schema: Record<string, unknown>): string[] {
+  // `.nullable()` puts the bounds in the one arm that is not `null` (anyOf [{minimum: 3}, {type: null}]).
+  const arms = [schema.anyOf, schema.oneOf].find(Array.isArray)?.filter((arm) => typeof arm === 'object' && arm !== null && (arm as { type?: unknown }).type !== 'null')
+  if (arms?.length === 1) return constraintNotes(arms[0] as Record<string, unknown>)
   const notes: string[] = []
   for (const keyword of BOUNDS) {
     const value = schema[keyword]

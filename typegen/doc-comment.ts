@@ -26,7 +26,9 @@ export function firstSentence(text: string): string {
  * comment and inject declarations; line endings become `\n`.
  */
 export function escapeCommentText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replaceAll('*/', '*\\/')
+  // U+2028/U+2029 end a line for TypeScript: in a `//` doc the rest would read as code (a trial
+  // declared a fake property through a description). They become line breaks like any other.
+  return text.replace(/\r\n?|[\u2028\u2029]/g, '\n').replaceAll('*/', '*\\/')
 }
 
 /**

@@ -106,7 +106,8 @@ function listed(change: Change, notMade = 0): Change {
     const lines: string[] = []
     for (let index = 0; index < hunk.lines.length; index++) {
       const line = hunk.lines[index]!
-      if (left <= 0) {
+      // Stop where not even the start of a line fits (a line cut to its sign would read as an empty one).
+      if (left <= 0 || (listingCost(line) > left && left < 16)) {
         omitted += changedLines(hunk.lines.slice(index))
         break
       }

@@ -45,7 +45,7 @@ export const searchParameters = z.strictObject({
     })
     .describe('Regular expression in ripgrep\'s (Rust) syntax, like JavaScript\'s but linear-time: no look-around and no backreferences. Matched against each line, e.g. "function \\w+\\(".'),
   path: z.string().optional().describe('File or directory to search, relative to the workspace root (default: the root).'),
-  glob: z.string().optional().describe('Only search files whose path (relative to `path`) matches this glob, e.g. "**/*.ts".'),
+  glob: z.string().max(MAX_PATTERN_CHARS, `A glob takes at most ${MAX_PATTERN_CHARS} characters.`).optional().describe('Only search files whose path (relative to `path`) matches this glob, e.g. "**/*.ts".'),
 })
 
 /**

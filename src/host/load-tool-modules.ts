@@ -88,7 +88,7 @@ async function startPlugin(ctx: Context, specifier: string, limitMs: number, plu
  */
 function injectHint(error: unknown): string {
   const service = /cannot get property "([^"]+)" without inject/.exec(describeThrown(error))?.[1]
-  return service === undefined ? '' : ` A plugin lists the services it uses: add export const inject = [${JSON.stringify(service)}] to the module (or inject: [${JSON.stringify(service)}] to its plugin object).`
+  return service === undefined ? '' : `. A plugin lists the services it uses: add export const inject = [${JSON.stringify(service)}] to the module (or inject: [${JSON.stringify(service)}] to its plugin object).`
 }
 
 /** cordis' `FiberState.PENDING` (a const enum, which cannot be imported): waiting for injected services. */

@@ -74,7 +74,8 @@ export function readParsed(parsed: unknown, text: string | (() => string)): Line
   }
   // A request whose one field is wrong (`_meta.progressToken: {}`): say which (an operator's trial got only the generic sentence).
   const field = typeof object.method === 'string' && object.jsonrpc === '2.0' ? wrongField(object) : undefined
-  return { error: checked.error, refusal: { id, code: INVALID_REQUEST, message: field !== undefined ? `Invalid Request: ${field}` : `Invalid Request: not a JSON-RPC 2.0 request (${NEEDS})` } }
+  if (field !== undefined) return { error: new Error(`answered a request that is not valid: ${field}`), refusal: { id, code: INVALID_REQUEST, message: `Invalid Request: ${field}` } }
+  return { error: checked.error, refusal: { id, code: INVALID_REQUEST, message: `Invalid Request: not a JSON-RPC 2.0 request (${NEEDS})` } }
 }
 
 /** The first field a request gets wrong, as `params._meta.progressToken must be a string or a number`; `undefined` when none is found. */

@@ -86,6 +86,7 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
     expect(answers[6].error.message).toMatch(/^Invalid Request: a message is a JSON object/)
     // A request with one wrong field is told which.
     expect(answers[7]).toMatchObject({ id: 23, error: { code: -32600, message: 'Invalid Request: params._meta.progressToken must be a string or a number' } })
+    expect(stderr).toMatch(/^ptc serve: answered a request that is not valid: params\._meta\.progressToken must be a string or a number$/m)
     expect(answers[8]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
     expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): Unexpected token .*"not json" is not valid JSON$/m)
     expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): it is JSON, but not a JSON-RPC 2\.0 request, notification or response$/m)

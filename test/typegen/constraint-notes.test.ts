@@ -16,6 +16,16 @@ describe('constraint notes (S9.1)', () => {
     expect(constraintNotes({ type: 'string', pattern: 'x'.repeat(MAX_PATTERN_NOTE_CHARS + 1) })).toEqual([])
     expect(constraintNotes({ type: 'array', minItems: 1, maxItems: 3, uniqueItems: true })).toEqual(['@minItems 1', '@maxItems 3', '@uniqueItems'])
     expect(constraintNotes({ type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })).toEqual([])
+    // .nullable(): the bounds sit in the one arm that is not null
+    expect(constraintNotes({ anyOf: [{ type: 'number', minimum: 3 }, { type: 'null' }] })).toEqual(['@minimum 3'])
+    expect(constraintNotes({ anyOf: [{ type: 'number', minimum: 3 }, { type: 'string', maxLength: 2 }] })).toEqual([])
+  })
+
+  it('S9.1 a description with U+2028 or U+2029 cannot end its // doc line and declare more: they are line breaks, and the doc moves above', async () => {
+    const tool: TypegenTool = { name: 'sneaky', description: 'd', parameters: z.object({ a: z.string().describe('Fine.\u2028alsoSneaky: number') }), output: z.null() }
+    const text = await generateDeclarations([tool], { embedded: true })
+    expect(text).not.toMatch(/[\u2028\u2029]/)
+    expect(text).toContain('/**\n     * Fine.\n     * alsoSneaky: number\n     */\n    a: string')
   })
 
   it('S9.1 the declarations note the bounds of arguments (after the description, before @default) and not of outputs', async () => {

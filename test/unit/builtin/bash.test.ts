@@ -34,6 +34,12 @@ describe('bash', () => {
     expect(contentText(result)).toBe('Exit code 0.\nstdout:\nhi\n\nstderr:\nwarn\n')
   })
 
+  it('S8 a command over 100,000 characters is an argument error saying what to do, not spawn E2BIG', async () => {
+    const refused = await ws.call('bash', { command: `echo ${'x'.repeat(1_000_000)}` })
+    expect(refused.error?.kind).toBe('invalid-arguments')
+    expect(refused.error?.message).toMatch(/A command line takes at most 100000 characters; write a longer script to a file with write_file and run that/)
+  })
+
   it('S6.5 a non-zero exit is a value, not an error', async () => {
     const result = await ws.call('bash', { command: 'echo nope >&2; exit 7' })
     expect(result.isError).toBe(false)

@@ -70,6 +70,11 @@ describe('describeChange', () => {
     expect(lines.length).toBe(listed + 1)
     expect(lines.at(-1)).toBe(`\\ ${4_000_000 - listed} more changed lines not listed`)
     expect(JSON.stringify(change).length).toBeLessThan(MAX_LISTED_CHARS + 1_000)
+    // No line is listed cut to its sign alone (it would read as an empty line): lines charged 7
+    // each leave 1 character of the budget after the last that fits.
+    const short = describeChange('', 'aaa\n'.repeat(50_000)).hunks[0]!.lines
+    expect(short.at(-2)).toBe('+aaa')
+    expect(short.at(-1)).toMatch(/^\\ \d+ more changed lines not listed$/)
   })
 
   it('S9.6 one line longer than the listing budget is cut with an ellipsis; a diffed change over the budget drops its later hunks and counts their lines', () => {

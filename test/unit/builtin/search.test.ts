@@ -61,6 +61,9 @@ describe('search runs ripgrep, not a backtracking regex on the host (S8)', () =>
     expect(refused.error?.kind).toBe('invalid-arguments')
     expect(refused.error?.message).toMatch(new RegExp(`A search pattern takes at most ${MAX_PATTERN_CHARS} characters; search for a shorter, more general pattern`))
     expect((await ws.call('search', { pattern: 'a'.repeat(MAX_PATTERN_CHARS) })).isError).toBe(false)
+    const glob = await ws.call('search', { pattern: 'a', glob: 'x'.repeat(200_000) })
+    expect(glob.error?.kind).toBe('invalid-arguments')
+    expect(glob.error?.message).toMatch(/A glob takes at most 10000 characters/)
   })
 
   it('S8 files that .gitignore ignores are not searched, in a git repository or not', async () => {

@@ -135,7 +135,7 @@ describe('loadToolModules (issue 14)', { timeout: 60_000 }, () => {
     const file = join(project, 'no-inject.mjs')
     const { message, code } = await loadInNode(file)
     expect(code).toBe('tool-module')
-    expect(message).toMatch(/^Tool module .*no-inject\.mjs failed to start: .*cannot get property "tools" without inject.* A plugin lists the services it uses: add export const inject = \["tools"\] to the module/)
+    expect(message).toMatch(/^Tool module .*no-inject\.mjs failed to start: .*cannot get property "tools" without inject\. A plugin lists the services it uses: add export const inject = \["tools"\] to the module/)
   })
 
   it('S1.4 an array module whose tool name is taken fails with one ToolModuleError line naming the module, as a plugin does', async () => {
