@@ -98,7 +98,7 @@ export function apply(ctx: Context, config: Config = {}) {
         const spilled: { result?: string; logs?: string; outside?: boolean } = config.spillOutside ? { outside: true } : {}
         if (result.length > caps.maxResultChars) spilled.result = writeSpill(dir, `${id}-result.json`, result, spillRoot)
         if (logs.length > caps.maxLogChars) spilled.logs = writeSpill(dir, `${id}-logs.txt`, logs, spillRoot)
-        pruneSpills([spilled.result, spilled.logs].filter((file) => file !== undefined))
+        pruneSpills(spillRoot, [spilled.result, spilled.logs].filter((file) => file !== undefined))
         return renderRunCode(value, caps, spilled)
       },
     }),

@@ -4,7 +4,7 @@
  * gets a preview plus the path. Files are written atomically (temp file + rename), so a reader
  * never sees half a file.
  */
-import { mkdirSync, realpathSync } from 'node:fs'
+import { lstatSync, mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { type FolderBounds, pruneOldest } from '../workspace/prune-oldest.ts'
 import { writeFileAtomicSync } from '../workspace/safe-fs.ts'
@@ -45,10 +45,47 @@ export function writeSpill(dir: string, fileName: string, text: string, root: st
 }
 
 /**
- * Bound the spill folder holding `written` (paths {@link writeSpill} returned, all in one folder)
- * to {@link SPILL_BOUNDS}, oldest first, never deleting `written`. Never throws.
+ * Agent folders the spill folder keeps, the most recently written first: every MCP session has
+ * its own, and a re-test of the trials found a server's spill folder growing by one a session.
  */
-export function pruneSpills(written: readonly string[]): void {
+export const MAX_SPILL_FOLDERS = 100
+
+/**
+ * Bound the agent folder holding `written` (paths {@link writeSpill} returned for `root`, all in
+ * one agent folder directly under it) to {@link SPILL_BOUNDS}, oldest first, never deleting
+ * `written`; then remove whole agent folders of `root` past the newest {@link MAX_SPILL_FOLDERS}
+ * (by modification time), never the writer's own. Nothing outside `root` is touched: written
+ * files that are not in a folder directly under it prune nothing. Symbolic links are never
+ * followed or removed. Never throws.
+ */
+export function pruneSpills(root: string, written: readonly string[]): void {
   if (written.length === 0) return
-  pruneOldest(dirname(written[0]!), SPILL_BOUNDS, { keep: written })
+  const folder = dirname(written[0]!)
+  let realRoot: string
+  try {
+    realRoot = realpathSync(root)
+  } catch {
+    return
+  }
+  if (dirname(folder) !== realRoot || written.some((file) => dirname(file) !== folder)) return
+  pruneOldest(folder, SPILL_BOUNDS, { keep: written })
+  let folders: { path: string; mtimeMs: number }[]
+  try {
+    folders = readdirSync(realRoot)
+      .map((name) => join(realRoot, name))
+      .flatMap((path) => {
+        const stat = lstatSync(path, { throwIfNoEntry: false })
+        return stat?.isDirectory() && path !== folder ? [{ path, mtimeMs: stat.mtimeMs }] : []
+      })
+  } catch {
+    return
+  }
+  folders.sort((a, b) => b.mtimeMs - a.mtimeMs)
+  for (const old of folders.slice(MAX_SPILL_FOLDERS - 1)) {
+    try {
+      rmSync(old.path, { recursive: true, force: true })
+    } catch {
+      // not ours to remove: leave it
+    }
+  }
 }

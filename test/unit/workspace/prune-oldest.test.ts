@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { pruneSpills, SPILL_BOUNDS } from '../../../src/ptc/spill.ts'
+import { MAX_SPILL_FOLDERS, pruneSpills, SPILL_BOUNDS } from '../../../src/ptc/spill.ts'
 import { pruneOldest } from '../../../src/workspace/prune-oldest.ts'
 
 let dir: string
@@ -15,11 +15,12 @@ beforeEach(() => {
 })
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }))
 
-/** `count` files `f000`…, each `bytes` long, oldest first (modification times a second apart). */
-function files(count: number, bytes = 1): string[] {
+/** `count` files `f000`… in `folder` (default the test's folder), each `bytes` long, oldest first (modification times a second apart). */
+function files(count: number, bytes = 1, folder = dir): string[] {
+  fs.mkdirSync(folder, { recursive: true })
   const made: string[] = []
   for (let index = 0; index < count; index++) {
-    const file = path.join(dir, `f${String(index).padStart(3, '0')}`)
+    const file = path.join(folder, `f${String(index).padStart(3, '0')}`)
     fs.writeFileSync(file, 'x'.repeat(bytes))
     fs.utimesSync(file, 1_000_000 + index, 1_000_000 + index)
     made.push(file)
@@ -29,14 +30,24 @@ function files(count: number, bytes = 1): string[] {
 
 describe('pruneOldest and the spill folder (S8, S9.7)', () => {
   it('S9.7 a spill folder keeps its newest SPILL_BOUNDS.maxFiles files: the oldest go, the one just written stays even when it is the oldest', () => {
-    const made = files(SPILL_BOUNDS.maxFiles + 5)
-    pruneSpills([made[0]!])
-    const left = fs.readdirSync(dir).sort()
+    const root = path.join(dir, 'spill')
+    const made = files(SPILL_BOUNDS.maxFiles + 5, 1, path.join(root, 'agent'))
+    pruneSpills(root, [made[0]!])
+    const left = fs.readdirSync(path.join(root, 'agent')).sort()
     expect(left).toHaveLength(SPILL_BOUNDS.maxFiles)
     expect(left[0]).toBe('f000') // kept: just written
     expect(left).not.toContain('f001')
     expect(left).not.toContain('f005')
     expect(left).toContain('f006')
+  })
+
+  it('S9.7 nothing outside the spill root is touched: written files not in an agent folder directly under it prune nothing', () => {
+    const made = files(SPILL_BOUNDS.maxFiles + 5, 1, path.join(dir, 'elsewhere'))
+    fs.mkdirSync(path.join(dir, 'spill'))
+    pruneSpills(path.join(dir, 'spill'), [made[0]!])
+    expect(fs.readdirSync(path.join(dir, 'elsewhere'))).toHaveLength(SPILL_BOUNDS.maxFiles + 5)
+    pruneSpills(path.join(dir, 'missing'), [made[0]!])
+    expect(fs.readdirSync(path.join(dir, 'elsewhere'))).toHaveLength(SPILL_BOUNDS.maxFiles + 5)
   })
 
   it('S8 the size bound keeps the newest files that fit and deletes every older one; links and unaccepted names are never touched', () => {
@@ -47,5 +58,27 @@ describe('pruneOldest and the spill folder (S8, S9.7)', () => {
     expect(deleted.map((file) => path.basename(file))).toEqual(['f000', 'f001', 'f002'])
     expect(fs.readdirSync(dir).sort()).toEqual(['f003', 'f004', 'link', 'other.txt'])
     expect(pruneOldest(path.join(dir, 'missing'), { maxFiles: 1 })).toEqual([])
+  })
+
+  it('S9.7 the spill folder keeps the newest MAX_SPILL_FOLDERS agent folders: older ones go whole, the writer\'s own stays, links are left alone', () => {
+    const root = path.join(dir, 'spill')
+    for (let index = 0; index < MAX_SPILL_FOLDERS + 5; index++) {
+      const folder = path.join(root, `agent${String(index).padStart(3, '0')}`)
+      fs.mkdirSync(folder, { recursive: true })
+      fs.writeFileSync(path.join(folder, 'x.json'), 'x')
+      fs.utimesSync(folder, 2_000_000 + index, 2_000_000 + index)
+    }
+    fs.symlinkSync(os.tmpdir(), path.join(root, 'link'))
+    // The writer is the oldest folder: it stays, with the newest 99 others.
+    const written = path.join(root, 'agent000', 'x.json')
+    pruneSpills(root, [written])
+    const left = fs.readdirSync(root).sort()
+    expect(left).toHaveLength(MAX_SPILL_FOLDERS + 1) // + the link
+    expect(left).toContain('agent000')
+    expect(left).toContain('link')
+    expect(left).not.toContain('agent001')
+    expect(left).not.toContain('agent005')
+    expect(left).toContain('agent006')
+    expect(fs.existsSync(written)).toBe(true)
   })
 })
