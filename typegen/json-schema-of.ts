@@ -12,6 +12,15 @@ export type SchemaSide = 'args' | 'output'
 const memo: Record<SchemaSide, WeakMap<z.ZodType, unknown>> = { args: new WeakMap(), output: new WeakMap() }
 
 /**
+ * `z.coerce.date()` takes an ISO date string as its argument (what defineTool's refusal of
+ * `z.date()` arguments advises): typed `string` with its format, not `unknown` (a re-test).
+ */
+function coercedDateAsString(context: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const def = (context.zodSchema as { _zod?: { def?: { type?: unknown; coerce?: unknown } } })._zod?.def
+  if (def?.type === 'date' && def.coerce === true) Object.assign(context.jsonSchema, { type: 'string', format: 'date-time' })
+}
+
+/**
  * The JSON Schema for one side of `tool`. Unrepresentable zod types (dates, bigints, transforms…)
  * become `{}` (→ `unknown`); if zod throws anyway, the whole side is `{}`. Never throws.
  * The returned object is shared: treat it as read-only.
@@ -25,7 +34,7 @@ export function jsonSchemaOf(tool: TypegenTool, side: SchemaSide): unknown {
   if (cache.has(schema)) return cache.get(schema)
   let converted: unknown
   try {
-    converted = z.toJSONSchema(schema, { io: side === 'args' ? 'input' : 'output', unrepresentable: 'any' })
+    converted = z.toJSONSchema(schema, { io: side === 'args' ? 'input' : 'output', unrepresentable: 'any', ...(side === 'args' && { override: coercedDateAsString }) })
   } catch {
     converted = {}
   }

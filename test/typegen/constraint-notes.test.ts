@@ -28,6 +28,13 @@ describe('constraint notes (S9.1)', () => {
     expect(text).toContain('/**\n     * Fine.\n     * alsoSneaky: number\n     */\n    a: string')
   })
 
+  it('S9.1 a z.coerce.date() argument is an ISO date string (what it takes), not unknown; a plain z.date() stays unknown', async () => {
+    const tool: TypegenTool = { name: 'when', description: 'd', parameters: z.object({ at: z.coerce.date(), plain: z.date().optional() }), output: z.null() }
+    const text = await generateDeclarations([tool], { embedded: true })
+    expect(text).toMatch(/at: string \/\/ @format date-time/)
+    expect(text).toMatch(/plain\?: unknown/)
+  })
+
   it('S9.1 the declarations note the bounds of arguments (after the description, before @default) and not of outputs', async () => {
     const tool: TypegenTool = {
       name: 'add_items',
