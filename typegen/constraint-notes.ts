@@ -21,7 +21,10 @@ export function constraintNotes(schema: Record<string, unknown>): string[] {
   const arms = [schema.anyOf, schema.oneOf].find(Array.isArray)?.filter((arm) => typeof arm === 'object' && arm !== null && (arm as { type?: unknown }).type !== 'null')
   if (arms?.length === 1) return constraintNotes(arms[0] as Record<string, unknown>)
   const notes: string[] = []
+  // A tuple's length is its type already (`[string, number]`): no @minItems 2 @maxItems 2.
+  const tuple = Array.isArray(schema.prefixItems) || Array.isArray(schema.items)
   for (const keyword of BOUNDS) {
+    if (tuple && (keyword === 'minItems' || keyword === 'maxItems')) continue
     const value = schema[keyword]
     if (typeof value === 'number' && Number.isFinite(value) && Math.abs(value) !== Number.MAX_SAFE_INTEGER) notes.push(`@${keyword} ${value}`)
   }

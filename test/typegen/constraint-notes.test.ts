@@ -15,6 +15,7 @@ describe('constraint notes (S9.1)', () => {
     expect(constraintNotes({ type: 'string', format: 'email', pattern: '^x$' })).toEqual(['@format email']) // the format says it; zod's regex would not
     expect(constraintNotes({ type: 'string', pattern: 'x'.repeat(MAX_PATTERN_NOTE_CHARS + 1) })).toEqual([])
     expect(constraintNotes({ type: 'array', minItems: 1, maxItems: 3, uniqueItems: true })).toEqual(['@minItems 1', '@maxItems 3', '@uniqueItems'])
+    expect(constraintNotes({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], minItems: 2, maxItems: 2 })).toEqual([])
     expect(constraintNotes({ type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })).toEqual([])
     // .nullable(): the bounds sit in the one arm that is not null
     expect(constraintNotes({ anyOf: [{ type: 'number', minimum: 3 }, { type: 'null' }] })).toEqual(['@minimum 3'])
