@@ -60,10 +60,10 @@ export class LineBuffer {
     for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
       const piece = chunk.subarray(start, newline)
       start = newline + 1
-      const tooLong = this.#skipping ?? (this.#fits(this.#partialBytes + piece.length) ? undefined : this.#startSkipping())
-      if (tooLong !== undefined) {
+      if (this.#skipping !== undefined || !this.#fits(this.#partialBytes + piece.length)) {
         // The end of a line too long to read: its refusal is read in its place.
-        tooLong.keepTail(piece)
+        const tooLong = this.#skipping ?? this.#startSkipping(piece)
+        if (this.#skipping !== undefined) tooLong.keepTail(piece)
         this.#lines.push(tooLong)
         this.#skipping = undefined
         continue
@@ -74,8 +74,8 @@ export class LineBuffer {
     }
     if (start === chunk.length) return
     const rest = chunk.subarray(start)
-    if (this.#skipping === undefined && !this.#fits(this.#partialBytes + rest.length)) this.#skipping = this.#startSkipping()
     if (this.#skipping !== undefined) this.#skipping.keepTail(rest)
+    else if (!this.#fits(this.#partialBytes + rest.length)) this.#skipping = this.#startSkipping(rest)
     else {
       this.#partial.push(rest)
       this.#partialBytes += rest.length
@@ -134,9 +134,9 @@ export class LineBuffer {
     return false
   }
 
-  /** The line held so far grew past the limit: keep its start and end (a {@link TooLong}), forget the rest. */
-  #startSkipping(): TooLong {
-    const tooLong = new TooLong(this.#partial)
+  /** The line held so far and `piece`, its next bytes, grew past the limit: keep its start and end (a {@link TooLong}), forget the rest. */
+  #startSkipping(piece: Buffer): TooLong {
+    const tooLong = new TooLong([...this.#partial, piece])
     this.#partial = []
     this.#partialBytes = 0
     return tooLong

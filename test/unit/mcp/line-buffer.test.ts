@@ -156,3 +156,46 @@ describe('reading MCP stdio lines in linear time (S9.4; the SDK ReadBuffer copie
     expect(() => limited._readBuffer.append(Buffer.from('x'.repeat(17)))).toThrow('ReadBuffer exceeded maximum size of 16 bytes')
   })
 })
+
+describe('LineBuffer skipping lines too long to read (S9.4, ptc serve --stdio)', () => {
+  const big = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"x":"${'a'.repeat(300)}"}}`
+  const tail = (id: string) => `{"method":"tools/call","params":{"x":"${'a'.repeat(300)}"},"jsonrpc":"2.0","id":${id}}`
+  const ping = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`
+  /** The ids the refusals carry and what is read, for `chunks` through a 200-byte buffer that skips long lines. */
+  function read(chunks: string[]): { refused: unknown[]; read: unknown[] } {
+    const refused: unknown[] = []
+    const buffer = new LineBuffer(200, (refusal) => refused.push(refusal.id), true)
+    const read: unknown[] = []
+    for (const chunk of chunks) buffer.append(Buffer.from(chunk))
+    for (;;) {
+      try {
+        const message = buffer.readMessage()
+        if (message === null) break
+        read.push((message as { id?: unknown }).id)
+      } catch {
+        read.push('refused')
+      }
+    }
+    return { refused, read }
+  }
+
+  it('S9.4 a long request is refused with its id however the line is cut into chunks (whole, after 10 bytes, in three, with CRLF), and the next line is read', () => {
+    const line = big('7')
+    for (const chunks of [[`${line}\n${ping(1)}\n`], [line.slice(0, 10), `${line.slice(10)}\n${ping(1)}\n`], [line.slice(0, 150), line.slice(150, 250), `${line.slice(250)}\r\n${ping(1)}\r\n`], [line.slice(0, 150), line.slice(150), `\n${ping(1)}\n`]]) {
+      expect(read(chunks), JSON.stringify(chunks.map((chunk) => chunk.length))).toEqual({ refused: [7], read: ['refused', 1] })
+    }
+    // The TypeScript SDK's order (id last), whole or cut.
+    expect(read([`${tail('"t"')}\n`])).toEqual({ refused: ['t'], read: ['refused'] })
+    expect(read([tail('9').slice(0, 50), `${tail('9').slice(50)}\n`])).toEqual({ refused: [9], read: ['refused'] })
+  })
+
+  it('S9.4 an answer too long to read gets no id (answers are never answered), and clear() while skipping forgets the line', () => {
+    expect(read([`{"jsonrpc":"2.0","id":3,"result":{"x":"${'b'.repeat(300)}"}}\n`]).refused).toEqual([null])
+    const buffer = new LineBuffer(200, () => {}, true)
+    buffer.append(Buffer.from(big('5').slice(0, 250)))
+    buffer.clear()
+    buffer.append(Buffer.from(`${ping(2)}\n`))
+    expect(buffer.readMessage()).toMatchObject({ id: 2 })
+  })
+})
+
