@@ -19,8 +19,7 @@ const BOUNDS = ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'm
 export function constraintNotes(schema: Record<string, unknown>): string[] {
   // `.nullable()` puts the bounds in the one arm that is not `null` (anyOf [{minimum: 3}, {type: null}]).
   const arms = [schema.anyOf, schema.oneOf].find(Array.isArray)?.filter((arm) => typeof arm === 'object' && arm !== null && (arm as { type?: unknown }).type !== 'null')
-  if (arms?.length === 1) return constraintNotes(arms[0] as Record<string, unknown>)
-  const notes: string[] = []
+  const notes: string[] = arms?.length === 1 ? constraintNotes(arms[0] as Record<string, unknown>) : []
   // A tuple's length is its type already (`[string, number]`): no @minItems 2 @maxItems 2.
   const tuple = Array.isArray(schema.prefixItems) || Array.isArray(schema.items)
   for (const keyword of BOUNDS) {

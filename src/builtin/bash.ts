@@ -24,9 +24,16 @@ export const MAX_RENDERED_CHARS = 30_000
 export const BASH_KILL_GRACE_MS = 2000
 
 /** Arguments. */
+/** Longest command line, in bytes of UTF-8: one argument of bwrap's command line, which Linux caps at 128 KiB. */
+export const MAX_COMMAND_BYTES = 100_000
+
 export const bashParameters = z.strictObject({
-  // One argument of bwrap's command line, which Linux caps at 128 KiB (a trial's 1 MB command failed as `spawn E2BIG`).
-  command: z.string().min(1).max(100_000, 'A command line takes at most 100000 characters; write a longer script to a file with write_file and run that.').describe('The bash command line to run.'),
+  // A trial's 1 MB command failed as `spawn E2BIG`; a review's 50,000 CJK characters (150,000 bytes) too.
+  command: z
+    .string()
+    .min(1)
+    .refine((command) => Buffer.byteLength(command) <= MAX_COMMAND_BYTES, `A command line takes at most ${MAX_COMMAND_BYTES} bytes of UTF-8; write a longer script to a file with write_file and run that.`)
+    .describe('The bash command line to run.'),
   cwd: z.string().optional().describe('Working directory, relative to the workspace root (default: the root).'),
   timeoutMs: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).optional().describe(`Deadline in ms (default ${DEFAULT_BASH_TIMEOUT_MS}); the whole process group is killed at it.`),
   network: z.boolean().optional().describe('Ask for network access for this command (may need the user\'s approval; off by default).'),

@@ -20,6 +20,7 @@ describe('constraint notes (S9.1)', () => {
     // .nullable(): the bounds sit in the one arm that is not null
     expect(constraintNotes({ anyOf: [{ type: 'number', minimum: 3 }, { type: 'null' }] })).toEqual(['@minimum 3'])
     expect(constraintNotes({ anyOf: [{ type: 'number', minimum: 3 }, { type: 'string', maxLength: 2 }] })).toEqual([])
+    expect(constraintNotes({ maxLength: 5, anyOf: [{ type: 'string', format: 'email' }, { type: 'null' }] })).toEqual(['@format email', '@maxLength 5'])
   })
 
   it('S9.1 a description with U+2028 or U+2029 cannot end its // doc line and declare more: they are line breaks, and the doc moves above', async () => {

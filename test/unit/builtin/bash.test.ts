@@ -34,10 +34,12 @@ describe('bash', () => {
     expect(contentText(result)).toBe('Exit code 0.\nstdout:\nhi\n\nstderr:\nwarn\n')
   })
 
-  it('S8 a command over 100,000 characters is an argument error saying what to do, not spawn E2BIG', async () => {
-    const refused = await ws.call('bash', { command: `echo ${'x'.repeat(1_000_000)}` })
-    expect(refused.error?.kind).toBe('invalid-arguments')
-    expect(refused.error?.message).toMatch(/A command line takes at most 100000 characters; write a longer script to a file with write_file and run that/)
+  it('S8 a command over 100,000 bytes of UTF-8 (ASCII or multi-byte) is an argument error saying what to do, not spawn E2BIG', async () => {
+    for (const command of [`echo ${'x'.repeat(1_000_000)}`, `echo ${'中'.repeat(50_000)}`]) {
+      const refused = await ws.call('bash', { command })
+      expect(refused.error?.kind).toBe('invalid-arguments')
+      expect(refused.error?.message).toMatch(/A command line takes at most 100000 bytes of UTF-8; write a longer script to a file with write_file and run that/)
+    }
   })
 
   it('S6.5 a non-zero exit is a value, not an error', async () => {
