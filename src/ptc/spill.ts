@@ -4,7 +4,7 @@
  * gets a preview plus the path. Files are written atomically (temp file + rename), so a reader
  * never sees half a file.
  */
-import { lstatSync, mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs'
+import { lstatSync, mkdirSync, readdirSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { type FolderBounds, pruneOldest } from '../workspace/prune-oldest.ts'
 import { writeFileAtomicSync } from '../workspace/safe-fs.ts'
@@ -81,11 +81,24 @@ export function pruneSpills(root: string, written: readonly string[]): void {
     return
   }
   folders.sort((a, b) => b.mtimeMs - a.mtimeMs)
-  for (const old of folders.slice(MAX_SPILL_FOLDERS - 1)) {
-    try {
-      rmSync(old.path, { recursive: true, force: true })
-    } catch {
-      // not ours to remove: leave it
-    }
+  for (const old of folders.slice(MAX_SPILL_FOLDERS - 1)) removeSpillFolder(old.path)
+}
+
+/** The names ptc-runner writes in an agent folder: `<ms>-<id>-result.json`, `<ms>-<id>-logs.txt`, and writeFileAtomicSync's temp files. */
+const SPILL_NAME = /^(\d+-[A-Za-z0-9]+-(result\.json|logs\.txt)|\..+\.\d+\.[a-z0-9]+\.tmp)$/
+
+/**
+ * Removes an agent folder only when it holds nothing but spill files (a `stateDir` may be a folder
+ * of the user's, whose `spill/` might hold folders of their own, a review noted): each is unlinked,
+ * then the folder removed without recursion, so anything else stops it. Never throws.
+ */
+function removeSpillFolder(folder: string): void {
+  try {
+    const names = readdirSync(folder)
+    if (!names.every((name) => SPILL_NAME.test(name) && lstatSync(join(folder, name)).isFile())) return
+    for (const name of names) unlinkSync(join(folder, name))
+    rmdirSync(folder)
+  } catch {
+    // changed meanwhile, or not ours to remove: leave the rest
   }
 }

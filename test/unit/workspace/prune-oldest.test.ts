@@ -65,17 +65,22 @@ describe('pruneOldest and the spill folder (S8, S9.7)', () => {
     for (let index = 0; index < MAX_SPILL_FOLDERS + 5; index++) {
       const folder = path.join(root, `agent${String(index).padStart(3, '0')}`)
       fs.mkdirSync(folder, { recursive: true })
-      fs.writeFileSync(path.join(folder, 'x.json'), 'x')
+      fs.writeFileSync(path.join(folder, `${1_000 + index}-abc123-result.json`), 'x')
       fs.utimesSync(folder, 2_000_000 + index, 2_000_000 + index)
     }
     fs.symlinkSync(os.tmpdir(), path.join(root, 'link'))
+    // A folder of the user's own under the spill root (a stateDir may be theirs) is never removed.
+    fs.mkdirSync(path.join(root, 'user-notes'))
+    fs.writeFileSync(path.join(root, 'user-notes', 'n.md'), 'mine')
+    fs.utimesSync(path.join(root, 'user-notes'), 1_000_000, 1_000_000)
     // The writer is the oldest folder: it stays, with the newest 99 others.
-    const written = path.join(root, 'agent000', 'x.json')
+    const written = path.join(root, 'agent000', '1000-abc123-result.json')
     pruneSpills(root, [written])
     const left = fs.readdirSync(root).sort()
-    expect(left).toHaveLength(MAX_SPILL_FOLDERS + 1) // + the link
+    expect(left).toHaveLength(MAX_SPILL_FOLDERS + 2) // + the link and the user's folder
     expect(left).toContain('agent000')
     expect(left).toContain('link')
+    expect(fs.readFileSync(path.join(root, 'user-notes', 'n.md'), 'utf8')).toBe('mine')
     expect(left).not.toContain('agent001')
     expect(left).not.toContain('agent005')
     expect(left).toContain('agent006')
