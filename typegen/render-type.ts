@@ -5,7 +5,7 @@
  * properties that `shared-aliases.ts` chose to declare once print as their alias name.
  */
 import { escapeCommentText, renderDocComment } from './doc-comment.ts'
-import type { PropertyNode, TypeNode } from './type-node.ts'
+import { type PropertyNode, someNode, type TypeNode } from './type-node.ts'
 
 /** Longest one-line object type, in characters; longer ones get one member a line. */
 export const FLAT_MAX_CHARS = 100
@@ -250,36 +250,11 @@ export function propertyName(name: string): string {
 
 const refers = new WeakMap<TypeNode, boolean>()
 
-/** Whether `node` holds a recursive type or a reference back to one (printed as an alias name that may lead back here). */
+/** Whether `node` holds a recursive type or a reference back to one (printed as an alias name that may lead back here). Memoized. */
 function refersToAlias(node: TypeNode): boolean {
   let found = refers.get(node)
   if (found === undefined) {
-    switch (node.kind) {
-      case 'self':
-      case 'recursive':
-        found = true
-        break
-      case 'array':
-        found = refersToAlias(node.items)
-        break
-      case 'tuple':
-        found = node.items.some(refersToAlias) || (node.rest !== undefined && refersToAlias(node.rest))
-        break
-      case 'union':
-        found = node.arms.some(refersToAlias)
-        break
-      case 'intersection':
-        found = node.parts.some(refersToAlias)
-        break
-      case 'documented':
-        found = refersToAlias(node.type)
-        break
-      case 'object':
-        found = node.properties.some((property) => refersToAlias(property.type)) || (node.index !== undefined && refersToAlias(node.index))
-        break
-      default:
-        found = false
-    }
+    found = someNode(node, (inner) => inner.kind === 'self' || inner.kind === 'recursive')
     refers.set(node, found)
   }
   return found

@@ -184,23 +184,32 @@ function withoutBareSelf(node: TypeNode, id: string): TypeNode {
 
 /** Whether `node` holds a `self` reference to `id` anywhere. */
 function refersTo(node: TypeNode, id: string): boolean {
+  return someNode(node, (inner) => inner.kind === 'self' && inner.id === id)
+}
+
+/**
+ * Whether `test` holds for `node` or any node inside it (a recursive type's body, array items,
+ * tuple items and rest, union arms, intersection parts, a documented type, properties and index);
+ * a node `test` accepts is not looked into.
+ */
+export function someNode(node: TypeNode, test: (node: TypeNode) => boolean): boolean {
+  if (test(node)) return true
+  const inside = (inner: TypeNode): boolean => someNode(inner, test)
   switch (node.kind) {
-    case 'self':
-      return node.id === id
     case 'recursive':
-      return refersTo(node.body, id)
+      return inside(node.body)
     case 'array':
-      return refersTo(node.items, id)
+      return inside(node.items)
     case 'tuple':
-      return node.items.some((item) => refersTo(item, id)) || (node.rest !== undefined && refersTo(node.rest, id))
+      return node.items.some(inside) || (node.rest !== undefined && inside(node.rest))
     case 'union':
-      return node.arms.some((arm) => refersTo(arm, id))
+      return node.arms.some(inside)
     case 'intersection':
-      return node.parts.some((part) => refersTo(part, id))
+      return node.parts.some(inside)
     case 'documented':
-      return refersTo(node.type, id)
+      return inside(node.type)
     case 'object':
-      return node.properties.some((property) => refersTo(property.type, id)) || (node.index !== undefined && refersTo(node.index, id))
+      return node.properties.some((property) => inside(property.type)) || (node.index !== undefined && inside(node.index))
     default:
       return false
   }

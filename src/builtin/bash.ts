@@ -23,10 +23,10 @@ export const MAX_RENDERED_CHARS = 30_000
 /** Grace between SIGTERM and SIGKILL at the deadline, in ms. */
 export const BASH_KILL_GRACE_MS = 2000
 
-/** Arguments. */
 /** Longest command line, in bytes of UTF-8: one argument of bwrap's command line, which Linux caps at 128 KiB. */
 export const MAX_COMMAND_BYTES = 100_000
 
+/** Arguments. */
 export const bashParameters = z.strictObject({
   // A trial's 1 MB command failed as `spawn E2BIG`; a review's 50,000 CJK characters (150,000 bytes) too.
   command: z

@@ -74,9 +74,10 @@ export function describeChange(before: string, after: string): Change {
   const { start, oldEnd, newEnd, skippedLines } = changedPart(before, after)
   const oldPart = before.slice(start, oldEnd)
   const newPart = after.slice(start, newEnd)
-  const diffable = countLines(oldPart) + countLines(newPart) <= MAX_DIFFED_LINES
-  const patch = diffable ? structuredPatch('a', 'b', oldPart, newPart, undefined, undefined, { context: 3, maxEditLength: MAX_DIFF_EDITS }) : undefined
-  if (patch === undefined) return wholeReplacement(oldPart, newPart, skippedLines)
+  const oldCount = countLines(oldPart)
+  const newCount = countLines(newPart)
+  const patch = oldCount + newCount <= MAX_DIFFED_LINES ? structuredPatch('a', 'b', oldPart, newPart, undefined, undefined, { context: 3, maxEditLength: MAX_DIFF_EDITS }) : undefined
+  if (patch === undefined) return wholeReplacement({ text: oldPart, count: oldCount }, { text: newPart, count: newCount }, skippedLines)
   const hunks = patch.hunks.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({ oldStart: oldStart + skippedLines, oldLines, newStart: newStart + skippedLines, newLines, lines }))
   let linesAdded = 0
   let linesRemoved = 0
@@ -173,12 +174,18 @@ function nextLineStart(text: string, from: number): number {
   return newline === -1 ? text.length : newline + 1
 }
 
+/** A part of a text and its line count ({@link countLines}). */
+interface Part {
+  text: string
+  count: number
+}
+
 /**
  * One hunk replacing all of `before` by all of `after`, in `structuredPatch`'s notation, starting
  * after `skippedLines`, listed as {@link listed} does. Lines are made only while
  * {@link MAX_LISTED_CHARS} lasts (a part can have millions); the counts are of all of them.
  */
-function wholeReplacement(before: string, after: string, skippedLines: number): Change {
+function wholeReplacement(before: Part, after: Part, skippedLines: number): Change {
   const old = patchLines(before, '-', MAX_LISTED_CHARS)
   const added = patchLines(after, '+', MAX_LISTED_CHARS - old.chars)
   if (old.count === 0 && added.count === 0) return { hunks: [], linesAdded: 0, linesRemoved: 0 }
@@ -187,11 +194,10 @@ function wholeReplacement(before: string, after: string, skippedLines: number): 
 }
 
 /**
- * The lines of `text` prefixed with `sign` (`\r` kept, as the diff keeps it), and the marker when
+ * The lines of `part` prefixed with `sign` (`\r` kept, as the diff keeps it), and the marker when
  * it has no final newline, made while `budget` characters last; `count` is of all its lines.
  */
-function patchLines(text: string, sign: '-' | '+', budget: number): { lines: string[]; count: number; made: number; chars: number } {
-  const count = countLines(text)
+function patchLines({ text, count }: Part, sign: '-' | '+', budget: number): { lines: string[]; count: number; made: number; chars: number } {
   const lines: string[] = []
   let chars = 0
   let from = 0

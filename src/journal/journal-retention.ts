@@ -5,15 +5,10 @@
  * never to a journal this process still has open (the current session's, or a live MCP session's).
  */
 import path from 'node:path'
-import { pruneOldest } from '../workspace/prune-oldest.ts'
+import { type FolderBounds, pruneOldest } from '../workspace/prune-oldest.ts'
 
-/** How many journals a journal folder keeps. Either bound may be left out (no bound). */
-export interface JournalRetention {
-  /** Most journal files kept, the newest first (a whole number ≥ 1). */
-  maxFiles?: number
-  /** Most bytes the journals may take in total (a whole number ≥ 1); the newest that fit are kept. */
-  maxBytes?: number
-}
+/** How many journals a journal folder keeps: `maxFiles` (the newest first) and `maxBytes` in total; either may be left out. */
+export type JournalRetention = FolderBounds
 
 /** Default retention: the newest 100 journals, at most 100 MiB together. */
 export const DEFAULT_JOURNAL_RETENTION: Readonly<Required<JournalRetention>> = Object.freeze({ maxFiles: 100, maxBytes: 100 * 1024 * 1024 })

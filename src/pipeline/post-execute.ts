@@ -4,6 +4,7 @@
  * `tools/post-execute` waterfall, which may replace content or value, or block.
  */
 import { z } from 'zod'
+import { capText } from '../cap-text.ts'
 import { describeThrown } from '../errors/describe-thrown.ts'
 import { NotJsonError } from '../errors/ptc-error.ts'
 import type { Tool } from '../tools/define-tool.ts'
@@ -48,8 +49,9 @@ export async function postExecute(events: EventHooks, tool: Tool, execution: Exe
     } catch (error) {
       if (error === CANCELLED) return cancellation()
       // e.g. run_code's spill could not be written: the rendered content (already capped) stays.
-      content = [...content, { type: 'text', text: `(Projecting the content of "${name}" failed: ${describeThrown(error)}; the content above is as rendered.)` }]
-      console.error(`[ptc-runner] projectContent of "${name}" failed; the rendered content is kept: ${describeThrown(error)}`)
+      const why = describeThrown(error)
+      content = [...content, { type: 'text', text: `(Projecting the content of "${name}" failed: ${why}; the content above is as rendered.)` }]
+      console.error(`[ptc-runner] projectContent of "${name}" failed; the rendered content is kept: ${why}`)
     }
   }
 
@@ -131,10 +133,7 @@ const MAX_FALLBACK_CHARS = 10_000
  */
 function renderFailed(name: string, why: string, value: JsonValue): readonly ContentBlock[] {
   console.error(`[ptc-runner] output.render of "${name}" failed; its value is shown as JSON instead: ${why}`)
-  let json = JSON.stringify(value) ?? 'null'
-  if (json.length > MAX_FALLBACK_CHARS) {
-    const end = /[\ud800-\udbff]/.test(json[MAX_FALLBACK_CHARS - 1]!) ? MAX_FALLBACK_CHARS - 1 : MAX_FALLBACK_CHARS
-    json = `${json.slice(0, end)}… (cut: ${json.length} characters)`
-  }
-  return [{ type: 'text', text: `The tool "${name}" ran, but rendering its result failed (${why}). Its value as JSON: ${json}` }]
+  const json = JSON.stringify(value) ?? 'null'
+  const { text, cut } = capText(json, MAX_FALLBACK_CHARS)
+  return [{ type: 'text', text: `The tool "${name}" ran, but rendering its result failed (${why}). Its value as JSON: ${cut === 0 ? text : `${text}… (cut: ${json.length} characters)`}` }]
 }

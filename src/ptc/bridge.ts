@@ -14,7 +14,7 @@ import type { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { Context } from 'cordis'
 import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { JsonValue, PtcDispatch } from '../tools/types.ts'
-import { capText } from './spill.ts'
+import { capText } from '../cap-text.ts'
 
 /**
  * Longest failure message a call from code receives, in characters (UTF-16 units). A tool's

@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import type { ContentBlock } from '../tools/types.ts'
 import { describeFrame } from './script-positions.ts'
-import { capText } from './spill.ts'
+import { capText } from '../cap-text.ts'
 
 /**
  * The script's return value: any JSON value. Checked as lossless JSON by the PTC service and the

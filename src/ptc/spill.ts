@@ -17,17 +17,6 @@ import { writeFileAtomicSync } from '../workspace/safe-fs.ts'
 export const SPILL_BOUNDS: Readonly<Required<FolderBounds>> = Object.freeze({ maxFiles: 100, maxBytes: 100 * 1024 * 1024 })
 
 /**
- * Keep the first `maxChars` characters (UTF-16 units) of `text`, one fewer when the cut would
- * split a surrogate pair, with how many were cut. Pure.
- */
-export function capText(text: string, maxChars: number): { text: string; cut: number } {
-  if (text.length <= maxChars) return { text, cut: 0 }
-  const last = text.charCodeAt(maxChars - 1)
-  const end = last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars
-  return { text: text.slice(0, end), cut: text.length - end }
-}
-
-/**
  * Write `text` to `<dir>/<fileName>` atomically and return the path written. `fileName` is reduced
  * to `[A-Za-z0-9._-]` so a call id cannot steer the write outside `dir`. `root` (default `dir`) is
  * the spill folder the write must stay in: it is created if missing, realpath'd, and `dir` is

@@ -239,9 +239,9 @@ export async function openSession(ctx: Context, options: SessionOptions, session
  * message as it is, and the client's SDK prefixes it once more (`MCP error -32602: MCP error
  * -32602: …`); a plain error with a `code` goes on the wire as the bare sentence.
  */
-function unknownTool(name: string, exposed: readonly { name: string }[], registered: boolean): Error {
+function unknownTool(name: string, exposed: readonly { name: string }[], callableFromCode: boolean): Error {
   // A tool scripts may call (PtcConfig.visible) is reachable from run_code (an operator's trial read "unknown" for read_file); a hidden one is not named.
-  const hint = registered ? ` "${name}" is callable from run_code's scripts as tools.${/^[A-Za-z_$][\w$]*$/.test(name) ? name : `[${JSON.stringify(name)}]`}(…), or directly when the server is started with --expose-tools.` : ''
+  const hint = callableFromCode ? ` "${name}" is callable from run_code's scripts as tools.${/^[A-Za-z_$][\w$]*$/.test(name) ? name : `[${JSON.stringify(name)}]`}(…), or directly when the server is started with --expose-tools.` : ''
   const message = `Unknown tool "${name}". This server exposes: ${exposed.map((tool) => tool.name).join(', ')}.${hint}`
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams })
 }

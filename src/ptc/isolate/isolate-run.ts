@@ -196,7 +196,6 @@ class IsolateRun {
     else if (this.clock.cpuMs() > this.limits.cpuTimeMs) this.stop(cpuEnding(this.limits.cpuTimeMs), cpuLimitName(this.limits.cpuTimeMs))
   }
 
-
   private wallLeftMs(): number {
     return this.limits.wallClockMs - (performance.now() - this.startedAt)
   }

@@ -3,7 +3,7 @@
  * S9.3): the first characters up to the cap, never half a surrogate pair, and how many were cut.
  */
 import { describe, expect, it } from 'vitest'
-import { capText } from '../../../src/ptc/spill.ts'
+import { capText } from '../../../src/cap-text.ts'
 
 describe('capText (S9.7)', () => {
   it('S9.7 keeps text within the cap whole and cuts longer text at the cap, counting the rest', () => {
