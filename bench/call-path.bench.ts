@@ -38,6 +38,7 @@ import {
   DIRECT,
   FLOOR_COPY,
   FLOOR_CHANNEL,
+  FLOOR_COLD,
   FLOOR_LATENCY,
   FLOOR_RAW,
   HOP_HOST,
@@ -118,6 +119,14 @@ export const callPath = section(
     const hops = await hopCases()
     const hostPart = await runCodeHostCase()
     cases.push(...latencyFloorCases(hops.roundTrip, hostPart.runner))
+    cases.push({
+      name: FLOOR_COLD,
+      run: async () => {
+        await runners.raw.run('trivial')
+        await hostPart.runner.run('trivial')
+      },
+      iterations: COLD_RUNS,
+    })
     const pipeline = await pipelineCases()
     teardown = async () => {
       for (const runner of [...Object.values(runners), hostPart.runner]) await runner.close()
@@ -253,7 +262,9 @@ function latencyFloorCases(roundTrip: () => Promise<unknown>, hostPart: ScriptRu
  * pipeline, the compile-cache lookup, and the result's checks and canonical copy (a trivial script
  * makes no calls), with the isolate step (the service's `runInIsolation`) answering at once, as an
  * isolate that cost nothing would. Measured back to back, so a lower bound of what it costs in a
- * cold run; raw isolated-vm's cold run plus this is the floor of the product's.
+ * cold run. The floor of the product's cold run is raw isolated-vm's cold run and this in a row
+ * (`FLOOR_COLD`): after an isolate's creation and disposal the host part's caches are cold, and
+ * it costs several times what it costs back to back (issue 12, round 20's timestamps).
  */
 async function runCodeHostCase(): Promise<{ case: BenchCase; runner: ScriptRunner }> {
   const runner = await productRunner('inline')
