@@ -27,12 +27,22 @@ export function formatCard(card: Card, options: FormatCardOptions = {}): string 
   // malformed card) and the JSON fallback, which leaves C1 characters as they are (a review).
   try {
     const lines = linesOf(card)
-    if (lines) return terminalSafe([lines.header, ...cap(lines.body, maxLines).map((line) => `  ${line}`)].join('\n'))
+    if (lines) return terminalSafe([lines.header, ...cap(lines.body, maxLines, lines.worth).map((line) => `  ${line}`)].join('\n'))
   } catch {}
   return terminalSafe(`• card ${safeJson(card)}`)
 }
 
-function linesOf(card: Card): { header: string; body: string[] } | undefined {
+/**
+ * A card as terminal lines. `worth` is how many lines a body line stands for when it is cut
+ * (default 1): a diff's "not listed" marker stands for the lines it counts.
+ */
+interface CardLines {
+  header: string
+  body: string[]
+  worth?: (line: string) => number
+}
+
+function linesOf(card: Card): CardLines | undefined {
   switch (card?.card) {
     case 'generic':
       return generic(card)
@@ -69,11 +79,17 @@ function terminal(card: TerminalCard): { header: string; body: string[] } {
   return { header: `$ ${text(card.command)}${where}${background}`, body: [...body, `${mark} ${status}`] }
 }
 
-function diff(card: DiffCard): { header: string; body: string[] } {
+/**
+ * The marker `describeChange` (builtin/describe-change.ts) ends a listing it cut with: the value's
+ * `omittedLines`, the changed lines it does not list (S9.6).
+ */
+const NOT_LISTED = /^\\ (\d+) more changed lines? not listed$/
+
+function diff(card: DiffCard): CardLines {
   const mark = card.phase === 'pending' ? '…' : card.created ? '+' : '~'
   const what = card.phase === 'pending' ? ' (proposed)' : card.created ? ' (created)' : ''
   const body = card.diff ? split(card.diff.replace(/\n$/, '')).filter((line) => !/^(Index: |=+$|--- |\+\+\+ )/.test(line)) : []
-  return { header: `${mark} ${text(card.path)}${what}`, body }
+  return { header: `${mark} ${text(card.path)}${what}`, body, worth: (line) => Number(NOT_LISTED.exec(line)?.[1] ?? 1) }
 }
 
 function read(card: ReadCard): { header: string; body: string[] } {
@@ -102,9 +118,11 @@ function web(card: WebCard): { header: string; body: string[] } {
   return { header: `✓ web ${card.kind} ${text(target)}`, body: card.title ? [text(card.title)] : [] }
 }
 
-function cap(lines: string[], max: number): string[] {
+/** The first `max` of `lines`, then `… N more lines`, N the `worth` of the lines cut. */
+function cap(lines: string[], max: number, worth: (line: string) => number = () => 1): string[] {
   if (lines.length <= max) return lines
-  return [...lines.slice(0, max), `… ${lines.length - max} more line${lines.length - max === 1 ? '' : 's'}`]
+  const more = lines.slice(max).reduce((sum, line) => sum + worth(line), 0)
+  return [...lines.slice(0, max), `… ${more} more line${more === 1 ? '' : 's'}`]
 }
 
 function split(value: string): string[] {

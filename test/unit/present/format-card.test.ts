@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { describeChange } from '../../../src/builtin/describe-change.ts'
+import { presentChange } from '../../../src/builtin/file-change.ts'
 import type { Card } from '../../../src/tools/cards.ts'
 import { formatCard } from '../../../src/present/format-card.ts'
 
@@ -42,4 +44,18 @@ describe('formatCard', () => {
     expect(formatCard({ card: 'hologram' } as never)).toBe('• card {"card":"hologram"}')
     expect(formatCard(null as never)).toBe('• card null')
   })
+
+  it('S9.6 S11.1 a capped diff card counts the changed lines its value left out (omittedLines) in "… N more lines"', () => {
+    const lines = 100_000
+    const content = Array.from({ length: lines }, (_, i) => `line ${i}`).join('\n') + '\n'
+    const change = describeChange('', content)
+    expect(change.omittedLines).toBeGreaterThan(0)
+    const value = { path: '/w/big', created: true, bytesWritten: content.length, sha256: 'h', ...change }
+    const card = presentChange({ callId: 'c', name: 'write_file', arguments: {}, agent: 'a', isError: false, content: [], durationMs: 1, value })!
+    // 12 body lines shown: the hunk header and 11 file lines; every other file line is "more".
+    expect(formatCard(card).split('\n').at(-1)).toBe(`  … ${lines - 11} more lines`)
+    // Shown in full, the value's own marker line says how many were left out.
+    expect(formatCard(card, { maxLines: 1_000_000 }).split('\n').at(-1)).toBe(`  \\ ${change.omittedLines} more changed lines not listed`)
+  })
+
 })
