@@ -34,8 +34,9 @@ export function writeFileTool(ctx: Context): Tool {
       const { file, before } = await prepareWrite(ctx, exec, args.path)
       return commitWrite(ctx, exec, 'write_file', file, before, args.content)
     },
-    // Pending: what the content will be, as if the file were new (the old content is not known
-    // without I/O, S11.3).
+    // Pending: the new content, as a diff from /dev/null with `created` left out: whether the file
+    // exists, and its old content, are not known without I/O (S11.3), so the card may stand for an
+    // overwrite (formatCard says "creates the file, or overwrites it"); the completed card knows.
     presentCall: (args) => ({ card: 'diff', phase: 'pending', path: args.path, diff: unifiedDiff(args.path, describeChange('', args.content).hunks, true) }),
     presentResult: (_args, result) => presentChange(result),
   })

@@ -87,7 +87,10 @@ const NOT_LISTED = /^\\ (\d+) more changed lines? not listed$/
 
 function diff(card: DiffCard): CardLines {
   const mark = card.phase === 'pending' ? '…' : card.created ? '+' : '~'
-  const what = card.phase === 'pending' ? ' (proposed)' : card.created ? ' (created)' : ''
+  // A pending diff from /dev/null is write_file's new content: whether the file exists is not
+  // known without I/O (S11.3), so it may be an overwrite; only the completed card knows.
+  const wholeContent = card.phase === 'pending' && card.created === undefined && card.diff?.startsWith('--- /dev/null\n') === true
+  const what = wholeContent ? ' (proposed content: creates the file, or overwrites it if it exists)' : card.phase === 'pending' ? ' (proposed)' : card.created ? ' (created)' : ''
   const body = card.diff ? split(card.diff.replace(/\n$/, '')).filter((line) => !/^(Index: |=+$|--- |\+\+\+ )/.test(line)) : []
   return { header: `${mark} ${text(card.path)}${what}`, body, worth: (line) => Number(NOT_LISTED.exec(line)?.[1] ?? 1) }
 }

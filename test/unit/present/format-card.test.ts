@@ -1,8 +1,11 @@
+import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import { describeChange } from '../../../src/builtin/describe-change.ts'
 import { presentChange } from '../../../src/builtin/file-change.ts'
+import { writeFileTool } from '../../../src/builtin/write-file.ts'
 import type { Card } from '../../../src/tools/cards.ts'
 import { formatCard } from '../../../src/present/format-card.ts'
+import { presentCallCard } from '../../../src/present/present.ts'
 
 describe('formatCard', () => {
   const cases: [string, Card, string][] = [
@@ -58,4 +61,11 @@ describe('formatCard', () => {
     expect(formatCard(card, { maxLines: 1_000_000 }).split('\n').at(-1)).toBe(`  \\ ${change.omittedLines} more changed lines not listed`)
   })
 
+  it('S11.3 a pending write_file card says it creates or overwrites: whether the file exists is not known without I/O', () => {
+    const write = writeFileTool(new Context())
+    const text = formatCard(presentCallCard(write, { path: 'notes.md', content: 'x\n' }))
+    expect(text).toBe('… notes.md (proposed content: creates the file, or overwrites it if it exists)\n  @@ -0,0 +1,1 @@\n  +x')
+    // An edit's pending card stays a proposed change of an existing file.
+    expect(formatCard({ card: 'diff', phase: 'pending', path: 'f', diff: '--- f\n+++ f\n@@ -1,1 +1,1 @@\n-a\n+b\n' })).toBe('… f (proposed)\n  @@ -1,1 +1,1 @@\n  -a\n  +b')
+  })
 })
