@@ -91,8 +91,17 @@ function diff(card: DiffCard): CardLines {
   // known without I/O (S11.3), so it may be an overwrite; only the completed card knows.
   const wholeContent = card.phase === 'pending' && card.created === undefined && card.diff?.startsWith('--- /dev/null\n') === true
   const what = wholeContent ? ' (proposed content: creates the file, or overwrites it if it exists)' : card.phase === 'pending' ? ' (proposed)' : card.created ? ' (created)' : ''
-  const body = card.diff ? split(card.diff.replace(/\n$/, '')).filter((line) => !/^(Index: |=+$|--- |\+\+\+ )/.test(line)) : []
+  const body = card.diff ? withoutFileHeader(split(card.diff.replace(/\n$/, ''))) : []
   return { header: `${mark} ${text(card.path)}${what}`, body, worth: (line) => Number(NOT_LISTED.exec(line)?.[1] ?? 1) }
+}
+
+/**
+ * A unified diff's lines without its file header (`Index:`, `===`, `---`, `+++`), which comes
+ * before the first hunk: inside a hunk, a removed line reading `-- x` is `--- x` and stays.
+ */
+function withoutFileHeader(lines: string[]): string[] {
+  const firstHunk = lines.findIndex((line) => line.startsWith('@@'))
+  return firstHunk === -1 ? lines.filter((line) => !/^(Index: |=+$|--- |\+\+\+ )/.test(line)) : lines.slice(firstHunk)
 }
 
 function read(card: ReadCard): { header: string; body: string[] } {

@@ -61,6 +61,12 @@ describe('formatCard', () => {
     expect(formatCard(card, { maxLines: 1_000_000 }).split('\n').at(-1)).toBe(`  \\ ${change.omittedLines} more changed lines not listed`)
   })
 
+  it('S11.1 a diff card keeps changed lines that look like a file header (a removed SQL comment "-- x" is "--- x")', () => {
+    const change = describeChange('-- old note\n++ kept\nselect 1;\n', '+++ new\n++ kept\nselect 1;\n')
+    const card = presentChange({ callId: 'c', name: 'edit_file', arguments: {}, agent: 'a', isError: false, content: [], durationMs: 1, value: { path: '/w/q.sql', created: false, bytesWritten: 28, sha256: 'h', ...change } })!
+    expect(formatCard(card)).toBe('~ /w/q.sql\n  @@ -1,3 +1,3 @@\n  --- old note\n  ++++ new\n   ++ kept\n   select 1;')
+  })
+
   it('S11.3 a pending write_file card says it creates or overwrites: whether the file exists is not known without I/O', () => {
     const write = writeFileTool(new Context())
     const text = formatCard(presentCallCard(write, { path: 'notes.md', content: 'x\n' }))
