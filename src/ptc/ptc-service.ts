@@ -7,12 +7,13 @@
  * runs on it (issue 16).
  */
 import { type Context, Service } from 'cordis'
-import { generateDeclarations, generateDeclarationsSync, type TypegenOptions, type TypegenTool } from '../../typegen/index.ts'
+import { generateDeclarations, generateDeclarationsSync, type TypegenOptions } from '../../typegen/index.ts'
 import { traceWithoutShadow, untraced } from '../pipeline/cordis-adapter.ts'
 import { canonicalJson } from '../pipeline/materialize.ts'
 import { ExecutionGate } from '../scheduler/execution-gate.ts'
 import type { ToolRegistry } from '../pipeline/tool-registry.ts'
 import type { Tool } from '../tools/define-tool.ts'
+import { ApprovalWaits } from './approval-waits.ts'
 import { createBridge } from './bridge.ts'
 import { InlineRuns } from './inline-runs.ts'
 import { CheckerPool } from './check/checker-pool.ts'
@@ -33,6 +34,7 @@ import type { RunLimits } from './isolate/run-limits.ts'
 import type { RunCodeValue } from './run-code-value.ts'
 import { scriptError, scriptWarning } from './script-positions.ts'
 import { scriptTooLong } from './script-size.ts'
+import { typegenTool } from './typegen-tool.ts'
 
 declare module 'cordis' {
   interface Context {
@@ -64,6 +66,8 @@ export class Ptc extends Service {
   _disposed = false
   /** The inline runs in flight: the service's dispose stops them (S9.1). */
   private readonly _inlineRuns = new InlineRuns()
+  /** The runs' calls waiting for approval: a deadline passing during that wait says so. */
+  private readonly _approvalWaits: ApprovalWaits
   /**
    * The registry itself, not its tracing proxy: read for every run and called twice per tool call
    * (`list`, `execute` and `executionMode` do not read `this.ctx`). The service is injected with
@@ -77,6 +81,7 @@ export class Ptc extends Service {
     traceWithoutShadow(this)
     this._config = config
     this._tools = untraced(ctx.tools)
+    this._approvalWaits = new ApprovalWaits(ctx)
     liveServices++
     ctx.effect(() => () => {
       if (--liveServices === 0) stopEsbuildService() // It starts again on its next use.
@@ -218,7 +223,7 @@ export class Ptc extends Service {
       gate: new ExecutionGate(this._config.concurrency),
     })
     // The runner gets the time left; `checkMs` lets its timeout message account for the rest.
-    const result = await this.runInIsolation({ js: prepared.compiled.js, toolNames: tools.map((tool) => tool.name), limits, checkMs: chargedMs, ...(options.signal && { signal: options.signal }), dispatch })
+    const result = await this._approvalWaits.during(parentToken, deadlineMs, () => this.runInIsolation({ js: prepared.compiled.js, toolNames: tools.map((tool) => tool.name), limits, checkMs: chargedMs, ...(options.signal && { signal: options.signal }), dispatch }))
     const durationMs = Math.round((performance.now() - startedAt - waitedMs) * 1000) / 1000
     // Issue 11: the error's frames are in the compiled JavaScript; the model wants its own lines.
     const value: RunCodeValue = {
@@ -284,17 +289,5 @@ export class Ptc extends Service {
     this.assertAlive()
     const { poolSize: size, memoryMb } = isolateWorkerOptions(this._config)
     return (this._pool ??= Promise.all([import('./isolate/isolate-pool.ts'), import('./isolate/isolate-run.ts')]).then(([{ IsolatePool }, { runInIsolate }]) => ({ pool: new IsolatePool({ size, memoryMb }), runInIsolate })))
-  }
-}
-
-function typegenTool(tool: Tool): TypegenTool {
-  return {
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-    output: tool.output.schema,
-    ...(tool.jsonSchemas?.parameters && { parametersJsonSchema: tool.jsonSchemas.parameters }),
-    ...(tool.jsonSchemas?.output && { outputJsonSchema: tool.jsonSchemas.output }),
-    ...(tool.deferLoading === true && { deferLoading: true }),
   }
 }

@@ -33,6 +33,17 @@ export interface TimeSpent {
   toolsRunning: readonly string[]
 }
 
+/** How every ending of the run's wall-clock deadline begins (see {@link endedAtWallClock}). */
+const WALL_CLOCK_MISSED = 'The script did not finish within the wall-clock limit of'
+
+/**
+ * Whether `error` is an ending of the run's wall-clock deadline ({@link deadlineEnding},
+ * {@link unansweredDeadlineEnding}), not of another limit (the CPU time's) or the script's own.
+ */
+export function endedAtWallClock(error: RunError): boolean {
+  return error.name === 'TimeoutError' && error.message.startsWith(WALL_CLOCK_MISSED)
+}
+
 /** The caller aborted the run's signal (status `cancelled`). */
 export function cancelledError(): RunError {
   return { name: 'CancelledError', message: 'The run was cancelled by the caller before the script finished; no further tool calls were made.' }
@@ -55,7 +66,26 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
   const account = `type-checking and compiling ${ms(spent.checkMs)}, running code ${ms(spent.runningMs)} (CPU ${ms(spent.cpuMs)}), waiting on tool calls ${ms(spent.toolWaitMs)}, waiting on nothing ${ms(idleMs)}`
   return {
     status: 'timeout',
-    error: { name: 'TimeoutError', message: `The script did not finish within the wall-clock limit of ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}` },
+    error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}` },
+  }
+}
+
+/**
+ * The wall-clock deadline passed while tool calls were waiting for approval (a person at a
+ * prompt), and that wait took most of the deadline (status `timeout`; SPEC S5.1, S8.1): the time
+ * went to a question nobody answered, so the advice is to answer sooner or allow more time, not
+ * to make fewer calls.
+ * `awaiting`: the names of the calls whose approval was still unanswered; `waitedMs`: how long the
+ * longest of them had waited, in ms.
+ */
+export function approvalDeadlineEnding(limitMs: number, awaiting: readonly string[], waitedMs: number): RunEnding {
+  const one = awaiting.length === 1
+  return {
+    status: 'timeout',
+    error: {
+      name: 'TimeoutError',
+      message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs): for ${ms(waitedMs)} of it the script waited for approval of ${one ? 'a tool call' : 'tool calls'} (${describeNames(awaiting)}), and nobody answered the approval prompt in time, so ${one ? 'the call was' : 'the calls were'} not made. Answer the approval prompt sooner, or raise timeoutMs to leave time for the answer.`,
+    },
   }
 }
 
@@ -102,7 +132,7 @@ export function unansweredDeadlineEnding(limitMs: number, toolsRunning: readonly
   const running = toolsRunning.length === 0 ? '' : ` ${describeNames(toolsRunning)} were still running.`
   return {
     status: 'timeout',
-    error: { name: 'TimeoutError', message: `The script did not finish within the wall-clock limit of ${limitMs} ms (wallClockMs), and the isolate worker process did not answer in time, so it was restarted.${running} Make fewer or smaller calls, or run the work in parts.` },
+    error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs), and the isolate worker process did not answer in time, so it was restarted.${running} Make fewer or smaller calls, or run the work in parts.` },
   }
 }
 

@@ -1,0 +1,69 @@
+/**
+ * The calls of each `run_code` run that are waiting for approval (SPEC S5.1, S8.1, S9.1), so that
+ * a run whose deadline passes during that wait says so: the time went to an approval prompt nobody
+ * answered, not to the calls, and the advice is to answer sooner or allow more time, not to make
+ * fewer calls. One outermost `approval/request` listener sees every request, whichever responder
+ * answers it, and keeps the unanswered ones by their run (the calls' `parentToken`, S9.5).
+ */
+import type { Context } from 'cordis'
+import { isThenable } from '../pipeline/thenable.ts'
+import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
+import type { IsolateRunResult } from './isolate/isolate-contract.ts'
+import { approvalDeadlineEnding, endedAtWallClock } from './isolate/run-endings.ts'
+
+/** One call's approval still unanswered: its tool and when it was asked (`performance.now()`). */
+interface Wait {
+  name: string
+  since: number
+}
+
+/** See the file comment; one for each PTC service. */
+export class ApprovalWaits {
+  /** The unanswered approvals of each run in flight, by the run's token, then the call's id. */
+  readonly #runs = new Map<symbol, Map<string, Wait>>()
+
+  /** Listens on `ctx`'s `approval/request` (prepended: outermost) for as long as `ctx` lives. */
+  constructor(ctx: Context) {
+    ctx.on('approval/request', (request, next) => this.#watch(request, next), { prepend: true })
+  }
+
+  /**
+   * Runs `run`, the isolate part of the run whose calls carry `parentToken`, and returns its
+   * result. When the run ended at its wall-clock deadline while calls were waiting for approval,
+   * and the longest of those waits took at least half of `deadlineMs` (the run's whole deadline,
+   * in ms), the result's error becomes the approval's ending (`approvalDeadlineEnding`).
+   * @throws whatever `run` throws (an infrastructure failure); the run is forgotten either way.
+   */
+  async during(parentToken: symbol, deadlineMs: number, run: () => Promise<IsolateRunResult>): Promise<IsolateRunResult> {
+    const waits = new Map<string, Wait>()
+    this.#runs.set(parentToken, waits)
+    let result: IsolateRunResult
+    try {
+      result = await run()
+    } finally {
+      this.#runs.delete(parentToken)
+    }
+    if (waits.size === 0 || result.status !== 'timeout' || result.error === undefined || !endedAtWallClock(result.error)) return result
+    const now = performance.now()
+    const waitedMs = Math.max(...[...waits.values()].map((wait) => now - wait.since))
+    if (waitedMs < deadlineMs / 2) return result
+    const { error } = approvalDeadlineEnding(deadlineMs, [...waits.values()].map((wait) => wait.name), Math.min(waitedMs, deadlineMs))
+    return { ...result, error }
+  }
+
+  /**
+   * A request of a tracked run's call is kept until it is answered. One cut short by the end of
+   * its run (its caller signal, the run's, aborted) stays kept: it was unanswered at the end.
+   */
+  #watch(request: ApprovalRequest, next: () => ApprovalOutcome | Promise<ApprovalOutcome>): ApprovalOutcome | Promise<ApprovalOutcome> {
+    const { callId, name, parentToken, callerSignal } = request.execution
+    const waits = parentToken === undefined ? undefined : this.#runs.get(parentToken)
+    if (waits === undefined) return next()
+    const answer = next()
+    if (!isThenable(answer)) return answer
+    waits.set(callId, { name, since: performance.now() })
+    return Promise.resolve(answer).finally(() => {
+      if (!callerSignal.aborted) waits.delete(callId)
+    })
+  }
+}

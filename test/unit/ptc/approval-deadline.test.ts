@@ -1,0 +1,75 @@
+/**
+ * A run whose deadline passes while one of its calls waits for approval (SPEC S5.1, S8.1, S9.1):
+ * the timeout says the time went to an approval prompt nobody answered, names the call, and
+ * advises answering sooner or a longer timeoutMs, not fewer calls. In both isolation modes.
+ */
+import type { Context } from 'cordis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Approval, type ApprovalResponder } from '../../../src/policy/approval.ts'
+import { approvalDeadlineEnding, cpuEnding, endedAtWallClock } from '../../../src/ptc/isolate/run-endings.ts'
+import { Ptc } from '../../../src/ptc/ptc-service.ts'
+import * as serveTools from '../../fixtures/serve-tools.ts'
+import { createRoot } from '../../helpers/registry.ts'
+
+describe.each(['process', 'inline'] as const)('a deadline during an approval, isolation %s', (isolation) => {
+  let root: Context
+  let dispose: () => unknown
+  /** How the responder answers the next request; by default it never does (until the call is withdrawn). */
+  let respond: ApprovalResponder
+  const neverAnswered: ApprovalResponder = ({ execution }) =>
+    new Promise((_resolve, reject) => execution.callerSignal.addEventListener('abort', () => reject(new Error('withdrawn')), { once: true }))
+
+  beforeAll(async () => {
+    root = await createRoot()
+    await root.plugin(Approval)
+    const fiber = root.plugin(Ptc, { isolation, poolSize: 1, checkers: 1 })
+    await fiber
+    dispose = () => fiber.dispose()
+    await root.plugin(serveTools)
+    root.approval.respond((request, next) => respond(request, next))
+  }, 120_000)
+  afterAll(() => dispose())
+
+  const run = (code: string, timeoutMs: number) => root.ptc.run(code, { typecheck: false, timeoutMs, agent: 'approver' })
+
+  it('S5.1 S8.1 S9.1 the timeout names the call awaiting approval, says nobody answered in time, and advises answering sooner or raising timeoutMs', async () => {
+    respond = neverAnswered
+    const result = await run('await tools.guarded({}); return 1', 3_000)
+    expect(result).toMatchObject({ status: 'timeout', toolCalls: 1, error: { name: 'TimeoutError' } })
+    const message = result.error!.message
+    expect(message).toMatch(/^The script did not finish within the wall-clock limit of 3000 ms \(wallClockMs\): for \d+ ms of it the script waited for approval of a tool call \(1 call: guarded\), and nobody answered the approval prompt in time, so the call was not made\. /)
+    expect(message).toMatch(/Answer the approval prompt sooner, or raise timeoutMs/)
+    expect(message).not.toMatch(/fewer|still running/)
+  }, 60_000)
+
+  it('S8.1 an approval answered in time is not blamed: the deadline accounts for the time as before', async () => {
+    respond = () => new Promise((resolve) => setTimeout(() => resolve('allowed-once'), 50))
+    const result = await run('await tools.guarded({}); await new Promise(() => {})', 1_500)
+    expect(result).toMatchObject({ status: 'timeout', toolCalls: 1 })
+    expect(result.error?.message).toMatch(/most of it went to waiting on nothing/)
+    expect(result.error?.message).not.toMatch(/approval/)
+  }, 60_000)
+
+  it('S8.1 an approval asked just before the deadline, after the time went to other calls, leaves the account of the tool calls', async () => {
+    respond = neverAnswered
+    const result = await run('await tools.sleep({ ms: 2_400 }); await tools.guarded({})', 3_000)
+    expect(result).toMatchObject({ status: 'timeout' })
+    expect(result.error?.message).toMatch(/most of it went to waiting on tool calls/)
+    expect(result.error?.message).not.toMatch(/nobody answered/)
+  }, 60_000)
+})
+
+describe('the approval deadline ending (S8.1)', () => {
+  it('S8.1 names every call awaiting approval, in the plural when there are several', () => {
+    const { status, error } = approvalDeadlineEnding(2_000, ['write_file', 'bash', 'write_file'], 1_900.4)
+    expect(status).toBe('timeout')
+    expect(error.message).toBe(
+      'The script did not finish within the wall-clock limit of 2000 ms (wallClockMs): for 1900 ms of it the script waited for approval of tool calls (3 calls: write_file ×2, bash), and nobody answered the approval prompt in time, so the calls were not made. Answer the approval prompt sooner, or raise timeoutMs to leave time for the answer.',
+    )
+  })
+
+  it('S9.7 only the wall clock\'s endings count as one, not the CPU limit\'s', () => {
+    expect(endedAtWallClock(approvalDeadlineEnding(1_000, ['x'], 900).error)).toBe(true)
+    expect(endedAtWallClock(cpuEnding(1_000).error)).toBe(false)
+  })
+})
