@@ -11,6 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Readable, Writable } from 'node:stream'
+import { refuseDuplicateIds } from './in-flight-ids.ts'
 import { HEAD_BYTES, requestIdOf } from './request-id-of-line.ts'
 import { type LineRefusal, readLine } from './line-messages.ts'
 
@@ -190,7 +191,8 @@ export function stdioClientTransport(parameters: StdioServerParameters): StdioCl
  * never read stdout made the server hold every answer in memory (705 MB measured in a hostile
  * trial); now what it holds is bounded by the requests already read, and the client's own writes
  * block once the stdin pipe is full. An answer over the client's 10 MiB limit is replaced by one
- * saying so ({@link withinClientLimit}).
+ * saying so ({@link withinClientLimit}). A request whose id is that of a request still in flight
+ * is answered -32600 and not delivered (`in-flight-ids.ts`).
  */
 export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Writable = process.stdout): StdioServerTransport {
   const transport = new StdioServerTransport(stdin, stdout)
@@ -213,6 +215,7 @@ export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Wr
     })
     return drained
   }
+  refuseDuplicateIds(transport)
   return transport
 }
 

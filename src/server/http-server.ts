@@ -11,7 +11,8 @@
  * initialize request, so a refused request leaves nothing behind; at most `maxSessions` are open
  * (an initialize beyond that gets 503); a session with no request in flight for `sessionIdleMs` is
  * closed (its calls aborted, its background jobs killed, its GET stream ended) and later
- * requests for it get 404.
+ * requests for it get 404. A POST with a request whose id is that of a request of its session
+ * still in flight gets 400 (-32600, naming the id) before the SDK sees it (`in-flight-ids.ts`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
@@ -19,6 +20,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { Context } from 'cordis'
+import { InFlightIds } from '../mcp/in-flight-ids.ts'
 import { initializeRefusal, unreadableMessage } from './post-refusals.ts'
 import { BodyTooLarge, declaresTooLarge, MAX_BODY_BYTES, readBody } from './request-body.ts'
 import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader, isLoopbackOrigin } from './bearer-auth.ts'
@@ -92,6 +94,8 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
     session: McpSession
     /** POST requests of this session being answered now (a standalone GET stream does not count). */
     inFlight: number
+    /** The ids of this session's JSON-RPC requests not answered yet. */
+    requestIds: InFlightIds
     idle?: NodeJS.Timeout
   }
   const sessions = new Map<string, Entry>()
@@ -146,8 +150,18 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
       const unreadable = Array.isArray(body) ? (body.length === 0 ? { id: null, code: -32600, message: 'Invalid Request: an empty batch' } : undefined) : unreadableMessage(body)
       if (unreadable !== undefined) return reply(res, 400, unreadable.message, unreadable.code, false, unreadable.id)
       if (known) {
+        const duplicate = known.requestIds.claim(body)
+        if (duplicate !== undefined) return reply(res, 400, duplicate.message, duplicate.code, false, duplicate.id)
         track(sessionId as string, res)
-        return connections.run(droppedSignal(res), () => known.transport.handleRequest(req, res, body))
+        let refused = true
+        try {
+          await connections.run(droppedSignal(res), () => known.transport.handleRequest(req, res, body))
+          refused = res.statusCode >= 400
+        } finally {
+          // The SDK's transport refused the POST (406, 415, 400…) or failed before delivering it: none of its ids is in flight.
+          if (refused) known.requestIds.release(body)
+        }
+        return
       }
       if (sessionId !== undefined) return reply(res, 404, 'Session not found: start a new session with an initialize request.')
       const refusal = initializeRefusal(body)
@@ -160,6 +174,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
       // request (Accept, Content-Type, JSON-RPC shape): a refused request leaves nothing behind.
       opening++
       let opened = false
+      const requestIds = new InFlightIds()
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: async (id) => {
@@ -172,7 +187,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
             void transport.close().catch(() => {})
             throw error
           }
-          const entry: Entry = { transport, session, inFlight: 0 }
+          const entry: Entry = { transport, session, inFlight: 0, requestIds }
           sessions.set(id, entry)
           transport.onclose = () => void closeEntry(id, entry)
           await session.server.connect(transport)
@@ -180,6 +195,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
           else track(id, res)
         },
       })
+      requestIds.watchAnswers(transport)
       try {
         return await transport.handleRequest(req, res, body)
       } finally {

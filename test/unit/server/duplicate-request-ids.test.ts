@@ -1,0 +1,138 @@
+/**
+ * A request whose id is the id of a request still in flight (JSON-RPC 2.0 §4: ids of concurrent
+ * requests are unique) is refused with -32600 naming the id, over both transports of `ptc serve`;
+ * the first request runs on and gets its own answer, and once it is answered the id can be used
+ * again. (SPEC S9.4: run_code is the transport; the refusal happens before any run.)
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createHost, type Host } from '../../../src/host/create-host.ts'
+import { stdioServerTransport } from '../../../src/mcp/line-buffer.ts'
+import { serveHttp, type HttpServerHandle } from '../../../src/server/http-server.ts'
+import { openSession } from '../../../src/server/mcp-session.ts'
+import { createRunLimiter } from '../../../src/server/run-limiter.ts'
+
+const TOOLS = fileURLToPath(new URL('../../fixtures/serve-tools.ts', import.meta.url))
+const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'dup', version: '1' } } }
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' }
+/** A run_code call with `id` returning `value`, after `sleepMs` when given. */
+const runCode = (id: number | string, value: string, sleepMs = 0) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'run_code', arguments: { code: `${sleepMs > 0 ? `await tools.sleep({ ms: ${sleepMs} }); ` : ''}return ${JSON.stringify(value)}`, typecheck: false, timeoutMs: 60_000 } },
+})
+
+interface Answer {
+  id: unknown
+  result?: { structuredContent?: { status?: string; value?: unknown } }
+  error?: { code: number; message: string }
+}
+
+describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { timeout: 60_000 }, () => {
+  let host: Host
+  beforeAll(async () => {
+    host = await createHost({ workspace: mkdtempSync(join(tmpdir(), 'ptc-dup-ids-')), journal: false, toolModules: [TOOLS] })
+  }, 60_000)
+  afterAll(() => host.dispose())
+
+  it('S9.4 over stdio: the duplicate gets -32600 naming its id, the first request runs on to its own answer, and the id is free again once answered', async () => {
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const answers: Answer[] = []
+    let pending = ''
+    stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8')
+      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
+        answers.push(JSON.parse(pending.slice(0, newline)) as Answer)
+        pending = pending.slice(newline + 1)
+      }
+    })
+    const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: false })
+    await session.server.connect(stdioServerTransport(stdin, stdout))
+    const send = (message: object) => stdin.write(`${JSON.stringify(message)}\n`)
+    const answersTo = (id: unknown) => answers.filter((answer) => answer.id === id)
+    try {
+      send(INITIALIZE)
+      send(INITIALIZED)
+      await expect.poll(() => answersTo(0).length).toBe(1)
+      send(runCode(5, 'first', 1_500))
+      send(runCode(5, 'second'))
+      send(runCode('a', 'first', 1_500))
+      send(runCode('a', 'second'))
+      await expect.poll(() => answersTo(5).length + answersTo('a').length, { timeout: 30_000 }).toBe(4)
+      for (const [id, shown] of [[5, '5'], ['a', '"a"']] as const) {
+        const [refused, first] = answersTo(id)
+        expect(refused).toMatchObject({ id, error: { code: -32600 } })
+        expect(refused!.error!.message).toBe(`Invalid Request: request id ${shown} is still in flight (a request with this id was received and has not been answered yet); JSON-RPC request ids must be unique among the requests in flight. Wait for its answer, or send this request with another id.`)
+        expect(first).toMatchObject({ id, result: { structuredContent: { status: 'ok', value: 'first' } } })
+      }
+      send(runCode(5, 'again'))
+      await expect.poll(() => answersTo(5).length, { timeout: 30_000 }).toBe(3)
+      expect(answersTo(5)[2]).toMatchObject({ result: { structuredContent: { status: 'ok', value: 'again' } } })
+    } finally {
+      await session.close()
+      await session.server.close()
+    }
+  })
+
+  describe('over HTTP', () => {
+    let server: HttpServerHandle
+    beforeAll(async () => {
+      server = await serveHttp(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: false, host: '127.0.0.1', port: 0 })
+    })
+    afterAll(() => server.close())
+
+    const headers = (sessionId?: string) => ({
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...(sessionId !== undefined && { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' }),
+    })
+    const post = (body: unknown, sessionId?: string) => fetch(server.url, { method: 'POST', headers: headers(sessionId), body: JSON.stringify(body) })
+    /** The JSON-RPC answers in a POST's event stream. */
+    const streamed = async (response: Response): Promise<Answer[]> =>
+      (await response.text())
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)) as Answer)
+
+    it('S9.4 the duplicate POST gets 400 with -32600 naming the id, and the first POST still gets its own answer', async () => {
+      const initialized = await post(INITIALIZE)
+      const sessionId = initialized.headers.get('mcp-session-id')!
+      await initialized.body?.cancel()
+      expect((await post(INITIALIZED, sessionId)).status).toBe(202)
+      const first = post(runCode(7, 'first', 1_500), sessionId)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const duplicate = await post(runCode(7, 'second'), sessionId)
+      expect(duplicate.status).toBe(400)
+      expect(await duplicate.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32600, message: 'Invalid Request: request id 7 is still in flight (a request with this id was received and has not been answered yet); JSON-RPC request ids must be unique among the requests in flight. Wait for its answer, or send this request with another id.' },
+      })
+      expect(await streamed(await first)).toMatchObject([{ id: 7, result: { structuredContent: { status: 'ok', value: 'first' } } }])
+      // Answered: the id is the client's again.
+      expect(await streamed(await post(runCode(7, 'again'), sessionId))).toMatchObject([{ id: 7, result: { structuredContent: { value: 'again' } } }])
+    })
+
+    it('S9.4 a cancelled request frees its id at once (it gets no answer), and a POST the transport refuses claims none', async () => {
+      const initialized = await post(INITIALIZE)
+      const sessionId = initialized.headers.get('mcp-session-id')!
+      await initialized.body?.cancel()
+      await post(INITIALIZED, sessionId)
+      const cancelled = post(runCode(8, 'never', 30_000), sessionId)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect((await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8, reason: 'changed my mind' } }, sessionId)).status).toBe(202)
+      expect(await streamed(await post(runCode(8, 'reused'), sessionId))).toMatchObject([{ id: 8, result: { structuredContent: { value: 'reused' } } }])
+      void cancelled.then((response) => response.body?.cancel(), () => {})
+      // Refused by the SDK's transport (no Accept for the event stream): nothing was delivered, so id 9 stays free.
+      const refused = await fetch(server.url, { method: 'POST', headers: { ...headers(sessionId), Accept: 'application/json' }, body: JSON.stringify(runCode(9, 'x')) })
+      expect(refused.status).toBe(406)
+      expect(await streamed(await post(runCode(9, 'free'), sessionId))).toMatchObject([{ id: 9, result: { structuredContent: { value: 'free' } } }])
+    })
+  })
+})
