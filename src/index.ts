@@ -29,7 +29,7 @@ export { createHost, type Host, type HostOptions } from './host/create-host.ts'
 export { BUILTIN_GROUPS, BUILTIN_GROUP_TOOLS, type BuiltinGroup, type BuiltinsOption } from './builtin/builtin-groups.ts'
 export { DEFAULT_JOURNAL_RETENTION, pruneJournals, type JournalRetention } from './journal/journal-retention.ts'
 export { HostOptionsError } from './errors/host-options-error.ts'
-export { PtcError, NotJsonError, ToolTimeoutError, ToolDefinitionError, ToolDeniedError } from './errors/ptc-error.ts'
+export { PtcError, NotJsonError, ToolTimeoutError, ToolDefinitionError, ToolDeniedError, ApprovalNotObtainedError } from './errors/ptc-error.ts'
 /** cordis' `Context` (the `ctx` of plugins and hooks), for typing a tool plugin's `apply(ctx)`. */
 export type { Context } from 'cordis'
 /** zod, the very copy ptc-runner validates with: a tool module outside this package writes `import { defineTool, z } from 'ptc-runner'`. */

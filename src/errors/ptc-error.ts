@@ -17,6 +17,7 @@ export type PtcErrorCode =
   | 'timeout'
   | 'tool-definition'
   | 'denied'
+  | 'approval-not-obtained'
   // workspace (S8): safe opens and workspace tool refusals
   | 'path-outside-area'
   | 'path-protected'
@@ -131,5 +132,23 @@ export class ToolDeniedError extends PtcError {
 
   static override isInstance(value: unknown): value is ToolDeniedError {
     return PtcError.hasCode(value, 'denied')
+  }
+}
+
+/**
+ * Thrown by an approval responder (`approval/request`, S8) that could not get an answer: its
+ * channel failed (an MCP client's elicitation errored or timed out, or the client cannot be asked
+ * at all), not the person. The call is still denied (S5.3, S8.2), but its error says the approval
+ * could not be obtained, with `message` (why: the channel's own error) and `details.advice` (what
+ * to do), instead of saying it was refused; the journal records the approval as `unavailable`.
+ */
+export class ApprovalNotObtainedError extends PtcError {
+  /** `reason`: why no answer came, as a clause (`nobody answered … within 300 ms`); `advice`: what to do, as a sentence. */
+  constructor(reason: string, advice: string) {
+    super('approval-not-obtained', reason, { details: { advice } })
+  }
+
+  static override isInstance(value: unknown): value is ApprovalNotObtainedError {
+    return PtcError.hasCode(value, 'approval-not-obtained')
   }
 }

@@ -4,7 +4,7 @@
  * audited and its cards replayed later (S11.3). Appends go through safe-fs (S8: no symlink followed,
  * only a regular file written). The answer of every approval request (`tool/approval`, between a
  * call and its result) is appended too, by an outermost `approval/request` listener that passes
- * the request on and records what came back. A write failure is reported on stderr and through
+ * the request on and records what came back (`unavailable` when a responder could not ask). A write failure is reported on stderr and through
  * `journal/error`, never silently dropped.
  */
 import { mkdirSync, realpathSync } from 'node:fs'
@@ -13,7 +13,7 @@ import { appendFileSafeSync } from '../workspace/safe-fs.ts'
 import { journalFolder } from '../workspace/state-folder.ts'
 import { holdJournal, type JournalRetention, pruneJournals } from './journal-retention.ts'
 import { withoutRenderedContent } from './rendered-content.ts'
-import { PtcError } from '../errors/ptc-error.ts'
+import { ApprovalNotObtainedError, PtcError } from '../errors/ptc-error.ts'
 import type { Context } from 'cordis'
 import type { ApprovalOutcome, ToolCallRecord, ToolResult } from '../tools/types.ts'
 
@@ -162,13 +162,23 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.on('tools/result', (result) => {
     if (mine(result.agent)) append({ type: 'tool/result', ...withoutRenderedContent(ctx, result, MAX_RECORD_BYTES) })
   })
-  // Outermost (prepend), so it hears the answer of whichever responder gives it.
+  // Outermost (prepend), so it hears the answer of whichever responder gives it. A responder that
+  // could not ask (ApprovalNotObtainedError, S5.3) got no answer: recorded as `unavailable`.
   ctx.on(
     'approval/request',
     async (request, next) => {
-      const outcome = await next()
-      const { callId, name, agent } = request.execution
-      if (mine(agent)) append({ type: 'tool/approval', callId, name, agent, ...(typeof request.reason === 'string' && { reason: request.reason }), outcome })
+      const record = (outcome: ApprovalOutcome) => {
+        const { callId, name, agent } = request.execution
+        if (mine(agent)) append({ type: 'tool/approval', callId, name, agent, ...(typeof request.reason === 'string' && { reason: request.reason }), outcome })
+      }
+      let outcome: ApprovalOutcome
+      try {
+        outcome = await next()
+      } catch (error) {
+        if (ApprovalNotObtainedError.isInstance(error)) record('unavailable')
+        throw error
+      }
+      record(outcome)
       return outcome
     },
     { prepend: true },

@@ -76,7 +76,11 @@ function decide(host: PreExecuteHost, execution: Execution, decision: PreToolDec
   return stop.aborted ? CANCEL : RUN
 }
 
-/** S5.3, S8.1: one approval for this call only; no agent or no channel means a denial. */
+/**
+ * S5.3, S8.1: one approval for this call only; no agent or no channel means a denial. The denial
+ * says which: refused by someone, no responder, a broken responder, or a channel that could not
+ * ask (`ApprovalNotObtainedError`: its reason and advice).
+ */
 async function ask(ctx: Context, execution: Execution, decision: Extract<PreToolDecision, { kind: 'ask' }>): Promise<PreExecuteVerdict> {
   const { reason, displayReason } = decision
   const why = typeof reason === 'string' && reason ? ` (${reason})` : ''
@@ -95,8 +99,10 @@ async function ask(ctx: Context, execution: Execution, decision: Extract<PreTool
     return CANCEL // only the caller's stop rejects here: askResponders never throws
   }
   if (Execution.stopOf(execution).aborted) return CANCEL
-  const { outcome, failure } = answer
+  const { outcome, failure, notObtained } = answer
   if (outcome === 'allowed-once') return RUN
+  // Nobody refused: the channel could not ask (an MCP client's elicitation failed), and says why.
+  if (notObtained !== undefined) return deny(`This call needs approval${why}, but the approval could not be obtained, so the call was not made (nobody refused it): ${notObtained.reason}.${notObtained.advice ? ` ${notObtained.advice}` : ''}`)
   if (failure !== undefined) return deny(`This call needs approval${why}, but the approval responder failed (${failure}), so it was denied. Fix the responder: it answers 'allowed-once' or 'denied', or calls next().`)
   return deny(outcome === 'unavailable' ? `This call needs approval${why}, but no approval responder answered (none is registered, or each passed it on with next()), so it was denied. A person answers at a terminal or through an MCP client's elicitation; a program registers one with ctx.approval.respond.` : `Approval was refused${why}.`)
 }

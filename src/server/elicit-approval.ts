@@ -2,12 +2,17 @@
  * Approval through MCP elicitation (SPEC S5.1, S5.3, S8.1, S8.2): an `approval/request`
  * responder for one session. When the session's client declared the elicitation capability, an
  * `ask` decision for a call of that session's agent becomes an `elicitation/create` yes/no form;
- * only an explicit accept with `allow: true` answers `allowed-once` (this call only). Decline,
- * cancel, a timeout, a transport failure or the call being cancelled all deny. Calls of other
- * agents, and clients without elicitation, pass to the next responder (none: `unavailable`, deny).
+ * only an explicit accept with `allow: true` answers `allowed-once` (this call only). A decline or
+ * cancel by the person answers `denied` (refused). When no answer can be had (the client's
+ * elicitation fails, it times out, or the client does not handle it) the call is denied all the
+ * same, but as an {@link ApprovalNotObtainedError} that says why and what to do, not as a refusal.
+ * Calls of other agents pass to the next responder; so do calls of a client without elicitation,
+ * and when no other responder answers, that is an `ApprovalNotObtainedError` too.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { ErrorCode, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { describeThrown } from '../errors/describe-thrown.ts'
+import { ApprovalNotObtainedError } from '../errors/ptc-error.ts'
 import type { ApprovalResponder } from '../policy/approval.ts'
 
 /** Default time a person has to answer an approval prompt, in ms. */
@@ -28,11 +33,20 @@ export function supportsFormElicitation(server: Server): boolean {
   return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined)
 }
 
-/** Make the responder; install it with `ctx.approval.respond(...)` in the session's fiber. */
+/**
+ * Make the responder; install it with `ctx.approval.respond(...)` in the session's fiber. The
+ * responder throws {@link ApprovalNotObtainedError} when no answer can be had (see the file comment).
+ */
 export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponder {
   const { server, agent } = options
+  const timeoutMs = options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS
   return async (request, next) => {
-    if (request.execution.agent !== agent || !supportsFormElicitation(server)) return next()
+    if (request.execution.agent !== agent) return next()
+    if (!supportsFormElicitation(server)) {
+      const outcome = await next()
+      if (outcome !== 'unavailable') return outcome
+      throw new ApprovalNotObtainedError('the MCP client did not declare the elicitation capability, so it could not be asked', 'Connect with an MCP client that supports elicitation to approve such calls.')
+    }
     const { execution } = request
     const related = options.relatedRequest?.(execution.callId)
     const args = JSON.stringify(execution.arguments)
@@ -51,13 +65,28 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
         },
         {
           signal: execution.callerSignal,
-          timeout: options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+          timeout: timeoutMs,
           ...(related !== undefined && { relatedRequestId: related }),
         },
       )
       return answer.action === 'accept' && answer.content?.allow === true ? 'allowed-once' : 'denied'
-    } catch {
-      return 'denied'
+    } catch (error) {
+      // The call was stopped (its run ended, its request was cancelled): the pipeline says so.
+      if (execution.callerSignal.aborted) return 'denied'
+      throw notObtained(error, timeoutMs)
     }
   }
+}
+
+/** Why an elicitation that was sent got no answer, and what to do. */
+function notObtained(error: unknown, timeoutMs: number): ApprovalNotObtainedError {
+  const code = error instanceof McpError ? error.code : undefined
+  if (code === ErrorCode.RequestTimeout) {
+    return new ApprovalNotObtainedError(`nobody answered the approval prompt (an MCP elicitation request) within ${timeoutMs} ms`, 'Answer the prompt when the MCP client shows it, then make the call again.')
+  }
+  const said = describeThrown(error).slice(0, 300)
+  if (code === ErrorCode.MethodNotFound) {
+    return new ApprovalNotObtainedError(`the MCP client does not handle elicitation requests, although it declared the capability (it answered: ${said})`, 'Use an MCP client that can show elicitation prompts to approve such calls.')
+  }
+  return new ApprovalNotObtainedError(`the MCP client's elicitation request failed (${said})`, "Make the call again; if it keeps failing, the MCP client's logs say why it cannot show the prompt.")
 }
