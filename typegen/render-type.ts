@@ -5,6 +5,7 @@
  * properties that `shared-aliases.ts` chose to declare once print as their alias name.
  */
 import { escapeCommentText, renderDocComment } from './doc-comment.ts'
+import { nodeKey, propertyKey } from './node-key.ts'
 import { type PropertyNode, someNode, type TypeNode } from './type-node.ts'
 
 /** Longest one-line object type, in characters; longer ones get one member a line. */
@@ -34,30 +35,6 @@ export interface RenderStyle {
    * (o200k), for declarations a model reads rather than an editor. Multi-line docs keep the block.
    */
   trailingDocs: boolean
-}
-
-const keys = new WeakMap<TypeNode, string>()
-
-/** A stable identity of a node's whole content (docs included): equal keys print equally. */
-export function nodeKey(node: TypeNode): string {
-  let key = keys.get(node)
-  if (key === undefined) {
-    key = JSON.stringify(node)
-    keys.set(node, key)
-  }
-  return key
-}
-
-const propertyKeys = new WeakMap<PropertyNode, string>()
-
-/** Identity of a property's doc comment and type (not its name or optionality). */
-export function propertyKey(property: PropertyNode): string {
-  let key = propertyKeys.get(property)
-  if (key === undefined) {
-    key = JSON.stringify([property.doc, nodeKey(property.type)])
-    propertyKeys.set(property, key)
-  }
-  return key
 }
 
 /**

@@ -11,7 +11,8 @@
  */
 import { AliasNamer } from './alias-names.ts'
 import { baseCandidates, type ObjectUse } from './shared-bases.ts'
-import { nodeKey, propertyKey, renderType, type AliasNames, type RenderStyle } from './render-type.ts'
+import { nodeKey, propertyKey, SelfPlaceholderKeys } from './node-key.ts'
+import { renderType, type AliasNames, type RenderStyle } from './render-type.ts'
 import type { PropertyNode, TypeNode } from './type-node.ts'
 
 /**
@@ -79,9 +80,10 @@ export function planAliases(roots: readonly AliasRoot[]): AliasPlan {
   // A recursive type can only be written as a named alias: every one is declared, whatever it saves.
   // Two that differ only in their ids (one schema's input and output sides) share one declaration.
   const shapes = new Map<string, string>()
+  const shapeKeys = new SelfPlaceholderKeys()
   for (const found of recursiveTypes(roots)) {
     if (types.has(nodeKey(found.node))) continue
-    const shape = `${found.node.name}\n${nodeKey(found.node.body).replaceAll(JSON.stringify(found.node.id), '"#"')}`
+    const shape = `${found.node.name}\n${shapeKeys.key(found.node.body, found.node.id)}`
     const same = shapes.get(shape)
     if (same !== undefined) {
       types.set(nodeKey(found.node), same)

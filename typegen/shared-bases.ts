@@ -5,7 +5,7 @@
  * produce), of at least `MIN_BASE_PROPERTIES` properties shared by at least two distinct objects.
  */
 import { pascalCase } from './alias-names.ts'
-import { propertyKey } from './render-type.ts'
+import { propertyKey } from './node-key.ts'
 import type { PropertyNode, TypeNode } from './type-node.ts'
 
 /** Shortest shared run of leading properties worth a base. */

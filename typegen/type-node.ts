@@ -9,6 +9,7 @@
  * `Record<string, never>`), `anyOf`/`oneOf` → a union, `allOf` → an intersection, `nullable` → `| null`.
  * Anything else is `unknown`.
  */
+import { nodeKey } from './node-key.ts'
 import type { JsonSchemaObject } from './normalize-schema.ts'
 
 /** One TypeScript type. `doc`s live on properties only: that is where TypeScript shows them. */
@@ -262,9 +263,10 @@ function intersection(parts: readonly TypeNode[]): TypeNode {
 }
 
 function dedupe(nodes: readonly TypeNode[]): TypeNode[] {
+  if (nodes.length < 2) return [...nodes]
   const seen = new Set<string>()
   return nodes.filter((node) => {
-    const key = JSON.stringify(node)
+    const key = nodeKey(node)
     if (seen.has(key)) return false
     seen.add(key)
     return true
