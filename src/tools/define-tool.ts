@@ -188,10 +188,13 @@ const NEVER_OBJECT: ReadonlySet<string> = new Set(['string', 'number', 'int', 'b
 
 /**
  * The zod type (`string`, `array`…) that makes `schema` refuse every JSON object as input, else
- * `undefined`: only what fails every call a model or MCP client makes (they send an object) is
- * refused. Wrappers are looked through (optional, nullable, default, lazy…; a pipe by its input,
- * `z.preprocess` by its output); a union needs no object option to be refused; what zod cannot
- * tell (`z.custom`, `z.json`, a transform) is accepted.
+ * `undefined`: only what provably fails every call a model or MCP client makes (they send an
+ * object) is refused. Wrappers that hand an object to their inner type unchanged are looked
+ * through (optional, nullable, default, lazy…), a pipe by its input, which every value must pass
+ * first; a union needs no object option to be refused. Whatever may turn an object into something
+ * else is accepted: `.catch()` (any failing input becomes the fallback), `z.preprocess` (its
+ * function may map an object to what the schema after it takes: the pipe's input is a
+ * transform), and what zod cannot tell (`z.custom`, `z.json`).
  */
 function nonObjectType(schema: unknown, depth: number): string | undefined {
   const def = zodDef(schema)
@@ -205,7 +208,7 @@ function nonObjectType(schema: unknown, depth: number): string | undefined {
     case 'intersection':
       return nonObjectType(def.left, depth + 1) ?? nonObjectType(def.right, depth + 1)
     case 'pipe':
-      return nonObjectType(zodType(def.in) === 'transform' ? def.out : def.in, depth + 1)
+      return nonObjectType(def.in, depth + 1)
     case 'lazy':
       return typeof def.getter === 'function' ? nonObjectType(def.getter(), depth + 1) : undefined
     case 'readonly':
@@ -214,7 +217,6 @@ function nonObjectType(schema: unknown, depth: number): string | undefined {
     case 'nonoptional':
     case 'default':
     case 'prefault':
-    case 'catch':
       return nonObjectType(def.innerType, depth + 1)
     default:
       return undefined

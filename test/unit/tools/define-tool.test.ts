@@ -121,6 +121,30 @@ describe('defineTool (S1.1, S1.2, S2)', () => {
     for (const parameters of kept) expect(defineTool({ ...base, parameters }).parameters).toBe(parameters)
   })
 
+  it("S1.1 parameters that may turn an object into what they take are kept: .catch() (an object becomes the fallback) and z.preprocess (its function may map an object to a string); wrappers that hand the object on unchanged are still refused", () => {
+    const base = { name: 't', description: 'd', output, execute: () => 'x' }
+    const caught = z.string().catch('x')
+    const preprocessed = z.preprocess((value) => (typeof value === 'object' && value !== null ? JSON.stringify(value) : value), z.string())
+    // Both accept the object a model sends, so refusing them would refuse working tools.
+    expect(caught.safeParse({ a: 1 })).toEqual({ success: true, data: 'x' })
+    expect(preprocessed.safeParse({ a: 1 })).toEqual({ success: true, data: '{"a":1}' })
+    for (const parameters of [caught, preprocessed, z.string().catch('x').optional(), z.union([z.number().catch(0), z.string()]), z.preprocess((value) => value, z.array(z.string()))]) {
+      expect(defineTool({ ...base, parameters }).parameters).toBe(parameters)
+    }
+    // Each of these hands an object to a schema that refuses it: every call would fail.
+    const refused: [z.ZodType, string][] = [
+      [z.string().default('x'), 'string'],
+      [z.string().prefault('x'), 'string'],
+      [z.string().nullable().readonly(), 'string'],
+      [z.string().transform((text) => text.length), 'string'],
+      [z.string().pipe(z.string().min(1)), 'string'],
+      [z.lazy(() => z.array(z.number())), 'array'],
+      [z.string().and(z.object({ a: z.string() })), 'string'],
+      [z.union([z.number(), z.literal('a')]), 'number'],
+    ]
+    for (const [parameters, type] of refused) expect(() => defineTool({ ...base, parameters }), type).toThrow(new RegExp(`but they take an? ${type};`))
+  })
+
   it('S6.1 parameters that require a value no JSON argument can be (a Date, a BigInt, a Map) are refused at definition; z.coerce.date() and a transform from a string are kept', () => {
     const base = { name: 't', description: 'd', output, execute: () => 'x' }
     expect(() => defineTool({ ...base, parameters: z.object({ at: z.date() }) })).toThrow(/^Tool "t": parameters require a Date at \$\.at, which no JSON argument is, so every call would fail.*z\.coerce\.date\(\)/)
