@@ -93,11 +93,11 @@ export function outcomeOf(node: CallNode): Outcome {
   return 'ok'
 }
 
-/** What the approval step said, when the call asked (S8.1): `approved`, `refused`, `no channel`. */
+/** What the approval step said, when the call asked (S8.1): `approved`, `refused`, or `not obtained` (no responder could ask, or the prompt failed: S5.3). */
 export function approvalOf(node: CallNode): string | undefined {
   const outcome = node.approval?.outcome
   if (outcome === undefined) return undefined
-  return outcome === 'allowed-once' ? 'approved' : outcome === 'unavailable' ? 'no approval channel' : 'refused'
+  return outcome === 'allowed-once' ? 'approved' : outcome === 'unavailable' ? 'not obtained' : 'refused'
 }
 
 /** The background job a call started or used (S10.6): `{jobId, started}`, else `undefined`. */

@@ -50,7 +50,7 @@ describe('view timeline (S11.6, raw tool/call and tool/result records)', () => {
     timeline.add({ type: 'tool/approval', callId: 'x', name: 'guarded', outcome: 'unavailable' })
     timeline.add(result('x', 'guarded', { isError: true, error: { kind: 'denied', message: 'no approval channel' } }))
     const node = timeline.byId.get('x')!
-    expect([approvalOf(node), outcomeOf(node)]).toEqual(['no approval channel', 'denied'])
+    expect([approvalOf(node), outcomeOf(node)]).toEqual(['not obtained', 'denied'])
   })
 
   it('S10.6 a background job links the call that started it to the calls that read it', () => {
