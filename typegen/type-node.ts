@@ -166,7 +166,8 @@ function combinators(schema: JsonSchemaObject): TypeNode | undefined {
  * A recursive body without the references to an alias that TypeScript cannot defer: a union arm
  * or intersection part that is a `self` outside any object or array (`type V = string | V` is an
  * error, and the alias becomes `any`). One to this very type adds nothing (`string | V` is
- * `string`) and goes; one to another (mutual recursion) becomes `unknown`.
+ * `string`) and goes, with its doc if the arm had one; one to another (mutual recursion) becomes
+ * `unknown`, undocumented like any `unknown` arm.
  */
 function withoutBareSelf(node: TypeNode, id: string): TypeNode {
   switch (node.kind) {
@@ -176,8 +177,12 @@ function withoutBareSelf(node: TypeNode, id: string): TypeNode {
       return union(node.arms.map((arm) => withoutBareSelf(arm, id)))
     case 'intersection':
       return intersection(node.parts.map((part) => (part.kind === 'self' ? UNKNOWN : withoutBareSelf(part, id))))
-    case 'documented':
-      return { ...node, type: withoutBareSelf(node.type, id) }
+    case 'documented': {
+      // A doc on what went (`never`) or on `unknown` would print `/** doc */ never`: the arm goes
+      // as it would without a doc, the doc with it.
+      const type = withoutBareSelf(node.type, id)
+      return type.kind === 'keyword' && (type.text === 'never' || type.text === 'unknown') ? type : { ...node, type }
+    }
     default:
       return node
   }

@@ -41,6 +41,37 @@ describe('recursive types in the declarations (S9.1)', { timeout: 120_000 }, () 
     expect(declarations).toMatch(/type V\d* = number \| V\d*\[\] \| \{ \[k: string\]: V\d* \}/)
   })
 
+  it('S9.1 a documented reference back as a bare union arm goes with its doc, never printed as `/** doc */ never`; one to another recursive type is unknown as when undocumented', async () => {
+    const declarations = await generateDeclarations([
+      jsonTool('doc_self', { anyOf: [{ type: 'string' }, { $ref: '#/$defs/V', description: 'Again.' }] }),
+      jsonTool('doc_self_in_alias', { anyOf: [{ type: 'string' }, { $ref: '#/$defs/V', description: 'Again.' }, { type: 'array', items: { $ref: '#/$defs/V' } }] }),
+    ], { embedded: true })
+    expect(declarations).not.toContain('never')
+    expect(declarations).not.toContain('Again.')
+    expect(declarations).toMatch(/doc_self\(args: \{ v\?: string \}\)/)
+    expect(declarations).toContain('type V = string | V[]')
+    // W's arm refers back to V, the type being expanded around it: that arm is `unknown`, so W is.
+    const mutual = (description?: string): TypegenTool => ({
+      name: description === undefined ? 'plain' : 'documented',
+      description: 'd',
+      parameters: z.object({}),
+      parametersJsonSchema: {
+        type: 'object',
+        properties: { v: { $ref: '#/$defs/V' } },
+        $defs: {
+          V: { anyOf: [{ type: 'string' }, { type: 'array', items: { $ref: '#/$defs/W' } }] },
+          W: { anyOf: [{ type: 'number' }, { $ref: '#/$defs/V', ...(description !== undefined && { description }) }, { type: 'array', items: { $ref: '#/$defs/W' } }] },
+        },
+      },
+      output: z.null(),
+    })
+    const both = await generateDeclarations([mutual(), mutual('Other.')], { embedded: true })
+    expect(both).not.toContain('Other.')
+    expect(both).toMatch(/documented\(args: \{ v\?: string \| unknown\[\] \}\)/)
+    expect(both).toMatch(/plain\(args: \{ v\?: string \| unknown\[\] \}\)/)
+    expect(check(declarations, 'export {}\n')).toEqual([])
+  })
+
   it('S9.1 two tools with the same recursive definition name but different referenced definitions get their own types', async () => {
     const tool = (name: string, leaf: string): TypegenTool => ({
       name,
