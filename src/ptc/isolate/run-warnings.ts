@@ -213,9 +213,34 @@ function copyClipped(text: string, max: number): string {
   return text.length <= max ? text : `${Buffer.from(text.slice(0, max)).toString()}…`
 }
 
+/** How isolated-vm 7.0.1 says a non-Error object was thrown (`ExternalCopy::CopyThrownValue`). */
+const IVM_OBJECT_THROWN = 'An object was thrown from supplied code within isolated-vm'
+
+/**
+ * A rejection's reason as the warning says it: an Error as `name: message`, a string as it is,
+ * a primitive by its value (`42`, `10n`), as a thrown value is (S9.3), since it has no stack and
+ * so no line; an object by its kind (isolated-vm does not copy it out).
+ */
 function describeReason(reason: unknown): string {
-  const text = reason instanceof Error ? `${reason.name}: ${reason.message}` : typeof reason === 'string' ? reason : 'a non-Error value'
-  return clip(text, 2_000)
+  // isolated-vm copies a rejected non-Error object out as this Error, without the object.
+  if (reason instanceof Error && reason.message.startsWith(IVM_OBJECT_THROWN)) return 'a non-Error object (not an Error, so neither its value nor its line is known: reject with new Error(…) to get them)'
+  if (reason instanceof Error) return clip(`${reason.name}: ${reason.message}`, 2_000)
+  if (typeof reason === 'string') return clip(reason, 2_000)
+  return `a non-Error value: ${clip(valueText(reason), 2_000)} (not an Error, so no line is known: reject with new Error(…) to get one)`
+}
+
+/** A primitive copied out of the isolate, as text; anything else as JSON where it can be. */
+function valueText(value: unknown): string {
+  if (typeof value === 'bigint') return `${value}n`
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value)
+  if (value === null || value === undefined || typeof value === 'boolean') return String(value)
+  try {
+    const json = JSON.stringify(value)
+    if (json !== undefined) return json
+  } catch {
+    // A cycle or a getter that throws: named by its kind below.
+  }
+  return Object.prototype.toString.call(value)
 }
 
 /** `text` ending as a sentence: a period added unless it ends with one (or `?`, `!`, `…`). */

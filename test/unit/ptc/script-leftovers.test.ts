@@ -114,6 +114,12 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     expect(value.warnings?.map((warning) => [warning.kind, warning.message.split('. ')[0], warning.line])).toEqual([['unhandled-rejection', `Unhandled promise rejection: ${reason}`, line]])
   })
 
+  it('S9.3 a rejection with a non-Error value names the value, as a thrown one does', async () => {
+    const value = await run('Promise.reject(42)\nPromise.reject(10n)\nawait tools.echo({ text: "a" })\nPromise.reject({ code: 7 })\nreturn 1')
+    const hint = ' (not an Error, so no line is known: reject with new Error(…) to get one)'
+    expect(value.warnings?.map((warning) => warning.message.split('. Nothing awaited')[0])).toEqual([`Unhandled promise rejection: a non-Error value: 42${hint}`, 'Unhandled promise rejection: a non-Error object (not an Error, so neither its value nor its line is known: reject with new Error(…) to get them)'])
+  })
+
   it('S9.3 in an earlier step of a sequential script, a rejection never handled is reported with its line', async () => {
     const value = await run('await tools.echo({ text: "a" })\nPromise.reject(new Error("middle"))\nawait tools.echo({ text: "b" })\nreturn 1')
     expect(value).toMatchObject({ status: 'ok', value: 1, toolCalls: 2 })
