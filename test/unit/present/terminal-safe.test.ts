@@ -9,4 +9,8 @@ describe('terminalSafe', () => {
   it('keeps newlines and tabs, folds CRLF and shows a lone CR', () => {
     expect(terminalSafe('one\r\ntwo\tthree\rfour')).toBe('one\ntwo\tthree\\x0dfour')
   })
+
+  it('shows bidirectional overrides and isolates, so a path cannot reorder what the terminal shows (Trojan Source)', () => {
+    expect(terminalSafe('invoice\u202egnp.exe \u2066x\u2069 \u202ay\u202c')).toBe('invoice\\u202egnp.exe \\u2066x\\u2069 \\u202ay\\u202c')
+  })
 })
