@@ -104,7 +104,7 @@ async function ask(ctx: Context, execution: Execution, decision: Extract<PreTool
   // Nobody refused: the channel could not ask (an MCP client's elicitation failed), and says why.
   if (notObtained !== undefined) return deny(`This call needs approval${why}, but the approval could not be obtained, so the call was not made (nobody refused it): ${notObtained.reason}.${notObtained.advice ? ` ${notObtained.advice}` : ''}`)
   if (failure !== undefined) return deny(`This call needs approval${why}, but the approval responder failed (${failure}), so it was denied. Fix the responder: it answers 'allowed-once' or 'denied', or calls next().`)
-  return deny(outcome === 'unavailable' ? `This call needs approval${why}, but no approval responder answered (none is registered, or each passed it on with next()), so it was denied. A person answers at a terminal or through an MCP client's elicitation; a program registers one with ctx.approval.respond.` : `Approval was refused${why}.`)
+  return deny(outcome === 'unavailable' ? `This call needs approval${why}, but no approval responder answered (none is registered, or each passed it on with next()), so it was denied. A person answers at a terminal or through an MCP client's elicitation; a program registers one with ctx.approval.respond.` : `Approval was refused${why}, so the call was not made. Do not ask again for the same call: do the work another way, or ask the user what they want.`)
 }
 
 /** A denial's structured identity, if it is lossless JSON; otherwise dropped. */

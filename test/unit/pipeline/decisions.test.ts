@@ -183,7 +183,7 @@ describe('pre-execute decisions (S5.1)', () => {
   it('S5.1 ask proceeds only on allowed-once; denied and unavailable are distinguishable denials', async () => {
     const cases: [string | undefined, boolean, RegExp][] = [
       ['allowed-once', false, /^hi$/],
-      ['denied', true, /^Error: Approval was refused \(writes a file\)\.$/],
+      ['denied', true, /^Error: Approval was refused \(writes a file\), so the call was not made\. Do not ask again for the same call: do the work another way, or ask the user what they want\.$/],
       [undefined, true, /no approval responder answered/], // no responder answers: unavailable
     ]
     for (const [answer, isError, message] of cases) {

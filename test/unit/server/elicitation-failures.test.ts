@@ -75,6 +75,6 @@ describe('an approval that could not be obtained is not a refusal (S5.1, S8.2)',
 
   it('S5.1 a person who declines is still a refusal', async () => {
     const { text } = await guardedError({ elicit: () => ({ action: 'decline' }) })
-    expect(text).toBe('Error: Approval was refused (test policy).')
+    expect(text).toBe('Error: Approval was refused (test policy), so the call was not made. Do not ask again for the same call: do the work another way, or ask the user what they want.')
   })
 })
