@@ -12,6 +12,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { appendFileSafeSync } from '../workspace/safe-fs.ts'
 import { journalFolder } from '../workspace/state-folder.ts'
 import { holdJournal, type JournalRetention, pruneJournals } from './journal-retention.ts'
+import { MAX_RECORD_BYTES, omittedPlaceholder } from './omitted.ts'
 import { withoutRenderedContent } from './rendered-content.ts'
 import { ApprovalNotObtainedError, PtcError } from '../errors/ptc-error.ts'
 import type { Context } from 'cordis'
@@ -49,11 +50,13 @@ export type JournalRecord =
 
 export const name = 'journal'
 
-/** Largest journal line, in bytes of JSON (1 MiB); bigger records get `$omitted` placeholders. */
-export const MAX_RECORD_BYTES = 1024 * 1024
+export { MAX_RECORD_BYTES }
 
-/** The fields of a record that carry payloads, replaced first when a record is too big. */
+/** The fields of a record that carry payloads: one found too big is remembered (below). */
 const PAYLOAD_FIELDS: ReadonlySet<string> = new Set(['arguments', 'value', 'content'])
+
+/** Bookkeeping fields a capped record always keeps (unless a string over 1024 characters). */
+const KEPT_FIELDS: ReadonlySet<string> = new Set(['type', 'seq', 'callId', 'name', 'agent', 'isError'])
 
 /**
  * Byte sizes of the JSON of frozen payloads already found too big for a record. A call's
@@ -71,13 +74,13 @@ interface FieldText {
 
 /**
  * The JSON of one record, at most `MAX_RECORD_BYTES` (S11.3: a journal stays bounded and
- * replayable). A larger record keeps its bookkeeping fields and has each payload field
- * (`arguments`, and for results `value` and `content`) replaced by `{"$omitted": "<N> bytes"}`,
- * N the byte size of that field's JSON; if it is still too big, every other field but `type`,
- * `seq`, `callId`, `name`, `agent` and `isError` is replaced the same way. Replay shows such
- * records as generic cards. Each field is serialized at most once (the line is the fields' texts
- * joined, as `JSON.stringify` of the record writes it), and a frozen payload already found too
- * big is not serialized again. Pure but for that cache of sizes.
+ * replayable). A larger record has its largest fields replaced, one at a time, by
+ * `{"$omitted": "<N> bytes"}` (omitted.ts), N the byte size of that field's JSON, until it fits:
+ * a result whose arguments were 2.4 MB keeps its 262 KB value. The bookkeeping fields `type`,
+ * `seq`, `callId`, `name`, `agent` and `isError` are never replaced. Replay shows such records as
+ * generic cards saying what was left out. Each field is serialized at most once (the line is
+ * the fields' texts joined, as `JSON.stringify` of the record writes it), and a frozen payload
+ * already found too big is not serialized again. Pure but for that cache of sizes.
  */
 export function capRecord(record: Record<string, unknown>): string {
   const fields: FieldText[] = []
@@ -93,15 +96,17 @@ export function capRecord(record: Record<string, unknown>): string {
     fields.push({ key, json, bytes })
     total += Buffer.byteLength(JSON.stringify(key)) + bytes + 2
   }
-  const line = (text: (field: FieldText) => string) => `{${fields.map((field) => `${JSON.stringify(field.key)}:${text(field)}`).join(',')}}`
-  const omit = (field: FieldText) => JSON.stringify({ $omitted: `${field.bytes} bytes` })
-  // A field whose JSON is unknown is an oversized payload: the total is then over the limit.
-  if (total <= MAX_RECORD_BYTES) return line((field) => field.json!)
-  const smaller = line((field) => (PAYLOAD_FIELDS.has(field.key) ? omit(field) : field.json!))
-  if (Buffer.byteLength(smaller) <= MAX_RECORD_BYTES) return smaller
-  const kept = new Set(['type', 'seq', 'callId', 'name', 'agent', 'isError'])
-  const small = (field: FieldText) => kept.has(field.key) && !(typeof record[field.key] === 'string' && (record[field.key] as string).length > 1024)
-  return line((field) => (small(field) ? field.json! : omit(field)))
+  const omit = (field: FieldText) => JSON.stringify(omittedPlaceholder(field.bytes))
+  const kept = (field: FieldText) => KEPT_FIELDS.has(field.key) && !(typeof record[field.key] === 'string' && (record[field.key] as string).length > 1024)
+  // Largest first (a stable sort: ties in record order). A field whose JSON is unknown is an
+  // oversized payload, over the limit by itself: it is always among those replaced.
+  const omitted = new Set<FieldText>()
+  for (const field of fields.filter((field) => !kept(field)).sort((a, b) => b.bytes - a.bytes)) {
+    if (total <= MAX_RECORD_BYTES) break
+    omitted.add(field)
+    total -= field.bytes - Buffer.byteLength(omit(field))
+  }
+  return `{${fields.map((field) => `${JSON.stringify(field.key)}:${omitted.has(field) ? omit(field) : field.json!}`).join(',')}}`
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { Context } from 'cordis'
 import type { Tool } from '../tools/define-tool.ts'
 import type { ToolResult } from '../tools/types.ts'
+import { isOmitted } from './omitted.ts'
 
 /**
  * `result` without its `content` (and with `contentFrom: 'render'`) when the registered tool of
@@ -34,11 +35,14 @@ export function withoutRenderedContent(ctx: Context, result: ToolResult, maxChar
 /**
  * The content blocks of a journal `tool/result` record: its `content`, or for a record written
  * with `contentFrom: 'render'` the tool's `output.render(arguments, value)` (`tool` as the reader
- * looked it up; `undefined` when there is none or render throws). Never throws.
+ * looked it up; `undefined` when there is none or render throws). `undefined` too when the
+ * record's `arguments` or `value` is a `{"$omitted"}` placeholder (a field too big for its
+ * record, omitted.ts): a placeholder is not the field, and a render given one printed
+ * `Updated undefined (undefined bytes…` (S11.5). Never throws.
  */
 export function journalContent(tool: Pick<Tool, 'output'> | undefined, record: { content?: unknown; contentFrom?: unknown; arguments?: unknown; value?: unknown }): ToolResult['content'] | undefined {
   if (Array.isArray(record.content)) return record.content as ToolResult['content']
-  if (record.contentFrom !== 'render' || !tool) return undefined
+  if (record.contentFrom !== 'render' || !tool || isOmitted(record.arguments) || isOmitted(record.value)) return undefined
   try {
     const rendered = tool.output.render(record.arguments, record.value as never)
     return Array.isArray(rendered) ? rendered : undefined

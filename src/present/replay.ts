@@ -12,6 +12,7 @@ import { journalContent } from '../journal/rendered-content.ts'
 import type { Tool } from '../tools/define-tool.ts'
 import type { ToolResult } from '../tools/types.ts'
 import { formatCard } from './format-card.ts'
+import { omittedCallCard, omittedResultCard } from './omitted-cards.ts'
 import { presentCallCard, presentResultCard } from './present.ts'
 
 /** Finds a tool definition by name (the presenters need it); `undefined` means the generic card. */
@@ -24,26 +25,34 @@ const NAMELESS = '(unnamed tool)'
 
 /**
  * The text of a call's pending card, as the live run prints it: `formatCard(presentCallCard(...))`
- * and a newline; `''` for `run_code`. `call` is a `ToolCallRecord` or whatever an old or broken
- * journal holds instead. Never throws.
+ * and a newline; `''` for `run_code`; for a record whose arguments were too big for the journal,
+ * a generic card saying so (omitted-cards.ts). `call` is a `ToolCallRecord` or whatever an old or
+ * broken journal holds instead. Never throws.
  */
 export function callCardText(tools: ToolLookup, call: unknown): string {
   const record = asRecord(call)
   const name = nameOf(record)
   if (name === RUN_CODE) return ''
+  // Arguments too big for the journal are a placeholder, not the arguments (S11.5).
+  const left = omittedCallCard(name ?? NAMELESS, record)
+  if (left) return `${formatCard(left)}\n`
   return `${formatCard(presentCallCard(lookup(tools, name), record?.arguments, name ?? NAMELESS))}\n`
 }
 
 /**
  * The text of a result's completed card, as the live run prints it:
- * `formatCard(presentResultCard(...))` and a newline; `''` for `run_code`. `result` is a
- * `ToolResult` (journal bookkeeping fields `type` and `seq` are ignored) or whatever an old or
+ * `formatCard(presentResultCard(...))` and a newline; `''` for `run_code`; for a record with a
+ * field too big for the journal, a generic card saying what was left out (omitted-cards.ts).
+ * `result` is a `ToolResult` (journal bookkeeping fields `type` and `seq` are ignored) or whatever an old or
  * broken journal holds instead. Never throws.
  */
 export function resultCardText(tools: ToolLookup, result: unknown): string {
   const record = asRecord(result)
   const name = nameOf(record)
   if (name === RUN_CODE) return ''
+  // A field too big for the journal is a placeholder, never handed to the tool's presenters (S11.5).
+  const left = omittedResultCard(name ?? NAMELESS, record)
+  if (left) return `${formatCard(left)}\n`
   const { type: _type, seq: _seq, contentFrom: _from, ...rest } = record ?? {}
   const tool = lookup(tools, name)
   // A result journaled with `contentFrom: 'render'` gets its content back from the tool's render.
