@@ -97,8 +97,9 @@ describe('an imported MCP server that stops is started again on the next call (S
   })
 })
 
-describe('restart backoff and the limit per minute, on a test clock (S1.4)', { timeout: 60_000 }, () => {
-  it('each restart of a minute waits longer (0, 1, 2, 4, 8 s), the sixth is refused, and a minute later the next call restarts it', async () => {
+// Concurrent: each test has its own server (its own script and starts file), connection and clock.
+describe.concurrent('restart backoff and the limit per minute, on a test clock (S1.4)', { timeout: 60_000 }, () => {
+  it('each restart of a minute waits longer (0, 1, 2, 4, 8 s), the sixth is refused, and a minute later the next call restarts it', async ({ expect }) => {
     const { config, starts } = server('looping')
     const waits: number[] = []
     let now = Date.UTC(2026, 11, 1, 20, 0, 0)
@@ -122,7 +123,7 @@ describe('restart backoff and the limit per minute, on a test clock (S1.4)', { t
     }
   })
 
-  it('a backoff as long as a call\'s budget (timeoutMs) fails the call at once, saying so, and the first call after it restarts the server', async () => {
+  it('a backoff as long as a call\'s budget (timeoutMs) fails the call at once, saying so, and the first call after it restarts the server', async ({ expect }) => {
     const { config, starts } = server('patient')
     const waits: number[] = []
     let now = Date.UTC(2026, 11, 1, 20, 0, 0)
@@ -144,7 +145,7 @@ describe('restart backoff and the limit per minute, on a test clock (S1.4)', { t
     }
   })
 
-  it('a call aborted while the server restarts rejects with its reason; the restart goes on for the next call', async () => {
+  it('a call aborted while the server restarts rejects with its reason; the restart goes on for the next call', async ({ expect }) => {
     const { config, starts } = server('aborted')
     const connection = await SupervisedConnection.start('aborted', config)
     try {
@@ -160,7 +161,7 @@ describe('restart backoff and the limit per minute, on a test clock (S1.4)', { t
     }
   })
 
-  it('closing during a restart\'s backoff ends the waiting call and starts no process', async () => {
+  it('closing during a restart\'s backoff ends the waiting call and starts no process', async ({ expect }) => {
     const { config, starts } = server('closing')
     const clock: RestartClock = { now: () => Date.now(), sleep: (_ms, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))) }
     const connection = await SupervisedConnection.start('closing', config, { clock })
