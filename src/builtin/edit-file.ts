@@ -53,28 +53,32 @@ export function editFileTool(ctx: Context): Tool {
       assertWellFormed(args.new, '`new`')
       const { file, before } = await prepareWrite(ctx, exec, args.path)
       if (!before) throw new WorkspaceToolError('invalid-request', `${args.path} does not exist (resolved to ${file}); use write_file to create a file.`, { path: file })
-      assertUtf8Text(before.bytes, args.path, file, 'editing it would replace every such byte in the file, so nothing was changed.')
       if (args.old === args.new) throw new WorkspaceToolError('invalid-request', '`old` and `new` are identical; nothing would change.', { path: file })
-      const found = countOccurrences(before.text, args.old)
-      if (found === 0) {
-        throw new WorkspaceToolError(
-          'invalid-request',
-          `The text in \`old\` was not found in ${args.path}. It must match exactly, including whitespace and indentation; read the file again and copy the text.`,
-          { path: file, matches: 0 },
-        )
-      }
-      if (found > 1 && args.replaceAll !== true) {
-        throw new WorkspaceToolError(
-          'invalid-request',
-          `The text in \`old\` occurs ${found} times in ${args.path}. Include more surrounding lines to make it unique, or set replaceAll: true to replace all ${found}.`,
-          { path: file, matches: found },
-        )
-      }
-      // Exact, before the text is made: every occurrence's bytes are replaced by `new`'s.
-      assertWritable(before.bytes.length + found * (Buffer.byteLength(args.new) - Buffer.byteLength(args.old)), file)
-      // split/join, not String.replace: `new` may contain `$&` and friends.
-      const after = before.text.split(args.old).join(args.new)
-      const change = await commitWrite(ctx, exec, 'edit_file', file, before, after)
+      let found = 0
+      // The new text is made once the write gate passed (read-before-edit, S8): a file changed since
+      // it was read gets "read it again", not a verdict on `old` against text the model has not seen.
+      const change = await commitWrite(ctx, exec, 'edit_file', file, before, () => {
+        assertUtf8Text(before.bytes, args.path, file, 'editing it would replace every such byte in the file, so nothing was changed.')
+        found = countOccurrences(before.text, args.old)
+        if (found === 0) {
+          throw new WorkspaceToolError(
+            'invalid-request',
+            `The text in \`old\` was not found in ${args.path}. It must match exactly, including whitespace and indentation; read the file again and copy the text.`,
+            { path: file, matches: 0 },
+          )
+        }
+        if (found > 1 && args.replaceAll !== true) {
+          throw new WorkspaceToolError(
+            'invalid-request',
+            `The text in \`old\` occurs ${found} times in ${args.path}. Include more surrounding lines to make it unique, or set replaceAll: true to replace all ${found}.`,
+            { path: file, matches: found },
+          )
+        }
+        // Exact, before the text is made: every occurrence's bytes are replaced by `new`'s.
+        assertWritable(before.bytes.length + found * (Buffer.byteLength(args.new) - Buffer.byteLength(args.old)), file)
+        // split/join, not String.replace: `new` may contain `$&` and friends.
+        return before.text.split(args.old).join(args.new)
+      })
       return { ...change, replacements: found }
     },
     // Pending: the replacement itself (pure; line numbers are unknown without reading the file).

@@ -63,7 +63,11 @@ export function assertWritable(bytes: number, file: string): void {
 
 /**
  * Pass the `fs/write-gate`, write `content` to `file` (creating parent directories), emit
- * `fs/written`, and describe the change. `before` is the snapshot `prepareWrite` took. The write
+ * `fs/written`, and describe the change. `before` is the snapshot `prepareWrite` took. `content`
+ * may be a function making the new text from `before`, called only once the gate passed (it
+ * checks its own size with `assertWritable`): edit_file judges `old` against the file there, so
+ * a file changed on disk since it was read is reported as that (reread it), never as an `old`
+ * that is missing or ambiguous in text the model has not seen (S8). The write
  * goes through a safe open (S8, safe-fs.ts): no symlink is followed at any component, a new file
  * is created `O_EXCL`, and an existing file is written only if it is still the very file (device
  * and inode) the snapshot read and the gate judged; it is truncated and written through the fd.
@@ -75,9 +79,9 @@ export async function commitWrite(
   tool: string,
   file: string,
   before: FileSnapshot | undefined,
-  content: string,
+  content: string | (() => string),
 ): Promise<FileChangeValue> {
-  assertWritable(Buffer.byteLength(content), file)
+  if (typeof content === 'string') assertWritable(Buffer.byteLength(content), file)
   passWriteGate(ctx, {
     agent: exec.agent,
     tool,
@@ -86,6 +90,7 @@ export async function commitWrite(
     ...(before && { current: { hash: before.hash, mtimeMs: before.mtimeMs, utf8: isUtf8(before.bytes) } }),
   })
   if (exec.signal.aborted) throw exec.signal.reason
+  const text = typeof content === 'string' ? content : content()
   const area = areaForCall(ctx, exec)
   let opened
   try {
@@ -102,13 +107,13 @@ export async function commitWrite(
     if (before && (stat.dev !== before.dev || stat.ino !== before.ino)) {
       throw new ToolDeniedError(`${file} was replaced on disk since it was read; read it again with read_file, then retry ${tool}.`, { path: file })
     }
-    const bytes = Buffer.from(content)
+    const bytes = Buffer.from(text)
     if (before) await ftruncate(fd, 0)
     await writeFd(fd, bytes)
     const after = fs.fstatSync(fd)
     const hash = sha256(bytes)
     ctx.emit('fs/written', { agent: exec.agent, tool, path: file, hash, mtimeMs: after.mtimeMs, size: bytes.length, created: before === undefined })
-    return { path: file, created: before === undefined, bytesWritten: bytes.length, sha256: hash, ...describeChange(before?.text ?? '', content) }
+    return { path: file, created: before === undefined, bytesWritten: bytes.length, sha256: hash, ...describeChange(before?.text ?? '', text) }
   } finally {
     fs.closeSync(fd)
   }
