@@ -7,8 +7,12 @@
  * duplicate instead (`-32600`, naming the id), and the first request runs on undisturbed.
  *
  * An id is claimed when its request arrives and freed when the server sends its answer (a result
- * or an error), or when the client cancels it (`notifications/cancelled`: a cancelled request gets
- * no answer, so its id is the client's again).
+ * or an error). A request the client cancels (`notifications/cancelled`) gets no answer: its id is
+ * freed once its handler has ended ({@link requestEndedUnanswered}), not when the cancel arrives.
+ * Until then the SDK still holds the request by its id (its abort controller, handled a microtask
+ * after the cancel arrives): a request reusing the id then took the cancelled one's place, got its
+ * answer, and never got its own. Such a request is refused like any duplicate, saying its
+ * cancelled request is still stopping.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
@@ -25,28 +29,31 @@ export interface DuplicateIdRefusal {
 
 /** The client's request ids in flight on one connection; see the file comment. */
 export class InFlightIds {
-  readonly #ids = new Set<RequestId>()
+  /** Each id in flight, and whether the client cancelled its request (it is still stopping). */
+  readonly #ids = new Map<RequestId, { cancelled: boolean }>()
 
   /**
-   * Reads one arrival (a message, or a batch: an array of them) before it is delivered. Each
-   * cancel in it frees the id it names. When a request's id is still in flight, or repeated within
-   * the batch, returns the refusal for the first such request and claims nothing; otherwise claims
-   * the id of every request in it and returns undefined. What is no message is passed over (it is
-   * refused elsewhere). Never throws.
+   * Reads one arrival (a message, or a batch: an array of them) before it is delivered. When a
+   * request's id is in flight, or repeated within the batch, returns the refusal for the first
+   * such request and changes nothing; otherwise claims the id of every request in it, marks each
+   * id in flight that a cancel in it names as cancelled (still claimed) and returns undefined. A
+   * cancel in a batch does not free its id for a request of the same batch. What is no message is
+   * passed over (it is refused elsewhere). Never throws.
    */
   claim(arrival: unknown): DuplicateIdRefusal | undefined {
     const messages = Array.isArray(arrival) ? (arrival as unknown[]) : [arrival]
-    for (const message of messages) {
-      const cancelled = cancelledId(message)
-      if (cancelled !== undefined) this.#ids.delete(cancelled)
-    }
     const ids = messages.map(requestId).filter((id) => id !== undefined)
     const seen = new Set<RequestId>()
     for (const id of ids) {
-      if (this.#ids.has(id) || seen.has(id)) return refusal(id, seen.has(id))
+      if (this.#ids.has(id) || seen.has(id)) return refusal(id, seen.has(id) ? 'repeated' : this.#ids.get(id)!.cancelled ? 'stopping' : 'running', Array.isArray(arrival))
       seen.add(id)
     }
-    for (const id of ids) this.#ids.add(id)
+    for (const message of messages) {
+      const id = cancelledId(message)
+      const claimed = id === undefined ? undefined : this.#ids.get(id)
+      if (claimed !== undefined) claimed.cancelled = true
+    }
+    for (const id of ids) this.#ids.set(id, { cancelled: false })
     return undefined
   }
 
@@ -63,14 +70,36 @@ export class InFlightIds {
     if (!('method' in message) && 'id' in message && (typeof message.id === 'string' || typeof message.id === 'number')) this.#ids.delete(message.id)
   }
 
-  /** Makes `transport.send` free the id of each answer it sends. */
+  /** The request with `id` ended and no answer will be sent for it (it was cancelled): frees its id. */
+  endedUnanswered(id: RequestId): void {
+    this.#ids.delete(id)
+  }
+
+  /**
+   * Makes `transport.send` free the id of each answer it sends, and makes these the ids
+   * {@link requestEndedUnanswered} frees on `transport`.
+   */
   watchAnswers(transport: Pick<Transport, 'send'>): void {
+    idsOfTransports.set(transport, this)
     const send = transport.send.bind(transport)
     transport.send = (message, options) => {
       this.answered(message)
       return send(message, options)
     }
   }
+}
+
+/** Each watched transport's ids ({@link InFlightIds.watchAnswers}). */
+const idsOfTransports = new WeakMap<object, InFlightIds>()
+
+/**
+ * Tells `transport` (the one a request came on; none after it closed) that the request with `id`
+ * ended and gets no answer: the SDK sends none for a request whose abort signal (its handler's
+ * `extra.signal`) was aborted, as a cancel does. Its id is free from now on. Call it when the
+ * handler has ended, not when the cancel arrives. Nothing happens for a transport whose ids are not watched.
+ */
+export function requestEndedUnanswered(transport: object | undefined, id: RequestId): void {
+  if (transport !== undefined) idsOfTransports.get(transport)?.endedUnanswered(id)
 }
 
 /**
@@ -116,10 +145,34 @@ function cancelledId(message: unknown): RequestId | undefined {
   return typeof id === 'string' || typeof id === 'number' ? id : undefined
 }
 
-function refusal(id: RequestId, repeatedInBatch: boolean): DuplicateIdRefusal {
+/** Why a request's id cannot be claimed: in flight and running, in flight but cancelled (stopping), or repeated in its batch. */
+type Clash = 'running' | 'stopping' | 'repeated'
+
+function refusal(id: RequestId, clash: Clash, inBatch: boolean): DuplicateIdRefusal {
   const shown = JSON.stringify(id)
-  const message = repeatedInBatch
-    ? `Invalid Request: request id ${shown} appears more than once in this batch; JSON-RPC request ids must be unique among the requests in flight. Give each request its own id.`
-    : `Invalid Request: request id ${shown} is still in flight (a request with this id was received and has not been answered yet); JSON-RPC request ids must be unique among the requests in flight. Wait for its answer, or send this request with another id.`
-  return { id, code: -32600, message }
+  const unique = 'JSON-RPC request ids must be unique among the requests in flight.'
+  const reason = {
+    repeated: `Invalid Request: request id ${shown} appears more than once in this batch; ${unique} Give each request its own id.`,
+    running: `Invalid Request: request id ${shown} is still in flight (a request with this id was received and has not been answered yet); ${unique} Wait for its answer, or send this request with another id.`,
+    stopping: `Invalid Request: request id ${shown} is still in flight: the request with this id was cancelled and is still stopping (a cancelled request gets no answer; its id is free once it has stopped). ${unique} Retry shortly, or send this request with another id.`,
+  }[clash]
+  return { id, code: -32600, message: inBatch ? `${reason} This whole batch was refused: nothing in it was run or delivered.` : reason }
+}
+
+/**
+ * The answer to a batch refused for `refused` (what {@link InFlightIds.claim} returned): a
+ * JSON-RPC error for each request in it, in order (JSON-RPC 2.0 §6: a response for each request),
+ * the refusal itself for the first request with its id, and for every other request one saying it
+ * was not run because of that id. Notifications get none.
+ */
+export function refusedBatch(batch: readonly unknown[], refused: DuplicateIdRefusal): { jsonrpc: '2.0'; id: RequestId; error: { code: number; message: string } }[] {
+  let named = false
+  return batch.flatMap((message) => {
+    const id = requestId(message)
+    if (id === undefined) return []
+    const own = !named && id === refused.id
+    named ||= own
+    const message_ = own ? refused.message : `Invalid Request: this batch was refused because request id ${JSON.stringify(refused.id)} in it cannot be used now (see the error for that id); nothing in the batch was run or delivered, this request neither. Send it again, without that id.`
+    return [{ jsonrpc: '2.0' as const, id, error: { code: refused.code, message: message_ } }]
+  })
 }

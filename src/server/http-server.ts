@@ -12,7 +12,9 @@
  * (an initialize beyond that gets 503); a session with no request in flight for `sessionIdleMs` is
  * closed (its calls aborted, its background jobs killed, its GET stream ended) and later
  * requests for it get 404. A POST with a request whose id is that of a request of its session
- * still in flight gets 400 (-32600, naming the id) before the SDK sees it (`in-flight-ids.ts`).
+ * still in flight (a cancelled one until it has stopped) gets 400 (-32600, naming the id) before
+ * the SDK sees it (`in-flight-ids.ts`); a batch holding one is refused whole, with an error for
+ * each of its requests.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
@@ -20,7 +22,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { Context } from 'cordis'
-import { InFlightIds } from '../mcp/in-flight-ids.ts'
+import { InFlightIds, refusedBatch } from '../mcp/in-flight-ids.ts'
 import { initializeRefusal, unreadableMessage } from './post-refusals.ts'
 import { BodyTooLarge, declaresTooLarge, MAX_BODY_BYTES, readBody } from './request-body.ts'
 import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader, isLoopbackOrigin } from './bearer-auth.ts'
@@ -151,7 +153,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
       if (unreadable !== undefined) return reply(res, 400, unreadable.message, unreadable.code, false, unreadable.id)
       if (known) {
         const duplicate = known.requestIds.claim(body)
-        if (duplicate !== undefined) return reply(res, 400, duplicate.message, duplicate.code, false, duplicate.id)
+        if (duplicate !== undefined) return Array.isArray(body) ? writeJson(res, 400, refusedBatch(body, duplicate)) : reply(res, 400, duplicate.message, duplicate.code, false, duplicate.id)
         track(sessionId as string, res)
         let refused = true
         try {
@@ -285,6 +287,11 @@ function replyTooLarge(res: ServerResponse): void {
  * server's request timeout). `id`: the request's, when it could be read.
  */
 function reply(res: ServerResponse, status: number, message: string, code = -32000, close = false, id: string | number | null = null): void {
+  writeJson(res, status, { jsonrpc: '2.0', error: { code, message }, id }, close)
+}
+
+/** `body` as JSON with `status`; `close`: see {@link reply}. */
+function writeJson(res: ServerResponse, status: number, body: unknown, close = false): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...(close && { Connection: 'close' }) })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }))
+  res.end(JSON.stringify(body))
 }

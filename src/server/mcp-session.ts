@@ -18,6 +18,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Context, Fiber } from 'cordis'
 import { DISPOSE_DRAIN_MS, trackOpenCalls } from '../host/open-calls.ts'
+import { requestEndedUnanswered } from '../mcp/in-flight-ids.ts'
 import * as journal from '../journal/journal.ts'
 import type { JournalRetention } from '../journal/journal-retention.ts'
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
@@ -155,6 +156,7 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     const tool = exposedTools(session.tools, options).find((candidate) => candidate.name === name)
     if (!tool) throw unknownTool(name, exposedTools(session.tools, options), session.ptc.visibleTools().some((visible) => visible.name === name))
     const callId = `${agent}.${++counter}`
+    const transport = server.transport
     const cancel = new AbortController()
     if (earlyCancels.has(extra.requestId)) {
       const reason = earlyCancels.get(extra.requestId)
@@ -207,6 +209,9 @@ export async function openSession(ctx: Context, options: SessionOptions, session
       requests.delete(callId)
       answering.delete(answer)
       answered()
+      // Silenced (cancelled): the SDK sends no answer, so its id is free only now that it has
+      // ended, not when the cancel came (a request reusing it meanwhile took this one's answer).
+      if (extra.signal.aborted) requestEndedUnanswered(transport, extra.requestId)
     }
   })
 

@@ -3,9 +3,10 @@
  * transports claim before delivering a request).
  */
 import { describe, expect, it } from 'vitest'
-import { InFlightIds } from '../../../src/mcp/in-flight-ids.ts'
+import { InFlightIds, refusedBatch, requestEndedUnanswered } from '../../../src/mcp/in-flight-ids.ts'
 
 const request = (id: string | number) => ({ jsonrpc: '2.0', id, method: 'ping' })
+const cancel = (requestId: string | number) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } })
 
 describe('InFlightIds (S9.4)', () => {
   it('S9.4 refuses an id in flight until its answer is sent; a string id and a number id are different ids', () => {
@@ -20,13 +21,50 @@ describe('InFlightIds (S9.4)', () => {
     expect(ids.claim(request('1'))).toBeUndefined()
   })
 
-  it('S9.4 a batch with a repeated or an in-flight id is refused whole and claims nothing; a cancel in it frees its id first', () => {
+  it('S9.4 a batch with a repeated or an in-flight id is refused whole and claims nothing; a cancel in it does not free its id for a request of the same batch', () => {
     const ids = new InFlightIds()
-    expect(ids.claim([request(1), request(1)])?.message).toMatch(/^Invalid Request: request id 1 appears more than once in this batch/)
+    expect(ids.claim([request(1), request(1)])?.message).toMatch(/^Invalid Request: request id 1 appears more than once in this batch.* This whole batch was refused: nothing in it was run or delivered\.$/)
     expect(ids.claim(request(1))).toBeUndefined()
     expect(ids.claim([request(2), request(1)])?.id).toBe(1)
     expect(ids.claim(request(2))).toBeUndefined()
-    expect(ids.claim([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, request(1)])).toBeUndefined()
+    expect(ids.claim([cancel(1), request(1)])?.message).toMatch(/^Invalid Request: request id 1 is still in flight \(/)
+    // The refused batch's cancel changed nothing: 1 is still running, and its answer frees it.
+    expect(ids.claim(request(1))?.message).toMatch(/^Invalid Request: request id 1 is still in flight \(/)
+    ids.answered({ jsonrpc: '2.0', id: 1, result: {} })
+    expect(ids.claim(request(1))).toBeUndefined()
+  })
+
+  it('S9.4 a cancelled id stays claimed, refused as still stopping, until its request has ended unanswered (or was answered after all)', () => {
+    const ids = new InFlightIds()
+    const transport = { send: async (_message: unknown) => {} }
+    ids.watchAnswers(transport)
+    expect(ids.claim(request(7))).toBeUndefined()
+    expect(ids.claim(cancel(7))).toBeUndefined()
+    expect(ids.claim(request(7))).toEqual({ id: 7, code: -32600, message: 'Invalid Request: request id 7 is still in flight: the request with this id was cancelled and is still stopping (a cancelled request gets no answer; its id is free once it has stopped). JSON-RPC request ids must be unique among the requests in flight. Retry shortly, or send this request with another id.' })
+    requestEndedUnanswered(undefined, 7)
+    requestEndedUnanswered({ send: async () => {} }, 7)
+    expect(ids.claim(request(7))?.id).toBe(7)
+    requestEndedUnanswered(transport, 7)
+    expect(ids.claim(request(7))).toBeUndefined()
+    // A cancel for an id not in flight (late, or never sent) marks nothing.
+    expect(ids.claim(cancel(8))).toBeUndefined()
+    expect(ids.claim(request(8))).toBeUndefined()
+    // A cancelled request answered anyway (not silenced: a ping) frees its id with its answer.
+    ids.claim(cancel(8))
+    void transport.send({ jsonrpc: '2.0', id: 8, result: {} })
+    expect(ids.claim(request(8))).toBeUndefined()
+  })
+
+  it('S9.4 a refused batch gets an error for each of its requests, in order, the refusal itself for the first request with the id; notifications get none', () => {
+    const ids = new InFlightIds()
+    ids.claim(request(1))
+    const batch = [request('a'), cancel(1), request(1), request(1)]
+    const refused = ids.claim(batch)!
+    expect(refusedBatch(batch, refused)).toEqual([
+      { jsonrpc: '2.0', id: 'a', error: { code: -32600, message: expect.stringMatching(/^Invalid Request: this batch was refused because request id 1 in it cannot be used now/) } },
+      { jsonrpc: '2.0', id: 1, error: { code: -32600, message: refused.message } },
+      { jsonrpc: '2.0', id: 1, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: this batch was refused/) } },
+    ])
   })
 
   it('S9.4 notifications, answers from the client and what is no message claim nothing; release frees a refused arrival', () => {

@@ -1,8 +1,9 @@
 /**
  * A request whose id is the id of a request still in flight (JSON-RPC 2.0 §4: ids of concurrent
  * requests are unique) is refused with -32600 naming the id, over both transports of `ptc serve`;
- * the first request runs on and gets its own answer, and once it is answered the id can be used
- * again. (SPEC S9.4: run_code is the transport; the refusal happens before any run.)
+ * the first request runs on and gets its own answer, and once it is answered (or, cancelled, has
+ * stopped) the id can be used again. (SPEC S9.4: run_code is the transport; the refusal happens
+ * before any run.)
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -80,6 +81,62 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
     }
   })
 
+  it('S9.4 over stdio: a request reusing the id of a cancelled run_code still stopping is refused, the cancelled call gets no answer, and the id is free once it has stopped', async () => {
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const answers: Answer[] = []
+    let pending = ''
+    stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8')
+      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
+        answers.push(JSON.parse(pending.slice(0, newline)) as Answer)
+        pending = pending.slice(newline + 1)
+      }
+    })
+    const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: false })
+    await session.server.connect(stdioServerTransport(stdin, stdout))
+    const line = (message: object) => `${JSON.stringify(message)}\n`
+    const answersTo = (id: unknown) => answers.filter((answer) => answer.id === id)
+    try {
+      stdin.write(line(INITIALIZE) + line(INITIALIZED))
+      await expect.poll(() => answersTo(0).length).toBe(1)
+      stdin.write(line(runCode(7, 'never', 3_000)))
+      await new Promise((resolve) => setTimeout(resolve, 800))
+      // The cancel and a request reusing its id in one chunk: the SDK handles the cancel a microtask later.
+      stdin.write(line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'stop' } }) + line({ jsonrpc: '2.0', id: 7, method: 'ping' }))
+      await expect.poll(() => answersTo(7).length).toBe(1)
+      expect(answersTo(7)[0]).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32600, message: 'Invalid Request: request id 7 is still in flight: the request with this id was cancelled and is still stopping (a cancelled request gets no answer; its id is free once it has stopped). JSON-RPC request ids must be unique among the requests in flight. Retry shortly, or send this request with another id.' },
+      })
+      // Retried until the cancelled run has stopped: then the ping gets its own answer, and the cancelled call never got one.
+      let pings = 0
+      await expect
+        .poll(
+          () => {
+            if (answersTo(7).some((answer) => 'result' in answer)) return true
+            if (answersTo(7).length === 1 + pings) {
+              pings++
+              stdin.write(line({ jsonrpc: '2.0', id: 7, method: 'ping' }))
+            }
+            return false
+          },
+          { timeout: 10_000, interval: 50 },
+        )
+        .toBe(true)
+      expect(answersTo(7).at(-1)).toEqual({ jsonrpc: '2.0', id: 7, result: {} })
+      expect(answersTo(7).slice(0, -1).every((answer) => answer.error?.code === -32600)).toBe(true)
+      stdin.write(line(runCode(7, 'reused')))
+      await expect.poll(() => answersTo(7).at(-1)?.result?.structuredContent?.value, { timeout: 30_000 }).toBe('reused')
+      await new Promise((resolve) => setTimeout(resolve, 2_500))
+      expect(answers.filter((answer) => answer.result?.structuredContent !== undefined)).toHaveLength(1)
+    } finally {
+      await session.close()
+      await session.server.close()
+    }
+  })
+
   describe('over HTTP', () => {
     let server: HttpServerHandle
     beforeAll(async () => {
@@ -119,7 +176,7 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
       expect(await streamed(await post(runCode(7, 'again'), sessionId))).toMatchObject([{ id: 7, result: { structuredContent: { value: 'again' } } }])
     })
 
-    it('S9.4 a cancelled request frees its id at once (it gets no answer), and a POST the transport refuses claims none', async () => {
+    it('S9.4 a cancelled request frees its id once it has stopped (it gets no answer), and a POST the transport refuses claims none', async () => {
       const initialized = await post(INITIALIZE)
       const sessionId = initialized.headers.get('mcp-session-id')!
       await initialized.body?.cancel()
@@ -127,11 +184,40 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
       const cancelled = post(runCode(8, 'never', 30_000), sessionId)
       await new Promise((resolve) => setTimeout(resolve, 300))
       expect((await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8, reason: 'changed my mind' } }, sessionId)).status).toBe(202)
-      expect(await streamed(await post(runCode(8, 'reused'), sessionId))).toMatchObject([{ id: 8, result: { structuredContent: { value: 'reused' } } }])
+      // Refused (400, "still stopping") until the cancelled run has stopped, then served.
+      let reused: Answer[] = []
+      await expect
+        .poll(async () => {
+          const response = await post(runCode(8, 'reused'), sessionId)
+          if (response.status === 400) expect(((await response.json()) as Answer).error?.message).toMatch(/^Invalid Request: request id 8 is still in flight: the request with this id was cancelled and is still stopping/)
+          else reused = await streamed(response)
+          return response.status
+        }, { timeout: 10_000, interval: 50 })
+        .toBe(200)
+      expect(reused).toMatchObject([{ id: 8, result: { structuredContent: { value: 'reused' } } }])
       void cancelled.then((response) => response.body?.cancel(), () => {})
       // Refused by the SDK's transport (no Accept for the event stream): nothing was delivered, so id 9 stays free.
       const refused = await fetch(server.url, { method: 'POST', headers: { ...headers(sessionId), Accept: 'application/json' }, body: JSON.stringify(runCode(9, 'x')) })
       expect(refused.status).toBe(406)
+      expect(await streamed(await post(runCode(9, 'free'), sessionId))).toMatchObject([{ id: 9, result: { structuredContent: { value: 'free' } } }])
+    })
+
+    it('S9.4 a batch holding an id in flight is refused whole, with an error for each of its requests (JSON-RPC 2.0 §6), and nothing in it is run', async () => {
+      const initialized = await post(INITIALIZE)
+      const sessionId = initialized.headers.get('mcp-session-id')!
+      await initialized.body?.cancel()
+      await post(INITIALIZED, sessionId)
+      const first = post(runCode(10, 'first', 1_500), sessionId)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 10, reason: 'x' } }
+      const refused = await post([runCode(9, 'not run'), cancel, runCode(10, 'second')], sessionId)
+      expect(refused.status).toBe(400)
+      expect(await refused.json()).toEqual([
+        { jsonrpc: '2.0', id: 9, error: { code: -32600, message: 'Invalid Request: this batch was refused because request id 10 in it cannot be used now (see the error for that id); nothing in the batch was run or delivered, this request neither. Send it again, without that id.' } },
+        { jsonrpc: '2.0', id: 10, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: request id 10 is still in flight \(.*This whole batch was refused: nothing in it was run or delivered\.$/) } },
+      ])
+      // Nothing of the batch was delivered: the first request was not cancelled, and id 9 is free.
+      expect(await streamed(await first)).toMatchObject([{ id: 10, result: { structuredContent: { value: 'first' } } }])
       expect(await streamed(await post(runCode(9, 'free'), sessionId))).toMatchObject([{ id: 9, result: { structuredContent: { value: 'free' } } }])
     })
   })
