@@ -9,7 +9,7 @@ import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult } from './isolate/isolate-contract.ts'
-import { approvalDeadlineEnding, endedAtWallClock } from './isolate/run-endings.ts'
+import { approvalDeadlineEnding, endedAtWallClock, withUnansweredApprovals } from './isolate/run-endings.ts'
 
 /** One call's approval still unanswered: its tool and when it was asked (`performance.now()`). */
 interface Wait {
@@ -31,7 +31,9 @@ export class ApprovalWaits {
    * Runs `run`, the isolate part of the run whose calls carry `parentToken`, and returns its
    * result. When the run ended at its wall-clock deadline while calls were waiting for approval,
    * and the longest of those waits took at least half of `deadlineMs` (the run's whole deadline,
-   * in ms), the result's error becomes the approval's ending (`approvalDeadlineEnding`).
+   * in ms), the result's error becomes the approval's ending (`approvalDeadlineEnding`); after a
+   * shorter wait the error keeps its account of the time and says those calls were not made for
+   * want of an answer (`withUnansweredApprovals`).
    * @throws whatever `run` throws (an infrastructure failure); the run is forgotten either way.
    */
   async during(parentToken: symbol, deadlineMs: number, run: () => Promise<IsolateRunResult>): Promise<IsolateRunResult> {
@@ -46,8 +48,9 @@ export class ApprovalWaits {
     if (waits.size === 0 || result.status !== 'timeout' || result.error === undefined || !endedAtWallClock(result.error)) return result
     const now = performance.now()
     const waitedMs = Math.max(...[...waits.values()].map((wait) => now - wait.since))
-    if (waitedMs < deadlineMs / 2) return result
-    const { error } = approvalDeadlineEnding(deadlineMs, [...waits.values()].map((wait) => wait.name), Math.min(waitedMs, deadlineMs))
+    const awaiting = [...waits.values()].map((wait) => wait.name)
+    if (waitedMs < deadlineMs / 2) return { ...result, error: withUnansweredApprovals(result.error, awaiting) }
+    const { error } = approvalDeadlineEnding(deadlineMs, awaiting, Math.min(waitedMs, deadlineMs))
     return { ...result, error }
   }
 

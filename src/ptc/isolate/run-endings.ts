@@ -89,6 +89,18 @@ export function approvalDeadlineEnding(limitMs: number, awaiting: readonly strin
   }
 }
 
+/**
+ * `error` (a wall-clock ending whose time went mostly elsewhere, {@link deadlineEnding}) with a
+ * sentence added naming the calls still awaiting approval at the deadline (`awaiting`, their
+ * names): nobody answered the approval prompt, so they were not made (SPEC S5.1, S8.1). The wait
+ * was short, so the account and advice before it stay.
+ */
+export function withUnansweredApprovals(error: RunError, awaiting: readonly string[]): RunError {
+  const one = awaiting.length === 1
+  const sentence = `At the deadline ${one ? 'a tool call was' : 'tool calls were'} still awaiting approval (${describeNames(awaiting)}): nobody answered the approval prompt, so ${one ? 'the call was' : 'the calls were'} not made.`
+  return { ...error, message: `${error.message} ${sentence}` }
+}
+
 /** The isolate's CPU time passed `cpuTimeMs` (status `timeout`). */
 export function cpuEnding(cpuTimeMs: number): RunEnding {
   return { status: 'timeout', error: { name: 'TimeoutError', message: `The script used more than its CPU time limit of ${cpuTimeMs} ms (cpuTimeMs). Look for an endless loop or do less computation in the script.` } }

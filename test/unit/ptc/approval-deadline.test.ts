@@ -6,7 +6,7 @@
 import type { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Approval, type ApprovalResponder } from '../../../src/policy/approval.ts'
-import { approvalDeadlineEnding, cpuEnding, endedAtWallClock } from '../../../src/ptc/isolate/run-endings.ts'
+import { approvalDeadlineEnding, cpuEnding, endedAtWallClock, withUnansweredApprovals } from '../../../src/ptc/isolate/run-endings.ts'
 import { Ptc } from '../../../src/ptc/ptc-service.ts'
 import * as serveTools from '../../fixtures/serve-tools.ts'
 import { createRoot } from '../../helpers/registry.ts'
@@ -50,12 +50,20 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
     expect(result.error?.message).not.toMatch(/approval/)
   }, 60_000)
 
-  it('S8.1 an approval asked just before the deadline, after the time went to other calls, leaves the account of the tool calls', async () => {
+  it('S5.1 S8.1 an approval asked just before the deadline, after the time went to other calls, keeps the account of the tool calls and adds that the call awaiting approval was not made', async () => {
     respond = neverAnswered
     const result = await run('await tools.sleep({ ms: 2_400 }); await tools.guarded({})', 3_000)
     expect(result).toMatchObject({ status: 'timeout' })
     expect(result.error?.message).toMatch(/most of it went to waiting on tool calls/)
-    expect(result.error?.message).not.toMatch(/nobody answered/)
+    expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
+  }, 60_000)
+
+  it('S5.1 S8.1 a busy loop before a call that then awaits approval: the busy loop is blamed, and the call awaiting approval is named as not made', async () => {
+    respond = neverAnswered
+    const result = await run("const t = Date.now(); while (Date.now() - t < 2_600) {} return (await tools.guarded({})) !== undefined", 4_000)
+    expect(result).toMatchObject({ status: 'timeout' })
+    expect(result.error?.message).toMatch(/most of it went to running the script's code/)
+    expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
   }, 60_000)
 })
 
@@ -66,6 +74,12 @@ describe('the approval deadline ending (S8.1)', () => {
     expect(error.message).toBe(
       'The script did not finish within the wall-clock limit of 2000 ms (wallClockMs): for 1900 ms of it the script waited for approval of tool calls (3 calls: write_file ×2, bash), and nobody answered the approval prompt in time, so the calls were not made. Answer the approval prompt sooner, or raise timeoutMs to leave time for the answer.',
     )
+  })
+
+  it('S8.1 after a short wait the account stays and a sentence names the calls awaiting approval, in the plural when there are several', () => {
+    const error = withUnansweredApprovals({ name: 'TimeoutError', message: 'The script did not finish. Advice.' }, ['write_file', 'bash'])
+    expect(error).toEqual({ name: 'TimeoutError', message: 'The script did not finish. Advice. At the deadline tool calls were still awaiting approval (2 calls: write_file, bash): nobody answered the approval prompt, so the calls were not made.' })
+    expect(endedAtWallClock({ ...error, message: `The script did not finish within the wall-clock limit of 1 ms ${error.message}` })).toBe(true)
   })
 
   it('S9.7 only the wall clock\'s endings count as one, not the CPU limit\'s', () => {
