@@ -5,8 +5,7 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
-import { assertWritable, commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
-import { describeChange } from './describe-change.ts'
+import { assertWritable, commitWrite, fileChangeValue, prepareWrite, presentChange, proposedDiff, renderChange } from './file-change.ts'
 import { assertUtf8Text } from './text-encoding.ts'
 import { assertWellFormed } from './well-formed.ts'
 import { WorkspaceToolError } from './workspace-tool-error.ts'
@@ -81,8 +80,9 @@ export function editFileTool(ctx: Context): Tool {
       })
       return { ...change, replacements: found }
     },
-    // Pending: the replacement itself (pure; line numbers are unknown without reading the file).
-    presentCall: (args) => ({ card: 'diff', phase: 'pending', path: args.path, diff: unifiedDiff(args.path, describeChange(asLines(args.old), asLines(args.new)).hunks) }),
+    // Pending: the replacement itself (pure; line numbers are unknown without reading the file, so
+    // its hunk header reads `@@ proposed @@`).
+    presentCall: (args) => ({ card: 'diff', phase: 'pending', path: args.path, diff: proposedDiff(args.path, asLines(args.old), asLines(args.new)) }),
     presentResult: (_args, result) => presentChange(result),
   })
 }

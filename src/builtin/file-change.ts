@@ -10,6 +10,7 @@ import type { Context } from 'cordis'
 import { formatPatch } from 'diff/lib/patch/create.js'
 import { z } from 'zod'
 import { ToolDeniedError } from '../errors/ptc-error.ts'
+import { withoutLineNumbers } from '../present/proposed-hunks.ts'
 import type { DiffCard } from '../tools/cards.ts'
 import type { ToolExecution, ToolResult } from '../tools/types.ts'
 import { writeFd } from '../workspace/safe-fs.ts'
@@ -130,6 +131,15 @@ export function unifiedDiff(file: string, hunks: readonly Hunk[], created = fals
   })
   // formatPatch starts with an `Index:` line and a `===` rule (svn style); a unified diff does not.
   return text.replace(/^(Index: [^\n]*\n)?=+\n/, '')
+}
+
+/**
+ * The diff of a pending card (S11.3): `before` → `after` as the call's arguments give them, for
+ * `file`, its hunk headers `@@ proposed @@` (proposed-hunks.ts): a presenter does no I/O, so
+ * where the change lands in the file is not known. `created`: from /dev/null (write_file). Pure.
+ */
+export function proposedDiff(file: string, before: string, after: string, created = false): string {
+  return withoutLineNumbers(unifiedDiff(file, describeChange(before, after).hunks, created))
 }
 
 /** The completed diff card of a file change, or `undefined` for errors and malformed values (S11.5). */

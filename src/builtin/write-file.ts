@@ -5,8 +5,7 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { defineTool, type Tool } from '../tools/define-tool.ts'
-import { commitWrite, fileChangeValue, prepareWrite, presentChange, renderChange, unifiedDiff } from './file-change.ts'
-import { describeChange } from './describe-change.ts'
+import { commitWrite, fileChangeValue, prepareWrite, presentChange, proposedDiff, renderChange } from './file-change.ts'
 import { assertWellFormed } from './well-formed.ts'
 
 /** Arguments: `content` is the whole new file text. */
@@ -36,8 +35,9 @@ export function writeFileTool(ctx: Context): Tool {
     },
     // Pending: the new content, as a diff from /dev/null with `created` left out: whether the file
     // exists, and its old content, are not known without I/O (S11.3), so the card may stand for an
-    // overwrite (formatCard says "creates the file, or overwrites it"); the completed card knows.
-    presentCall: (args) => ({ card: 'diff', phase: 'pending', path: args.path, diff: unifiedDiff(args.path, describeChange('', args.content).hunks, true) }),
+    // overwrite (formatCard says "creates the file, or overwrites it"), and its hunk header has no
+    // line numbers (`@@ proposed @@`); the completed card knows.
+    presentCall: (args) => ({ card: 'diff', phase: 'pending', path: args.path, diff: proposedDiff(args.path, '', args.content, true) }),
     presentResult: (_args, result) => presentChange(result),
   })
 }

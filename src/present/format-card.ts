@@ -6,6 +6,7 @@
  */
 import type { Card, DiffCard, GenericCard, ReadCard, SearchCard, TerminalCard, WebCard } from '../tools/cards.ts'
 import { terminalSafe } from '../terminal-safe.ts'
+import { proposedHunkLine } from './proposed-hunks.ts'
 
 /** Formatting options. */
 export interface FormatCardOptions {
@@ -19,7 +20,7 @@ export const DEFAULT_MAX_CARD_LINES = 12
 /**
  * Format `card` as terminal text: a header line, then body lines indented by two spaces, with no
  * trailing newline. Header marks: `…` pending (`… $` a command about to run), `✓` done, `✗` error, `$` a command, `~` a modified
- * file, `+` a created file.
+ * file, `+` a created file. A pending diff's hunk headers read `@@ proposed @@`, without line numbers.
  */
 export function formatCard(card: Card, options: FormatCardOptions = {}): string {
   const maxLines = options.maxLines !== undefined && Number.isInteger(options.maxLines) && options.maxLines >= 0 ? options.maxLines : DEFAULT_MAX_CARD_LINES
@@ -91,7 +92,10 @@ function diff(card: DiffCard): CardLines {
   // known without I/O (S11.3), so it may be an overwrite; only the completed card knows.
   const wholeContent = card.phase === 'pending' && card.created === undefined && card.diff?.startsWith('--- /dev/null\n') === true
   const what = wholeContent ? ' (proposed content: creates the file, or overwrites it if it exists)' : card.phase === 'pending' ? ' (proposed)' : card.created ? ' (created)' : ''
-  const body = card.diff ? withoutFileHeader(split(card.diff.replace(/\n$/, ''))) : []
+  const lines = card.diff ? withoutFileHeader(split(card.diff.replace(/\n$/, ''))) : []
+  // Built from the call's arguments alone (S11.3): where a proposed hunk lands is not known, so
+  // any line numbers in its header would be made up; the completed card has the real ones.
+  const body = card.phase === 'pending' ? lines.map(proposedHunkLine) : lines
   return { header: `${mark} ${text(card.path)}${what}`, body, worth: (line) => Number(NOT_LISTED.exec(line)?.[1] ?? 1) }
 }
 

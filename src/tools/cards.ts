@@ -34,7 +34,11 @@ export interface TerminalCard {
   background?: boolean
 }
 
-/** Inline diff of a created or modified file (fs write/edit). `diff` is a unified diff. */
+/**
+ * Inline diff of a created or modified file (fs write/edit). `diff` is a unified diff; a pending
+ * card's hunk headers read `@@ proposed @@`, without line numbers (built from the arguments
+ * alone, S11.3, it cannot know where the change lands).
+ */
 export interface DiffCard {
   card: 'diff'
   phase: 'pending' | 'completed'

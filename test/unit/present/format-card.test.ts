@@ -70,8 +70,8 @@ describe('formatCard', () => {
   it('S11.3 a pending write_file card says it creates or overwrites: whether the file exists is not known without I/O', () => {
     const write = writeFileTool(new Context())
     const text = formatCard(presentCallCard(write, { path: 'notes.md', content: 'x\n' }))
-    expect(text).toBe('… notes.md (proposed content: creates the file, or overwrites it if it exists)\n  @@ -0,0 +1,1 @@\n  +x')
-    // An edit's pending card stays a proposed change of an existing file.
-    expect(formatCard({ card: 'diff', phase: 'pending', path: 'f', diff: '--- f\n+++ f\n@@ -1,1 +1,1 @@\n-a\n+b\n' })).toBe('… f (proposed)\n  @@ -1,1 +1,1 @@\n  -a\n  +b')
+    expect(text).toBe('… notes.md (proposed content: creates the file, or overwrites it if it exists)\n  @@ proposed @@\n  +x')
+    // An edit's pending card stays a proposed change of an existing file, its place not known.
+    expect(formatCard({ card: 'diff', phase: 'pending', path: 'f', diff: '--- f\n+++ f\n@@ -1,1 +1,1 @@\n-a\n+b\n' })).toBe('… f (proposed)\n  @@ proposed @@\n  -a\n  +b')
   })
 })

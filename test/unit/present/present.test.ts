@@ -24,10 +24,10 @@ describe('presentCallCard / presentResultCard', () => {
     expect(presentCallCard(search, { pattern: 'x' })).toMatchObject({ card: 'generic', phase: 'pending' })
   })
 
-  it('S11.1 terminal and diff cards exist in the pending phase', () => {
+  it('S11.1 terminal and diff cards exist in the pending phase (S11.3: a pending hunk has no line numbers)', () => {
     expect(presentCallCard(bash, { command: 'ls' })).toEqual({ card: 'terminal', phase: 'pending', command: 'ls' })
-    expect(presentCallCard(edit, { path: 'f', old: 'a', new: 'b' })).toEqual({ card: 'diff', phase: 'pending', path: 'f', diff: '--- f\n+++ f\n@@ -1,1 +1,1 @@\n-a\n+b\n' })
-    expect(presentCallCard(write, { path: 'f', content: 'x\n' })).toEqual({ card: 'diff', phase: 'pending', path: 'f', diff: '--- /dev/null\n+++ f\n@@ -0,0 +1,1 @@\n+x\n' })
+    expect(presentCallCard(edit, { path: 'f', old: 'a', new: 'b' })).toEqual({ card: 'diff', phase: 'pending', path: 'f', diff: '--- f\n+++ f\n@@ proposed @@\n-a\n+b\n' })
+    expect(presentCallCard(write, { path: 'f', content: 'x\n' })).toEqual({ card: 'diff', phase: 'pending', path: 'f', diff: '--- /dev/null\n+++ f\n@@ proposed @@\n+x\n' })
   })
 
   it('S11.5 malformed or old-log arguments fall back to the generic card, never throw', () => {
