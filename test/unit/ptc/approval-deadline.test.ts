@@ -34,17 +34,17 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
 
   it('S5.1 S8.1 S9.1 the timeout names the call awaiting approval, says nobody answered in time, and advises answering sooner or raising timeoutMs', async () => {
     respond = neverAnswered
-    const result = await run('await tools.guarded({}); return 1', 3_000)
+    const result = await run('await tools.guarded({}); return 1', 1_500)
     expect(result).toMatchObject({ status: 'timeout', toolCalls: 1, error: { name: 'TimeoutError' } })
     const message = result.error!.message
-    expect(message).toMatch(/^The script did not finish within the wall-clock limit of 3000 ms \(wallClockMs\): for \d+ ms of it the script waited for approval of a tool call \(1 call: guarded\), and nobody answered the approval prompt in time, so the call was not made\. /)
+    expect(message).toMatch(/^The script did not finish within the wall-clock limit of 1500 ms \(wallClockMs\): for \d+ ms of it the script waited for approval of a tool call \(1 call: guarded\), and nobody answered the approval prompt in time, so the call was not made\. /)
     expect(message).toMatch(/Answer the approval prompt sooner, or raise timeoutMs/)
     expect(message).not.toMatch(/fewer|still running/)
   }, 60_000)
 
   it('S8.1 an approval answered in time is not blamed: the deadline accounts for the time as before', async () => {
     respond = () => new Promise((resolve) => setTimeout(() => resolve('allowed-once'), 50))
-    const result = await run('await tools.guarded({}); await new Promise(() => {})', 1_500)
+    const result = await run('await tools.guarded({}); await new Promise(() => {})', 1_000)
     expect(result).toMatchObject({ status: 'timeout', toolCalls: 1 })
     expect(result.error?.message).toMatch(/most of it went to waiting on nothing/)
     expect(result.error?.message).not.toMatch(/approval/)
@@ -52,7 +52,7 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
 
   it('S5.1 S8.1 an approval asked just before the deadline, after the time went to other calls, keeps the account of the tool calls and adds that the call awaiting approval was not made', async () => {
     respond = neverAnswered
-    const result = await run('await tools.sleep({ ms: 2_400 }); await tools.guarded({})', 3_000)
+    const result = await run('await tools.sleep({ ms: 1_200 }); await tools.guarded({})', 1_500)
     expect(result).toMatchObject({ status: 'timeout' })
     expect(result.error?.message).toMatch(/most of it went to waiting on tool calls/)
     expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
@@ -60,7 +60,7 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
 
   it('S5.1 S8.1 a busy loop before a call that then awaits approval: the busy loop is blamed, and the call awaiting approval is named as not made', async () => {
     respond = neverAnswered
-    const result = await run("const t = Date.now(); while (Date.now() - t < 2_600) {} return (await tools.guarded({})) !== undefined", 4_000)
+    const result = await run("const t = Date.now(); while (Date.now() - t < 1_300) {} return (await tools.guarded({})) !== undefined", 2_000)
     expect(result).toMatchObject({ status: 'timeout' })
     expect(result.error?.message).toMatch(/most of it went to running the script's code/)
     expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
