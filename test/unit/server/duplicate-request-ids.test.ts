@@ -34,6 +34,24 @@ interface Answer {
   error?: { code: number; message: string }
 }
 
+/** A session over stdio on in-memory streams, and every line it answers, parsed, in order. */
+async function stdioSession(host: Host) {
+  const stdin = new PassThrough()
+  const stdout = new PassThrough()
+  const answers: Answer[] = []
+  let pending = ''
+  stdout.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8')
+    for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
+      answers.push(JSON.parse(pending.slice(0, newline)) as Answer)
+      pending = pending.slice(newline + 1)
+    }
+  })
+  const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: false })
+  await session.server.connect(stdioServerTransport(stdin, stdout))
+  return { stdin, answers, session }
+}
+
 describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { timeout: 60_000 }, () => {
   let host: Host
   beforeAll(async () => {
@@ -42,19 +60,7 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
   afterAll(() => host.dispose())
 
   it('S9.4 over stdio: the duplicate gets -32600 naming its id, the first request runs on to its own answer, and the id is free again once answered', async () => {
-    const stdin = new PassThrough()
-    const stdout = new PassThrough()
-    const answers: Answer[] = []
-    let pending = ''
-    stdout.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('utf8')
-      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
-        answers.push(JSON.parse(pending.slice(0, newline)) as Answer)
-        pending = pending.slice(newline + 1)
-      }
-    })
-    const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: false })
-    await session.server.connect(stdioServerTransport(stdin, stdout))
+    const { stdin, answers, session } = await stdioSession(host)
     const send = (message: object) => stdin.write(`${JSON.stringify(message)}\n`)
     const answersTo = (id: unknown) => answers.filter((answer) => answer.id === id)
     try {
@@ -82,19 +88,7 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
   })
 
   it('S9.4 over stdio: a request reusing the id of a cancelled run_code still stopping is refused, the cancelled call gets no answer, and the id is free once it has stopped', async () => {
-    const stdin = new PassThrough()
-    const stdout = new PassThrough()
-    const answers: Answer[] = []
-    let pending = ''
-    stdout.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('utf8')
-      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
-        answers.push(JSON.parse(pending.slice(0, newline)) as Answer)
-        pending = pending.slice(newline + 1)
-      }
-    })
-    const session = await openSession(host.ctx, { exposeTools: false, limiter: createRunLimiter(4), journalDir: false })
-    await session.server.connect(stdioServerTransport(stdin, stdout))
+    const { stdin, answers, session } = await stdioSession(host)
     const line = (message: object) => `${JSON.stringify(message)}\n`
     const answersTo = (id: unknown) => answers.filter((answer) => answer.id === id)
     try {
