@@ -197,7 +197,10 @@ export function stdioClientTransport(parameters: StdioServerParameters): StdioCl
 export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Writable = process.stdout): StdioServerTransport {
   const transport = new StdioServerTransport(stdin, stdout)
   // JSON-RPC's answer for a line it cannot read may carry a null id, which the SDK's types do not allow.
-  useLineBuffer(transport, undefined, ({ id, code, message }) => void transport.send({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage), true)
+  // It goes through the send below, not the one refuseDuplicateIds wraps: that line claimed no id,
+  // so its answer must not free the id of a request in flight that has the same id.
+  let sendUnwatched!: StdioServerTransport['send']
+  useLineBuffer(transport, undefined, ({ id, code, message }) => void sendUnwatched({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage), true)
   // The SDK's send (1.32), with the answer's size checked and the backpressure above. Every send
   // made while stdout is full waits for the same drain: one listener, not one a send (601 answers
   // to a client that did not read had Node warn of 11 'drain' listeners, a hostile trial).
@@ -215,6 +218,7 @@ export function stdioServerTransport(stdin: Readable = process.stdin, stdout: Wr
     })
     return drained
   }
+  sendUnwatched = transport.send
   refuseDuplicateIds(transport)
   return transport
 }

@@ -144,6 +144,24 @@ describe('reading MCP stdio lines in linear time (S9.4; the SDK ReadBuffer copie
     expect(small).toEqual({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'small' }] } })
   })
 
+  it('S9.4 serve --stdio: the refusal of an unreadable line with the id of a request in flight does not free that id', async () => {
+    const stdin = new PassThrough()
+    const lines: { id: unknown; error?: { message: string } }[] = []
+    const stdout = new Writable({ write: (chunk, _encoding, done) => void (lines.push(...String(chunk).trim().split('\n').map((line) => JSON.parse(line))), done()) })
+    const server = stdioServerTransport(stdin, stdout)
+    const delivered: unknown[] = []
+    server.onmessage = (message) => void delivered.push((message as { id: unknown }).id)
+    await server.start()
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' })}\n`)
+    // Invalid (params not an object): refused by the line reader, with id 5.
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping', params: 1 })}\n`)
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' })}\n`)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(delivered).toEqual([5])
+    expect(lines.map((line) => line.error?.message.slice(0, 40))).toEqual([expect.stringMatching(/^Invalid Request: params/), expect.stringMatching(/^Invalid Request: request id 5 is still/)])
+    await server.close()
+  })
+
   it("the stdio transports ptc makes (imported servers', serve --stdio's) read with a LineBuffer; fails when an SDK upgrade renames the buffer's field", () => {
     const client = stdioClientTransport({ command: process.execPath })
     const server = stdioServerTransport(new PassThrough(), new PassThrough())
