@@ -104,22 +104,48 @@ function listed(change: Change, notMade = 0): Change {
       omitted += changedLines(hunk.lines)
       continue
     }
-    const lines: string[] = []
-    for (let index = 0; index < hunk.lines.length; index++) {
-      const line = hunk.lines[index]!
-      // Stop where not even the start of a line fits (a line cut to its sign would read as an empty one).
-      if (left <= 0 || (listingCost(line) > left && left < 16)) {
-        omitted += changedLines(hunk.lines.slice(index))
-        break
-      }
-      lines.push(listingCost(line) <= left ? line : `${line.slice(0, Math.max(1, left - 3))}…`)
-      left -= listingCost(line)
-    }
-    hunks.push({ ...hunk, lines })
+    const cut = listHunk(hunk.lines, left)
+    left -= cut.cost
+    omitted += cut.omitted
+    hunks.push({ ...hunk, lines: cut.lines })
   }
   if (omitted === 0) return { ...change, hunks }
   hunks.at(-1)?.lines.push(`\\ ${omitted} more changed line${omitted === 1 ? '' : 's'} not listed`)
   return { ...change, hunks, omittedLines: omitted }
+}
+
+/**
+ * The lines of one hunk that fit in `budget` characters, in order. When they do not all fit, the
+ * added lines and the rest (removed and context) each get at least half of it, or all they need:
+ * a file of 30,000 lines overwritten with one still lists that one (a trial saw only removed
+ * lines). A side stops at its first line that does not fit (a line longer than what is left is cut
+ * with `…`, but never to its sign alone).
+ */
+function listHunk(all: readonly string[], budget: number): { lines: string[]; cost: number; omitted: number } {
+  let addedCost = 0
+  let otherCost = 0
+  for (const line of all) {
+    if (line.startsWith('+')) addedCost += listingCost(line)
+    else otherCost += listingCost(line)
+  }
+  const otherBudget = addedCost + otherCost <= budget ? otherCost : Math.min(otherCost, Math.max(budget / 2, budget - addedCost))
+  const left = { other: otherBudget, added: budget - otherBudget }
+  const stopped = { other: false, added: false }
+  const lines: string[] = []
+  let omitted = 0
+  for (const line of all) {
+    const side = line.startsWith('+') ? 'added' : 'other'
+    const cost = listingCost(line)
+    // Stop where not even the start of a line fits (a line cut to its sign would read as an empty one).
+    if (stopped[side] || left[side] <= 0 || (cost > left[side] && left[side] < 16)) {
+      stopped[side] = true
+      if (line.startsWith('+') || line.startsWith('-')) omitted++
+      continue
+    }
+    lines.push(cost <= left[side] ? line : `${line.slice(0, Math.max(1, left[side] - 3))}…`)
+    left[side] -= cost
+  }
+  return { lines, cost: budget - Math.max(0, left.other) - Math.max(0, left.added), omitted }
 }
 
 /** How many of `lines` add or remove a line. */
@@ -186,8 +212,9 @@ interface Part {
  * {@link MAX_LISTED_CHARS} lasts (a part can have millions); the counts are of all of them.
  */
 function wholeReplacement(before: Part, after: Part, skippedLines: number): Change {
+  // Each side made up to the whole budget: `listed` shares it between them.
   const old = patchLines(before, '-', MAX_LISTED_CHARS)
-  const added = patchLines(after, '+', MAX_LISTED_CHARS - old.chars)
+  const added = patchLines(after, '+', MAX_LISTED_CHARS)
   if (old.count === 0 && added.count === 0) return { hunks: [], linesAdded: 0, linesRemoved: 0 }
   const hunk = { oldStart: 1 + skippedLines, oldLines: old.count, newStart: 1 + skippedLines, newLines: added.count, lines: [...old.lines, ...added.lines] }
   return listed({ hunks: [hunk], linesAdded: added.count, linesRemoved: old.count }, old.count + added.count - old.made - added.made)

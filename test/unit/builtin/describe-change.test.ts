@@ -77,6 +77,24 @@ describe('describeChange', () => {
     expect(short.at(-1)).toMatch(/^\\ \d+ more changed lines not listed$/)
   })
 
+  it('S9.6 a change over the listing budget still lists its added lines: 30,000 lines overwritten with one list that one', () => {
+    const before = Array.from({ length: 30_000 }, (_, k) => `old line ${k}`).join('\n') + '\n'
+    const whole = describeChange(before, 'short\n')
+    expect(whole).toMatchObject({ linesAdded: 1, linesRemoved: 30_000 })
+    const lines = whole.hunks[0]!.lines
+    expect(lines.at(-2)).toBe('+short')
+    expect(lines.at(-1)).toBe(`\\ ${whole.omittedLines} more changed lines not listed`)
+    expect(lines.filter((line) => line.startsWith('-')).length + whole.omittedLines!).toBe(30_000)
+    // Diffed line by line (400 removed lines of 1,000 characters, one added: under MAX_DIFF_EDITS), the same.
+    const long = (k: number) => `${String(k).padStart(6, '0')}${'z'.repeat(994)}`
+    const lines400 = Array.from({ length: 400 }, (_, k) => long(k))
+    const diffed = describeChange(['keep', ...lines400, 'tail'].join('\n') + '\n', 'keep\nadded\ntail\n')
+    expect(diffed).toMatchObject({ linesAdded: 1, linesRemoved: 400 })
+    const listedLines = diffed.hunks.flatMap((hunk) => hunk.lines)
+    expect(listedLines).toContain('+added')
+    expect(listedLines.filter((line) => line.startsWith('-')).length + diffed.omittedLines!).toBe(400)
+  })
+
   it('S9.6 one line longer than the listing budget is cut with an ellipsis; a diffed change over the budget drops its later hunks and counts their lines', () => {
     const long = describeChange('', `${'x'.repeat(3 * MAX_LISTED_CHARS)}\n`)
     expect(long.hunks[0]!.lines[0]).toBe(`+${'x'.repeat(MAX_LISTED_CHARS - 4)}…`)
