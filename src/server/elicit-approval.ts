@@ -2,8 +2,9 @@
  * Approval through MCP elicitation (SPEC S5.1, S5.3, S8.1, S8.2): an `approval/request`
  * responder for one session. When the session's client declared the elicitation capability, an
  * `ask` decision for a call of that session's agent becomes an `elicitation/create` yes/no form;
- * only an explicit accept with `allow: true` answers `allowed-once` (this call only). A decline or
- * cancel by the person answers `denied` (refused). When no answer can be had (the client's
+ * only an explicit accept with `allow: true` answers `allowed-once` (this call only). A decline,
+ * a cancel or `allow: false` by the person answers `denied` (refused); an accept without `allow`
+ * is no answer. When no answer can be had (the client's
  * elicitation fails, it times out, or the client does not handle it) the call is denied all the
  * same, but as an {@link ApprovalNotObtainedError} that says why and what to do, not as a refusal.
  * Calls of other agents pass to the next responder; so do calls of a client without elicitation,
@@ -69,8 +70,12 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
           ...(related !== undefined && { relatedRequestId: related }),
         },
       )
-      return answer.action === 'accept' && answer.content?.allow === true ? 'allowed-once' : 'denied'
+      if (answer.action !== 'accept') return 'denied'
+      if (typeof answer.content?.allow === 'boolean') return answer.content.allow ? 'allowed-once' : 'denied'
+      // Accepted, but without the form's answer: nobody said no, and nobody said yes.
+      throw new ApprovalNotObtainedError('the MCP client accepted the approval prompt without its "allow" answer', 'Answer the prompt\'s "Allow this call once" field (yes or no), then make the call again.')
     } catch (error) {
+      if (error instanceof ApprovalNotObtainedError) throw error
       // The call was stopped (its run ended, its request was cancelled): the pipeline says so.
       if (execution.callerSignal.aborted) return 'denied'
       throw notObtained(error, timeoutMs)

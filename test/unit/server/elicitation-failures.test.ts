@@ -73,6 +73,13 @@ describe('an approval that could not be obtained is not a refusal (S5.1, S8.2)',
     expect(text).toMatch(/but the approval could not be obtained, so the call was not made \(nobody refused it\): the MCP client did not declare the elicitation capability, so it could not be asked\. Connect with an MCP client that supports elicitation to approve such calls\.$/)
   })
 
+  it('S8.2 an accept without the form\'s "allow" answer is no answer, not a refusal; allow: false is a refusal', async () => {
+    const { text } = await guardedError({ elicit: () => ({ action: 'accept' }) })
+    expect(text).toMatch(/but the approval could not be obtained, so the call was not made \(nobody refused it\): the MCP client accepted the approval prompt without its "allow" answer\. Answer the prompt's "Allow this call once" field \(yes or no\), then make the call again\.$/)
+    const refused = await guardedError({ elicit: () => ({ action: 'accept', content: { allow: false } }) })
+    expect(refused.text).toMatch(/^Error: Approval was refused \(test policy\)/)
+  })
+
   it('S5.1 a person who declines is still a refusal', async () => {
     const { text } = await guardedError({ elicit: () => ({ action: 'decline' }) })
     expect(text).toBe('Error: Approval was refused (test policy), so the call was not made. Do not ask again for the same call: do the work another way, or ask the user what they want.')
