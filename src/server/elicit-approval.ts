@@ -54,8 +54,9 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
     const message =
       request.displayReason ??
       `Allow the tool call "${execution.name}" once?${request.reason ? ` Reason: ${request.reason}.` : ''}\nArguments: ${args.length > 2_000 ? `${args.slice(0, 2_000)}…` : args}`
+    let answer: Awaited<ReturnType<Server['elicitInput']>>
     try {
-      const answer = await server.elicitInput(
+      answer = await server.elicitInput(
         {
           message,
           requestedSchema: {
@@ -70,16 +71,15 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
           ...(related !== undefined && { relatedRequestId: related }),
         },
       )
-      if (answer.action !== 'accept') return 'denied'
-      if (typeof answer.content?.allow === 'boolean') return answer.content.allow ? 'allowed-once' : 'denied'
-      // Accepted, but without the form's answer: nobody said no, and nobody said yes.
-      throw new ApprovalNotObtainedError('the MCP client accepted the approval prompt without its "allow" answer', 'Answer the prompt\'s "Allow this call once" field (yes or no), then make the call again.')
     } catch (error) {
-      if (error instanceof ApprovalNotObtainedError) throw error
       // The call was stopped (its run ended, its request was cancelled): the pipeline says so.
       if (execution.callerSignal.aborted) return 'denied'
       throw notObtained(error, timeoutMs)
     }
+    if (answer.action !== 'accept') return 'denied'
+    if (typeof answer.content?.allow === 'boolean') return answer.content.allow ? 'allowed-once' : 'denied'
+    // Accepted, but without the form's answer: nobody said no, and nobody said yes.
+    throw new ApprovalNotObtainedError('the MCP client accepted the approval prompt without its "allow" answer', 'Answer the prompt\'s "Allow this call once" field (yes or no), then make the call again.')
   }
 }
 
