@@ -148,14 +148,15 @@ export function rawRunner(hostCall: RawHostCall = callHostTool): ScriptRunner {
  * Raw isolated-vm in a worker process (`raw-worker-child.ts`): each call crosses the product's
  * worker channel (`startWorker`'s `channel: 'frames'`) to this process, where `hostCall` answers
  * it. The floor of the product's default design, with `hostCall` doing the product's host part
- * (issue 12).
+ * (issue 12). With `drive: 'sync'` the child drives its isolate from its main thread instead
+ * (`sync-worker-child.ts`): the floor of a design the product does not use, for comparison.
  */
-export async function rawProcessRunner(hostCall: RawHostCall = callHostTool): Promise<ScriptRunner & { pid: number | undefined }> {
+export async function rawProcessRunner(hostCall: RawHostCall = callHostTool, drive: 'isolate thread' | 'sync' = 'isolate thread'): Promise<ScriptRunner & { pid: number | undefined }> {
   let finished: ((message: { json?: string; error?: string }) => void) | undefined
   const { promise: ready, resolve: markReady } = Promise.withResolvers<void>()
   const child = startWorker<object, { type: string; callId?: number; name?: string; argsJson?: string; json?: string; error?: string }>({
     kind: 'process',
-    entry: path.join(import.meta.dirname, 'raw-worker-child.ts'),
+    entry: path.join(import.meta.dirname, drive === 'sync' ? 'sync-worker-child.ts' : 'raw-worker-child.ts'),
     execArgv: ['--no-node-snapshot'],
     onMessage(message) {
       if (message.type === 'ready') markReady()

@@ -13,8 +13,10 @@ import type { ThreadCpu } from './thread-cpu.ts'
  * `raw-worker+host`: the product's design with nothing of its own in the isolate or the worker,
  * raw isolated-vm (in this process, in a worker process over the worker channel) whose host function runs the
  * product host's bridge, gate and pipeline: the floors of the two designs (issue 12).
+ * `sync-worker+host`: the same in a worker process that drives its isolate from its main thread
+ * (`sync-worker-child.ts`), the floor of a design the product does not use (round 24).
  */
-export const RUNNERS = ['raw', 'inline', 'process', 'raw+host', 'raw-worker+host'] as const
+export const RUNNERS = ['raw', 'inline', 'process', 'raw+host', 'raw-worker+host', 'sync-worker+host'] as const
 export type RunnerName = (typeof RUNNERS)[number]
 export const caseName = (runner: RunnerName, script: ScriptName) => `${runner}: ${script}`
 export const HOP_RAW = 'hop: raw Reference.apply, reused context'
@@ -69,7 +71,7 @@ function cpuByThread(m: Readonly<Record<string, number>>, inputs: SummaryInputs)
       if (cpuPerCall(inputs, name, 'host', 'main') === undefined) continue
       const part = (side: 'host' | 'worker') =>
         `${side} main ${cpuPerCall(inputs, name, side, 'main')!.toFixed(1)}, ${side} isolate threads ${cpuPerCall(inputs, name, side, 'other')!.toFixed(1)}, ${side} V8 helpers ${cpuPerCall(inputs, name, side, 'v8')!.toFixed(1)}`
-      lines.push(`    ${`${script} ${runner}`.padEnd(26)} wall ${(m[name]! / CALLS).toFixed(1).padStart(6)}: ${part('host')}${runner === 'process' || runner === 'raw-worker+host' ? `; ${part('worker')}` : ''}`)
+      lines.push(`    ${`${script} ${runner}`.padEnd(26)} wall ${(m[name]! / CALLS).toFixed(1).padStart(6)}: ${part('host')}${runner === 'process' || runner.endsWith('worker+host') ? `; ${part('worker')}` : ''}`)
     }
   }
   return lines
@@ -112,14 +114,16 @@ function floors(m: Readonly<Record<string, number>>, perCall: (runner: RunnerNam
     return { us: perCall(runner, script), of: `raw isolated-vm ${where}, its host function this host's bridge, gate and pipeline${parts}` }
   }
   const copy = `; of it the canonical copy of the result (S6.1/S6.4) ${m[FLOOR_COPY]!.toFixed(0)}`
+  // Not the product's design: what a worker that runs each step on its main thread would cost.
+  const sync = (script: ScriptName) => `; a worker driving its isolate from its main thread (not this design: a busy step holds up the worker) ${perCall('sync-worker+host', script).toFixed(1)}`
   return {
     'sequential inline': design('sequential', 'inline'),
-    'sequential process': design('sequential', 'process'),
+    'sequential process': design('sequential', 'process', sync('sequential')),
     // No floor: the product's batching makes a burst about as cheap as raw's one crossing a call.
     'parallel inline': undefined,
     'parallel process': undefined,
     'payload inline': design('payload', 'inline', copy),
-    'payload process': design('payload', 'process', `${copy}, a bare channel round trip carrying the 64 KB one way ${m[HOP_CHANNEL_PAYLOAD]!.toFixed(0)}`),
+    'payload process': design('payload', 'process', `${copy}, a bare channel round trip carrying the 64 KB one way ${m[HOP_CHANNEL_PAYLOAD]!.toFixed(0)}${sync('payload')}`),
   }
 }
 

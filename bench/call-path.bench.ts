@@ -104,9 +104,10 @@ export const callPath = section(
     // In a process of its own, holding only the host: this process's other runners would blur it.
     latency = JSON.parse(execFileSync(process.execPath, ['--no-node-snapshot', resolve(import.meta.dirname, 'latency-child.ts')], { encoding: 'utf8' })) as { idleMs: number; awakeMs: number }
     const inline = await productRunner('inline')
-    const rawWorker = await rawProcessRunner(bridgeHostCall(inline.host))
-    const runners: Record<RunnerName, ScriptRunner> = { raw: rawRunner(), inline, process: await productRunner('process'), 'raw+host': rawRunner(bridgeHostCall(inline.host)), 'raw-worker+host': rawWorker }
-    const workerPids = (runner: RunnerName): number[] => (runner === 'process' ? workerPidsOf(runners.process) : runner === 'raw-worker+host' && rawWorker.pid !== undefined ? [rawWorker.pid] : [])
+    // Raw isolated-vm in a worker process: the isolate on its own thread (the product's design), and driven from the child's main thread.
+    const children = { 'raw-worker+host': await rawProcessRunner(bridgeHostCall(inline.host)), 'sync-worker+host': await rawProcessRunner(bridgeHostCall(inline.host), 'sync') }
+    const runners: Record<RunnerName, ScriptRunner> = { raw: rawRunner(), inline, process: await productRunner('process'), 'raw+host': rawRunner(bridgeHostCall(inline.host)), ...children }
+    const workerPids = (runner: RunnerName): number[] => (runner === 'process' ? workerPidsOf(runners.process) : [children[runner as keyof typeof children]?.pid].filter((pid) => pid !== undefined))
     const cases: BenchCase[] = []
     for (const { script, iterations } of WORKLOADS) {
       for (const runner of RUNNERS) {
@@ -166,10 +167,7 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
   const echo = fork(resolve(import.meta.dirname, 'ipc-echo-child.ts'), [], { serialization: 'advanced', execArgv: [] })
   await once(echo, 'spawn')
   const message = { type: 'dispatch', runId: 'bench', pairingId: 'bench:1', name: 'noop', argsJson: '{"i":1}' }
-  const ipcRoundTrip = (sent: object = message) => new Promise<unknown>((answered) => {
-    echo.once('message', answered)
-    echo.send(sent)
-  })
+  const ipcRoundTrip = (sent: object = message) => new Promise<unknown>((answered) => void echo.once('message', answered).send(sent))
   // The answer a call with the 64 KB result gets (the supervisor's answer message, as JSON text).
   const prime = { type: 'prime', reply: { type: 'answers', answers: [['bench', 'bench:1', 1, JSON.stringify(PAYLOAD.obj)]] } }
   echo.send(prime)
