@@ -5,7 +5,7 @@
  * (the Inspector, ptc, an isolate's helper) outlives it.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -80,6 +80,8 @@ describe('the MCP Inspector CLI against ptc serve --stdio (S9.2, S9.4)', { timeo
   afterAll(() => {
     // Only if a test failed half-way: stop whatever its group left running.
     for (const pgid of groups) if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL')
+    // The workspace holds the runs' journals and spill folder; remove it even after a failure.
+    if (workspace) rmSync(workspace, { recursive: true, force: true, maxRetries: 3 })
   })
 
   it('tools/list: run_code with its title, hints, input and output schemas, and no schema finding at all under --strict, every tool exposed (issue 10)', async () => {
