@@ -4,7 +4,8 @@
  * audited and its cards replayed later (S11.3). Appends go through safe-fs (S8: no symlink followed,
  * only a regular file written). The answer of every approval request (`tool/approval`, between a
  * call and its result) is appended too, by an outermost `approval/request` listener that passes
- * the request on and records what came back (`unavailable` when a responder could not ask). A write failure is reported on stderr and through
+ * the request on and records what came back (`unavailable` when a responder could not ask, and
+ * `unavailable` with `stopped: true` when the call was stopped before an answer came). A write failure is reported on stderr and through
  * `journal/error`, never silently dropped.
  */
 import { mkdirSync, realpathSync } from 'node:fs'
@@ -15,6 +16,7 @@ import { holdJournal, type JournalRetention, pruneJournals } from './journal-ret
 import { MAX_RECORD_BYTES, omittedPlaceholder } from './omitted.ts'
 import { withoutRenderedContent } from './rendered-content.ts'
 import { ApprovalNotObtainedError, PtcError } from '../errors/ptc-error.ts'
+import { stopSignalOf } from '../pipeline/execution.ts'
 import type { Context } from 'cordis'
 import type { ApprovalOutcome, ToolCallRecord, ToolResult } from '../tools/types.ts'
 
@@ -35,6 +37,12 @@ export interface ApprovalRecord {
   readonly agent: string | undefined
   readonly reason?: string
   readonly outcome: ApprovalOutcome
+  /**
+   * Set (with `outcome: 'unavailable'`) when the call was stopped while it awaited the answer: its
+   * caller cancelled it, its run was cancelled or timed out, or its session or host ended. Nobody
+   * refused, and the call was not made (its result is `cancelled`).
+   */
+  readonly stopped?: true
 }
 
 /**
@@ -172,16 +180,29 @@ export function apply(ctx: Context, config: Config = {}) {
   ctx.on(
     'approval/request',
     async (request, next) => {
-      const record = (outcome: ApprovalOutcome) => {
+      let recorded = false
+      const record = (outcome: ApprovalOutcome, stopped?: true) => {
+        if (recorded) return
+        recorded = true
         const { callId, name, agent } = request.execution
-        if (mine(agent)) append({ type: 'tool/approval', callId, name, agent, ...(typeof request.reason === 'string' && { reason: request.reason }), outcome })
+        if (mine(agent)) append({ type: 'tool/approval', callId, name, agent, ...(typeof request.reason === 'string' && { reason: request.reason }), outcome, ...(stopped && { stopped }) })
       }
+      // S6.3: the call's stop ends its wait unanswered and the call is not made. Recorded when it
+      // happens (before the cancelled result), not from what the responder says afterwards: the
+      // terminal and MCP prompts answered 'denied' on the stop, which is nobody's refusal, and a
+      // responder that ignores the stop may never answer at all.
+      const stop = stopSignalOf(request.execution)
+      const onStop = () => record('unavailable', true)
+      if (stop?.aborted) onStop()
+      else stop?.addEventListener('abort', onStop, { once: true })
       let outcome: ApprovalOutcome
       try {
         outcome = await next()
       } catch (error) {
         if (ApprovalNotObtainedError.isInstance(error)) record('unavailable')
         throw error
+      } finally {
+        stop?.removeEventListener('abort', onStop)
       }
       record(outcome)
       return outcome

@@ -108,6 +108,18 @@ export function untilCallerStop<T>(work: T | Promise<T>, callerSignal: AbortSign
   return raceAbort(Promise.resolve(work), callerSignal, cancel)
 }
 
+/**
+ * What ends the pipeline's waits for `execution` (S6.3), for a listener that sees only the
+ * `ToolExecution` (an `approval/request` responder): {@link Execution.stopOf} for a call of the
+ * pipeline, else its `callerSignal` when that is an AbortSignal, else `undefined` (a hand-made
+ * request to `ctx.approval.request`). Never throws.
+ */
+export function stopSignalOf(execution: unknown): AbortSignal | undefined {
+  if (execution instanceof Execution) return Execution.stopOf(execution)
+  const callerSignal = (execution as { callerSignal?: unknown } | null | undefined)?.callerSignal
+  return callerSignal instanceof AbortSignal ? callerSignal : undefined
+}
+
 /** The caller's stop ends the wait even if a body or wrapper ignores its signal (S6.3). */
 export function raceCallerStop<T>(work: Promise<T>, callerSignal: AbortSignal): Promise<T> {
   if (callerSignal === NEVER_ABORTED) return work

@@ -93,11 +93,18 @@ export function outcomeOf(node: CallNode): Outcome {
   return 'ok'
 }
 
-/** What the approval step said, when the call asked (S8.1): `approved`, `refused`, or `not obtained` (no responder could ask, or the prompt failed: S5.3). */
+/**
+ * What the approval step said, when the call asked (S8.1): `approved`, `refused`, `not obtained`
+ * (no responder could ask, or the prompt failed: S5.3), or `not answered: the call was stopped`
+ * (journaled `unavailable` with `stopped`: the call was cancelled, its run ended or its session
+ * closed while the prompt waited; nobody refused it).
+ */
 export function approvalOf(node: CallNode): string | undefined {
   const outcome = node.approval?.outcome
   if (outcome === undefined) return undefined
-  return outcome === 'allowed-once' ? 'approved' : outcome === 'unavailable' ? 'not obtained' : 'refused'
+  if (outcome === 'allowed-once') return 'approved'
+  if (outcome !== 'unavailable') return 'refused'
+  return node.approval?.stopped === true ? 'not answered: the call was stopped' : 'not obtained'
 }
 
 /** The background job a call started or used (S10.6): `{jobId, started}`, else `undefined`. */

@@ -245,4 +245,36 @@ describe('journal record cap (S11.3)', () => {
     ])
     expect(records[1]).toEqual({ type: 'tool/approval', seq: 2, callId: 'y', name: 'echo', agent: 's1', reason: 'writes outside', outcome: 'allowed-once' })
   })
+
+  it('S8.2 a call stopped while it awaits approval is journaled as not answered (unavailable, stopped), never denied, before its cancelled result', async () => {
+    const file = join(dir, 'stopped.jsonl')
+    const { root } = await setup({ file })
+    let asked!: () => void
+    await usePlugin(root, (ctx) => {
+      ctx.on('tools/pre-execute', () => ({ kind: 'ask', reason: 'writes outside' }))
+      // As the terminal and MCP responders did: the call's stop ends the prompt with 'denied'; 'never'
+      // stands for a responder that ignores the stop and never answers.
+      ctx.on('approval/request', (request) => {
+        asked()
+        const { callerSignal, arguments: args } = request.execution
+        return new Promise<'denied'>((resolve) => {
+          if ((args as { text: string }).text !== 'never') callerSignal.addEventListener('abort', () => resolve('denied'))
+        })
+      })
+    }, 'asker')
+    for (const text of ['stop', 'never']) {
+      const stop = new AbortController()
+      const waiting = new Promise<void>((resolve) => (asked = resolve))
+      const pending = root.tools.execute({ callId: text, name: 'echo', arguments: { text } }, { agent: 's1', signal: stop.signal })
+      await waiting
+      stop.abort()
+      expect((await pending).error?.kind).toBe('cancelled')
+    }
+    const records = lines(file)
+    expect(records.map((record) => [record.type, record.callId, record.outcome ?? (record.error as { kind?: string } | undefined)?.kind ?? '-'])).toEqual([
+      ['tool/call', 'stop', '-'], ['tool/approval', 'stop', 'unavailable'], ['tool/result', 'stop', 'cancelled'],
+      ['tool/call', 'never', '-'], ['tool/approval', 'never', 'unavailable'], ['tool/result', 'never', 'cancelled'],
+    ])
+    expect(records[1]).toEqual({ type: 'tool/approval', seq: 2, callId: 'stop', name: 'echo', agent: 's1', reason: 'writes outside', outcome: 'unavailable', stopped: true })
+  })
 })

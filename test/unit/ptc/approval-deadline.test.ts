@@ -3,8 +3,12 @@
  * the timeout says the time went to an approval prompt nobody answered, names the call, and
  * advises answering sooner or a longer timeoutMs, not fewer calls. In both isolation modes.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Journal from '../../../src/journal/journal.ts'
 import { Approval, type ApprovalResponder } from '../../../src/policy/approval.ts'
 import { approvalDeadlineEnding, cpuEnding, endedAtWallClock, withUnansweredApprovals } from '../../../src/ptc/isolate/run-endings.ts'
 import { Ptc } from '../../../src/ptc/ptc-service.ts'
@@ -19,16 +23,22 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
   const neverAnswered: ApprovalResponder = ({ execution }) =>
     new Promise((_resolve, reject) => execution.callerSignal.addEventListener('abort', () => reject(new Error('withdrawn')), { once: true }))
 
+  let dir: string
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ptc-approval-deadline-'))
     root = await createRoot()
     await root.plugin(Approval)
+    await root.plugin(Journal, { file: join(dir, 'journal.jsonl') })
     const fiber = root.plugin(Ptc, { isolation, poolSize: 1, checkers: 1 })
     await fiber
     dispose = () => fiber.dispose()
     await root.plugin(serveTools)
     root.approval.respond((request, next) => respond(request, next))
   }, 120_000)
-  afterAll(() => dispose())
+  afterAll(async () => {
+    await dispose()
+    rmSync(dir, { recursive: true, force: true })
+  })
 
   const run = (code: string, timeoutMs: number) => root.ptc.run(code, { typecheck: false, timeoutMs, agent: 'approver' })
 
@@ -40,6 +50,21 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
     expect(message).toMatch(/^The script did not finish within the wall-clock limit of 1500 ms \(wallClockMs\): for \d+ ms of it the script waited for approval of a tool call \(1 call: guarded\), and nobody answered the approval prompt in time, so the call was not made\. /)
     expect(message).toMatch(/Answer the approval prompt sooner, or raise timeoutMs/)
     expect(message).not.toMatch(/fewer|still running/)
+  }, 60_000)
+
+  it('S8.2 the call cut off by the deadline while it awaited approval is journaled as not answered (unavailable, stopped), then cancelled, never as refused', async () => {
+    // As the terminal and MCP prompts did: the call's stop ends the prompt with 'denied'.
+    let callId: string | undefined
+    respond = ({ execution }) => new Promise((resolve) => ((callId = execution.callId), execution.callerSignal.addEventListener('abort', () => resolve('denied'), { once: true })))
+    const result = await run('await tools.guarded({}); return 1', 1_000)
+    expect(result).toMatchObject({ status: 'timeout' })
+    const records = readFileSync(join(dir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+    const mine = records.filter((record) => record.callId === callId)
+    expect(mine.map((record) => [record.type, record.outcome ?? (record.error as { kind?: string } | undefined)?.kind ?? '-', record.stopped ?? '-'])).toEqual([
+      ['tool/call', '-', '-'],
+      ['tool/approval', 'unavailable', true],
+      ['tool/result', 'cancelled', '-'],
+    ])
   }, 60_000)
 
   it('S8.1 an approval answered in time is not blamed: the deadline accounts for the time as before', async () => {

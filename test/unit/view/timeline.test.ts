@@ -53,6 +53,19 @@ describe('view timeline (S11.6, raw tool/call and tool/result records)', () => {
     expect([approvalOf(node), outcomeOf(node)]).toEqual(['not obtained', 'denied'])
   })
 
+  it('S8.2 a call stopped while it awaited approval reads "not answered", not "refused"; an explicit no still reads refused', () => {
+    const timeline = new Timeline()
+    timeline.add(call('s', 'bash', { command: 'rm -rf out' }))
+    timeline.add({ type: 'tool/approval', callId: 's', name: 'bash', outcome: 'unavailable', stopped: true })
+    timeline.add(result('s', 'bash', { isError: true, error: { kind: 'cancelled', message: 'The tool call was cancelled before it started; nothing was done.' } }))
+    timeline.add(call('n', 'bash', { command: 'rm -rf out' }))
+    timeline.add({ type: 'tool/approval', callId: 'n', name: 'bash', outcome: 'denied' })
+    timeline.add(result('n', 'bash', { isError: true, error: { kind: 'denied', message: 'Approval was refused' } }))
+    const [stopped, refused] = [timeline.byId.get('s')!, timeline.byId.get('n')!]
+    expect([approvalOf(stopped), outcomeOf(stopped)]).toEqual(['not answered: the call was stopped', 'cancelled'])
+    expect([approvalOf(refused), outcomeOf(refused)]).toEqual(['refused', 'denied'])
+  })
+
   it('S10.6 a background job links the call that started it to the calls that read it', () => {
     const timeline = new Timeline()
     timeline.add(call('s', 'bash', { command: 'make', background: true }))
