@@ -1,12 +1,14 @@
 /**
  * The interactive terminal responder for `approval/request` (SPEC S8, S8.1, S8.2): prints the
  * call and the reason, reads one line, and answers `allowed-once` for "y"/"yes" and `denied` for
- * anything else (end of input and cancellation included). Prompts are answered one at a time, and
+ * any other line. End of input and a stopped call are no answer, so no refusal: they throw
+ * `ApprovalNotObtainedError` (journaled `unavailable`). Prompts are answered one at a time, and
  * a line typed while no prompt is showing is discarded, so type-ahead never approves a call the
  * person has not seen.
  * Install it only when a person is at the terminal (`process.stdin.isTTY`); headless, nothing is
  * installed, so the approval waterfall closes as `unavailable` and the call is denied (S8.2).
  */
+import { ApprovalNotObtainedError } from '../errors/ptc-error.ts'
 import { terminalSafe } from '../terminal-safe.ts'
 import { createInterface, type Interface } from 'node:readline'
 import type { Context } from 'cordis'
@@ -44,9 +46,22 @@ export function isYes(answer: string): boolean {
 }
 
 /**
+ * Why a prompt got no answer because its input ended (Ctrl-D, a closed stdin), and what to do;
+ * the pipeline tells the model the call was not made and nobody refused it (S8.2).
+ */
+function inputEnded(): ApprovalNotObtainedError {
+  return new ApprovalNotObtainedError(
+    "the terminal's input ended (Ctrl-D, or stdin was closed) before anyone answered the approval prompt",
+    'No prompt can be answered on this input any more: ask the user to answer the prompt at a terminal (y allows this one call) or to choose a --preset that allows such calls; until then, do the work without this call.',
+  )
+}
+
+/**
  * A responder that asks on `output` and reads answers from `input` (S8.1: each answer covers one
- * call). Returns the responder and `close()`, which ends the line reader; pending and later
- * prompts then answer `denied`.
+ * call). A typed answer other than "y"/"yes" is `denied` (refused). No answer is not a refusal
+ * (S8.2): end of input, or `close()` (which ends the line reader), makes pending and later prompts
+ * throw an {@link ApprovalNotObtainedError} saying input ended and what to do, and a call stopped
+ * while its prompt waits (its caller signal aborts) one saying it was stopped unanswered.
  */
 export function createTtyResponder(config: Required<TtyApprovalConfig>): { responder: ApprovalResponder; close(): void } {
   let lines: Interface | undefined = createInterface({ input: config.input, terminal: false })
@@ -60,18 +75,21 @@ export function createTtyResponder(config: Required<TtyApprovalConfig>): { respo
 
   const ask = (request: ApprovalRequest): Promise<ApprovalOutcome> => {
     const signal = request.execution.callerSignal
-    if (!lines || signal.aborted) return Promise.resolve('denied')
+    if (signal.aborted) return Promise.reject(stoppedUnanswered())
+    if (!lines) return Promise.reject(inputEnded())
     config.output.write(formatApprovalPrompt(request))
-    return new Promise<ApprovalOutcome>((resolve) => {
+    return new Promise<ApprovalOutcome>((resolve, reject) => {
       const onLine = (line: string | undefined) => {
         signal.removeEventListener('abort', onAbort)
-        resolve(line !== undefined && isYes(line) ? 'allowed-once' : 'denied')
+        if (line !== undefined) return resolve(isYes(line) ? 'allowed-once' : 'denied')
+        config.output.write('(no answer: the input ended)\n')
+        reject(inputEnded())
       }
       const onAbort = () => {
         const index = waiting.indexOf(onLine)
         if (index >= 0) waiting.splice(index, 1)
-        config.output.write('(cancelled)\n')
-        resolve('denied')
+        config.output.write('(not answered: the call was stopped)\n')
+        reject(stoppedUnanswered())
       }
       waiting.push(onLine)
       signal.addEventListener('abort', onAbort, { once: true })
@@ -85,6 +103,11 @@ export function createTtyResponder(config: Required<TtyApprovalConfig>): { respo
     return answer
   }
   return { responder, close: () => lines?.close() }
+}
+
+/** A call stopped while its prompt waited: nobody answered, and the pipeline cancels the call (S6.3). */
+function stoppedUnanswered(): ApprovalNotObtainedError {
+  return new ApprovalNotObtainedError('the call was stopped before anyone answered the approval prompt', 'The call was not made; make it again if it is still needed.')
 }
 
 /** Install the responder on `config.input`/`config.output`; disposing the plugin closes the line reader. */

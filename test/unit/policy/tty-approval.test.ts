@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ApprovalNotObtainedError } from '../../../src/errors/ptc-error.ts'
 import * as ttyApproval from '../../../src/policy/tty-approval.ts'
 import { createTtyResponder, formatApprovalPrompt, isYes } from '../../../src/policy/tty-approval.ts'
 import type { ApprovalRequest, ToolExecution } from '../../../src/tools/types.ts'
@@ -55,18 +56,36 @@ describe('TTY approval responder', () => {
     close()
   })
 
-  it('S8.2 end of input and a cancelled call deny', async () => {
+  it('S8.2 end of input is no answer, not a refusal: the pending and later prompts throw ApprovalNotObtainedError saying input ended and what to do', async () => {
     const io = streams()
     const { responder } = createTtyResponder(io)
+    const pending = responder(request(), () => 'unavailable')
+    await io.answer(1, 'n')
+    expect(await pending).toBe('denied') // an explicit no is still a refusal
+    const ended = responder(request(), () => 'unavailable')
+    for (let i = 0; i < 200 && io.written().split('Allow once?').length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    io.input.end()
+    const errors = await Promise.all([ended, responder(request(), () => 'unavailable')].map((answer) => Promise.resolve(answer).then(() => undefined, (error: unknown) => error)))
+    for (const error of errors) {
+      expect(ApprovalNotObtainedError.isInstance(error)).toBe(true)
+      expect((error as Error).message).toMatch(/^the terminal's input ended .*before anyone answered the approval prompt$/)
+      expect((error as ApprovalNotObtainedError).details).toEqual({ advice: expect.stringMatching(/answer the prompt at a terminal.*--preset that allows/) })
+    }
+    expect(io.written()).toMatch(/Allow once\? \[y\/N\] \(no answer: the input ended\)\n$/)
+  })
+
+  it('S8.2 a call stopped while its prompt waits is not answered, not refused', async () => {
+    const io = streams()
+    const { responder, close } = createTtyResponder(io)
     const stop = new AbortController()
-    const cancelled = responder(request(stop.signal), () => 'unavailable')
+    const stopped = responder(request(stop.signal), () => 'unavailable')
     await new Promise((resolve) => setTimeout(resolve, 10))
     stop.abort()
-    expect(await cancelled).toBe('denied')
-    const ended = responder(request(), () => 'unavailable')
-    io.input.end()
-    expect(await ended).toBe('denied')
-    expect(await responder(request(), () => 'unavailable')).toBe('denied')
+    const error = await Promise.resolve(stopped).then(() => undefined, (thrown: unknown) => thrown)
+    expect(ApprovalNotObtainedError.isInstance(error)).toBe(true)
+    expect((error as Error).message).toBe('the call was stopped before anyone answered the approval prompt')
+    expect(io.written()).toMatch(/\(not answered: the call was stopped\)\n$/)
+    close()
   })
 
   it('formats a prompt with the reason and the arguments; accepts only y/yes', () => {
@@ -98,5 +117,17 @@ describe('TTY approval in the pipeline', () => {
     await io.answer(1, 'y')
     expect((await pending).isError).toBe(false)
     expect(fs.readFileSync(target, 'utf8')).toBe('ok')
+  })
+
+  it('S8.2 at end of input the call is not made, and its error says the approval could not be obtained because input ended, not that it was refused', async () => {
+    const io = streams()
+    await ws.root.plugin(ttyApproval, io)
+    io.input.end()
+    const target = path.join(ws.outside, 'unanswered.txt')
+    const result = await ws.call('write_file', { path: target, content: 'no' })
+    expect(result.error?.kind).toBe('denied')
+    expect(result.error?.message).toMatch(/^This call needs approval .*, but the approval could not be obtained, so the call was not made \(nobody refused it\): the terminal's input ended .*before anyone answered the approval prompt\. .*--preset that allows/)
+    expect(result.error?.message).not.toMatch(/Approval was refused/)
+    expect(fs.existsSync(target)).toBe(false)
   })
 })
