@@ -3,10 +3,11 @@
  * generated declarations and run on real input (this repository) through the real CLI (S9).
  */
 import { execFile } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '..', '..')
@@ -18,6 +19,15 @@ describe('examples (S9)', { timeout: 90_000 }, () => {
   // type-error, not ok): only the others need a `ptc check` of their own.
   const RUN_BELOW = ['summarize-sources.ts', 'failing-call.ts']
   const scripts = readdirSync(join(root, 'examples', 'scripts')).filter((file) => file.endsWith('.ts'))
+  // `ptc run` journals into the workspace's .ptc/journal unless --journal names a file, and the
+  // workspace here is this repository: the journals go to a folder of the test's own instead.
+  let journals: string
+  beforeAll(() => {
+    journals = mkdtempSync(join(tmpdir(), 'ptc-examples-'))
+  })
+  afterAll(() => {
+    if (journals) rmSync(journals, { recursive: true, force: true })
+  })
 
   it('S9.1 every example script is either run below or checked on its own', () => {
     expect(RUN_BELOW.every((script) => scripts.includes(script))).toBe(true)
@@ -30,7 +40,9 @@ describe('examples (S9)', { timeout: 90_000 }, () => {
   })
 
   it('S9.2 summarize-sources type-checks, fans out reads over this repository and returns a small summary', async () => {
-    const { stdout } = await ptc('run', 'examples/scripts/summarize-sources.ts', '--workspace', root, '--json')
+    const journal = join(journals, 'summarize-sources.jsonl')
+    const { stdout } = await ptc('run', 'examples/scripts/summarize-sources.ts', '--workspace', root, '--json', '--journal', journal)
+    expect(existsSync(journal)).toBe(true)
     const value = JSON.parse(stdout)
     expect(value.status).toBe('ok')
     expect(value.value.files).toBeGreaterThan(20)
@@ -41,7 +53,9 @@ describe('examples (S9)', { timeout: 90_000 }, () => {
   })
 
   it('S9.3 failing-call type-checks and catches the ToolCallError of a path outside the workspace', async () => {
-    const { stdout } = await ptc('run', 'examples/scripts/failing-call.ts', '--workspace', root, '--json')
+    const journal = join(journals, 'failing-call.jsonl')
+    const { stdout } = await ptc('run', 'examples/scripts/failing-call.ts', '--workspace', root, '--json', '--journal', journal)
+    expect(existsSync(journal)).toBe(true)
     const value = JSON.parse(stdout)
     expect(value.status).toBe('ok')
     expect(value.value.refused).toBe('read_file')
