@@ -21,10 +21,12 @@ const dir = mkdtempSync(join(tmpdir(), 'ptc-run-memory-'))
  * before the first snapshot. The check is a count, not a statistic: a run that keeps one object
  * leaves RUNS of that kind, while what the host keeps once (lazily loaded code, the JIT) is a few
  * of each and what is still being released after the last runs (inline isolates whose disposal
- * lags: 3 References, a Context and a hostLog closure each) was at most 72 of a kind (170 after one
- * 200 ms pause on a loaded machine, hence three). LEAK_COUNT
- * sits between the two with a margin on both sides, so a leak of one object per run fails as
- * surely as with the 300 runs used before (a leak of one object every other run no longer does).
+ * lags: about 2 References, 2 Objects, 2 Contexts and a hostCall, hostLog and hostFinish closure
+ * each, for a few dozen isolates) is 92 to 103 of a kind in inline mode (2026-12; 73 after 400
+ * runs, so it does not grow with RUNS; 170 once after a single 200 ms pause on a loaded machine,
+ * hence three). LEAK_COUNT sits between the two, about 50 from each, so a leak of one object per
+ * run fails as surely as with the 300 runs used before (a leak of one object every other run no
+ * longer does).
  * The warm-up only has to load every lazy path once (the first run does); 50 let the JIT settle.
  * With 200 warm-up + 300 runs per mode this file took 12 s of CPU.
  */
