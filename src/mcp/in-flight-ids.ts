@@ -12,7 +12,9 @@
  * Until then the SDK still holds the request by its id (its abort controller, handled a microtask
  * after the cancel arrives): a request reusing the id then took the cancelled one's place, got its
  * answer, and never got its own. Such a request is refused like any duplicate, saying its
- * cancelled request is still stopping.
+ * cancelled request is still stopping. That mark, made as the cancel arrives, is also how the
+ * session knows a request was cancelled before its handler ran ({@link cancelledInFlight}): it
+ * belongs to that request's claim, so a cancel never reaches a later request reusing the id.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
@@ -70,6 +72,11 @@ export class InFlightIds {
     if (!('method' in message) && 'id' in message && (typeof message.id === 'string' || typeof message.id === 'number')) this.#ids.delete(message.id)
   }
 
+  /** Whether the request with `id` in flight was cancelled after it arrived (see {@link claim}). */
+  cancelled(id: RequestId): boolean {
+    return this.#ids.get(id)?.cancelled === true
+  }
+
   /** The request with `id` ended and no answer will be sent for it (it was cancelled): frees its id. */
   endedUnanswered(id: RequestId): void {
     this.#ids.delete(id)
@@ -77,7 +84,7 @@ export class InFlightIds {
 
   /**
    * Makes `transport.send` free the id of each answer it sends, and makes these the ids
-   * {@link requestEndedUnanswered} frees on `transport`.
+   * {@link requestEndedUnanswered} frees and {@link cancelledInFlight} reads on `transport`.
    */
   watchAnswers(transport: Pick<Transport, 'send'>): void {
     idsOfTransports.set(transport, this)
@@ -91,6 +98,17 @@ export class InFlightIds {
 
 /** Each watched transport's ids ({@link InFlightIds.watchAnswers}). */
 const idsOfTransports = new WeakMap<object, InFlightIds>()
+
+/**
+ * Whether the request with `id` in flight on `transport` (the one it came on) was cancelled: a
+ * `notifications/cancelled` naming `id` arrived after this request did. A cancel that arrived before
+ * it (for an earlier request with the id, answered since, or for none) is not its cancel, and one
+ * for a request answered since does not outlive it: the mark belongs to the claim, which the
+ * answer frees. False for a transport whose ids are not watched.
+ */
+export function cancelledInFlight(transport: object | undefined, id: RequestId): boolean {
+  return transport !== undefined && idsOfTransports.get(transport)?.cancelled(id) === true
+}
 
 /**
  * Tells `transport` (the one a request came on; none after it closed) that the request with `id`

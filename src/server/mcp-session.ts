@@ -18,7 +18,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Context, Fiber } from 'cordis'
 import { DISPOSE_DRAIN_MS, trackOpenCalls } from '../host/open-calls.ts'
-import { requestEndedUnanswered } from '../mcp/in-flight-ids.ts'
+import { cancelledInFlight, requestEndedUnanswered } from '../mcp/in-flight-ids.ts'
 import * as journal from '../journal/journal.ts'
 import type { JournalRetention } from '../journal/journal-retention.ts'
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
@@ -28,9 +28,6 @@ import { elicitApproval } from './elicit-approval.ts'
 import { exposedTools, mcpToolList, objectOutputSchema, toCallToolResult } from './exposed-tools.ts'
 import { RunRefused, type RunLimiter } from './run-limiter.ts'
 import { reportProgress } from './run-progress.ts'
-
-/** How many cancellations of not-yet-seen requests a session remembers. */
-const MAX_EARLY_CANCELS = 1024
 
 /** Server-wide options every session shares. */
 export interface SessionOptions {
@@ -122,29 +119,25 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     return { tools: mcpToolList(session.tools, exposed, declarations) }
   })
 
-  // Cancellation of tools/call is ours, not the SDK's: under load a client's
-  // notifications/cancelled can be processed before the request it cancels has reached its
-  // handler, and the SDK then drops it, so the run went on to the end holding a run slot.
-  // A cancel for a request not seen yet is remembered (bounded) and applied when it arrives.
-  // A cancelled request gets no answer (MCP "Cancellation": the receiver SHOULD NOT respond):
-  // the SDK sends none for a request whose own controller was aborted, which its cancel handler,
-  // replaced here, did. A cancel for a request already answered is ignored (the spec expects such
-  // late cancels), so a later request reusing its id is not cancelled before it starts.
+  // Cancellation of tools/call is ours, not the SDK's. A cancel stops the request with its id in
+  // flight when the cancel arrives, and nothing else. The SDK handles a cancel a microtask after
+  // it arrives and a request's handler two, so a cancel sent just after its request (one stdio
+  // chunk, one batch) finds no call running yet (the SDK dropped it: the run went on holding a run
+  // slot): the transport marks the claim of the request a cancel names (`in-flight-ids.ts`), and
+  // the handler reads that mark when it starts. A cancel for any other id (answered, unknown, not
+  // a tools/call) is ignored, as MCP "Cancellation" allows, so it never stops a later request
+  // reusing the id. A cancelled request gets no answer (MCP: the receiver SHOULD NOT respond): the
+  // SDK sends none for a request whose own controller was aborted, which its cancel handler,
+  // replaced here, did.
   const callControllers = new Map<RequestId, AbortController>()
-  const earlyCancels = new Map<RequestId, unknown>()
-  const answeredIds = new Set<RequestId>()
   const silence = (requestId: RequestId, reason: unknown) => sdkRequestControllers(server)?.get(requestId)?.abort(reason)
   server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
     const { requestId, reason } = notification.params
-    if (requestId === undefined || answeredIds.has(requestId)) return
+    if (requestId === undefined) return
     const controller = callControllers.get(requestId)
-    if (controller) {
-      controller.abort(reason ?? 'cancelled by the client')
-      silence(requestId, reason)
-      return
-    }
-    earlyCancels.set(requestId, reason ?? 'cancelled by the client')
-    if (earlyCancels.size > MAX_EARLY_CANCELS) earlyCancels.delete(earlyCancels.keys().next().value!)
+    if (controller === undefined) return
+    controller.abort(reason ?? 'cancelled by the client')
+    silence(requestId, reason)
   })
 
   // On the Protocol, past the Server's own tools/call wrapper, which answered bad params with
@@ -158,11 +151,9 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     const callId = `${agent}.${++counter}`
     const transport = server.transport
     const cancel = new AbortController()
-    if (earlyCancels.has(extra.requestId)) {
-      const reason = earlyCancels.get(extra.requestId)
-      cancel.abort(reason)
-      silence(extra.requestId, reason)
-      earlyCancels.delete(extra.requestId)
+    if (cancelledInFlight(transport, extra.requestId)) {
+      cancel.abort('cancelled by the client')
+      silence(extra.requestId, cancel.signal.reason)
     }
     callControllers.set(extra.requestId, cancel)
     const connection = options.connectionSignal?.()
@@ -204,8 +195,6 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     } finally {
       progress?.stop()
       if (callControllers.get(extra.requestId) === cancel) callControllers.delete(extra.requestId)
-      answeredIds.add(extra.requestId)
-      if (answeredIds.size > MAX_EARLY_CANCELS) answeredIds.delete(answeredIds.values().next().value!)
       requests.delete(callId)
       answering.delete(answer)
       answered()

@@ -3,7 +3,7 @@
  * transports claim before delivering a request).
  */
 import { describe, expect, it } from 'vitest'
-import { InFlightIds, refusedBatch, requestEndedUnanswered } from '../../../src/mcp/in-flight-ids.ts'
+import { cancelledInFlight, InFlightIds, refusedBatch, requestEndedUnanswered } from '../../../src/mcp/in-flight-ids.ts'
 
 const request = (id: string | number) => ({ jsonrpc: '2.0', id, method: 'ping' })
 const cancel = (requestId: string | number) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } })
@@ -39,16 +39,21 @@ describe('InFlightIds (S9.4)', () => {
     const transport = { send: async (_message: unknown) => {} }
     ids.watchAnswers(transport)
     expect(ids.claim(request(7))).toBeUndefined()
+    expect(cancelledInFlight(transport, 7)).toBe(false)
     expect(ids.claim(cancel(7))).toBeUndefined()
+    expect(cancelledInFlight(transport, 7)).toBe(true)
+    expect(cancelledInFlight({ send: async () => {} }, 7)).toBe(false)
     expect(ids.claim(request(7))).toEqual({ id: 7, code: -32600, message: 'Invalid Request: request id 7 is still in flight: the request with this id was cancelled and is still stopping (a cancelled request gets no answer; its id is free once it has stopped). JSON-RPC request ids must be unique among the requests in flight. Retry shortly, or send this request with another id.' })
     requestEndedUnanswered(undefined, 7)
     requestEndedUnanswered({ send: async () => {} }, 7)
     expect(ids.claim(request(7))?.id).toBe(7)
     requestEndedUnanswered(transport, 7)
     expect(ids.claim(request(7))).toBeUndefined()
-    // A cancel for an id not in flight (late, or never sent) marks nothing.
+    // A cancel for an id not in flight (late, or never sent) marks nothing: not the request that reuses the id after it.
+    expect(cancelledInFlight(transport, 7)).toBe(false)
     expect(ids.claim(cancel(8))).toBeUndefined()
     expect(ids.claim(request(8))).toBeUndefined()
+    expect(cancelledInFlight(transport, 8)).toBe(false)
     // A cancelled request answered anyway (not silenced: a ping) frees its id with its answer.
     ids.claim(cancel(8))
     void transport.send({ jsonrpc: '2.0', id: 8, result: {} })
