@@ -17,7 +17,7 @@
  * belongs to that request's claim, so a cancel never reaches a later request reusing the id.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 
 /** A JSON-RPC request id (MCP: a string or a number, never null). */
 export type RequestId = string | number
@@ -35,25 +35,27 @@ export class InFlightIds {
   readonly #ids = new Map<RequestId, { cancelled: boolean }>()
 
   /**
-   * Reads one arrival (a message, or a batch: an array of them) before it is delivered. When a
-   * request's id is in flight, or repeated within the batch, returns the refusal for the first
-   * such request and changes nothing; otherwise claims the id of every request in it, marks each
-   * id in flight that a cancel in it names as cancelled (still claimed) and returns undefined. A
-   * cancel in a batch does not free its id for a request of the same batch. What is no message is
-   * passed over (it is refused elsewhere). Never throws.
+   * Reads one arrival (a message, or a batch: an array of them) before it is delivered. First
+   * marks each id in flight that a cancel in it names as cancelled (still claimed), refused
+   * arrival or not: a batch refused for its requests still delivers its notifications
+   * ({@link deliverAllButRequests}). Then, when a request's id is in flight, or repeated within
+   * the batch, returns the refusal for the first such request and claims nothing; otherwise
+   * claims the id of every request in it and returns undefined. A cancel in a batch does not free
+   * its id for a request of the same batch. What is no message is passed over (it is refused
+   * elsewhere). Never throws.
    */
   claim(arrival: unknown): DuplicateIdRefusal | undefined {
     const messages = Array.isArray(arrival) ? (arrival as unknown[]) : [arrival]
+    for (const message of messages) {
+      const id = cancelledId(message)
+      const claimed = id === undefined ? undefined : this.#ids.get(id)
+      if (claimed !== undefined) claimed.cancelled = true
+    }
     const ids = messages.map(requestId).filter((id) => id !== undefined)
     const seen = new Set<RequestId>()
     for (const id of ids) {
       if (this.#ids.has(id) || seen.has(id)) return refusal(id, seen.has(id) ? 'repeated' : this.#ids.get(id)!.cancelled ? 'stopping' : 'running', Array.isArray(arrival))
       seen.add(id)
-    }
-    for (const message of messages) {
-      const id = cancelledId(message)
-      const claimed = id === undefined ? undefined : this.#ids.get(id)
-      if (claimed !== undefined) claimed.cancelled = true
     }
     for (const id of ids) this.#ids.set(id, { cancelled: false })
     return undefined
@@ -174,7 +176,23 @@ function refusal(id: RequestId, clash: Clash, inBatch: boolean): DuplicateIdRefu
     running: `Invalid Request: request id ${shown} is still in flight (a request with this id was received and has not been answered yet); ${unique} Wait for its answer, or send this request with another id.`,
     stopping: `Invalid Request: request id ${shown} is still in flight: the request with this id was cancelled and is still stopping (a cancelled request gets no answer; its id is free once it has stopped). ${unique} Retry shortly, or send this request with another id.`,
   }[clash]
-  return { id, code: -32600, message: inBatch ? `${reason} This whole batch was refused: nothing in it was run or delivered.` : reason }
+  return { id, code: -32600, message: inBatch ? `${reason} This whole batch was refused: none of its requests was run ${DELIVERED}.` : reason }
+}
+
+/** What a refused batch's errors say of the rest of it ({@link deliverAllButRequests}). */
+const DELIVERED = '(what else it held, notifications and answers, was delivered)'
+
+/**
+ * Delivers to `transport` (through its `onmessage`, set by the SDK's `Protocol` when it connected)
+ * every message of `batch`, a batch refused for a request id, that is no request: notifications
+ * and the client's answers to the server's requests, in order. None of them gets an answer, so a
+ * client could not learn that one was dropped; and a cancel among them must reach the request it
+ * names (S1.3), which went on holding a run slot otherwise.
+ */
+export function deliverAllButRequests(transport: Pick<Transport, 'onmessage'>, batch: readonly unknown[]): void {
+  for (const message of batch) {
+    if (isJSONRPCNotification(message) || isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) transport.onmessage?.(message)
+  }
 }
 
 /**
@@ -190,7 +208,7 @@ export function refusedBatch(batch: readonly unknown[], refused: DuplicateIdRefu
     if (id === undefined) return []
     const own = !named && id === refused.id
     named ||= own
-    const message_ = own ? refused.message : `Invalid Request: this batch was refused because request id ${JSON.stringify(refused.id)} in it cannot be used now (see the error for that id); nothing in the batch was run or delivered, this request neither. Send it again, without that id.`
+    const message_ = own ? refused.message : `Invalid Request: this batch was refused because request id ${JSON.stringify(refused.id)} in it cannot be used now (see the error for that id); none of its requests was run, this one neither ${DELIVERED}. Send it again, without that id.`
     return [{ jsonrpc: '2.0' as const, id, error: { code: refused.code, message: message_ } }]
   })
 }

@@ -14,7 +14,7 @@
  * requests for it get 404. A POST with a request whose id is that of a request of its session
  * still in flight (a cancelled one until it has stopped) gets 400 (-32600, naming the id) before
  * the SDK sees it (`in-flight-ids.ts`); a batch holding one is refused whole, with an error for
- * each of its requests.
+ * each of its requests, none of them run; its notifications (a cancel) are delivered all the same.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
@@ -22,7 +22,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { Context } from 'cordis'
-import { InFlightIds, refusedBatch } from '../mcp/in-flight-ids.ts'
+import { deliverAllButRequests, InFlightIds, refusedBatch } from '../mcp/in-flight-ids.ts'
 import { initializeRefusal, unreadableMessage } from './post-refusals.ts'
 import { BodyTooLarge, declaresTooLarge, MAX_BODY_BYTES, readBody } from './request-body.ts'
 import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader, isLoopbackOrigin } from './bearer-auth.ts'
@@ -153,6 +153,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
       if (unreadable !== undefined) return reply(res, 400, unreadable.message, unreadable.code, false, unreadable.id)
       if (known) {
         const duplicate = known.requestIds.claim(body)
+        if (duplicate !== undefined && Array.isArray(body)) deliverAllButRequests(known.transport, body)
         if (duplicate !== undefined) return Array.isArray(body) ? writeJson(res, 400, refusedBatch(body, duplicate)) : reply(res, 400, duplicate.message, duplicate.code, false, duplicate.id)
         track(sessionId as string, res)
         let refused = true

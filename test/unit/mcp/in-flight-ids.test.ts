@@ -3,7 +3,7 @@
  * transports claim before delivering a request).
  */
 import { describe, expect, it } from 'vitest'
-import { cancelledInFlight, InFlightIds, refusedBatch, requestEndedUnanswered } from '../../../src/mcp/in-flight-ids.ts'
+import { cancelledInFlight, deliverAllButRequests, InFlightIds, refusedBatch, requestEndedUnanswered } from '../../../src/mcp/in-flight-ids.ts'
 
 const request = (id: string | number) => ({ jsonrpc: '2.0', id, method: 'ping' })
 const cancel = (requestId: string | number) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } })
@@ -21,15 +21,15 @@ describe('InFlightIds (S9.4)', () => {
     expect(ids.claim(request('1'))).toBeUndefined()
   })
 
-  it('S9.4 a batch with a repeated or an in-flight id is refused whole and claims nothing; a cancel in it does not free its id for a request of the same batch', () => {
+  it('S1.3 S9.4 a batch with a repeated or an in-flight id is refused whole and claims nothing, but its cancel is applied; a cancel in it does not free its id for a request of the same batch', () => {
     const ids = new InFlightIds()
-    expect(ids.claim([request(1), request(1)])?.message).toMatch(/^Invalid Request: request id 1 appears more than once in this batch.* This whole batch was refused: nothing in it was run or delivered\.$/)
+    expect(ids.claim([request(1), request(1)])?.message).toMatch(/^Invalid Request: request id 1 appears more than once in this batch.* This whole batch was refused: none of its requests was run \(what else it held, notifications and answers, was delivered\)\.$/)
     expect(ids.claim(request(1))).toBeUndefined()
     expect(ids.claim([request(2), request(1)])?.id).toBe(1)
     expect(ids.claim(request(2))).toBeUndefined()
-    expect(ids.claim([cancel(1), request(1)])?.message).toMatch(/^Invalid Request: request id 1 is still in flight \(/)
-    // The refused batch's cancel changed nothing: 1 is still running, and its answer frees it.
-    expect(ids.claim(request(1))?.message).toMatch(/^Invalid Request: request id 1 is still in flight \(/)
+    expect(ids.claim([cancel(1), request(1)])?.message).toMatch(/^Invalid Request: request id 1 is still in flight: the request with this id was cancelled and is still stopping .* This whole batch was refused: none of its requests was run \(what else it held, notifications and answers, was delivered\)\.$/)
+    // The refused batch's cancel is delivered (deliverAllButRequests), so its mark stays: 1 is stopping, and its end frees it.
+    expect(ids.claim(request(1))?.message).toMatch(/^Invalid Request: request id 1 is still in flight: the request with this id was cancelled/)
     ids.answered({ jsonrpc: '2.0', id: 1, result: {} })
     expect(ids.claim(request(1))).toBeUndefined()
   })
@@ -70,6 +70,15 @@ describe('InFlightIds (S9.4)', () => {
       { jsonrpc: '2.0', id: 1, error: { code: -32600, message: refused.message } },
       { jsonrpc: '2.0', id: 1, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: this batch was refused/) } },
     ])
+  })
+
+  it('S1.3 S9.4 a refused batch delivers what in it is no request (notifications, the client\'s answers), in order, and no request', () => {
+    const delivered: unknown[] = []
+    const transport = { onmessage: (message: unknown) => void delivered.push(message) }
+    const answer = { jsonrpc: '2.0', id: 'elicit-1', result: { action: 'decline' } }
+    const failure = { jsonrpc: '2.0', id: 'elicit-2', error: { code: -1, message: 'no' } }
+    deliverAllButRequests(transport, [request(1), cancel(1), answer, { jsonrpc: '2.0', id: 2, method: 'notifications/cancelled' }, 'x', failure, request(2)])
+    expect(delivered).toEqual([cancel(1), answer, failure])
   })
 
   it('S9.4 notifications, answers from the client and what is no message claim nothing; release frees a refused arrival', () => {

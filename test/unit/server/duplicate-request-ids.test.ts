@@ -5,7 +5,7 @@
  * stopped) the id can be used again. (SPEC S9.4: run_code is the transport; the refusal happens
  * before any run.)
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
@@ -54,10 +54,15 @@ async function stdioSession(host: Host) {
 
 describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { timeout: 60_000 }, () => {
   let host: Host
+  let workspace: string
   beforeAll(async () => {
-    host = await createHost({ workspace: mkdtempSync(join(tmpdir(), 'ptc-dup-ids-')), journal: false, toolModules: [TOOLS] })
+    workspace = mkdtempSync(join(tmpdir(), 'ptc-dup-ids-'))
+    host = await createHost({ workspace, journal: false, toolModules: [TOOLS] })
   }, 60_000)
-  afterAll(() => host.dispose())
+  afterAll(async () => {
+    await host.dispose()
+    rmSync(workspace, { recursive: true, force: true })
+  })
 
   it('S9.4 over stdio: the duplicate gets -32600 naming its id, the first request runs on to its own answer, and the id is free again once answered', async () => {
     const { stdin, answers, session } = await stdioSession(host)
@@ -196,23 +201,41 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
       expect(await streamed(await post(runCode(9, 'free'), sessionId))).toMatchObject([{ id: 9, result: { structuredContent: { value: 'free' } } }])
     })
 
-    it('S9.4 a batch holding an id in flight is refused whole, with an error for each of its requests (JSON-RPC 2.0 §6), and nothing in it is run', async () => {
+    it('S1.3 S9.4 a batch holding an id in flight is refused whole, an error for each of its requests (JSON-RPC 2.0 §6), none of them run; its cancel, which gets no answer, is still applied', async () => {
       const initialized = await post(INITIALIZE)
       const sessionId = initialized.headers.get('mcp-session-id')!
       await initialized.body?.cancel()
       await post(INITIALIZED, sessionId)
-      const first = post(runCode(10, 'first', 1_500), sessionId)
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 10, reason: 'x' } }
-      const refused = await post([runCode(9, 'not run'), cancel, runCode(10, 'second')], sessionId)
-      expect(refused.status).toBe(400)
-      expect(await refused.json()).toEqual([
-        { jsonrpc: '2.0', id: 9, error: { code: -32600, message: 'Invalid Request: this batch was refused because request id 10 in it cannot be used now (see the error for that id); nothing in the batch was run or delivered, this request neither. Send it again, without that id.' } },
-        { jsonrpc: '2.0', id: 10, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: request id 10 is still in flight \(.*This whole batch was refused: nothing in it was run or delivered\.$/) } },
-      ])
-      // Nothing of the batch was delivered: the first request was not cancelled, and id 9 is free.
-      expect(await streamed(await first)).toMatchObject([{ id: 10, result: { structuredContent: { value: 'first' } } }])
-      expect(await streamed(await post(runCode(9, 'free'), sessionId))).toMatchObject([{ id: 9, result: { structuredContent: { value: 'free' } } }])
+      const values: unknown[] = []
+      const stopListening = host.ctx.on('tools/result', (result) => void (result.name === 'run_code' && values.push((result.value as { value?: unknown } | undefined)?.value)))
+      /** The status of a POST, its body read (an event stream to its end). */
+      const statusOf = async (body: unknown) => {
+        const response = await post(body, sessionId)
+        await response.text()
+        return response.status
+      }
+      try {
+        const first = post(runCode(10, 'first', 30_000), sessionId)
+        // Wait until the server has claimed id 10 for the first request. The probe, a batch repeating
+        // id 10, is refused whatever happens (for 10 in flight, else for the repeat) and claims nothing.
+        const ping10 = { jsonrpc: '2.0', id: 10, method: 'ping' }
+        await expect.poll(async () => ((await (await post([ping10, ping10], sessionId)).json()) as Answer[])[0]?.error?.message).toMatch(/^Invalid Request: request id 10 is still in flight \(/)
+        const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 10, reason: 'x' } }
+        const refused = await post([runCode(9, 'not run'), cancel, runCode(10, 'second')], sessionId)
+        expect(refused.status).toBe(400)
+        expect(await refused.json()).toEqual([
+          { jsonrpc: '2.0', id: 9, error: { code: -32600, message: 'Invalid Request: this batch was refused because request id 10 in it cannot be used now (see the error for that id); none of its requests was run, this one neither (what else it held, notifications and answers, was delivered). Send it again, without that id.' } },
+          { jsonrpc: '2.0', id: 10, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: request id 10 is still in flight: the request with this id was cancelled and is still stopping .* This whole batch was refused: none of its requests was run \(what else it held, notifications and answers, was delivered\)\.$/) } },
+        ])
+        // The cancel stopped the first request (it gets no answer): id 10 is free once it has stopped.
+        await expect.poll(() => statusOf(runCode(10, 'reused')), { timeout: 20_000, interval: 50 }).toBe(200)
+        void first.then((response) => response.body?.cancel(), () => {})
+        // Neither request of the batch was run, and id 9 is free.
+        expect(await streamed(await post(runCode(9, 'free'), sessionId))).toMatchObject([{ id: 9, result: { structuredContent: { value: 'free' } } }])
+        expect(values).toEqual([undefined, 'reused', 'free'])
+      } finally {
+        stopListening()
+      }
     })
   })
 })
