@@ -35,30 +35,36 @@ export class InFlightIds {
   readonly #ids = new Map<RequestId, { cancelled: boolean }>()
 
   /**
-   * Reads one arrival (a message, or a batch: an array of them) before it is delivered. First
-   * marks each id in flight that a cancel in it names as cancelled (still claimed), refused
-   * arrival or not: a batch refused for its requests still delivers its notifications
-   * ({@link deliverAllButRequests}). Then, when a request's id is in flight, or repeated within
-   * the batch, returns the refusal for the first such request and claims nothing; otherwise
-   * claims the id of every request in it and returns undefined. A cancel in a batch does not free
-   * its id for a request of the same batch. What is no message is passed over (it is refused
-   * elsewhere). Never throws.
+   * Reads one arrival (a message, or a batch: an array of them) before it is delivered. When a
+   * request's id is in flight, or repeated within the batch, claims nothing and returns the
+   * refusal for the first such request; otherwise claims the id of every request in it and
+   * returns undefined. Either way, a cancel in it marks the request with its id in flight where
+   * the cancel stands as cancelled (still claimed): one claimed before, or earlier in this batch
+   * when it is not refused, never one after it (a cancel does not free its id for a request of
+   * the same batch); a refused batch still delivers its cancels ({@link deliverAllButRequests}).
+   * What is no message is passed over (it is refused elsewhere). Never throws.
    */
   claim(arrival: unknown): DuplicateIdRefusal | undefined {
     const messages = Array.isArray(arrival) ? (arrival as unknown[]) : [arrival]
-    for (const message of messages) {
-      const id = cancelledId(message)
-      const claimed = id === undefined ? undefined : this.#ids.get(id)
-      if (claimed !== undefined) claimed.cancelled = true
-    }
-    const ids = messages.map(requestId).filter((id) => id !== undefined)
     const seen = new Set<RequestId>()
-    for (const id of ids) {
-      if (this.#ids.has(id) || seen.has(id)) return refusal(id, seen.has(id) ? 'repeated' : this.#ids.get(id)!.cancelled ? 'stopping' : 'running', Array.isArray(arrival))
+    let clash: RequestId | undefined
+    for (const id of messages.map(requestId)) {
+      if (id === undefined) continue
+      if (this.#ids.has(id) || seen.has(id)) {
+        clash = id
+        break
+      }
       seen.add(id)
     }
-    for (const id of ids) this.#ids.set(id, { cancelled: false })
-    return undefined
+    for (const message of messages) {
+      const id = requestId(message)
+      if (id !== undefined && clash === undefined) this.#ids.set(id, { cancelled: false })
+      const named = cancelledId(message)
+      const claimed = named === undefined ? undefined : this.#ids.get(named)
+      if (claimed !== undefined) claimed.cancelled = true
+    }
+    if (clash === undefined) return undefined
+    return refusal(clash, seen.has(clash) ? 'repeated' : this.#ids.get(clash)!.cancelled ? 'stopping' : 'running', Array.isArray(arrival))
   }
 
   /** Frees the ids of the requests of `arrival`, which was claimed but never delivered (its transport refused it). */

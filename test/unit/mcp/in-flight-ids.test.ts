@@ -54,6 +54,9 @@ describe('InFlightIds (S9.4)', () => {
     expect(ids.claim(cancel(8))).toBeUndefined()
     expect(ids.claim(request(8))).toBeUndefined()
     expect(cancelledInFlight(transport, 8)).toBe(false)
+    // In one batch, a cancel marks the request before it, not the one after it.
+    expect(ids.claim([request(9), cancel(9), cancel(10), request(10)])).toBeUndefined()
+    expect([cancelledInFlight(transport, 9), cancelledInFlight(transport, 10)]).toEqual([true, false])
     // A cancelled request answered anyway (not silenced: a ping) frees its id with its answer.
     ids.claim(cancel(8))
     void transport.send({ jsonrpc: '2.0', id: 8, result: {} })

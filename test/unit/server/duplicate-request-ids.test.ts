@@ -201,6 +201,35 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
       expect(await streamed(await post(runCode(9, 'free'), sessionId))).toMatchObject([{ id: 9, result: { structuredContent: { value: 'free' } } }])
     })
 
+    it('S1.3 S9.4 a cancel after its request in one batch stops that request: it gets no answer, and its id is free once it has stopped', async () => {
+      const initialized = await post(INITIALIZE)
+      const sessionId = initialized.headers.get('mcp-session-id')!
+      await initialized.body?.cancel()
+      await post(INITIALIZED, sessionId)
+      const values: unknown[] = []
+      const stopListening = host.ctx.on('tools/result', (result) => void (result.name === 'run_code' && values.push((result.value as { status?: unknown } | undefined)?.status)))
+      try {
+        const batch = await post([runCode(12, 'never', 30_000), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 12, reason: 'x' } }], sessionId)
+        expect(batch.status).toBe(200)
+        // Refused while the cancelled call is stopping, then served.
+        let reused: Answer[] = []
+        await expect
+          .poll(async () => {
+            const response = await post(runCode(12, 'reused'), sessionId)
+            if (response.status === 200) reused = await streamed(response)
+            else await response.body?.cancel()
+            return response.status
+          }, { timeout: 20_000, interval: 50 })
+          .toBe(200)
+        expect(reused).toMatchObject([{ id: 12, result: { structuredContent: { value: 'reused' } } }])
+        void batch.body?.cancel()
+        // Cancelled before its handler started, the first call never ran: the only run is the reuse.
+        expect(values).toEqual(['ok'])
+      } finally {
+        stopListening()
+      }
+    })
+
     it('S1.3 S9.4 a batch holding an id in flight is refused whole, an error for each of its requests (JSON-RPC 2.0 §6), none of them run; its cancel, which gets no answer, is still applied', async () => {
       const initialized = await post(INITIALIZE)
       const sessionId = initialized.headers.get('mcp-session-id')!
