@@ -2,11 +2,12 @@
  * Approval through MCP elicitation (SPEC S5.1, S5.3, S8.1, S8.2): an `approval/request`
  * responder for one session. When the session's client declared the elicitation capability, an
  * `ask` decision for a call of that session's agent becomes an `elicitation/create` yes/no form;
- * only an explicit accept with `allow: true` answers `allowed-once` (this call only). A decline,
- * a cancel or `allow: false` by the person answers `denied` (refused); an accept without `allow`
- * is no answer. When no answer can be had (the client's
- * elicitation fails, it times out, or the client does not handle it) the call is denied all the
- * same, but as an {@link ApprovalNotObtainedError} that says why and what to do, not as a refusal.
+ * only an explicit accept with `allow: true` answers `allowed-once` (this call only). A decline
+ * or `allow: false` by the person answers `denied` (refused); a cancel (the dialog dismissed
+ * without a choice, per the MCP spec) and an accept without `allow` are no answer. When no
+ * answer can be had (those two, or the client's elicitation fails, times out, or is not handled)
+ * the call is denied all the same, but as an {@link ApprovalNotObtainedError} that says why and
+ * what to do, not as a refusal.
  * Calls of other agents pass to the next responder; so do calls of a client without elicitation,
  * and when no other responder answers, that is an `ApprovalNotObtainedError` too.
  */
@@ -75,6 +76,11 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
       // The call was stopped (its run ended, its request was cancelled): the pipeline says so.
       if (execution.callerSignal.aborted) return 'denied'
       throw notObtained(error, timeoutMs)
+    }
+    // MCP: `decline` is the person's "no"; `cancel` is a dialog dismissed without a choice, so no answer.
+    if (answer.action === 'decline') return 'denied'
+    if (answer.action === 'cancel') {
+      throw new ApprovalNotObtainedError('the approval dialog was dismissed without an answer', 'If the call is still needed, make it again and ask the user to answer the prompt (allow or decline) instead of closing it.')
     }
     if (answer.action !== 'accept') return 'denied'
     if (typeof answer.content?.allow === 'boolean') return answer.content.allow ? 'allowed-once' : 'denied'

@@ -2,7 +2,8 @@
  * An approval the MCP client could not be asked for is not a refusal (SPEC S5.1, S5.3, S8.2):
  * when the elicitation fails (the client errors, does not handle it, times out, or never declared
  * elicitation), the call is still denied, but its error says the approval could not be obtained,
- * why (the client's error), and what to do; only a person's "no" reads "refused".
+ * why (the client's error), and what to do; a dismissed prompt (cancel) is no answer either; only
+ * a person's "no" (decline, allow: false) reads "refused".
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -78,6 +79,16 @@ describe('an approval that could not be obtained is not a refusal (S5.1, S8.2)',
     expect(text).toMatch(/but the approval could not be obtained, so the call was not made \(nobody refused it\): the MCP client accepted the approval prompt without its "allow" answer\. Answer the prompt's "Allow this call once" field \(yes or no\), then make the call again\.$/)
     const refused = await guardedError({ elicit: () => ({ action: 'accept', content: { allow: false } }) })
     expect(refused.text).toMatch(/^Error: Approval was refused \(test policy\)/)
+  })
+
+  it('S8.2 a dismissed prompt (cancel) is no answer, not a refusal: the call was not made, and the journal records unavailable', async () => {
+    const { text, agent } = await guardedError({ elicit: () => ({ action: 'cancel' }) })
+    expect(text).toMatch(/^Error: This call needs approval \(test policy\), but the approval could not be obtained, so the call was not made \(nobody refused it\): the approval dialog was dismissed without an answer\. /)
+    expect(text).not.toMatch(/Approval was refused/)
+    const journals = join(host.workspace, 'journal')
+    const journal = readFileSync(join(journals, readdirSync(journals).find((file) => file.endsWith(`-${agent}.jsonl`))!), 'utf8')
+    const approval = journal.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; outcome?: string }).find((record) => record.type === 'tool/approval')
+    expect(approval?.outcome).toBe('unavailable')
   })
 
   it('S5.1 a person who declines is still a refusal', async () => {
