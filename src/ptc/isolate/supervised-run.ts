@@ -48,6 +48,8 @@ export class SupervisedRun {
   readonly #calls = new Map<string, { controller: AbortController; name: string }>()
   readonly #timers: NodeJS.Timeout[] = []
   #onAbort: (() => void) | undefined
+  /** The caller cancelled the run: no call of it starts any more. */
+  #cancelled = false
   #resolve!: (result: IsolateRunResult) => void
   #reject!: (error: Error) => void
 
@@ -78,6 +80,10 @@ export class SupervisedRun {
     )
     if (request.signal !== undefined) {
       this.#onAbort = () => {
+        // The caller's cancel stops the run's calls here and now, not when the worker confirms it:
+        // a call awaiting approval must not start if its approval lands before that (S8.2).
+        this.#cancelled = true
+        this.#abortCalls(new Error('run cancelled'))
         hooks.send({ type: 'cancel', runId: this.runId })
         this.#timers.push(
           setTimeout(() => {
@@ -96,7 +102,7 @@ export class SupervisedRun {
   onDispatch(message: WorkerDispatchMessage): void {
     const { runId, pairingId } = message
     const { hooks, request } = this.#options
-    if (this.ended) {
+    if (this.ended || this.#cancelled) {
       hooks.answer({ type: 'answer', runId, pairingId, outcome: { ok: false, message: 'the run ended' } })
       return
     }
@@ -156,9 +162,13 @@ export class SupervisedRun {
     this.ended = true
     for (const timer of this.#timers) clearTimeout(timer)
     if (this.#onAbort !== undefined) this.#options.request.signal?.removeEventListener('abort', this.#onAbort)
+    this.#abortCalls(reason)
+    return true
+  }
+
+  #abortCalls(reason: Error): void {
     for (const call of this.#calls.values()) call.controller.abort(reason)
     this.#calls.clear()
-    return true
   }
 }
 
