@@ -10,6 +10,7 @@ import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
 import { describeRunError, describeWarning, type RunCodeValue } from '../ptc/run-code-value.ts'
 import type { ToolErrorKind } from '../tools/types.ts'
 import { endEarlyInterrupt, INTERRUPTED } from './early-interrupt.ts'
+import { noTerminalResponder } from './no-terminal-approval.ts'
 
 /** How `ptc run` prints and limits one script. */
 export interface RunScriptOptions {
@@ -40,12 +41,12 @@ export interface RunCodeFailure {
 export async function runScript(code: string, hostOptions: HostOptions, options: RunScriptOptions): Promise<number> {
   const host = await createHost({
     ...hostOptions,
-    // S8.2: a person can answer approval prompts only at a terminal; headless, asks are denied.
-    ...(process.stdin.isTTY && {
-      setup: async (ctx) => {
-        await ctx.plugin(ttyApproval)
-      },
-    }),
+    // S8.2: a person can answer approval prompts only at a terminal; headless, asks are denied,
+    // with an error that says stdin is not a terminal and what a CLI user can do.
+    setup: async (ctx) => {
+      if (process.stdin.isTTY) await ctx.plugin(ttyApproval)
+      else ctx.approval.respond(noTerminalResponder)
+    },
   })
   const stop = new AbortController()
   const onSignal = () => stop.abort()
