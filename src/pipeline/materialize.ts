@@ -20,7 +20,26 @@ export const MAX_JSON_DEPTH = 256
  */
 export function materializeJson(input: unknown): JsonValue {
   try {
-    return copy(input, [], 0)
+    return copy(input, [], 0, false)
+  } catch (error) {
+    if (error instanceof Failure) throw new NotJsonError(error.message, jsonPath(error.path.reverse()))
+    throw error
+  }
+}
+
+/** Why an own `__proto__` key of a call's arguments is refused ({@link materializeArguments}). */
+const PROTO_KEY_REFUSED = 'a key named __proto__ cannot be passed in tool arguments: validation would drop it; rename the key'
+
+/**
+ * {@link materializeJson} of a call's arguments (S6.1), which also refuses an own `__proto__` key
+ * at any depth: a zod object parse of the arguments leaves that key out (it assigns keys to a
+ * fresh object), so the tool would run without it; refused, not dropped. A value
+ * {@link canonicalJson} made is checked again here rather than reused.
+ * @throws NotJsonError as {@link materializeJson}, and for a `__proto__` key.
+ */
+export function materializeArguments(input: unknown): JsonValue {
+  try {
+    return copy(input, [], 0, true)
   } catch (error) {
     if (error instanceof Failure) throw new NotJsonError(error.message, jsonPath(error.path.reverse()))
     throw error
@@ -81,7 +100,7 @@ class Failure {
  * Set, since JSON is shallow (a lookup costs `depth` comparisons, nothing to add or delete), so a
  * 64 KB result of 806 records copies in about 0.6 of the time (issue 12).
  */
-function copy(value: unknown, ancestors: object[], depth: number): JsonValue {
+function copy(value: unknown, ancestors: object[], depth: number, noProtoKey: boolean): JsonValue {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -101,7 +120,7 @@ function copy(value: unknown, ancestors: object[], depth: number): JsonValue {
   }
   if (value === null) return null
   const object = value as object
-  if (Object.isFrozen(object) && CANONICAL.has(object)) return object as JsonValue
+  if (!noProtoKey && Object.isFrozen(object) && CANONICAL.has(object)) return object as JsonValue
   if (depth >= MAX_JSON_DEPTH) throw new Failure(`nesting deeper than ${MAX_JSON_DEPTH} levels; send a flatter value (a list instead of a chain of nested objects)`)
   for (let index = 0; index < depth; index++) if (ancestors[index] === object) throw new Failure('a cycle (the value contains itself)')
   ancestors[depth] = object
@@ -112,7 +131,7 @@ function copy(value: unknown, ancestors: object[], depth: number): JsonValue {
       try {
         const item = (object as unknown[])[index]
         if (item === undefined) throw new Failure('undefined (or a hole) in an array is not JSON; use null')
-        out[index] = copy(item, ancestors, depth + 1)
+        out[index] = copy(item, ancestors, depth + 1, noProtoKey)
       } catch (error) {
         if (error instanceof Failure) error.path.push(`[${index}]`)
         throw error
@@ -129,9 +148,10 @@ function copy(value: unknown, ancestors: object[], depth: number): JsonValue {
   for (const key of Object.keys(object)) {
     let item: unknown
     try {
+      if (noProtoKey && key === '__proto__') throw new Failure(PROTO_KEY_REFUSED)
       item = (object as Record<string, unknown>)[key]
       if (item === undefined) continue
-      item = copy(item, ancestors, depth + 1)
+      item = copy(item, ancestors, depth + 1, noProtoKey)
     } catch (error) {
       if (error instanceof Failure) error.path.push(`.${key}`)
       throw error

@@ -10,7 +10,7 @@ import type { ExecuteOptions, JsonValue, ToolCall } from '../tools/types.ts'
 import { Execution, NEVER_ABORTED } from './execution.ts'
 import type { CallRecord } from './finish.ts'
 import type { EventHooks } from './cordis-adapter.ts'
-import { deepFreeze, materializeJson } from './materialize.ts'
+import { deepFreeze, materializeArguments } from './materialize.ts'
 import { notify } from './notify.ts'
 import type { ResultError } from './results.ts'
 import type { PipelineHost } from './run-tool-call.ts'
@@ -66,7 +66,7 @@ export function openCall(host: PipelineHost, record: CallRecord, call: ToolCall,
   const reuse = classified !== undefined && classified.tool === tool
   let materializeError: unknown
   try {
-    record.arguments = reuse ? classified.arguments : materializeJson(input === undefined ? {} : input)
+    record.arguments = reuse ? classified.arguments : materializeArguments(input === undefined ? {} : input)
   } catch (error) {
     materializeError = error
   }

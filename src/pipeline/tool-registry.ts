@@ -9,7 +9,7 @@ import { ToolDefinitionError } from '../errors/ptc-error.ts'
 import { isTool, type Tool } from '../tools/define-tool.ts'
 import type { ExecuteOptions, ToolCall, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from '../tools/types.ts'
 import { bindListenersWithoutProxyTraps, eventHooks, traceWithoutShadow } from './cordis-adapter.ts'
-import { deepFreeze, materializeJson } from './materialize.ts'
+import { deepFreeze, materializeArguments } from './materialize.ts'
 import type { ClassifiedCall } from './open-call.ts'
 import { runToolCall } from './run-tool-call.ts'
 
@@ -184,7 +184,7 @@ export class ToolRegistry extends Service {
       const tool = this._tools.get(call.name)
       // Without a classifier the answer is exclusive; classifyOnce still reads the arguments for execute.
       if (tool === undefined || (!tool.isConcurrencySafe && !keep)) return EXCLUSIVE
-      const materialized = materializeJson(call.arguments === undefined ? {} : call.arguments)
+      const materialized = materializeArguments(call.arguments === undefined ? {} : call.arguments)
       const parsed = tool.parameters.safeParse(materialized)
       if (!parsed.success) return EXCLUSIVE
       let data = parsed.data

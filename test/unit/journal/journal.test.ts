@@ -164,10 +164,14 @@ describe('journal', () => {
   it('hostile content (a __proto__ key, unicode line separators) stays one line per record', async () => {
     const file = join(dir, 'hostile.jsonl')
     const { root } = await setup({ file })
-    await root.tools.execute({ name: 'echo', arguments: JSON.parse('{"text": "a\\u2028b\\nc", "__proto__": {"x": 1}}') })
+    await root.tools.execute({ name: 'echo', arguments: JSON.parse('{"text": "a\\u2028b\\nc"}') })
+    await root.tools.execute({ name: 'echo', arguments: JSON.parse('{"text": "a", "__proto__": {"x": 1}}') })
     const records = lines(file)
-    expect(records).toHaveLength(2)
-    expect(Object.getOwnPropertyDescriptor(records[0]!.arguments, '__proto__')?.value).toEqual({ x: 1 })
+    expect(records).toHaveLength(4)
+    expect(records[0]!.arguments).toEqual({ text: 'a\u2028b\nc' })
+    // S6.1: arguments with a __proto__ key are refused (validation would drop it): recorded as refused, no prototype changed.
+    expect(records[2]!.arguments).toBeNull()
+    expect(JSON.stringify(records[3])).toContain('$.__proto__: a key named __proto__ cannot be passed')
     expect(({} as { x?: unknown }).x).toBeUndefined()
   })
 
