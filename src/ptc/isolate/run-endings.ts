@@ -59,7 +59,7 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
   const uses = [
     { ms: spent.checkMs, what: 'type-checking and compiling', advice: "Simplify the script's types or raise timeoutMs." },
     { ms: spent.runningMs, what: "running the script's code", advice: 'Look for an endless loop or do less computation in the script.' },
-    { ms: spent.toolWaitMs, what: `waiting on tool calls${running}`, advice: 'Make fewer or smaller calls, or run the work in parts.' },
+    { ms: spent.toolWaitMs, what: `waiting on tool calls${running}`, advice: toolWaitAdvice(spent.toolsRunning.length) },
     { ms: idleMs, what: 'waiting on nothing: no code ran and no tool call was pending', advice: 'The script awaited a promise that never settles; make sure everything it awaits settles.' },
   ]
   const most = uses.reduce((best, use) => (use.ms > best.ms ? use : best))
@@ -141,11 +141,22 @@ export function disposedEnding(): RunEnding {
  * replaced (status `timeout`). `toolsRunning`: calls the host was still running for the run.
  */
 export function unansweredDeadlineEnding(limitMs: number, toolsRunning: readonly string[]): RunEnding {
-  const running = toolsRunning.length === 0 ? '' : ` ${describeNames(toolsRunning)} were still running.`
+  const running = toolsRunning.length === 0 ? '' : ` Still running then: ${describeNames(toolsRunning)}.`
   return {
     status: 'timeout',
-    error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs), and the isolate worker process did not answer in time, so it was restarted.${running} Make fewer or smaller calls, or run the work in parts.` },
+    error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs), and the isolate worker process did not answer in time, so it was restarted.${running} ${toolWaitAdvice(toolsRunning.length)}` },
   }
+}
+
+/**
+ * What to do when the deadline went to tool calls. With `running` calls still going at the
+ * deadline (stopped then, through their signal), the script cannot know whether they took
+ * effect (a write may have landed), so it says so before suggesting a slower tool's remedies.
+ */
+function toolWaitAdvice(running: number): string {
+  if (running === 0) return 'Make fewer or smaller calls, or run the work in parts.'
+  const them = running === 1 ? 'The call still running was' : 'The calls still running were'
+  return `${them} stopped at the deadline and may or may not have taken effect: check before making ${running === 1 ? 'it' : 'them'} again. If a tool is slow or hangs, ask it for less or raise timeoutMs; otherwise make fewer calls, or run the work in parts.`
 }
 
 /**

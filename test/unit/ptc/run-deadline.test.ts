@@ -41,3 +41,10 @@ describe('withCapNote (S9.7)', () => {
     expect(withCapNote(unanswered, 5_000, 400).message).toBe(`${unanswered.message} ${capped}`)
   })
 })
+
+describe('the watchdog deadline ending (S9.7)', () => {
+  it('S9.7 with calls still running it says they may have taken effect; without, it keeps the plain advice', () => {
+    expect(unansweredDeadlineEnding(400, ['write_file']).error!.message).toMatch(/Still running then: 1 call: write_file\. The call still running was stopped at the deadline and may or may not have taken effect: check before making it again\./)
+    expect(unansweredDeadlineEnding(400, []).error!.message).toMatch(/so it was restarted\. Make fewer or smaller calls, or run the work in parts\.$/)
+  })
+})
