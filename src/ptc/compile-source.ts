@@ -45,6 +45,9 @@ export const GUARD_SUFFIX = `\nbreak ${GUARD_LABEL}; !0\n} }\n`
 /** The message for a `}` that closes the script's body before its end (see {@link GUARD_PREFIX}). */
 export const EARLY_CLOSE_MESSAGE = 'Unexpected "}": the script closes more braces than it opens, and this one ends the script\'s body (a script is the body of an async function); remove it or add the "{" it should close'
 
+/** The message for a script that ends in the middle of an expression or statement (`return 1 +`, `[1,`), at its last line. */
+export const UNFINISHED_SCRIPT_MESSAGE = 'Unexpected end of the script: it ends in the middle of an expression or statement; finish it (an operand after an operator, a closing ")", "]" or "}", a value after ":")'
+
 /**
  * Where, as an offset into the user's code, the `}` is that closed the wrapper's function in
  * `file` (the wrapped text TypeScript parsed, the user's code starting at `userStart`), when that

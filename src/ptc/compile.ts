@@ -17,6 +17,7 @@ import {
   NO_IMPORTS_MESSAGE,
   positionAt,
   EARLY_CLOSE_MESSAGE,
+  UNFINISHED_SCRIPT_MESSAGE,
   GUARD_PREFIX,
   GUARD_SUFFIX,
   SCRIPT_PREFIX,
@@ -280,7 +281,8 @@ function esbuildDiagnostic(code: string, esbuildMessage: Message, prefixLines: n
 /**
  * The diagnostic for a stray `}` that closed the wrapper early, at that brace: esbuild gives no
  * syntax tree, but the script transformed without the wrapper (where top-level `await` and
- * `return` parse too) trips over that very brace. Without such an answer, at the script's end.
+ * `return` parse too) trips over that very brace. Where it ends in the middle of an expression
+ * instead, that is said at its last line. Without such an answer, at the script's end.
  */
 async function strayBrace(code: string, body: string): Promise<Diagnostic[]> {
   let at = { ...positionAt(code, code.length), message: 'Unexpected "}": the script closes more braces than it opens' }
@@ -289,6 +291,8 @@ async function strayBrace(code: string, body: string): Promise<Diagnostic[]> {
   } catch (error) {
     const first = isTransformFailure(error) ? error.errors[0] : undefined
     if (first?.text === 'Unexpected "}"') at = { ...esbuildDiagnostic(code, first, 0), message: EARLY_CLOSE_MESSAGE }
+    // Unfinished (`return 1 +`): the wrapper's own `}` was unexpected, not one of the script's.
+    else if (first?.text === 'Unexpected end of file') at = { ...positionAt(code, code.trimEnd().length), message: UNFINISHED_SCRIPT_MESSAGE }
   }
   return [{ ...at, category: 'error' }]
 }

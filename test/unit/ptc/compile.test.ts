@@ -1,4 +1,4 @@
-import { EARLY_CLOSE_MESSAGE } from '../../../src/ptc/compile-source.ts'
+import { EARLY_CLOSE_MESSAGE, UNFINISHED_SCRIPT_MESSAGE } from '../../../src/ptc/compile-source.ts'
 import { describe, expect, it } from 'vitest'
 import { CompileError, compileScript } from '../../../src/ptc/compile.ts'
 import { NO_IMPORTS_MESSAGE } from '../../../src/ptc/compile-source.ts'
@@ -96,6 +96,15 @@ describe('compileScript', () => {
     // outside the script's body, before it (a top-level return there replaced its result).
     for (const code of ['return 1\n  }\nfoo()', 'const a = 1\n  }\n{\nconsole.log(a)', 'return 1\n  }\nconsole.log("outside")\nreturn "escaped"\nfunction g() {']) {
       expect((await compileErrorOf(code)).diagnostics).toEqual([{ line: 2, column: 3, message: EARLY_CLOSE_MESSAGE, category: 'error' }])
+    }
+  })
+
+  it('S9.1 a script that ends in the middle of an expression is told so at its last line, not blamed for the wrapper\'s brace', async () => {
+    const cases: [string, number, number][] = [['return 1+\n', 1, 10], ['return [1,', 1, 11], ['const x = (', 1, 12], ['return {a:', 1, 11], ['const a = 1\nreturn a +\n\n', 2, 11]]
+    for (const [code, line, column] of cases) {
+      const [diagnostic, ...rest] = (await compileErrorOf(code)).diagnostics
+      expect(rest, code).toEqual([])
+      expect(diagnostic, code).toEqual({ line, column, message: UNFINISHED_SCRIPT_MESSAGE, category: 'error' })
     }
   })
 
