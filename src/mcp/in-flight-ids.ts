@@ -31,8 +31,11 @@ export interface DuplicateIdRefusal {
 
 /** The client's request ids in flight on one connection; see the file comment. */
 export class InFlightIds {
-  /** Each id in flight, and whether the client cancelled its request (it is still stopping). */
-  readonly #ids = new Map<RequestId, { cancelled: boolean }>()
+  /**
+   * Each id in flight, whether the client cancelled its request (it is still stopping), and whether
+   * it arrived as the only request of its arrival (over HTTP: the only request of its POST's stream).
+   */
+  readonly #ids = new Map<RequestId, { cancelled: boolean; alone: boolean }>()
 
   /**
    * Reads one arrival (a message, or a batch: an array of them) before it is delivered. When a
@@ -58,7 +61,7 @@ export class InFlightIds {
     }
     for (const message of messages) {
       const id = requestId(message)
-      if (id !== undefined && clash === undefined) this.#ids.set(id, { cancelled: false })
+      if (id !== undefined && clash === undefined) this.#ids.set(id, { cancelled: false, alone: seen.size === 1 })
       const named = cancelledId(message)
       const claimed = named === undefined ? undefined : this.#ids.get(named)
       if (claimed !== undefined) claimed.cancelled = true
@@ -85,9 +88,14 @@ export class InFlightIds {
     return this.#ids.get(id)?.cancelled === true
   }
 
-  /** The request with `id` ended and no answer will be sent for it (it was cancelled): frees its id. */
-  endedUnanswered(id: RequestId): void {
+  /**
+   * The request with `id` ended and no answer will be sent for it (it was cancelled): frees its id.
+   * @returns whether it was the only request of its arrival ({@link claim}).
+   */
+  endedUnanswered(id: RequestId): boolean {
+    const alone = this.#ids.get(id)?.alone === true
     this.#ids.delete(id)
+    return alone
   }
 
   /**
@@ -125,7 +133,13 @@ export function cancelledInFlight(transport: object | undefined, id: RequestId):
  * handler has ended, not when the cancel arrives. Nothing happens for a transport whose ids are not watched.
  */
 export function requestEndedUnanswered(transport: object | undefined, id: RequestId): void {
-  if (transport !== undefined) idsOfTransports.get(transport)?.endedUnanswered(id)
+  if (transport === undefined || idsOfTransports.get(transport)?.endedUnanswered(id) !== true) return
+  // Streamable HTTP: the SDK (1.32) ends a POST's event stream once each request on it is
+  // answered, which a cancelled one never is, so the stream stayed open (a keep-alive every 15 s)
+  // and kept its session from idling out. It is ended here when this request was its only one;
+  // with others on it, ending it would cut their answers off, and it stays open as before.
+  const closeStream = (transport as { closeSSEStream?: unknown }).closeSSEStream
+  if (typeof closeStream === 'function') (closeStream as (id: RequestId) => void).call(transport, id)
 }
 
 /**

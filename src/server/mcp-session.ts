@@ -128,11 +128,9 @@ export async function openSession(ctx: Context, options: SessionOptions, session
   // a tools/call) is ignored, as MCP "Cancellation" allows, so it never stops a later request
   // reusing the id. A cancelled request gets no answer (MCP: the receiver SHOULD NOT respond): the
   // SDK sends none for a request whose own controller was aborted, which its cancel handler,
-  // replaced here, did. Over Streamable HTTP the SDK (1.32) then leaves that request's event
-  // stream open (a keep-alive every 15 s) until the client drops it or the session closes: its
-  // transport ends a POST's stream only once each request on it is answered. The stock cancel
-  // handler does the same, so that is left to the SDK; meanwhile the open stream counts as a
-  // request in flight, and its session does not idle out (http-server.ts).
+  // replaced here, did. Over Streamable HTTP the SDK (1.32) would then leave that request's event
+  // stream open (its transport ends a POST's stream only once each request on it is answered), so
+  // `requestEndedUnanswered` ends it when the cancelled request was the only one on it.
   const callControllers = new Map<RequestId, AbortController>()
   const silence = (requestId: RequestId, reason: unknown) => sdkRequestControllers(server)?.get(requestId)?.abort(reason)
   server.setNotificationHandler(CancelledNotificationSchema, (notification) => {

@@ -175,7 +175,7 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
       expect(await streamed(await post(runCode(7, 'again'), sessionId))).toMatchObject([{ id: 7, result: { structuredContent: { value: 'again' } } }])
     })
 
-    it('S9.4 a cancelled request frees its id once it has stopped (it gets no answer), and a POST the transport refuses claims none', async () => {
+    it('S9.4 a cancelled request frees its id once it has stopped (it gets no answer, its POST\'s stream ends), and a POST the transport refuses claims none', async () => {
       const initialized = await post(INITIALIZE)
       const sessionId = initialized.headers.get('mcp-session-id')!
       await initialized.body?.cancel()
@@ -194,7 +194,8 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
         }, { timeout: 10_000, interval: 50 })
         .toBe(200)
       expect(reused).toMatchObject([{ id: 8, result: { structuredContent: { value: 'reused' } } }])
-      void cancelled.then((response) => response.body?.cancel(), () => {})
+      // Its own POST's event stream has ended, with no answer in it (the SDK kept it open, and its session busy, until the session closed).
+      expect(await streamed(await cancelled)).toEqual([])
       // Refused by the SDK's transport (no Accept for the event stream): nothing was delivered, so id 9 stays free.
       const refused = await fetch(server.url, { method: 'POST', headers: { ...headers(sessionId), Accept: 'application/json' }, body: JSON.stringify(runCode(9, 'x')) })
       expect(refused.status).toBe(406)
@@ -222,7 +223,8 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
           }, { timeout: 20_000, interval: 50 })
           .toBe(200)
         expect(reused).toMatchObject([{ id: 12, result: { structuredContent: { value: 'reused' } } }])
-        void batch.body?.cancel()
+        // The batch's only request was cancelled: its stream has ended, with no answer in it.
+        expect(await streamed(batch)).toEqual([])
         // Cancelled before its handler started, the first call never ran: the only run is the reuse.
         expect(values).toEqual(['ok'])
       } finally {
