@@ -5,8 +5,10 @@
  * `ApprovalNotObtainedError` (journaled `unavailable`). Prompts are answered one at a time, and
  * a line typed while no prompt is showing is discarded, so type-ahead never approves a call the
  * person has not seen.
- * Install it only when a person is at the terminal (`process.stdin.isTTY`); headless, nothing is
- * installed, so the approval waterfall closes as `unavailable` and the call is denied (S8.2).
+ * Install it only when a person is at the terminal (`process.stdin.isTTY`). Headless, `ptc run`
+ * installs `noTerminalResponder` (`src/cli/no-terminal-approval.ts`) instead, which says no prompt
+ * could be shown; a library host with no responder closes the waterfall as `unavailable`. Either
+ * way the call is denied (S8.2).
  */
 import { ApprovalNotObtainedError } from '../errors/ptc-error.ts'
 import { terminalSafe } from '../terminal-safe.ts'
