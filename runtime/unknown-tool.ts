@@ -2,7 +2,7 @@
  * The message for a tool name that does not exist (SPEC S9.1): `There is no tool named
  * 'raed_file'. Did you mean 'read_file'? The tools are: …`. One wording for both places a model
  * meets it: the type check's diagnostic (`src/ptc/format-diagnostics.ts` imports this file) and,
- * without a type check, the error `tools.raed_file` throws inside the isolate (`index.ts`).
+ * without a type check, the `ToolCallError` `tools.raed_file` throws inside the isolate (`tools-proxy.ts`).
  *
  * It runs inside the isolate after the script may have poisoned its realm, so it follows the
  * rules of `intrinsics.ts`: no array methods, spread or iteration, captured string methods only,

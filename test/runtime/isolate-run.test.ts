@@ -53,7 +53,7 @@ describe('runInIsolate: results (S9.2)', () => {
 })
 
 describe('tools and ToolCallError (S9.1, S9.3)', () => {
-  it('exposes exactly the visible tools on a frozen null-prototype object; reading any other name throws a TypeError naming the closest tools', async () => {
+  it('exposes exactly the visible tools on a frozen null-prototype object; reading any other name throws a ToolCallError naming the closest tools', async () => {
     const { result } = await run(
       `let read = 'no error'
       try { tools.ehco } catch (e) { read = e.name + ': ' + e.message }
@@ -68,7 +68,7 @@ describe('tools and ToolCallError (S9.1, S9.3)', () => {
       unknown: false,
       toStringAbsent: true,
       name: 'echo',
-      read: "TypeError: There is no tool named 'ehco'. Did you mean 'echo'? The tools are: echo, noop.",
+      read: "ToolCallError: There is no tool named 'ehco'. Did you mean 'echo'? The tools are: echo, noop.",
     })
   })
 
@@ -85,6 +85,22 @@ describe('tools and ToolCallError (S9.1, S9.3)', () => {
       json: { name: 'ToolCallError', toolName: 'fail', message: 'the tool said no' },
       isError: true,
       isToolCallError: true,
+    })
+  })
+
+  it('S9.3 calling an unknown tool rejects with a ToolCallError whose toolName is the name used, told apart by its message', async () => {
+    const { result, calls } = await run(
+      `try { await tools.nosuch({}) } catch (e) {
+        return { isToolCallError: e instanceof ToolCallError, json: JSON.parse(JSON.stringify(e)), unknown: e.message.startsWith('There is no tool named ') }
+      }`,
+      { toolNames: ['echo', 'read_file'] },
+      pool,
+    )
+    expect(calls).toHaveLength(0)
+    expect(result.value).toEqual({
+      isToolCallError: true,
+      json: { name: 'ToolCallError', toolName: 'nosuch', message: "There is no tool named 'nosuch'. The tools are: echo, read_file." },
+      unknown: true,
     })
   })
 

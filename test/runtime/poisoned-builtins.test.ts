@@ -100,7 +100,7 @@ const EXPECTED = [
   'ToolCallError denied by policy: not allowed here',
   'ToolCallError the tool timed out after 5 ms',
   'ToolCallError tool call limit reached: a run may make at most 4 tool calls (maxToolCalls); this call was not made. Batch the work into fewer calls.',
-  "TypeError There is no tool named 'ehco'. Did you mean 'echo'? The tools are: deny, echo, fail, hang, late.",
+  "ToolCallError There is no tool named 'ehco'. Did you mean 'echo'? The tools are: deny, echo, fail, hang, late.",
 ].join(' | ')
 
 describe('S9.1–S9.3 poisoned built-ins cannot stop a tool call from settling', () => {

@@ -32,10 +32,10 @@ describe.each(['process', 'inline'] as const)('issue 11 unchecked arguments (iso
     expect(message).toMatch(/expected string, received undefined\n\s+→ at path/)
   })
 
-  it("S9.1 a misspelt tool name throws a TypeError naming the closest tools, as the type check would, not 'is not a function'", async () => {
+  it("S9.1 a misspelt tool name throws a ToolCallError naming the closest tools, as the type check would, not 'is not a function'", async () => {
     const value = await rootOf().ptc.run("const x = 1\nawait tools.opne_file({ path: 'a.txt' })")
     expect(value.status).toBe('error')
-    expect(value.error).toMatchObject({ name: 'TypeError', line: 2 })
+    expect(value.error).toMatchObject({ name: 'ToolCallError', toolName: 'opne_file', line: 2 })
     expect(value.error?.message).toMatch(/^There is no tool named 'opne_file'\. Did you mean 'open_file'\? The tools are: .*\bopen_file\b/)
     expect(value.toolCalls).toBe(0)
   })
