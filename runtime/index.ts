@@ -128,7 +128,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     try {
       argsJson = toJsonLossless(args === undefined ? {} : args, 'args') as string
     } catch (error) {
-      return new ToolCallError(toolName, `the arguments cannot be sent as JSON: ${describeConversionError(error)}`)
+      return new ToolCallError(toolName, `the arguments cannot be sent as JSON: ${describeConversionError(error, 'arguments')}`)
     }
     if (argsJson.length > maxCrossing) {
       return new ToolCallError(toolName, `the arguments are too large: at least ${argsJson.length} bytes of JSON, the limit is ${maxCrossing} bytes (maxCrossingBytes); this call was not made`)
@@ -207,7 +207,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     try {
       json = toJsonLossless(value, 'value') as string
     } catch (error) {
-      finish('error', errorJson('TypeError', `the script's return value cannot be converted to JSON: ${describeConversionError(error)}`))
+      finish('error', errorJson('TypeError', `the script's return value cannot be converted to JSON: ${describeConversionError(error, 'return value')}`))
       return
     }
     if (json.length > maxCrossing) {

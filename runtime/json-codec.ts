@@ -85,12 +85,22 @@ function describeWithoutCause(thrown: unknown): string {
 }
 
 /**
- * Why a value could not be converted to JSON, from what the conversion threw: V8's stack overflow
- * on a deeply nested value is said as such, with what to do; anything else is its message.
+ * Nesting the host refuses in a value (`MAX_JSON_DEPTH` of `src/pipeline/materialize.ts`, which
+ * runtime/ cannot import): named when a return value is too deep for the isolate's stack.
  */
-export function describeConversionError(error: unknown): string {
+const MAX_JSON_DEPTH = 256
+
+/**
+ * Why a value could not be converted to JSON, from what the conversion threw: V8's stack overflow
+ * on a deeply nested value is said as such, with what to do; anything else is its message. Tool
+ * `arguments` are converted where the script makes the call, so its own recursion may be to
+ * blame too; the `return value` is converted from the runtime's shallow stack, so only its
+ * nesting is.
+ */
+export function describeConversionError(error: unknown, of: 'arguments' | 'return value'): string {
   const { name, message } = describeThrown(error)
   if (name === 'RangeError' && message === 'Maximum call stack size exceeded') {
+    if (of === 'return value') return `it is nested too deeply (deeper than ${MAX_JSON_DEPTH} levels); send a flatter value (a list instead of a chain of nested objects)`
     return "the call stack ran out while converting it: either the value is nested too deeply (send a flatter value, e.g. a list instead of a chain of nested objects) or the script's own recursion had nearly filled the stack when it made the call (make the call from a shallower point)"
   }
   return message
