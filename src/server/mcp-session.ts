@@ -135,7 +135,9 @@ export async function openSession(ctx: Context, options: SessionOptions, session
   const silence = (requestId: RequestId, reason: unknown) => sdkRequestControllers(server)?.get(requestId)?.abort(reason)
   server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
     const { requestId, reason } = notification.params
-    if (requestId === undefined) return
+    // Passes the SDK's schema (requestId is optional there, for tasks), but names no request: the
+    // SDK's onerror gets it, so `ptc serve --stdio` says so on stderr (never answered).
+    if (requestId === undefined) throw ignoredNotification('notifications/cancelled: params.requestId is missing, so there is no request to cancel')
     const controller = callControllers.get(requestId)
     if (controller === undefined) return
     controller.abort(reason ?? 'cancelled by the client')
@@ -247,6 +249,13 @@ function unknownTool(name: string, exposed: readonly { name: string }[], callabl
  * `_requestHandlerAbortControllers`, 1.32): aborting one makes the SDK send no answer for that
  * request. `undefined` should a later SDK have no such map (mcp-session.test.ts then fails).
  */
+/** A notification that is ignored, and why: `stdio-server.ts` reports it by this name. */
+function ignoredNotification(message: string): Error {
+  const error = new Error(message)
+  error.name = 'IgnoredNotification'
+  return error
+}
+
 function sdkRequestControllers(server: Server): Map<RequestId, AbortController> | undefined {
   const controllers = (server as unknown as { _requestHandlerAbortControllers?: unknown })._requestHandlerAbortControllers
   return controllers instanceof Map ? (controllers as Map<RequestId, AbortController>) : undefined

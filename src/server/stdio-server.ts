@@ -22,6 +22,9 @@ export interface StdioServerHandle {
 function stdinProblem(error: Error): string {
   // A notification whose params fail the SDK's schema (a notifications/cancelled without params):
   // it is ignored; say which field, not zod's issue list as a crash-like dump (an operator's trial).
+  // A notification our own handler ignores says which and why (`ignoredNotification` in mcp-session.ts).
+  const ignored = /^Uncaught error in notification handler: IgnoredNotification: ([\s\S]*)$/.exec(error.message)
+  if (ignored !== null) return `ignored ${ignored[1]!.replaceAll(/\s+/g, ' ').slice(0, 300)}; the session goes on`
   const handler = /^Uncaught error in notification handler: ([\s\S]*)$/.exec(error.message)
   if (handler !== null) return `ignored a notification whose params are not valid (${issuesText(handler[1]!)}); the session goes on`
   const skipped = 'skipped a line on stdin that is not a JSON-RPC message (one JSON object a line)'

@@ -123,6 +123,25 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
 })
 
 describe('ptc serve --stdio and requests with invalid params', { timeout: 30_000 }, () => {
+  it('S9.4 a notifications/cancelled without a requestId is reported on stderr in one line naming it and what is wrong, and never answered', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-cancel-'))
+    const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+    const messages = [initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }]
+    child.stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(''))
+    for (let waited = 0; waited < 5_000 && !stderr.includes('notifications/cancelled'); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`)
+    while (stdout.split('\n').length < 3) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(stderr).toMatch(/^ptc serve: ignored notifications\/cancelled: params\.requestId is missing, so there is no request to cancel; the session goes on$/m)
+    expect(stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: number }).id)).toEqual([1, 2])
+    child.stdin.end()
+    await once(child, 'exit')
+  })
+
   it('S9.4 a tools/call without params or with arguments that are no object, and a tools/list with a numeric cursor, get -32602 (invalid params) saying in one line what was wrong, not -32603 (internal error) with a zod dump', async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-params-'))
     const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
