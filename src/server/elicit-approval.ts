@@ -56,6 +56,7 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
       request.displayReason ??
       `Allow the tool call "${execution.name}" once?${request.reason ? ` Reason: ${request.reason}.` : ''}\nArguments: ${args.length > 2_000 ? `${args.slice(0, 2_000)}…` : args}`
     let answer: Awaited<ReturnType<Server['elicitInput']>>
+    const promptId = nextRequestId(server)
     try {
       answer = await server.elicitInput(
         {
@@ -73,6 +74,9 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
         },
       )
     } catch (error) {
+      // Timed out or withdrawn: the SDK forgot the prompt, so the client's answer may still come.
+      const gaveUp = execution.callerSignal.aborted || (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+      if (gaveUp && promptId !== undefined) abandonedPrompts(server).add(promptId)
       // The call was stopped (its run ended, its request was cancelled): the pipeline says so.
       if (execution.callerSignal.aborted) return 'denied'
       throw notObtained(error, timeoutMs)
@@ -100,4 +104,40 @@ function notObtained(error: unknown, timeoutMs: number): ApprovalNotObtainedErro
     return new ApprovalNotObtainedError(`the MCP client does not handle elicitation requests, although it declared the capability (it answered: ${said})`, 'Use an MCP client that can show elicitation prompts to approve such calls.')
   }
   return new ApprovalNotObtainedError(`the MCP client's elicitation request failed (${said})`, "Make the call again; if it keeps failing, the MCP client's logs say why it cannot show the prompt.")
+}
+
+/** Per server, the ids of approval prompts it stopped waiting for, whose answers may still arrive. */
+const abandoned = new WeakMap<Server, Set<number>>()
+
+function abandonedPrompts(server: Server): Set<number> {
+  let ids = abandoned.get(server)
+  if (ids === undefined) abandoned.set(server, (ids = new Set()))
+  // Bounded: a client that never answers late must not grow it without end.
+  if (ids.size >= 1_000) ids.delete(ids.values().next().value!)
+  return ids
+}
+
+/** The id `server.elicitInput` is about to send with (the SDK numbers requests synchronously), when readable. */
+function nextRequestId(server: Server): number | undefined {
+  const next = (server as unknown as { _requestMessageId?: unknown })._requestMessageId
+  return typeof next === 'number' ? next : undefined
+}
+
+/**
+ * For an SDK `onerror` about a response with an unknown id that answers an approval prompt the
+ * server stopped waiting for (timed out, or its call was stopped): a line that says so, not the
+ * SDK's alarming text (an operator's trial); `undefined` for any other error.
+ */
+export function lateApprovalAnswer(server: Server, error: Error): string | undefined {
+  const json = /^Received a response for an unknown message ID: ([\s\S]*)$/.exec(error.message)?.[1]
+  if (json === undefined) return undefined
+  let id: unknown
+  try {
+    id = (JSON.parse(json) as { id?: unknown }).id
+  } catch {
+    return undefined
+  }
+  const ids = abandoned.get(server)
+  if (typeof id !== 'number' || ids?.delete(id) !== true) return undefined
+  return `a late answer to approval prompt ${id} arrived after the server stopped waiting for it (the call was not made); ignored`
 }

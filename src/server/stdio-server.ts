@@ -6,6 +6,7 @@
  */
 import type { Context } from 'cordis'
 import { stdioServerTransport } from '../mcp/line-buffer.ts'
+import { lateApprovalAnswer } from './elicit-approval.ts'
 import { openSession, type SessionOptions } from './mcp-session.ts'
 
 /** A running stdio server. */
@@ -75,7 +76,7 @@ export async function serveStdio(ctx: Context, options: SessionOptions): Promise
     // The SDK's stdio transport closes itself after a line over its buffer limit.
     const limit = /^ReadBuffer exceeded maximum size of (\d+)/.exec(error.message)?.[1]
     if (limit !== undefined) failure = `a line on stdin is longer than ${limit} bytes, the MCP SDK's limit for one message over stdio, so the session was closed`
-    process.stderr.write(`ptc serve: ${limit !== undefined ? failure : stdinProblem(error)}\n`)
+    process.stderr.write(`ptc serve: ${limit !== undefined ? failure : (lateApprovalAnswer(session.server, error) ?? stdinProblem(error))}\n`)
   }
   await session.server.connect(transport)
   return { closed, close }

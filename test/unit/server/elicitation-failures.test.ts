@@ -11,8 +11,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { ElicitRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../../../src/host/create-host.ts'
+import { lateApprovalAnswer } from '../../../src/server/elicit-approval.ts'
 import { openSession } from '../../../src/server/mcp-session.ts'
 import { createRunLimiter } from '../../../src/server/run-limiter.ts'
 import { connectSession, type ConnectOptions, type SessionClient } from '../../helpers/mcp-session-client.ts'
@@ -67,6 +69,30 @@ describe('an approval that could not be obtained is not a refusal (S5.1, S8.2)',
     const result = await client.callTool({ name: 'guarded', arguments: {} })
     expect(result.isError).toBe(true)
     expect(JSON.stringify(result.content)).toMatch(/the approval could not be obtained, so the call was not made \(nobody refused it\): the MCP client does not handle elicitation requests, although it declared the capability \(it answered: MCP error -32601: Method not found\)\. Use an MCP client that can show elicitation prompts/)
+  })
+
+  it('S8.2 an answer to an approval prompt the server stopped waiting for is explained as a late answer, not an unknown message id; other unknown ids are not', async () => {
+    const session = await openSession(host.ctx, { exposeTools: true, limiter: createRunLimiter(4), journalDir: false, approvalTimeoutMs: 300 })
+    const errors: Error[] = []
+    session.server.onerror = (error) => errors.push(error)
+    const client = new Client({ name: 'late', version: '1' }, { capabilities: { elicitation: {} } })
+    let promptId: RequestId | undefined
+    client.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+      promptId = extra.requestId
+      return new Promise((resolve) => extra.signal.addEventListener('abort', () => resolve({ action: 'cancel' })))
+    })
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await session.server.connect(serverSide)
+    await client.connect(clientSide)
+    open.push({ session, client, close: async () => (await client.close(), await session.close()) })
+    const result = await client.callTool({ name: 'guarded', arguments: {} })
+    expect(JSON.stringify(result.content)).toMatch(/nobody answered the approval prompt/)
+    await clientSide.send({ jsonrpc: '2.0', id: promptId!, result: { action: 'accept', content: { allow: true } } })
+    await clientSide.send({ jsonrpc: '2.0', id: 9_999, result: {} })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(errors).toHaveLength(2)
+    expect(lateApprovalAnswer(session.server, errors[0]!)).toBe(`a late answer to approval prompt ${promptId} arrived after the server stopped waiting for it (the call was not made); ignored`)
+    expect(lateApprovalAnswer(session.server, errors[1]!)).toBeUndefined()
   })
 
   it('S5.3 S8.2 a client without elicitation: the error says it could not be asked, not that nobody is registered', async () => {
