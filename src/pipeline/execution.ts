@@ -110,14 +110,25 @@ export function untilCallerStop<T>(work: T | Promise<T>, callerSignal: AbortSign
 
 /**
  * What ends the pipeline's waits for `execution` (S6.3), for a listener that sees only the
- * `ToolExecution` (an `approval/request` responder): {@link Execution.stopOf} for a call of the
- * pipeline, else its `callerSignal` when that is an AbortSignal, else `undefined` (a hand-made
- * request to `ctx.approval.request`). Never throws.
+ * `ToolExecution` (an `approval/request` responder, the journal): {@link Execution.stopOf} for a
+ * call of the pipeline, else its `callerSignal` when that is an AbortSignal, else `undefined` (a
+ * hand-made request to `ctx.approval.request`). Never throws: a listener may pass on a Proxy or an
+ * object with a throwing `callerSignal` getter, and `instanceof` or the read would throw; then
+ * the next readable one stands (a Proxy of a pipeline call has no private stop, so its
+ * `callerSignal`), else `undefined`.
  */
 export function stopSignalOf(execution: unknown): AbortSignal | undefined {
-  if (execution instanceof Execution) return Execution.stopOf(execution)
-  const callerSignal = (execution as { callerSignal?: unknown } | null | undefined)?.callerSignal
-  return callerSignal instanceof AbortSignal ? callerSignal : undefined
+  try {
+    if (execution instanceof Execution) return Execution.stopOf(execution)
+  } catch {
+    // A Proxy: its traps threw, or it wraps an Execution whose private stop it cannot reach.
+  }
+  try {
+    const callerSignal = (execution as { callerSignal?: unknown } | null | undefined)?.callerSignal
+    return callerSignal instanceof AbortSignal ? callerSignal : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The caller's stop ends the wait even if a body or wrapper ignores its signal (S6.3). */
