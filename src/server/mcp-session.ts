@@ -244,11 +244,6 @@ function unknownTool(name: string, exposed: readonly { name: string }[], callabl
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams })
 }
 
-/**
- * The SDK's abort controllers of the requests being handled, by id (`Protocol`'s private
- * `_requestHandlerAbortControllers`, 1.32): aborting one makes the SDK send no answer for that
- * request. `undefined` should a later SDK have no such map (mcp-session.test.ts then fails).
- */
 /** A notification that is ignored, and why: `stdio-server.ts` reports it by this name. */
 function ignoredNotification(message: string): Error {
   const error = new Error(message)
@@ -256,6 +251,11 @@ function ignoredNotification(message: string): Error {
   return error
 }
 
+/**
+ * The SDK's abort controllers of the requests being handled, by id (`Protocol`'s private
+ * `_requestHandlerAbortControllers`, 1.32): aborting one makes the SDK send no answer for that
+ * request. `undefined` should a later SDK have no such map (mcp-session.test.ts then fails).
+ */
 function sdkRequestControllers(server: Server): Map<RequestId, AbortController> | undefined {
   const controllers = (server as unknown as { _requestHandlerAbortControllers?: unknown })._requestHandlerAbortControllers
   return controllers instanceof Map ? (controllers as Map<RequestId, AbortController>) : undefined
