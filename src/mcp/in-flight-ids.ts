@@ -129,8 +129,11 @@ export function cancelledInFlight(transport: object | undefined, id: RequestId):
 /**
  * Tells `transport` (the one a request came on; none after it closed) that the request with `id`
  * ended and gets no answer: the SDK sends none for a request whose abort signal (its handler's
- * `extra.signal`) was aborted, as a cancel does. Its id is free from now on. Call it when the
- * handler has ended, not when the cancel arrives. Nothing happens for a transport whose ids are not watched.
+ * `extra.signal`) was aborted, as a cancel does. Its id is free from now on, and over Streamable
+ * HTTP (a transport with `closeSSEStream`) the POST's event stream it came on is ended, without
+ * an answer, when it was the only request of that POST (S9.4); with others on it, it stays open.
+ * Call it when the handler has ended, not when the cancel arrives. Nothing happens for a
+ * transport whose ids are not watched.
  */
 export function requestEndedUnanswered(transport: object | undefined, id: RequestId): void {
   if (transport === undefined || idsOfTransports.get(transport)?.endedUnanswered(id) !== true) return
@@ -138,6 +141,9 @@ export function requestEndedUnanswered(transport: object | undefined, id: Reques
   // answered, which a cancelled one never is, so the stream stayed open (a keep-alive every 15 s)
   // and kept its session from idling out. It is ended here when this request was its only one;
   // with others on it, ending it would cut their answers off, and it stays open as before.
+  // Harmless only because no `eventStore` is configured (the StreamableHTTPServerTransport made in
+  // http-server.ts has none): with one, a resumable client would reconnect to this request's
+  // stream (Last-Event-ID) and wait there for an answer that never comes.
   const closeStream = (transport as { closeSSEStream?: unknown }).closeSSEStream
   if (typeof closeStream === 'function') (closeStream as (id: RequestId) => void).call(transport, id)
 }

@@ -33,7 +33,6 @@ import { ServeError } from './serve-errors.ts'
 export { MAX_BODY_BYTES } from './request-body.ts'
 export { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS }
 
-
 /** How long a request's headers and body may take to arrive, in ms (Node's `requestTimeout`; its default is 300,000). */
 export const REQUEST_TIMEOUT_MS = 60_000
 
@@ -178,6 +177,7 @@ export async function serveHttp(ctx: Context, options: HttpServeOptions): Promis
       opening++
       let opened = false
       const requestIds = new InFlightIds()
+      // No eventStore: requestEndedUnanswered (in-flight-ids.ts) ends a cancelled request's stream, which a resumable client would wait on.
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: async (id) => {
