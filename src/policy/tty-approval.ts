@@ -11,6 +11,7 @@
  * way the call is denied (S8.2).
  */
 import { ApprovalNotObtainedError } from '../errors/ptc-error.ts'
+import { NEVER_ABORTED, stopSignalOf } from '../pipeline/execution.ts'
 import { terminalSafe } from '../terminal-safe.ts'
 import { createInterface, type Interface } from 'node:readline'
 import type { Context } from 'cordis'
@@ -61,11 +62,15 @@ function inputEnded(): ApprovalNotObtainedError {
 /**
  * A responder that asks on `output` and reads answers from `input` (S8.1: each answer covers one
  * call). A typed answer other than "y"/"yes" is `denied` (refused). No answer is not a refusal
- * (S8.2): end of input, or `close()` (which ends the line reader), makes pending and later prompts
- * throw an {@link ApprovalNotObtainedError} saying input ended and what to do, and a call stopped
- * while its prompt waits (its caller signal aborts) one saying it was stopped unanswered.
+ * (S8.2): end of input (also an input that had ended before: readline never says so, and its
+ * prompt could never be answered), or `close()` (which ends the line reader), makes pending and
+ * later prompts throw an {@link ApprovalNotObtainedError} saying input ended and what to do, with
+ * no prompt shown; a call stopped while its prompt waits (the pipeline's stop, S6.3: the caller's
+ * or the host's, {@link stopSignalOf}) one saying it was stopped unanswered.
  */
 export function createTtyResponder(config: Required<TtyApprovalConfig>): { responder: ApprovalResponder; close(): void } {
+  const input = config.input as NodeJS.ReadableStream & { readableEnded?: boolean; destroyed?: boolean }
+  const ended = () => input.readableEnded === true || input.destroyed === true
   let lines: Interface | undefined = createInterface({ input: config.input, terminal: false })
   const waiting: ((line: string | undefined) => void)[] = []
   lines.on('line', (line) => waiting.shift()?.(line))
@@ -76,9 +81,9 @@ export function createTtyResponder(config: Required<TtyApprovalConfig>): { respo
   let queue: Promise<unknown> = Promise.resolve()
 
   const ask = (request: ApprovalRequest): Promise<ApprovalOutcome> => {
-    const signal = request.execution.callerSignal
+    const signal = stopSignalOf(request.execution) ?? NEVER_ABORTED
     if (signal.aborted) return Promise.reject(stoppedUnanswered())
-    if (!lines) return Promise.reject(inputEnded())
+    if (!lines || ended()) return Promise.reject(inputEnded())
     config.output.write(formatApprovalPrompt(request))
     return new Promise<ApprovalOutcome>((resolve, reject) => {
       const onLine = (line: string | undefined) => {
@@ -107,8 +112,11 @@ export function createTtyResponder(config: Required<TtyApprovalConfig>): { respo
   return { responder, close: () => lines?.close() }
 }
 
-/** A call stopped while its prompt waited: nobody answered, and the pipeline cancels the call (S6.3). */
-function stoppedUnanswered(): ApprovalNotObtainedError {
+/**
+ * A call stopped while its prompt waited: nobody answered, and the pipeline cancels the call (S6.3).
+ * Every prompting responder (the terminal's, MCP elicitation's) ends its prompt with this one.
+ */
+export function stoppedUnanswered(): ApprovalNotObtainedError {
   return new ApprovalNotObtainedError('the call was stopped before anyone answered the approval prompt', 'The call was not made; make it again if it is still needed.')
 }
 

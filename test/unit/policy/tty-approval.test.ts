@@ -3,6 +3,7 @@ import path from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ApprovalNotObtainedError } from '../../../src/errors/ptc-error.ts'
+import { Execution, NEVER_ABORTED } from '../../../src/pipeline/execution.ts'
 import * as ttyApproval from '../../../src/policy/tty-approval.ts'
 import { createTtyResponder, formatApprovalPrompt, isYes } from '../../../src/policy/tty-approval.ts'
 import type { ApprovalRequest, ToolExecution } from '../../../src/tools/types.ts'
@@ -85,6 +86,39 @@ describe('TTY approval responder', () => {
     expect(ApprovalNotObtainedError.isInstance(error)).toBe(true)
     expect((error as Error).message).toBe('the call was stopped before anyone answered the approval prompt')
     expect(io.written()).toMatch(/\(not answered: the call was stopped\)\n$/)
+    close()
+  })
+
+  it('S8.2 an input that already ended (ptc run - read the script from it) shows no prompt and throws at once that input ended', async () => {
+    const io = streams()
+    io.input.resume()
+    io.input.end()
+    await new Promise((resolve) => io.input.once('end', resolve))
+    const { responder, close } = createTtyResponder(io)
+    const error = await Promise.race([
+      Promise.resolve(responder(request(), () => 'unavailable')).then(() => undefined, (thrown: unknown) => thrown),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 500)),
+    ])
+    expect(ApprovalNotObtainedError.isInstance(error)).toBe(true)
+    expect((error as Error).message).toMatch(/^the terminal's input ended /)
+    expect(io.written()).not.toContain('Allow once?')
+    close()
+  })
+
+  it("S8.2 S6.3 the host's stop (not only the caller's) ends a waiting prompt unanswered, as the pipeline's stop does", async () => {
+    const io = streams()
+    const { responder, close } = createTtyResponder(io)
+    const host = new AbortController()
+    const execution = new Execution({ callId: 'c1', name: 'write_file', args: { path: '/x' }, agent: undefined, parentToken: undefined, callerSignal: NEVER_ABORTED, stopSignal: host.signal, timeoutMs: undefined })
+    const stopped = responder({ execution, reason: 'outside' }, () => 'unavailable')
+    for (let i = 0; i < 200 && !io.written().includes('Allow once?'); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    host.abort()
+    const error = await Promise.race([
+      Promise.resolve(stopped).then(() => undefined, (thrown: unknown) => thrown),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 500)),
+    ])
+    expect(ApprovalNotObtainedError.isInstance(error)).toBe(true)
+    expect((error as Error).message).toBe('the call was stopped before anyone answered the approval prompt')
     close()
   })
 
