@@ -6,18 +6,16 @@
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { sep } from 'node:path'
-import type { Message, TransformFailure } from 'esbuild'
 import { PtcError } from '../errors/ptc-error.ts'
 import type { Diagnostic } from './compile-diagnostics.ts'
-import { formatDiagnostics, isNamespace, NOT_A_MODULE, NOT_A_NAMESPACE_PLACE } from './compile-diagnostics.ts'
+import { formatDiagnostics } from './compile-diagnostics.ts'
+import { bodyEndDiagnostic, esbuildDiagnostic, isTransformFailure } from './esbuild-diagnostics.ts'
 import { hiddenDiagnostics, MAX_DIAGNOSTICS } from './format-diagnostics.ts'
 import {
   blankRanges,
   findModuleUses,
   NO_IMPORTS_MESSAGE,
   positionAt,
-  EARLY_CLOSE_MESSAGE,
-  UNFINISHED_SCRIPT_MESSAGE,
   GUARD_PREFIX,
   GUARD_SUFFIX,
   SCRIPT_PREFIX,
@@ -190,13 +188,14 @@ async function compileUncached(code: string): Promise<CompiledScript> {
   try {
     ;({ code: output, map } = plainJavaScript(body) ?? (await transformGuarded(body)))
   } catch (error) {
-    if (error === EARLY_CLOSE) throw new CompileError(await strayBrace(code, body))
+    if (error === EARLY_CLOSE) throw new CompileError(await bodyEndDiagnostic(code, body, scriptTransform ?? esbuildTransform))
     if (!isTransformFailure(error)) throw error
     // At most MAX_DIAGNOSTICS, then one line counting the rest (9,000 errors had all been mapped and listed).
     const lineCount = splitLines(code).length
     const diagnostics = error.errors.slice(0, MAX_DIAGNOSTICS + 1).map((message) => esbuildDiagnostic(code, message, 1, lineCount))
-    if (diagnostics.some(({ early }) => early)) throw new CompileError(await strayBrace(code, body))
-    const shown = diagnostics.slice(0, MAX_DIAGNOSTICS).map(({ early, ...diagnostic }) => diagnostic)
+    const atBodyEnd = diagnostics.find(({ bodyEnd }) => bodyEnd)
+    if (atBodyEnd !== undefined) throw new CompileError(await bodyEndDiagnostic(code, body, scriptTransform ?? esbuildTransform, atBodyEnd.message))
+    const shown = diagnostics.slice(0, MAX_DIAGNOSTICS).map(({ bodyEnd, ...diagnostic }) => diagnostic)
     const hidden = error.errors.length - MAX_DIAGNOSTICS
     throw new CompileError(hidden > 0 ? [...shown, hiddenDiagnostics(diagnostics[MAX_DIAGNOSTICS]!, hidden, hidden)] : shown)
   }
@@ -249,50 +248,4 @@ function shiftMap(map: string): string {
 
 function moduleUseDiagnostic(code: string, use: ModuleUse): Diagnostic {
   return { ...positionAt(code, use.start), message: NO_IMPORTS_MESSAGE, category: 'error' }
-}
-
-function isTransformFailure(error: unknown): error is TransformFailure {
-  return error instanceof Error && Array.isArray((error as Partial<TransformFailure>).errors)
-}
-
-/**
- * esbuild reports 1-based lines of the wrapped text (`prefixLines` lines before the user's) and
- * 0-based columns in UTF-8 bytes; the user wants 1-based lines of their own text and UTF-16
- * columns. Positions on the wrapper's own lines (an unclosed brace reported at the end) clamp to
- * the start or end of the user's code; `early` marks the error a stray `}` causes there.
- */
-function esbuildDiagnostic(code: string, esbuildMessage: Message, prefixLines: number, lineCount = splitLines(code).length): Diagnostic & { early?: true } {
-  const location = esbuildMessage.location
-  // The error's line up to it (esbuild's column counts UTF-8 bytes).
-  const before = location === null ? '' : Buffer.from(location.lineText, 'utf8').subarray(0, location.column).toString('utf8')
-  const text = esbuildMessage.text === 'Unexpected "export"' ? `Unexpected "export": ${NOT_A_MODULE}` : isNamespace(esbuildMessage.text, before) ? NOT_A_NAMESPACE_PLACE : esbuildMessage.text
-  const base = { message: text, category: 'error' as const }
-  if (location === null) return { ...base, line: 1, column: 1 }
-  const line = location.line - prefixLines
-  if (line < 1) return { ...base, line: 1, column: 1 }
-  if (line > lineCount) {
-    // esbuild trips over the wrapper's closing brace only when a stray `}` closed the body early.
-    const early = text === 'Unexpected "}"'
-    return { ...base, ...positionAt(code, code.length), ...(early && { early: true as const }) }
-  }
-  return { ...base, line, column: before.length + 1 }
-}
-
-/**
- * The diagnostic for a stray `}` that closed the wrapper early, at that brace: esbuild gives no
- * syntax tree, but the script transformed without the wrapper (where top-level `await` and
- * `return` parse too) trips over that very brace. Where it ends in the middle of an expression
- * instead, that is said at its last line. Without such an answer, at the script's end.
- */
-async function strayBrace(code: string, body: string): Promise<Diagnostic[]> {
-  let at = { ...positionAt(code, code.length), message: 'Unexpected "}": the script closes more braces than it opens' }
-  try {
-    await (scriptTransform ?? esbuildTransform)(body)
-  } catch (error) {
-    const first = isTransformFailure(error) ? error.errors[0] : undefined
-    if (first?.text === 'Unexpected "}"') at = { ...esbuildDiagnostic(code, first, 0), message: EARLY_CLOSE_MESSAGE }
-    // Unfinished (`return 1 +`): the wrapper's own `}` was unexpected, not one of the script's.
-    else if (first?.text === 'Unexpected end of file') at = { ...positionAt(code, code.trimEnd().length), message: UNFINISHED_SCRIPT_MESSAGE }
-  }
-  return [{ ...at, category: 'error' }]
 }

@@ -108,6 +108,20 @@ describe('compileScript', () => {
     }
   })
 
+  it('S9.1 a script that ends where esbuild still expects a ")", "]", a name or a ":" is told so at its last line, not that it found a "}"', async () => {
+    // Review of 01ec73a: esbuild expected something else than the wrapper's closing brace and said it found a "}".
+    const cases: [string, number, number, string][] = [
+      ['foo(1, 2', 1, 9, 'Expected ")" but the script ended'],
+      ['return [1, 2', 1, 13, 'Expected "]" but the script ended'],
+      ['const x = 1\nif (x\n\n', 2, 6, 'Expected ")" but the script ended'],
+      ['return x.', 1, 10, 'Expected identifier but the script ended'],
+      ['return a ? b', 1, 13, 'Expected ":" but the script ended'],
+    ]
+    for (const [code, line, column, message] of cases) expect((await compileErrorOf(code)).diagnostics, code).toEqual([{ line, column, message, category: 'error' }])
+    // A stray "}" before it is still the one blamed, at that brace.
+    expect((await compileErrorOf('return 1\n  }\nfoo(1, 2')).diagnostics).toEqual([{ line: 2, column: 3, message: EARLY_CLOSE_MESSAGE, category: 'error' }])
+  })
+
   it('S9.1 nor does a block the script labels itself as the guard was once labelled, a loop, or a type, object or class left open after it', async () => {
     // helper-29's trial: its own `__ptc_body__:` block held the guard's `break` (the label is now
     // new in every process), and a type's body the guard's last line (hence its `!0`). Plain
