@@ -187,10 +187,11 @@ export function apply(ctx: Context, config: Config = {}) {
         const { callId, name, agent } = request.execution
         if (mine(agent)) append({ type: 'tool/approval', callId, name, agent, ...(typeof request.reason === 'string' && { reason: request.reason }), outcome, ...(stopped && { stopped }) })
       }
-      // S6.3: the call's stop ends its wait unanswered and the call is not made. Recorded when it
-      // happens (before the cancelled result), not from what the responder says afterwards: the
-      // terminal and MCP prompts answered 'denied' on the stop, which is nobody's refusal, and a
-      // responder that ignores the stop may never answer at all.
+      // S6.3: the call's stop (the caller's or the host's, as the pipeline sees it) ends its wait
+      // unanswered and the call is not made. Recorded when it happens (before the cancelled
+      // result), not from what the responder says afterwards: the terminal and MCP prompts end
+      // with the not-answered ApprovalNotObtainedError on the same stop, but a responder of a
+      // --tools module may answer 'denied' (nobody's refusal) or ignore the stop and never answer.
       const stop = stopSignalOf(request.execution)
       const onStop = () => record('unavailable', true)
       if (stop?.aborted) onStop()

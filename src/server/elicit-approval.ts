@@ -7,7 +7,8 @@
  * without a choice, per the MCP spec) and an accept without `allow` are no answer. When no
  * answer can be had (those two, or the client's elicitation fails, times out, or is not handled)
  * the call is denied all the same, but as an {@link ApprovalNotObtainedError} that says why and
- * what to do, not as a refusal.
+ * what to do, not as a refusal. A call stopped while its prompt waits (the pipeline's stop, S6.3:
+ * the caller's or the host's) withdraws the prompt and is no answer either, as at the terminal.
  * Calls of other agents pass to the next responder; so do calls of a client without elicitation,
  * and when no other responder answers, that is an `ApprovalNotObtainedError` too.
  */
@@ -16,6 +17,8 @@ import { ErrorCode, McpError, type RequestId } from '@modelcontextprotocol/sdk/t
 import { describeThrown } from '../errors/describe-thrown.ts'
 import { ApprovalNotObtainedError } from '../errors/ptc-error.ts'
 import type { ApprovalResponder } from '../policy/approval.ts'
+import { NEVER_ABORTED, stopSignalOf } from '../pipeline/execution.ts'
+import { stoppedUnanswered } from '../policy/tty-approval.ts'
 
 /** Default time a person has to answer an approval prompt, in ms. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000
@@ -56,6 +59,7 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
       request.displayReason ??
       `Allow the tool call "${execution.name}" once?${request.reason ? ` Reason: ${request.reason}.` : ''}\nArguments: ${args.length > 2_000 ? `${args.slice(0, 2_000)}…` : args}`
     let answer: Awaited<ReturnType<Server['elicitInput']>>
+    const stop = stopSignalOf(execution) ?? NEVER_ABORTED
     const promptId = nextRequestId(server)
     try {
       answer = await server.elicitInput(
@@ -68,17 +72,18 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
           },
         },
         {
-          signal: execution.callerSignal,
+          signal: stop,
           timeout: timeoutMs,
           ...(related !== undefined && { relatedRequestId: related }),
         },
       )
     } catch (error) {
       // Timed out or withdrawn: the SDK forgot the prompt, so the client's answer may still come.
-      const gaveUp = execution.callerSignal.aborted || (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+      const gaveUp = stop.aborted || (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
       if (gaveUp && promptId !== undefined) abandonedPrompts(server).add(promptId)
-      // The call was stopped (its run ended, its request was cancelled): the pipeline says so.
-      if (execution.callerSignal.aborted) return 'denied'
+      // The call was stopped (its run ended, its request was cancelled, the host stopped): nobody
+      // answered, as the terminal's prompt says; the pipeline cancels the call.
+      if (stop.aborted) throw stoppedUnanswered()
       throw notObtained(error, timeoutMs)
     }
     // MCP: `decline` is the person's "no"; `cancel` is a dialog dismissed without a choice, so no answer.
