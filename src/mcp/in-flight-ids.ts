@@ -32,17 +32,20 @@ export interface DuplicateIdRefusal {
 /** The client's request ids in flight on one connection; see the file comment. */
 export class InFlightIds {
   /**
-   * Each id in flight, whether the client cancelled its request (it is still stopping), and whether
-   * it arrived as the only request of its arrival (over HTTP: the only request of its POST's stream).
+   * Each id in flight, whether the client cancelled its request (it is still stopping), whether it
+   * arrived as the only request of its arrival (over HTTP: the only request of its POST's stream),
+   * and whether a cancel applies to it at all ({@link CANCELLABLE}).
    */
-  readonly #ids = new Map<RequestId, { cancelled: boolean; alone: boolean }>()
+  readonly #ids = new Map<RequestId, InFlight>()
+  /** The claims each arrival's cancels marked, so that {@link release} can undo them. */
+  readonly #marks = new WeakMap<object, InFlight[]>()
 
   /**
    * Reads one arrival (a message, or a batch: an array of them) before it is delivered. When a
    * request's id is in flight, or repeated within the batch, claims nothing and returns the
    * refusal for the first such request; otherwise claims the id of every request in it and
-   * returns undefined. Either way, a cancel in it marks the request with its id in flight where
-   * the cancel stands as cancelled (still claimed): one claimed before, or earlier in this batch
+   * returns undefined. Either way, a cancel in it marks the `tools/call` with its id in flight where
+   * the cancel stands as cancelled (still claimed; {@link release} undoes it): one claimed before, or earlier in this batch
    * when it is not refused, never one after it (a cancel does not free its id for a request of
    * the same batch); a refused batch still delivers its cancels ({@link deliverAllButRequests}).
    * What is no message is passed over (it is refused elsewhere). Never throws.
@@ -59,19 +62,28 @@ export class InFlightIds {
       }
       seen.add(id)
     }
+    const marked: InFlight[] = []
     for (const message of messages) {
       const id = requestId(message)
-      if (id !== undefined && clash === undefined) this.#ids.set(id, { cancelled: false, alone: seen.size === 1 })
+      if (id !== undefined && clash === undefined) this.#ids.set(id, { cancelled: false, alone: seen.size === 1, cancellable: CANCELLABLE.has((message as { method: string }).method) })
       const named = cancelledId(message)
       const claimed = named === undefined ? undefined : this.#ids.get(named)
-      if (claimed !== undefined) claimed.cancelled = true
+      if (claimed === undefined || !claimed.cancellable || claimed.cancelled) continue
+      claimed.cancelled = true
+      marked.push(claimed)
     }
+    if (marked.length > 0) this.#marks.set(arrival as object, marked)
     if (clash === undefined) return undefined
     return refusal(clash, seen.has(clash) ? 'repeated' : this.#ids.get(clash)!.cancelled ? 'stopping' : 'running', Array.isArray(arrival))
   }
 
-  /** Frees the ids of the requests of `arrival`, which was claimed but never delivered (its transport refused it). */
+  /**
+   * Undoes the claim of `arrival` (the same object {@link claim} read), which was never delivered
+   * (its transport refused it): frees the ids of its requests, and unmarks the requests its cancels
+   * marked, which were not cancelled after all.
+   */
   release(arrival: unknown): void {
+    if (typeof arrival === 'object' && arrival !== null) for (const claimed of this.#marks.get(arrival) ?? []) claimed.cancelled = false
     for (const message of Array.isArray(arrival) ? (arrival as unknown[]) : [arrival]) {
       const id = requestId(message)
       if (id !== undefined) this.#ids.delete(id)
@@ -111,6 +123,20 @@ export class InFlightIds {
     }
   }
 }
+
+/** A request in flight ({@link InFlightIds}). */
+interface InFlight {
+  cancelled: boolean
+  alone: boolean
+  cancellable: boolean
+}
+
+/**
+ * The methods whose requests a cancel stops: `mcp-session.ts` stops a `tools/call` and ignores a
+ * cancel of anything else (MCP "Cancellation" allows it), which is answered as usual; marking one
+ * would tell a duplicate of its id that it is stopping, which it is not.
+ */
+const CANCELLABLE: ReadonlySet<string> = new Set(['tools/call'])
 
 /** Each watched transport's ids ({@link InFlightIds.watchAnswers}). */
 const idsOfTransports = new WeakMap<object, InFlightIds>()

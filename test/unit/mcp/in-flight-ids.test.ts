@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { cancelledInFlight, deliverAllButRequests, InFlightIds, refusedBatch, requestEndedUnanswered } from '../../../src/mcp/in-flight-ids.ts'
 
-const request = (id: string | number) => ({ jsonrpc: '2.0', id, method: 'ping' })
+const request = (id: string | number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_code', arguments: { code: 'return 1' } } })
 const cancel = (requestId: string | number) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } })
 
 describe('InFlightIds (S9.4)', () => {
@@ -57,10 +57,37 @@ describe('InFlightIds (S9.4)', () => {
     // In one batch, a cancel marks the request before it, not the one after it.
     expect(ids.claim([request(9), cancel(9), cancel(10), request(10)])).toBeUndefined()
     expect([cancelledInFlight(transport, 9), cancelledInFlight(transport, 10)]).toEqual([true, false])
-    // A cancelled request answered anyway (not silenced: a ping) frees its id with its answer.
+    // A cancelled request answered anyway (it had ended before the cancel was handled) frees its id with its answer.
     ids.claim(cancel(8))
     void transport.send({ jsonrpc: '2.0', id: 8, result: {} })
     expect(ids.claim(request(8))).toBeUndefined()
+  })
+
+  it('S1.3 S9.4 a cancel in an arrival its transport refused (release) is undone: the request it named runs on, not stopping', () => {
+    const ids = new InFlightIds()
+    const transport = { send: async (_message: unknown) => {} }
+    ids.watchAnswers(transport)
+    ids.claim(request(1))
+    ids.claim(request(2))
+    ids.claim(cancel(2))
+    const refusedPost = [cancel(1), cancel(2), request(3)]
+    expect(ids.claim(refusedPost)).toBeUndefined()
+    ids.release(refusedPost)
+    expect(cancelledInFlight(transport, 1)).toBe(false)
+    expect(ids.claim(request(1))?.message).toMatch(/^Invalid Request: request id 1 is still in flight \(a request with this id was received and has not been answered yet\)/)
+    // 2 was cancelled by an arrival that was delivered: that mark stays.
+    expect(cancelledInFlight(transport, 2)).toBe(true)
+    const lone = cancel(1)
+    ids.claim(lone)
+    ids.release(lone)
+    expect(cancelledInFlight(transport, 1)).toBe(false)
+  })
+
+  it('S1.3 S9.4 a cancel naming a request whose cancel the session ignores (not a tools/call) marks nothing: a duplicate of its id is told it is running', () => {
+    const ids = new InFlightIds()
+    ids.claim({ jsonrpc: '2.0', id: 4, method: 'tools/list' })
+    ids.claim(cancel(4))
+    expect(ids.claim(request(4))?.message).toMatch(/^Invalid Request: request id 4 is still in flight \(a request with this id was received/)
   })
 
   it('S9.4 a refused batch gets an error for each of its requests, in order, the refusal itself for the first request with the id; notifications get none', () => {

@@ -202,6 +202,21 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
       expect(await streamed(await post(runCode(9, 'free'), sessionId))).toMatchObject([{ id: 9, result: { structuredContent: { value: 'free' } } }])
     })
 
+    it('S1.3 S9.4 a cancel in a POST the transport refuses is not applied: its request runs on to its answer, and a duplicate of its id is told it is running, not stopping', async () => {
+      const initialized = await post(INITIALIZE)
+      const sessionId = initialized.headers.get('mcp-session-id')!
+      await initialized.body?.cancel()
+      await post(INITIALIZED, sessionId)
+      const first = post(runCode(14, 'first', 1_500), sessionId)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 14, reason: 'x' } }
+      const refused = await fetch(server.url, { method: 'POST', headers: { ...headers(sessionId), Accept: 'application/json' }, body: JSON.stringify(cancel) })
+      expect(refused.status).toBe(406)
+      const duplicate = await post(runCode(14, 'second'), sessionId)
+      expect(((await duplicate.json()) as Answer).error?.message).toMatch(/^Invalid Request: request id 14 is still in flight \(a request with this id was received and has not been answered yet\)/)
+      expect(await streamed(await first)).toMatchObject([{ id: 14, result: { structuredContent: { status: 'ok', value: 'first' } } }])
+    })
+
     it('S1.3 S9.4 a cancel after its request in one batch stops that request: it gets no answer, and its id is free once it has stopped', async () => {
       const initialized = await post(INITIALIZE)
       const sessionId = initialized.headers.get('mcp-session-id')!
