@@ -28,12 +28,15 @@ export function materializeJson(input: unknown): JsonValue {
 }
 
 /** Why an own `__proto__` key of a call's arguments is refused ({@link materializeArguments}). */
-const PROTO_KEY_REFUSED = 'a key named __proto__ cannot be passed in tool arguments: validation would drop it; rename the key'
+export const PROTO_KEY_REFUSED =
+  "a key named __proto__ cannot be passed in tool arguments (an object schema's validation drops it, and JavaScript that copies it by assignment sets a prototype instead); rename the key"
 
 /**
  * {@link materializeJson} of a call's arguments (S6.1), which also refuses an own `__proto__` key
  * at any depth: a zod object parse of the arguments leaves that key out (it assigns keys to a
- * fresh object), so the tool would run without it; refused, not dropped. A value
+ * fresh object), so the tool would run without it, and where a schema passes it through
+ * (`z.any()`, `z.unknown()`, an MCP tool's JSON Schema) a tool that copies it by assignment
+ * (`Object.assign`, `out[key] = value`) sets its copy's prototype instead; refused, not dropped. A value
  * {@link canonicalJson} made is checked again here rather than reused.
  * @throws NotJsonError as {@link materializeJson}, and for a `__proto__` key.
  */

@@ -169,7 +169,7 @@ describe('journal', () => {
     const records = lines(file)
     expect(records).toHaveLength(4)
     expect(records[0]!.arguments).toEqual({ text: 'a\u2028b\nc' })
-    // S6.1: arguments with a __proto__ key are refused (validation would drop it): recorded as refused, no prototype changed.
+    // S6.1: arguments with a __proto__ key are refused (an object schema would drop it): recorded as refused, no prototype changed.
     expect(records[2]!.arguments).toBeNull()
     expect(JSON.stringify(records[3])).toContain('$.__proto__: a key named __proto__ cannot be passed')
     expect(({} as { x?: unknown }).x).toBeUndefined()

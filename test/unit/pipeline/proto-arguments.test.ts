@@ -5,6 +5,7 @@
 import type { Context } from 'cordis'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { PROTO_KEY_REFUSED } from '../../../src/pipeline/materialize.ts'
 import { Ptc } from '../../../src/ptc/ptc-service.ts'
 import * as runCodeTool from '../../../src/ptc/run-code-tool.ts'
 import type { RunCodeValue } from '../../../src/ptc/run-code-value.ts'
@@ -37,7 +38,7 @@ describe('S6.1 a __proto__ key in tool arguments', () => {
     const before = seen.length
     const result = await root.tools.execute({ name: 'keys', arguments: JSON.parse('{"__proto__":{"x":1},"a":1}') })
     expect(result.isError).toBe(true)
-    expect(text(result.content)).toMatch(/\$\.__proto__: a key named __proto__ cannot be passed.*rename the key/)
+    expect(text(result.content)).toContain(`$.__proto__: ${PROTO_KEY_REFUSED}`)
     expect(seen.length).toBe(before)
     expect(({} as { x?: unknown }).x).toBeUndefined()
   })
@@ -45,7 +46,7 @@ describe('S6.1 a __proto__ key in tool arguments', () => {
   it('S6.1 a nested __proto__ key is refused with its full path', async () => {
     const result = await root.tools.execute({ name: 'keys', arguments: { a: 1, b: [JSON.parse('{"__proto__":{"x":1}}')] } })
     expect(result.isError).toBe(true)
-    expect(text(result.content)).toContain('$.b[0].__proto__: a key named __proto__ cannot be passed')
+    expect(text(result.content)).toContain(`$.b[0].__proto__: ${PROTO_KEY_REFUSED}`)
   })
 
   it('S6.1 S9 a script passing a __proto__ key gets a ToolCallError naming the key, not a call without it', async () => {
@@ -56,9 +57,15 @@ describe('S6.1 a __proto__ key in tool arguments', () => {
     expect(value.status).toBe('ok')
     const [name, message] = value.value as [string, string]
     expect(name).toBe('ToolCallError')
-    expect(message).toContain('__proto__: a key named __proto__ cannot be passed')
+    expect(message).toContain(`__proto__: ${PROTO_KEY_REFUSED}`)
     expect(seen.length).toBe(before)
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined()
+  })
+
+  it('S6.1 the refusal says why without claiming every validator drops the key (a z.any() or MCP tool passes it through)', () => {
+    expect(PROTO_KEY_REFUSED).toBe(
+      "a key named __proto__ cannot be passed in tool arguments (an object schema's validation drops it, and JavaScript that copies it by assignment sets a prototype instead); rename the key",
+    )
   })
 
   it('S6.1 an ordinary key named like a prototype member still passes as data', async () => {
