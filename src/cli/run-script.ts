@@ -10,7 +10,7 @@ import { formatDiagnostics } from '../ptc/compile-diagnostics.ts'
 import { describeRunError, describeWarning, type RunCodeValue } from '../ptc/run-code-value.ts'
 import type { ToolErrorKind } from '../tools/types.ts'
 import { endEarlyInterrupt, INTERRUPTED } from './early-interrupt.ts'
-import { noTerminalResponder } from './no-terminal-approval.ts'
+import { noTerminalResponder, stdinScriptResponder } from './no-terminal-approval.ts'
 
 /** How `ptc run` prints and limits one script. */
 export interface RunScriptOptions {
@@ -42,9 +42,11 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
   const host = await createHost({
     ...hostOptions,
     // S8.2: a person can answer approval prompts only at a terminal; headless, asks are denied,
-    // with an error that says stdin is not a terminal and what a CLI user can do.
+    // with an error that says stdin is not a terminal and what a CLI user can do. Stdin read to
+    // its end (the script came from `ptc run -`) can answer nothing, at a terminal too.
     setup: async (ctx) => {
-      if (process.stdin.isTTY) await ctx.plugin(ttyApproval)
+      if (process.stdin.readableEnded || process.stdin.destroyed) ctx.approval.respond(stdinScriptResponder)
+      else if (process.stdin.isTTY) await ctx.plugin(ttyApproval)
       else ctx.approval.respond(noTerminalResponder)
     },
   })
