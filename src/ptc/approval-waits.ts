@@ -9,7 +9,7 @@ import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult } from './isolate/isolate-contract.ts'
-import { approvalDeadlineEnding, endedAtWallClock, withUnansweredApprovals } from './isolate/run-endings.ts'
+import { approvalDeadlineEnding, deadlineEnding, endedAtWallClock, withUnansweredApprovals } from './isolate/run-endings.ts'
 
 /** One call's approval still unanswered: its tool and when it was asked (`performance.now()`). */
 interface Wait {
@@ -33,15 +33,17 @@ export class ApprovalWaits {
    * and the longest of those waits took at least half of `deadlineMs` (the run's whole deadline,
    * in ms), the result's error becomes the approval's ending (`approvalDeadlineEnding`); after a
    * shorter wait the error keeps its account of the time and says those calls were not made for
-   * want of an answer (`withUnansweredApprovals`).
+   * want of an answer (`withUnansweredApprovals`), its calls still running counted without them.
+   * The result's `deadline` (the isolate side's account) is taken off either way.
    * @throws whatever `run` throws (an infrastructure failure); the run is forgotten either way.
    */
   async during(parentToken: symbol, deadlineMs: number, run: () => Promise<IsolateRunResult>): Promise<IsolateRunResult> {
     const waits = new Map<string, Wait>()
     this.#runs.set(parentToken, waits)
     let result: IsolateRunResult
+    let deadline: IsolateRunResult['deadline']
     try {
-      result = await run()
+      ;({ deadline, ...result } = await run())
     } finally {
       this.#runs.delete(parentToken)
     }
@@ -49,7 +51,11 @@ export class ApprovalWaits {
     const now = performance.now()
     const waitedMs = Math.max(...[...waits.values()].map((wait) => now - wait.since))
     const awaiting = [...waits.values()].map((wait) => wait.name)
-    if (waitedMs < deadlineMs / 2) return { ...result, error: withUnansweredApprovals(result.error, awaiting) }
+    if (waitedMs < deadlineMs / 2) {
+      // The calls awaiting approval were counted as running, but were never made: said again without them.
+      const account = deadline === undefined ? result.error : deadlineEnding(deadline.limitMs, { ...deadline.spent, toolsRunning: withoutNames(deadline.spent.toolsRunning, awaiting) }).error
+      return { ...result, error: withUnansweredApprovals(account, awaiting) }
+    }
     const { error } = approvalDeadlineEnding(deadlineMs, awaiting, Math.min(waitedMs, deadlineMs))
     return { ...result, error }
   }
@@ -69,4 +75,14 @@ export class ApprovalWaits {
       if (!callerSignal.aborted) waits.delete(callId)
     })
   }
+}
+
+/** `names` without one occurrence of each of `removed` (calls of the same tool count one by one). */
+function withoutNames(names: readonly string[], removed: readonly string[]): string[] {
+  const left = [...names]
+  for (const name of removed) {
+    const index = left.indexOf(name)
+    if (index !== -1) left.splice(index, 1)
+  }
+  return left
 }

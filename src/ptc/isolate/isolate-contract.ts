@@ -10,6 +10,7 @@
  * One worker serves many concurrent runs (each isolate has its own thread); `runId` (chosen by
  * the host) tells them apart, `pairingId` (chosen by the isolate runner) tells a run's calls apart.
  */
+import type { DeadlineAccount } from './run-endings.ts'
 import type { LogLevel } from '../../../runtime/bridge-types.ts'
 import type { AnswerTuple } from './answer-tuples.ts'
 import type { RunLimits } from './run-limits.ts'
@@ -124,6 +125,8 @@ export interface IsolateRunResult {
   toolCalls: number
   /** Wall-clock duration of the run in ms. */
   durationMs: number
+  /** With a wall-clock deadline's `timeout`: what its message was made from, for the host (never in a `run_code` value). */
+  deadline?: DeadlineAccount
 }
 
 /**

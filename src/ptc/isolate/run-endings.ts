@@ -15,6 +15,19 @@ export interface RunError {
 export interface RunEnding {
   status: RunStatus
   error: RunError
+  /** A wall-clock deadline's account ({@link deadlineEnding}), for the host to word again; see {@link DeadlineAccount}. */
+  deadline?: DeadlineAccount
+}
+
+/**
+ * What a wall-clock deadline's message was made from: the whole deadline in ms and where its time
+ * went. The run's result carries it from the isolate's side to the host, which knows more: the
+ * calls still running that were only awaiting approval were never made, so the PTC service says
+ * the message again without them (`ApprovalWaits.during`, which also takes it off the result).
+ */
+export interface DeadlineAccount {
+  limitMs: number
+  spent: TimeSpent
 }
 
 /**
@@ -67,6 +80,7 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
   return {
     status: 'timeout',
     error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}` },
+    deadline: { limitMs, spent },
   }
 }
 
