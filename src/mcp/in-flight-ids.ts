@@ -47,7 +47,9 @@ export class InFlightIds {
    * returns undefined. Either way, a cancel in it marks the `tools/call` with its id in flight where
    * the cancel stands as cancelled (still claimed; {@link release} undoes it): one claimed before, or earlier in this batch
    * when it is not refused, never one after it (a cancel does not free its id for a request of
-   * the same batch); a refused batch still delivers its cancels ({@link deliverAllButRequests}).
+   * the same batch); a refused batch still delivers its cancels ({@link deliverAllButRequests}),
+   * but for one after a request of its own with the id: that cancel was meant for that request,
+   * which is not run, not for the earlier one the client most likely still waits on.
    * What is no message is passed over (it is refused elsewhere). Never throws.
    */
   claim(arrival: unknown): DuplicateIdRefusal | undefined {
@@ -63,7 +65,9 @@ export class InFlightIds {
       seen.add(id)
     }
     const marked: InFlight[] = []
+    const ownCancels = clash === undefined ? new Set() : cancelsOfOwnRequests(messages)
     for (const message of messages) {
+      if (ownCancels.has(message)) continue
       const id = requestId(message)
       if (id !== undefined && clash === undefined) this.#ids.set(id, { cancelled: false, alone: seen.size === 1, cancellable: CANCELLABLE.has((message as { method: string }).method) })
       const named = cancelledId(message)
@@ -239,12 +243,28 @@ const DELIVERED = '(what else it held, notifications and answers, was delivered)
  * every message of `batch`, a batch refused for a request id, that is no request: notifications
  * and the client's answers to the server's requests, in order. None of them gets an answer, so a
  * client could not learn that one was dropped; and a cancel among them must reach the request it
- * names (S1.3), which went on holding a run slot otherwise.
+ * names (S1.3), which went on holding a run slot otherwise. A cancel after a request of the batch
+ * with its id is not delivered: it names that request, which is not run (see {@link InFlightIds.claim}).
  */
 export function deliverAllButRequests(transport: Pick<Transport, 'onmessage'>, batch: readonly unknown[]): void {
+  const ownCancels = cancelsOfOwnRequests(batch)
   for (const message of batch) {
+    if (ownCancels.has(message)) continue
     if (isJSONRPCNotification(message) || isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) transport.onmessage?.(message)
   }
+}
+
+/** The cancels of `batch` that come after a request of `batch` with the id they name. */
+function cancelsOfOwnRequests(batch: readonly unknown[]): Set<unknown> {
+  const requested = new Set<RequestId>()
+  const own = new Set<unknown>()
+  for (const message of batch) {
+    const named = cancelledId(message)
+    if (named !== undefined && requested.has(named)) own.add(message)
+    const id = requestId(message)
+    if (id !== undefined) requested.add(id)
+  }
+  return own
 }
 
 /**

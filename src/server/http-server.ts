@@ -14,7 +14,8 @@
  * requests for it get 404. A POST with a request whose id is that of a request of its session
  * still in flight (a cancelled one until it has stopped) gets 400 (-32600, naming the id) before
  * the SDK sees it (`in-flight-ids.ts`); a batch holding one is refused whole, with an error for
- * each of its requests, none of them run; its notifications (a cancel) are delivered all the same.
+ * each of its requests, none of them run; its notifications (a cancel) are delivered all the same
+ * (but a cancel of one of its own requests).
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'

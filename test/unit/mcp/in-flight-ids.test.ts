@@ -90,6 +90,20 @@ describe('InFlightIds (S9.4)', () => {
     expect(ids.claim(request(4))?.message).toMatch(/^Invalid Request: request id 4 is still in flight \(a request with this id was received/)
   })
 
+  it('S1.3 S9.4 in a refused batch, a cancel after a request of its own with the id is that request\'s: neither marked nor delivered, so the earlier request with the id runs on', () => {
+    const ids = new InFlightIds()
+    const transport = { send: async (_message: unknown) => {}, onmessage: (message: unknown) => void delivered.push(message) }
+    const delivered: unknown[] = []
+    ids.watchAnswers(transport)
+    ids.claim(request(5))
+    ids.claim(request(6))
+    const batch = [request(5), cancel(5), cancel(6), { jsonrpc: '2.0', method: 'notifications/progress', params: {} }]
+    expect(ids.claim(batch)?.id).toBe(5)
+    expect([cancelledInFlight(transport, 5), cancelledInFlight(transport, 6)]).toEqual([false, true])
+    deliverAllButRequests(transport, batch)
+    expect(delivered).toEqual([cancel(6), batch[3]])
+  })
+
   it('S9.4 a refused batch gets an error for each of its requests, in order, the refusal itself for the first request with the id; notifications get none', () => {
     const ids = new InFlightIds()
     ids.claim(request(1))
@@ -107,8 +121,8 @@ describe('InFlightIds (S9.4)', () => {
     const transport = { onmessage: (message: unknown) => void delivered.push(message) }
     const answer = { jsonrpc: '2.0', id: 'elicit-1', result: { action: 'decline' } }
     const failure = { jsonrpc: '2.0', id: 'elicit-2', error: { code: -1, message: 'no' } }
-    deliverAllButRequests(transport, [request(1), cancel(1), answer, { jsonrpc: '2.0', id: 2, method: 'notifications/cancelled' }, 'x', failure, request(2)])
-    expect(delivered).toEqual([cancel(1), answer, failure])
+    deliverAllButRequests(transport, [request(1), cancel(3), answer, { jsonrpc: '2.0', id: 2, method: 'notifications/cancelled' }, 'x', failure, request(2)])
+    expect(delivered).toEqual([cancel(3), answer, failure])
   })
 
   it('S9.4 notifications, answers from the client and what is no message claim nothing; release frees a refused arrival', () => {

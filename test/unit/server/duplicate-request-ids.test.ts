@@ -217,6 +217,20 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
       expect(await streamed(await first)).toMatchObject([{ id: 14, result: { structuredContent: { status: 'ok', value: 'first' } } }])
     })
 
+    it('S1.3 S9.4 a refused batch holding a request and its own cancel does not stop the earlier request with that id: it runs on to its answer', async () => {
+      const initialized = await post(INITIALIZE)
+      const sessionId = initialized.headers.get('mcp-session-id')!
+      await initialized.body?.cancel()
+      await post(INITIALIZED, sessionId)
+      const first = post(runCode(15, 'first', 1_500), sessionId)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 15, reason: 'x' } }
+      const refused = await post([runCode(15, 'second'), cancel], sessionId)
+      expect(refused.status).toBe(400)
+      expect(((await refused.json()) as Answer[])[0]?.error?.message).toMatch(/^Invalid Request: request id 15 is still in flight \(a request with this id was received/)
+      expect(await streamed(await first)).toMatchObject([{ id: 15, result: { structuredContent: { status: 'ok', value: 'first' } } }])
+    })
+
     it('S1.3 S9.4 a cancel after its request in one batch stops that request: it gets no answer, and its id is free once it has stopped', async () => {
       const initialized = await post(INITIALIZE)
       const sessionId = initialized.headers.get('mcp-session-id')!
