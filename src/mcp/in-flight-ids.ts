@@ -74,6 +74,7 @@ export class InFlightIds {
       const claimed = named === undefined ? undefined : this.#ids.get(named)
       if (claimed === undefined || !claimed.cancellable || claimed.cancelled) continue
       claimed.cancelled = true
+      claimed.reason = cancelReason(message)
       marked.push(claimed)
     }
     if (marked.length > 0) this.#marks.set(arrival as object, marked)
@@ -99,9 +100,10 @@ export class InFlightIds {
     if (!('method' in message) && 'id' in message && (typeof message.id === 'string' || typeof message.id === 'number')) this.#ids.delete(message.id)
   }
 
-  /** Whether the request with `id` in flight was cancelled after it arrived (see {@link claim}). */
-  cancelled(id: RequestId): boolean {
-    return this.#ids.get(id)?.cancelled === true
+  /** The cancel of the request with `id` in flight, with its reason, when one came after it (see {@link claim}). */
+  cancelled(id: RequestId): { reason: string | undefined } | undefined {
+    const claimed = this.#ids.get(id)
+    return claimed?.cancelled === true ? { reason: claimed.reason } : undefined
   }
 
   /**
@@ -131,6 +133,8 @@ export class InFlightIds {
 /** A request in flight ({@link InFlightIds}). */
 interface InFlight {
   cancelled: boolean
+  /** The cancel's `params.reason` (MCP: a string), when it gave one. */
+  reason?: string | undefined
   alone: boolean
   cancellable: boolean
 }
@@ -146,14 +150,14 @@ const CANCELLABLE: ReadonlySet<string> = new Set(['tools/call'])
 const idsOfTransports = new WeakMap<object, InFlightIds>()
 
 /**
- * Whether the request with `id` in flight on `transport` (the one it came on) was cancelled: a
- * `notifications/cancelled` naming `id` arrived after this request did. A cancel that arrived before
+ * The cancel of the request with `id` in flight on `transport` (the one it came on), with its
+ * reason, when a `notifications/cancelled` naming `id` arrived after this request did; else undefined. A cancel that arrived before
  * it (for an earlier request with the id, answered since, or for none) is not its cancel, and one
  * for a request answered since does not outlive it: the mark belongs to the claim, which the
- * answer frees. False for a transport whose ids are not watched.
+ * answer frees. Undefined for a transport whose ids are not watched.
  */
-export function cancelledInFlight(transport: object | undefined, id: RequestId): boolean {
-  return transport !== undefined && idsOfTransports.get(transport)?.cancelled(id) === true
+export function cancelledInFlight(transport: object | undefined, id: RequestId): { reason: string | undefined } | undefined {
+  return transport === undefined ? undefined : idsOfTransports.get(transport)?.cancelled(id)
 }
 
 /**
@@ -219,6 +223,12 @@ function cancelledId(message: unknown): RequestId | undefined {
   if (method !== 'notifications/cancelled' || 'id' in message) return undefined
   const id = params?.requestId
   return typeof id === 'string' || typeof id === 'number' ? id : undefined
+}
+
+/** The `params.reason` of a `notifications/cancelled`, when it is a string. */
+function cancelReason(message: unknown): string | undefined {
+  const reason = (message as { params?: { reason?: unknown } }).params?.reason
+  return typeof reason === 'string' ? reason : undefined
 }
 
 /** Why a request's id cannot be claimed: in flight and running, in flight but cancelled (stopping), or repeated in its batch. */

@@ -155,9 +155,10 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     const callId = `${agent}.${++counter}`
     const transport = server.transport
     const cancel = new AbortController()
-    if (cancelledInFlight(transport, extra.requestId)) {
-      cancel.abort('cancelled by the client')
-      silence(extra.requestId, cancel.signal.reason)
+    const early = cancelledInFlight(transport, extra.requestId)
+    if (early !== undefined) {
+      cancel.abort(early.reason ?? 'cancelled by the client')
+      silence(extra.requestId, early.reason)
     }
     callControllers.set(extra.requestId, cancel)
     const connection = options.connectionSignal?.()

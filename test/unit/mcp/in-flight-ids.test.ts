@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { cancelledInFlight, deliverAllButRequests, InFlightIds, refusedBatch, requestEndedUnanswered } from '../../../src/mcp/in-flight-ids.ts'
 
 const request = (id: string | number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_code', arguments: { code: 'return 1' } } })
-const cancel = (requestId: string | number) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } })
+const cancel = (requestId: string | number, reason?: string) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, ...(reason !== undefined && { reason }) } })
 
 describe('InFlightIds (S9.4)', () => {
   it('S9.4 refuses an id in flight until its answer is sent; a string id and a number id are different ids', () => {
@@ -39,10 +39,11 @@ describe('InFlightIds (S9.4)', () => {
     const transport = { send: async (_message: unknown) => {} }
     ids.watchAnswers(transport)
     expect(ids.claim(request(7))).toBeUndefined()
-    expect(cancelledInFlight(transport, 7)).toBe(false)
-    expect(ids.claim(cancel(7))).toBeUndefined()
-    expect(cancelledInFlight(transport, 7)).toBe(true)
-    expect(cancelledInFlight({ send: async () => {} }, 7)).toBe(false)
+    expect(cancelledInFlight(transport, 7)).toBeUndefined()
+    expect(ids.claim(cancel(7, 'changed my mind'))).toBeUndefined()
+    // The cancel's reason goes with its mark, for a request whose handler has not run yet (mcp-session.ts).
+    expect(cancelledInFlight(transport, 7)).toEqual({ reason: 'changed my mind' })
+    expect(cancelledInFlight({ send: async () => {} }, 7)).toBeUndefined()
     expect(ids.claim(request(7))).toEqual({ id: 7, code: -32600, message: 'Invalid Request: request id 7 is still in flight: the request with this id was cancelled and is still stopping (a cancelled request gets no answer; its id is free once it has stopped). JSON-RPC request ids must be unique among the requests in flight. Retry shortly, or send this request with another id.' })
     requestEndedUnanswered(undefined, 7)
     requestEndedUnanswered({ send: async () => {} }, 7)
@@ -50,13 +51,13 @@ describe('InFlightIds (S9.4)', () => {
     requestEndedUnanswered(transport, 7)
     expect(ids.claim(request(7))).toBeUndefined()
     // A cancel for an id not in flight (late, or never sent) marks nothing: not the request that reuses the id after it.
-    expect(cancelledInFlight(transport, 7)).toBe(false)
+    expect(cancelledInFlight(transport, 7)).toBeUndefined()
     expect(ids.claim(cancel(8))).toBeUndefined()
     expect(ids.claim(request(8))).toBeUndefined()
-    expect(cancelledInFlight(transport, 8)).toBe(false)
+    expect(cancelledInFlight(transport, 8)).toBeUndefined()
     // In one batch, a cancel marks the request before it, not the one after it.
     expect(ids.claim([request(9), cancel(9), cancel(10), request(10)])).toBeUndefined()
-    expect([cancelledInFlight(transport, 9), cancelledInFlight(transport, 10)]).toEqual([true, false])
+    expect([cancelledInFlight(transport, 9), cancelledInFlight(transport, 10)]).toEqual([{ reason: undefined }, undefined])
     // A cancelled request answered anyway (it had ended before the cancel was handled) frees its id with its answer.
     ids.claim(cancel(8))
     void transport.send({ jsonrpc: '2.0', id: 8, result: {} })
@@ -73,14 +74,14 @@ describe('InFlightIds (S9.4)', () => {
     const refusedPost = [cancel(1), cancel(2), request(3)]
     expect(ids.claim(refusedPost)).toBeUndefined()
     ids.release(refusedPost)
-    expect(cancelledInFlight(transport, 1)).toBe(false)
+    expect(cancelledInFlight(transport, 1)).toBeUndefined()
     expect(ids.claim(request(1))?.message).toMatch(/^Invalid Request: request id 1 is still in flight \(a request with this id was received and has not been answered yet\)/)
     // 2 was cancelled by an arrival that was delivered: that mark stays.
-    expect(cancelledInFlight(transport, 2)).toBe(true)
+    expect(cancelledInFlight(transport, 2)).toEqual({ reason: undefined })
     const lone = cancel(1)
     ids.claim(lone)
     ids.release(lone)
-    expect(cancelledInFlight(transport, 1)).toBe(false)
+    expect(cancelledInFlight(transport, 1)).toBeUndefined()
   })
 
   it('S1.3 S9.4 a cancel naming a request whose cancel the session ignores (not a tools/call) marks nothing: a duplicate of its id is told it is running', () => {
@@ -99,7 +100,7 @@ describe('InFlightIds (S9.4)', () => {
     ids.claim(request(6))
     const batch = [request(5), cancel(5), cancel(6), { jsonrpc: '2.0', method: 'notifications/progress', params: {} }]
     expect(ids.claim(batch)?.id).toBe(5)
-    expect([cancelledInFlight(transport, 5), cancelledInFlight(transport, 6)]).toEqual([false, true])
+    expect([cancelledInFlight(transport, 5), cancelledInFlight(transport, 6)]).toEqual([undefined, { reason: undefined }])
     deliverAllButRequests(transport, batch)
     expect(delivered).toEqual([cancel(6), batch[3]])
   })
