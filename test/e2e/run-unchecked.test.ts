@@ -32,7 +32,8 @@ describe('ptc run --no-typecheck (S9.1, issue 12)', { timeout: 300_000 }, () => 
     expect(code).toBe(1)
     const value = JSON.parse(stdout)
     expect(value).toMatchObject({ status: 'type-error', error: { name: 'SyntaxError' } })
-    expect(value.diagnostics[0]).toMatchObject({ line: 3, category: 'error' })
+    // At the end of the script's own last line, not on the line after it (the wrapper's `}`, 09b7ee2).
+    expect(value.diagnostics[0]).toMatchObject({ line: 2, column: 10, message: 'Expected ")" but the script ended', category: 'error' })
   })
 
   it('S9.1 an executable script\'s #! first line (after a byte-order mark too) is a comment: the script runs, checked or not, its errors at the lines as written', async () => {
