@@ -6,6 +6,7 @@
  * asks again (allowed-once).
  */
 import { type Context, Service } from 'cordis'
+import { ApprovalNotObtainedError } from '../errors/ptc-error.ts'
 import { requestApproval } from '../pipeline/request-approval.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 
@@ -39,4 +40,12 @@ export class Approval extends Service {
   request(request: ApprovalRequest): Promise<ApprovalOutcome> {
     return requestApproval(this.ctx, request)
   }
+}
+
+/**
+ * A call stopped while its prompt waited: nobody answered, and the pipeline cancels the call (S6.3).
+ * Every prompting responder (the terminal's, MCP elicitation's) ends its prompt with this one.
+ */
+export function stoppedUnanswered(): ApprovalNotObtainedError {
+  return new ApprovalNotObtainedError('the call was stopped before anyone answered the approval prompt', 'The call was not made; make it again if it is still needed.')
 }

@@ -15,7 +15,7 @@ import { NEVER_ABORTED, stopSignalOf } from '../pipeline/execution.ts'
 import { terminalSafe } from '../terminal-safe.ts'
 import { createInterface, type Interface } from 'node:readline'
 import type { Context } from 'cordis'
-import type { ApprovalResponder } from './approval.ts'
+import { stoppedUnanswered, type ApprovalResponder } from './approval.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 
 /** Plugin name. */
@@ -110,14 +110,6 @@ export function createTtyResponder(config: Required<TtyApprovalConfig>): { respo
     return answer
   }
   return { responder, close: () => lines?.close() }
-}
-
-/**
- * A call stopped while its prompt waited: nobody answered, and the pipeline cancels the call (S6.3).
- * Every prompting responder (the terminal's, MCP elicitation's) ends its prompt with this one.
- */
-export function stoppedUnanswered(): ApprovalNotObtainedError {
-  return new ApprovalNotObtainedError('the call was stopped before anyone answered the approval prompt', 'The call was not made; make it again if it is still needed.')
 }
 
 /** Install the responder on `config.input`/`config.output`; disposing the plugin closes the line reader. */

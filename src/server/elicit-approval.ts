@@ -18,7 +18,7 @@ import { describeThrown } from '../errors/describe-thrown.ts'
 import { ApprovalNotObtainedError } from '../errors/ptc-error.ts'
 import type { ApprovalResponder } from '../policy/approval.ts'
 import { NEVER_ABORTED, stopSignalOf } from '../pipeline/execution.ts'
-import { stoppedUnanswered } from '../policy/tty-approval.ts'
+import { stoppedUnanswered } from '../policy/approval.ts'
 
 /** Default time a person has to answer an approval prompt, in ms. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000
