@@ -20,6 +20,8 @@ export interface RunScriptOptions {
   typecheck: boolean
   /** The script's deadline in ms. */
   timeoutMs?: number
+  /** The script was read from standard input (`ptc run -`), so no approval prompt can be answered there. */
+  scriptFromStdin?: boolean
 }
 
 /**
@@ -42,10 +44,10 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
   const host = await createHost({
     ...hostOptions,
     // S8.2: a person can answer approval prompts only at a terminal; headless, asks are denied,
-    // with an error that says stdin is not a terminal and what a CLI user can do. Stdin read to
-    // its end (the script came from `ptc run -`) can answer nothing, at a terminal too.
+    // with an error that says stdin is not a terminal and what a CLI user can do. A script read
+    // from stdin (`ptc run -`) leaves it at its end: it can answer nothing, at a terminal too.
     setup: async (ctx) => {
-      if (process.stdin.readableEnded || process.stdin.destroyed) ctx.approval.respond(stdinScriptResponder)
+      if (options.scriptFromStdin === true) ctx.approval.respond(stdinScriptResponder)
       else if (process.stdin.isTTY) await ctx.plugin(ttyApproval)
       else ctx.approval.respond(noTerminalResponder)
     },

@@ -59,6 +59,6 @@ ${HOST_FLAGS_HELP}`,
       ...options,
       ...(values.journal !== undefined && { journal: values.journal }),
       ptc: { ...(memoryMb !== undefined && { limits: { memoryMb } }) },
-    }, { json: values.json === true, typecheck: values['no-typecheck'] !== true, ...(timeoutMs !== undefined && { timeoutMs }) })
+    }, { json: values.json === true, typecheck: values['no-typecheck'] !== true, ...(timeoutMs !== undefined && { timeoutMs }), scriptFromStdin: file === '-' })
   },
 })
