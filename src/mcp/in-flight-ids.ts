@@ -17,10 +17,12 @@
  * belongs to that request's claim, so a cancel never reaches a later request reusing the id.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import { cancelledId, type RequestId, requestId } from './message-ids.ts'
+import { cancelsOfOwnRequests, DELIVERED } from './refused-batches.ts'
+import { closeRequestStream } from './sdk-internals.ts'
 
-/** A JSON-RPC request id (MCP: a string or a number, never null). */
-export type RequestId = string | number
+export type { RequestId } from './message-ids.ts'
 
 /** What to answer a request refused for its id: JSON-RPC's Invalid Request, with that id. */
 export interface DuplicateIdRefusal {
@@ -47,7 +49,7 @@ export class InFlightIds {
    * returns undefined. Either way, a cancel in it marks the `tools/call` with its id in flight where
    * the cancel stands as cancelled (still claimed; {@link release} undoes it): one claimed before, or earlier in this batch
    * when it is not refused, never one after it (a cancel does not free its id for a request of
-   * the same batch); a refused batch still delivers its cancels ({@link deliverAllButRequests}),
+   * the same batch); a refused batch still delivers its cancels (`deliverAllButRequests`),
    * but for one after a request of its own with the id: that cancel was meant for that request,
    * which is not run, not for the earlier one the client most likely still waits on.
    * What is no message is passed over (it is refused elsewhere). Never throws.
@@ -171,15 +173,7 @@ export function cancelledInFlight(transport: object | undefined, id: RequestId):
  */
 export function requestEndedUnanswered(transport: object | undefined, id: RequestId): void {
   if (transport === undefined || idsOfTransports.get(transport)?.endedUnanswered(id) !== true) return
-  // Streamable HTTP: the SDK (1.32) ends a POST's event stream once each request on it is
-  // answered, which a cancelled one never is, so the stream stayed open (a keep-alive every 15 s)
-  // and kept its session from idling out. It is ended here when this request was its only one;
-  // with others on it, ending it would cut their answers off, and it stays open as before.
-  // Harmless only because no `eventStore` is configured (the StreamableHTTPServerTransport made in
-  // http-server.ts has none): with one, a resumable client would reconnect to this request's
-  // stream (Last-Event-ID) and wait there for an answer that never comes.
-  const closeStream = (transport as { closeSSEStream?: unknown }).closeSSEStream
-  if (typeof closeStream === 'function') (closeStream as (id: RequestId) => void).call(transport, id)
+  closeRequestStream(transport, id)
 }
 
 /**
@@ -209,22 +203,6 @@ export function refuseDuplicateIds(transport: Transport): InFlightIds {
   return ids
 }
 
-/** The id of `message` when it is a request (a method and an id), else undefined. */
-function requestId(message: unknown): RequestId | undefined {
-  if (typeof message !== 'object' || message === null) return undefined
-  const { id, method } = message as { id?: unknown; method?: unknown }
-  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? id : undefined
-}
-
-/** The request id a `notifications/cancelled` names, else undefined. */
-function cancelledId(message: unknown): RequestId | undefined {
-  if (typeof message !== 'object' || message === null) return undefined
-  const { method, params } = message as { method?: unknown; params?: { requestId?: unknown } }
-  if (method !== 'notifications/cancelled' || 'id' in message) return undefined
-  const id = params?.requestId
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined
-}
-
 /** The `params.reason` of a `notifications/cancelled`, when it is a string. */
 function cancelReason(message: unknown): string | undefined {
   const reason = (message as { params?: { reason?: unknown } }).params?.reason
@@ -243,54 +221,4 @@ function refusal(id: RequestId, clash: Clash, inBatch: boolean): DuplicateIdRefu
     stopping: `Invalid Request: request id ${shown} is still in flight: the request with this id was cancelled and is still stopping (a cancelled request gets no answer; its id is free once it has stopped). ${unique} Retry shortly, or send this request with another id.`,
   }[clash]
   return { id, code: -32600, message: inBatch ? `${reason} This whole batch was refused: none of its requests was run ${DELIVERED}.` : reason }
-}
-
-/** What a refused batch's errors say of the rest of it ({@link deliverAllButRequests}). */
-const DELIVERED = '(what else it held, notifications and answers, was delivered)'
-
-/**
- * Delivers to `transport` (through its `onmessage`, set by the SDK's `Protocol` when it connected)
- * every message of `batch`, a batch refused for a request id, that is no request: notifications
- * and the client's answers to the server's requests, in order. None of them gets an answer, so a
- * client could not learn that one was dropped; and a cancel among them must reach the request it
- * names (S1.3), which went on holding a run slot otherwise. A cancel after a request of the batch
- * with its id is not delivered: it names that request, which is not run (see {@link InFlightIds.claim}).
- */
-export function deliverAllButRequests(transport: Pick<Transport, 'onmessage'>, batch: readonly unknown[]): void {
-  const ownCancels = cancelsOfOwnRequests(batch)
-  for (const message of batch) {
-    if (ownCancels.has(message)) continue
-    if (isJSONRPCNotification(message) || isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) transport.onmessage?.(message)
-  }
-}
-
-/** The cancels of `batch` that come after a request of `batch` with the id they name. */
-function cancelsOfOwnRequests(batch: readonly unknown[]): Set<unknown> {
-  const requested = new Set<RequestId>()
-  const own = new Set<unknown>()
-  for (const message of batch) {
-    const named = cancelledId(message)
-    if (named !== undefined && requested.has(named)) own.add(message)
-    const id = requestId(message)
-    if (id !== undefined) requested.add(id)
-  }
-  return own
-}
-
-/**
- * The answer to a batch refused for `refused` (what {@link InFlightIds.claim} returned): a
- * JSON-RPC error for each request in it, in order (JSON-RPC 2.0 §6: a response for each request),
- * the refusal itself for the first request with its id, and for every other request one saying it
- * was not run because of that id. Notifications get none.
- */
-export function refusedBatch(batch: readonly unknown[], refused: DuplicateIdRefusal): { jsonrpc: '2.0'; id: RequestId; error: { code: number; message: string } }[] {
-  let named = false
-  return batch.flatMap((message) => {
-    const id = requestId(message)
-    if (id === undefined) return []
-    const own = !named && id === refused.id
-    named ||= own
-    const message_ = own ? refused.message : `Invalid Request: this batch was refused because request id ${JSON.stringify(refused.id)} in it cannot be used now (see the error for that id); none of its requests was run, this one neither ${DELIVERED}. Send it again, without that id.`
-    return [{ jsonrpc: '2.0' as const, id, error: { code: refused.code, message: message_ } }]
-  })
 }

@@ -14,6 +14,7 @@ import type { Readable, Writable } from 'node:stream'
 import { refuseDuplicateIds } from './in-flight-ids.ts'
 import { HEAD_BYTES, requestIdOf } from './request-id-of-line.ts'
 import { type LineRefusal, readLine } from './line-messages.ts'
+import { replaceSdkReadBuffer } from './sdk-internals.ts'
 
 const NEWLINE = 0x0a
 
@@ -242,15 +243,12 @@ function withinClientLimit(message: JSONRPCMessage, json: string): string {
 
 /**
  * Puts a {@link LineBuffer} of `maxBytes` (default the SDK's 10 MiB) in place of an SDK stdio
- * transport's `ReadBuffer`, before it starts.
- * The SDK keeps the buffer in a private `_readBuffer` field (1.32); should a later SDK have none,
- * the transport keeps its own and this returns false (`test/unit/mcp/line-buffer.test.ts` then
- * fails, so an upgrade that drops the linear reading is noticed, while users of that SDK still
- * get a working, if slower, transport).
+ * transport's `ReadBuffer`, before it starts (`replaceSdkReadBuffer`, a private field). Should a
+ * later SDK have none, the transport keeps its own and this returns false
+ * (`test/unit/mcp/sdk-internals.test.ts` and `line-buffer.test.ts` then fail, so an upgrade that
+ * drops the linear reading is noticed, while users of that SDK still get a working, if slower,
+ * transport).
  */
 export function useLineBuffer(transport: StdioClientTransport | StdioServerTransport, maxBytes?: number, onRefused?: (refusal: LineRefusal) => void, skipLongLines = false): boolean {
-  const fields = transport as unknown as { _readBuffer?: unknown }
-  if (fields._readBuffer === undefined) return false
-  fields._readBuffer = new LineBuffer(maxBytes, onRefused, skipLongLines)
-  return true
+  return replaceSdkReadBuffer(transport, new LineBuffer(maxBytes, onRefused, skipLongLines))
 }

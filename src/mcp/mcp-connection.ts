@@ -16,6 +16,7 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
 import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from './mcp-config.ts'
 import { stopAtExit } from '../stop-at-exit.ts'
 import { stdioClientTransport } from './line-buffer.ts'
+import { sdkStdioChild } from './sdk-internals.ts'
 
 const STDERR_TAIL_CHARS = 2_000
 /** How long a closing server may take to exit after its stdin closed before it gets SIGTERM (then as long again before SIGKILL), in ms. */
@@ -109,7 +110,7 @@ export class McpConnection {
     try {
       // The SDK spawns the server before connect's first await: its pid is known right after the call.
       const connecting = connection._client.connect(connection._transport, { timeout: budget })
-      connection._child = (connection._transport as unknown as { _process?: ChildProcess })._process
+      connection._child = sdkStdioChild(connection._transport)
       if (connection._child !== undefined) connection._untrack = stopAtExit(connection._child, 'SIGTERM')
       await connecting
     } catch (error) {

@@ -19,6 +19,7 @@ import { ApprovalNotObtainedError } from '../errors/ptc-error.ts'
 import type { ApprovalResponder } from '../policy/approval.ts'
 import { NEVER_ABORTED, stopSignalOf } from '../pipeline/execution.ts'
 import { stoppedUnanswered } from '../policy/approval.ts'
+import { sdkNextRequestId } from '../mcp/sdk-internals.ts'
 
 /** Default time a person has to answer an approval prompt, in ms. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000
@@ -60,7 +61,7 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
       `Allow the tool call "${execution.name}" once?${request.reason ? ` Reason: ${request.reason}.` : ''}\nArguments: ${args.length > 2_000 ? `${args.slice(0, 2_000)}…` : args}`
     let answer: Awaited<ReturnType<Server['elicitInput']>>
     const stop = stopSignalOf(execution) ?? NEVER_ABORTED
-    const promptId = nextRequestId(server)
+    const promptId = sdkNextRequestId(server)
     try {
       answer = await server.elicitInput(
         {
@@ -122,11 +123,6 @@ function abandonedPrompts(server: Server): Set<number> {
   return ids
 }
 
-/** The id `server.elicitInput` is about to send with (the SDK numbers requests synchronously), when readable. */
-function nextRequestId(server: Server): number | undefined {
-  const next = (server as unknown as { _requestMessageId?: unknown })._requestMessageId
-  return typeof next === 'number' ? next : undefined
-}
 
 /**
  * For an SDK `onerror` about a response with an unknown id that answers an approval prompt the

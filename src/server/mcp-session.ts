@@ -19,6 +19,7 @@ import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListTool
 import type { Context, Fiber } from 'cordis'
 import { DISPOSE_DRAIN_MS, trackOpenCalls } from '../host/open-calls.ts'
 import { cancelledInFlight, requestEndedUnanswered } from '../mcp/in-flight-ids.ts'
+import { sdkRequestControllers } from '../mcp/sdk-internals.ts'
 import * as journal from '../journal/journal.ts'
 import type { JournalRetention } from '../journal/journal-retention.ts'
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts'
@@ -252,12 +253,3 @@ function ignoredNotification(message: string): Error {
   return error
 }
 
-/**
- * The SDK's abort controllers of the requests being handled, by id (`Protocol`'s private
- * `_requestHandlerAbortControllers`, 1.32): aborting one makes the SDK send no answer for that
- * request. `undefined` should a later SDK have no such map (mcp-session.test.ts then fails).
- */
-function sdkRequestControllers(server: Server): Map<RequestId, AbortController> | undefined {
-  const controllers = (server as unknown as { _requestHandlerAbortControllers?: unknown })._requestHandlerAbortControllers
-  return controllers instanceof Map ? (controllers as Map<RequestId, AbortController>) : undefined
-}
