@@ -92,15 +92,15 @@ const MAX_JSON_DEPTH = 256
 
 /**
  * Why a value could not be converted to JSON, from what the conversion threw: V8's stack overflow
- * on a deeply nested value is said as such, with what to do; anything else is its message. Tool
- * `arguments` are converted where the script makes the call, so its own recursion may be to
- * blame too; the `return value` is converted from the runtime's shallow stack, so only its
- * nesting is.
+ * is said as such, with what to do; anything else is its message. The conversion runs the value's
+ * getters and `toJSON`, so a stack overflow is either nesting or one of those recursing without
+ * end. Tool `arguments` are converted where the script makes the call, so its own recursion may
+ * be to blame too; the `return value` is converted from the runtime's shallow stack, so not that.
  */
 export function describeConversionError(error: unknown, of: 'arguments' | 'return value'): string {
   const { name, message } = describeThrown(error)
   if (name === 'RangeError' && message === 'Maximum call stack size exceeded') {
-    if (of === 'return value') return `it is nested too deeply (deeper than ${MAX_JSON_DEPTH} levels); send a flatter value (a list instead of a chain of nested objects)`
+    if (of === 'return value') return `the call stack ran out while converting it: either it is nested too deeply (deeper than ${MAX_JSON_DEPTH} levels: send a flatter value, a list instead of a chain of nested objects) or a getter or toJSON in it recurses without end`
     return "the call stack ran out while converting it: either the value is nested too deeply (send a flatter value, e.g. a list instead of a chain of nested objects) or the script's own recursion had nearly filled the stack when it made the call (make the call from a shallower point)"
   }
   return message

@@ -85,15 +85,16 @@ describe('S6.1 values JSON would change are refused with their path', () => {
     expect(args.calls).toHaveLength(0)
     expect(args.result.value).toBe(`the arguments cannot be sent as JSON: ${why}`)
     const returned = await run(`${deep}; return root`, {}, pool)
-    expect(returned.result.error?.message).toMatch(/^the script's return value cannot be converted to JSON: it is nested too deeply \(deeper than 256 levels\); send a flatter value/)
+    expect(returned.result.error?.message).toMatch(/^the script's return value cannot be converted to JSON: the call stack ran out while converting it: either it is nested too deeply \(deeper than 256 levels: send a flatter value/)
   })
 
-  it('S9.7 a return value nested too deeply to convert says it is nested deeper than 256 levels, without mentioning a call', async () => {
-    const { result } = await run('let v = 1; for (let i = 0; i < 100000; i++) v = [v]; return v', {}, pool)
-    expect(result.error).toEqual({
-      name: 'TypeError',
-      message: "the script's return value cannot be converted to JSON: it is nested too deeply (deeper than 256 levels); send a flatter value (a list instead of a chain of nested objects)",
-    })
+  it('S9.7 a return value that overflows the stack says it is nested deeper than 256 levels or a getter or toJSON in it recurses, without mentioning a call', async () => {
+    const message = "the script's return value cannot be converted to JSON: the call stack ran out while converting it: either it is nested too deeply (deeper than 256 levels: send a flatter value, a list instead of a chain of nested objects) or a getter or toJSON in it recurses without end"
+    const deep = await run('let v = 1; for (let i = 0; i < 100000; i++) v = [v]; return v', {}, pool)
+    expect(deep.result.error).toEqual({ name: 'TypeError', message })
+    // One level deep, but its getter recurses: not only nesting is named.
+    const getter = await run('return { get x() { return this.x } }', {}, pool)
+    expect(getter.result.error).toEqual({ name: 'TypeError', message })
   })
 
   it('S9.3 a flat argument sent from the bottom of a deep recursion says the script’s own recursion may have filled the stack', async () => {
