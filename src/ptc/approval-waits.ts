@@ -9,7 +9,7 @@ import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult } from './isolate/isolate-contract.ts'
-import { approvalDeadlineEnding, deadlineEnding, endedAtWallClock, withUnansweredApprovals } from './isolate/run-endings.ts'
+import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, withUnansweredApprovals } from './isolate/run-endings.ts'
 
 /** One call's approval still unanswered: its tool and when it was asked (`performance.now()`). */
 interface Wait {
@@ -53,7 +53,7 @@ export class ApprovalWaits {
     const awaiting = [...waits.values()].map((wait) => wait.name)
     if (waitedMs < deadlineMs / 2) {
       // The calls awaiting approval were counted as running, but were never made: said again without them.
-      const account = deadline === undefined ? result.error : deadlineEnding(deadline.limitMs, { ...deadline.spent, toolsRunning: withoutNames(deadline.spent.toolsRunning, awaiting) }).error
+      const account = deadline === undefined ? result.error : deadlineEndingWithout(deadline, awaiting).error
       return { ...result, error: withUnansweredApprovals(account, awaiting) }
     }
     const { error } = approvalDeadlineEnding(deadlineMs, awaiting, Math.min(waitedMs, deadlineMs))
@@ -75,14 +75,4 @@ export class ApprovalWaits {
       if (!callerSignal.aborted) waits.delete(callId)
     })
   }
-}
-
-/** `names` without one occurrence of each of `removed` (calls of the same tool count one by one). */
-function withoutNames(names: readonly string[], removed: readonly string[]): string[] {
-  const left = [...names]
-  for (const name of removed) {
-    const index = left.indexOf(name)
-    if (index !== -1) left.splice(index, 1)
-  }
-  return left
 }

@@ -15,19 +15,35 @@ export interface RunError {
 export interface RunEnding {
   status: RunStatus
   error: RunError
-  /** A wall-clock deadline's account ({@link deadlineEnding}), for the host to word again; see {@link DeadlineAccount}. */
+  /** A wall-clock deadline's account, for the host to word again; see {@link DeadlineAccount}. */
   deadline?: DeadlineAccount
 }
 
 /**
  * What a wall-clock deadline's message was made from: the whole deadline in ms and where its time
- * went. The run's result carries it from the isolate's side to the host, which knows more: the
- * calls still running that were only awaiting approval were never made, so the PTC service says
- * the message again without them (`ApprovalWaits.during`, which also takes it off the result).
+ * went ({@link deadlineEnding}), or only the calls still running when the host's watchdog ended
+ * the run ({@link unansweredDeadlineEnding}: no `spent`). The run's result carries it to the PTC
+ * service, which knows more: the calls "still running" that were only awaiting approval were never
+ * made, so it says the message again without them ({@link deadlineEndingWithout}, called by
+ * `ApprovalWaits.during`, which also takes the account off the result).
  */
 export interface DeadlineAccount {
   limitMs: number
-  spent: TimeSpent
+  toolsRunning: readonly string[]
+  spent?: TimeSpent
+}
+
+/**
+ * The deadline ending `account` was made from, said again with `notRunning` (names, one
+ * occurrence each) taken out of its calls still running.
+ */
+export function deadlineEndingWithout(account: DeadlineAccount, notRunning: readonly string[]): RunEnding {
+  const toolsRunning = [...account.toolsRunning]
+  for (const name of notRunning) {
+    const index = toolsRunning.indexOf(name)
+    if (index !== -1) toolsRunning.splice(index, 1)
+  }
+  return account.spent === undefined ? unansweredDeadlineEnding(account.limitMs, toolsRunning) : deadlineEnding(account.limitMs, { ...account.spent, toolsRunning })
 }
 
 /**
@@ -80,7 +96,7 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
   return {
     status: 'timeout',
     error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}` },
-    deadline: { limitMs, spent },
+    deadline: { limitMs, toolsRunning: spent.toolsRunning, spent },
   }
 }
 
@@ -159,6 +175,7 @@ export function unansweredDeadlineEnding(limitMs: number, toolsRunning: readonly
   return {
     status: 'timeout',
     error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs), and the isolate worker process did not answer in time, so it was restarted.${running} ${toolWaitAdvice(toolsRunning.length)}` },
+    deadline: { limitMs, toolsRunning },
   }
 }
 
