@@ -61,6 +61,9 @@ export function elicitApproval(options: ElicitApprovalOptions): ApprovalResponde
       `Allow the tool call "${execution.name}" once?${request.reason ? ` Reason: ${request.reason}.` : ''}\nArguments: ${args.length > 2_000 ? `${args.slice(0, 2_000)}…` : args}`
     let answer: Awaited<ReturnType<Server['elicitInput']>>
     const stop = stopSignalOf(execution) ?? NEVER_ABORTED
+    // Already stopped: nothing is asked (the SDK would refuse before numbering a request, and the
+    // id read below would be one no prompt ever had).
+    if (stop.aborted) throw stoppedUnanswered()
     const promptId = sdkNextRequestId(server)
     try {
       answer = await server.elicitInput(

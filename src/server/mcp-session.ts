@@ -159,7 +159,7 @@ export async function openSession(ctx: Context, options: SessionOptions, session
     const early = cancelledInFlight(transport, extra.requestId)
     if (early !== undefined) {
       cancel.abort(early.reason ?? 'cancelled by the client')
-      silence(extra.requestId, early.reason)
+      silence(extra.requestId, cancel.signal.reason)
     }
     callControllers.set(extra.requestId, cancel)
     const connection = options.connectionSignal?.()

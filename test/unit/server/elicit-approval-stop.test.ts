@@ -50,4 +50,14 @@ describe('an MCP approval prompt of a stopped call (S6.3, S8.2)', () => {
     expect(ApprovalNotObtainedError.isInstance(error)).toBe(true)
     expect((error as Error).message).toBe('the call was stopped before anyone answered the approval prompt')
   })
+
+  it('S8.2 a call already stopped is not asked at all: not answered, and no prompt is sent', async () => {
+    let asked = 0
+    const server = { getClientCapabilities: () => ({ elicitation: {} }), elicitInput: async () => (asked++, { action: 'accept', content: { allow: true } }) } as unknown as Server
+    const stopped = AbortSignal.abort()
+    const outcome = await Promise.resolve(elicitApproval({ server, agent: 'a1', timeoutMs: 60_000 })({ execution: execution(stopped, stopped), reason: 'outside' }, () => 'unavailable')).then((value) => value, (error: unknown) => error)
+    expect(ApprovalNotObtainedError.isInstance(outcome)).toBe(true)
+    expect((outcome as Error).message).toBe('the call was stopped before anyone answered the approval prompt')
+    expect(asked).toBe(0)
+  })
 })
