@@ -53,8 +53,12 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
     },
   })
   const stop = new AbortController()
+  // Every Ctrl-C cancels (once), and the listener stays to the process's exit, which comes right
+  // after the answer (the CLI exits then): a second one, a terminal's or `timeout`'s to the whole
+  // process group, must not kill the process before its answer and its journal's results are
+  // written, nor between those and the exit with its code (a trial saw all three lost).
   const onSignal = () => stop.abort()
-  process.once('SIGINT', onSignal)
+  process.on('SIGINT', onSignal)
   endEarlyInterrupt()
   try {
     if (!options.json) {
@@ -93,7 +97,6 @@ export async function runScript(code: string, hostOptions: HostOptions, options:
     }
     return stop.signal.aborted ? INTERRUPTED : value.status === 'ok' ? 0 : 1
   } finally {
-    process.off('SIGINT', onSignal)
     warnRunningJobs(host.ctx.jobs.list('cli'))
     await host.dispose()
   }

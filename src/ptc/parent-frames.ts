@@ -16,7 +16,8 @@ export interface ParentFrames<Out> {
 /**
  * Opens the channel to the host on fd 3 (the socket `startWorker` gave this process). Every
  * message from the host goes to `onMessage`, in order; `onClose` is called once when the host
- * has gone (the socket ended or failed) or sent a frame that cannot be read.
+ * has gone (the socket ended or failed) or sent a frame that cannot be read. From then on the
+ * process ignores SIGINT: its host stops it.
  * @throws Error when fd 3 is not a socket (the process was not started by `startWorker`).
  */
 export function openParentFrames<In, Out>(onMessage: (message: In) => void, onClose: (why: string) => void): ParentFrames<Out> {
@@ -26,6 +27,10 @@ export function openParentFrames<In, Out>(onMessage: (message: In) => void, onCl
   } catch (error) {
     throw new Error(`this worker's fd 3 is not the host's socket (start it with startWorker, worker-channel.ts): ${(error as Error).message}`)
   }
+  // A Ctrl-C at a terminal reaches the whole process group, this worker too: the host decides
+  // what it stops (it cancels the run), and a worker ends when its channel closes. Dying of it
+  // would turn a cancel into a crashed worker (a trial saw `WorkerCrashError ... signal SIGINT`).
+  process.on('SIGINT', ignoreSignal)
   let closed = false
   const close = (why: string): void => {
     if (closed) return
@@ -41,3 +46,6 @@ export function openParentFrames<In, Out>(onMessage: (message: In) => void, onCl
     send: (message) => !closed && sendFrame(socket, message),
   }
 }
+
+/** SIGINT in a worker process: ignored (see {@link openParentFrames}). */
+function ignoreSignal(): void {}

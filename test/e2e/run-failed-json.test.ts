@@ -46,6 +46,28 @@ describe('ptc run when run_code fails', { timeout: 300_000 }, () => {
     expect(stderr).toMatch(/^ptc: cancelled \(Ctrl-C\): The tool call was cancelled before it finished; what it had already done stands \(for run_code: the tool calls its script had made\)/m)
   })
 
+  it('S9.4 a Ctrl-C sent twice to the whole process group, as a terminal and `timeout` do, still ends cancelled: the --json answer, exit 130, and a result in the journal for every call', async () => {
+    const journal = path.join(dir, 'twice.jsonl')
+    // Its own process group, with the isolate worker and checkers it forks: a terminal's Ctrl-C reaches them all.
+    const child = spawn(process.execPath, [PTC_BIN, 'run', 'forever.ts', '--json', '--no-typecheck', '--workspace', dir, '--journal', journal], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+    const started = () => fs.existsSync(journal) && fs.readFileSync(journal, 'utf8').includes('"list_dir"') && fs.readFileSync(journal, 'utf8').split('\n').some((line) => line.includes('"tool/result"') && line.includes('"list_dir"'))
+    while (!started()) await new Promise((resolve) => setTimeout(resolve, 20))
+    process.kill(-child.pid!, 'SIGINT')
+    // The second while the first's cancel is under way (two at once are one signal to Node).
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    process.kill(-child.pid!, 'SIGINT')
+    const [code] = await once(child, 'exit')
+    expect(code).toBe(130)
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'failed', error: { kind: 'cancelled' } })
+    const records = fs.readFileSync(journal, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; callId?: string })
+    const calls = records.filter((record) => record.type === 'tool/call').map((record) => record.callId)
+    const results = records.filter((record) => record.type === 'tool/result').map((record) => record.callId)
+    expect(calls.length).toBeGreaterThan(1)
+    expect([...results].sort()).toEqual([...calls].sort())
+  })
+
   it('S9.7 ptc run exits after its answer even when a plugin tool ignores its abort signal and leaves a timer running', async () => {
     // Killed after 60 s: without the exit, the plugin's interval and pending promise keep the process alive forever.
     const { code, stdout } = await runPtc(['run', 'stubborn.ts', '--json', '--no-typecheck', '--timeout-ms', '500', '--workspace', dir, '--tools', STUBBORN], dir, 60_000)
