@@ -4,12 +4,14 @@
  * (SPEC S9.1). Approvals follow the AI SDK's own rule (`resolveToolApproval` in `ai` 7): a
  * `toolApproval` option decides first (a function for every call, or an entry per tool), else
  * the tool's deprecated `needsApproval`; `user-approval` becomes an `ask` answered by the host's
- * approval service (S5.1, S8.1; headless means deny, S5.3), `denied` a denial.
+ * approval service (S5.1, S8.1; headless means deny, S5.3), `denied` a denial. Unlike `ai`, a
+ * status it does not know fails closed (S8.2, `approval-status.ts`).
  */
-import type { ToolApprovalConfiguration, ToolApprovalStatus, ToolSet } from 'ai'
+import type { ToolApprovalConfiguration, ToolSet } from 'ai'
 import type { Context, ToolExecution } from '../../index.ts'
 import { checkConcurrentNames, type ForeignApproval, type ForeignTool, type RegisteredTools, registerForeignTools } from '../foreign-tools.ts'
 import { ai } from './ai-peer.ts'
+import { checkToolApproval, fromStatus } from './approval-status.ts'
 
 /** Options of {@link registerAiSdkTools}. */
 export interface RegisterAiSdkToolsOptions<TOOLS extends ToolSet = ToolSet> {
@@ -40,6 +42,9 @@ type AnyTool = ToolSet[string]
  * @returns the registered names, the skipped ones, and `dispose()` to unregister them.
  * @throws ToolDefinitionError for a name ptc cannot use or one already registered.
  * @throws TypeError when `concurrent` names a tool that is not in `toolSet`.
+ * @throws TypeError when `toolApproval` holds a status `ai` 7 does not define (a typo such as
+ *   'user_approval', S8.2), naming the tool, the value and the accepted statuses; a function
+ *   returning such a status denies that call instead.
  */
 export async function registerAiSdkTools<TOOLS extends ToolSet>(
   host: { ctx: Context },
@@ -48,6 +53,7 @@ export async function registerAiSdkTools<TOOLS extends ToolSet>(
 ): Promise<RegisteredTools> {
   if (typeof toolSet !== 'object' || toolSet === null) throw new TypeError('registerAiSdkTools(host, toolSet): toolSet must be an object of AI SDK tools, as for generateText({ tools }).')
   checkConcurrentNames('registerAiSdkTools', options.concurrent, Object.keys(toolSet))
+  checkToolApproval(options.toolApproval)
   const tools: ForeignTool[] = []
   const skipped: { name: string; reason: string }[] = []
   for (const [name, tool] of Object.entries(toolSet) as [string, AnyTool][]) {
@@ -106,24 +112,12 @@ async function approvalOf(name: string, tool: AnyTool, toolSet: ToolSet, options
   const { toolApproval, runtimeContext } = options
   const toolsContext = options.toolsContext ?? {}
   const toolCall = { type: 'tool-call', toolCallId: exec.callId, toolName: name, input }
-  if (typeof toolApproval === 'function') return fromStatus(await toolApproval({ toolCall: toolCall as never, tools: toolSet as never, toolsContext: toolsContext as never, runtimeContext, messages: [] }))
+  if (typeof toolApproval === 'function') return fromStatus(name, await toolApproval({ toolCall: toolCall as never, tools: toolSet as never, toolsContext: toolsContext as never, runtimeContext, messages: [] }))
   const entry = toolApproval && Object.hasOwn(toolApproval, name) ? (toolApproval as Record<string, unknown>)[name] : undefined
   if (entry != null) {
     const status = typeof entry === 'function' ? await entry(input, { toolCallId: exec.callId, messages: [], toolContext: context, runtimeContext }) : entry
-    return fromStatus(status as ToolApprovalStatus)
+    return fromStatus(name, status)
   }
   const needs = typeof tool.needsApproval === 'function' ? await tool.needsApproval(input as never, { toolCallId: exec.callId, messages: [], context }) : tool.needsApproval
   return needs === true ? { kind: 'ask', reason: `needsApproval of the AI SDK tool ${name}` } : { kind: 'none' }
-}
-
-/**
- * `user-approval` → ask, `denied` → deny, anything else → no rule: `approved` lets ptc's own
- * policy decide (a framework's yes never overrides a ptc `ask` or denial).
- */
-function fromStatus(status: ToolApprovalStatus): ForeignApproval {
-  const normalized = status === undefined ? { type: 'not-applicable' } : typeof status === 'string' ? { type: status } : status
-  const reason = 'reason' in normalized && typeof normalized.reason === 'string' ? { reason: normalized.reason } : {}
-  if (normalized.type === 'user-approval') return { kind: 'ask', ...reason }
-  if (normalized.type === 'denied') return { kind: 'deny', ...reason }
-  return { kind: 'none' }
 }
