@@ -79,7 +79,7 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
   if (rootType === 'never') fail('output.schema is z.never(), which no value matches, so every call would fail.')
   const nonJson = requiredNonJson(spec.output.schema, '$', 'output')
   if (nonJson !== undefined) {
-    fail(`output.schema requires a ${nonJson.type} at ${nonJson.path}, which no JSON value is, so every call would fail: the canonical value is plain JSON (S1.2). ${nonJsonAdvice(nonJson.type)}`)
+    fail(`output.schema requires a ${nonJson.type} at ${nonJson.path}, which no JSON value is, so every call would fail: the canonical value is plain JSON (S1.2). ${nonJsonAdvice(nonJson.type, 'output')}`)
   }
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) fail('timeoutMs must be a positive number of milliseconds.')
   if (spec.title !== undefined && (typeof spec.title !== 'string' || spec.title.trim() === '')) fail('title must be a non-empty string when given.')
@@ -102,7 +102,7 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
   }
   const nonJsonArgument = requiredNonJson(parameters, '$', 'input')
   if (nonJsonArgument !== undefined) {
-    fail(`parameters require a ${nonJsonArgument.type} at ${nonJsonArgument.path}, which no JSON argument is, so every call would fail: arguments arrive as plain JSON (S6.1). ${nonJsonAdvice(nonJsonArgument.type)}${nonJsonArgument.type === 'Date' ? ' (z.coerce.date() turns an ISO string into a Date)' : ''}`)
+    fail(`parameters require a ${nonJsonArgument.type} at ${nonJsonArgument.path}, which no JSON argument is, so every call would fail: arguments arrive as plain JSON (S6.1). ${nonJsonAdvice(nonJsonArgument.type, 'input')}`)
   }
 
   const { presentCall, presentResult } = spec
@@ -152,11 +152,22 @@ function requiredNonJson(schema: unknown, path: string, side: 'input' | 'output'
   return undefined
 }
 
-/** What to use instead of a non-JSON type, for the refusals above. */
-function nonJsonAdvice(type: string): string {
-  if (type === 'Map') return 'Use a plain object (z.record) instead.'
-  if (type === 'Set') return 'Use an array instead.'
-  return 'Use a string (an ISO date for a Date), a number or an array instead.'
+/** What to use instead of a non-JSON type, for the refusals above: advice that fits the type refused. */
+function nonJsonAdvice(type: string, side: 'input' | 'output'): string {
+  switch (type) {
+    case 'Date':
+      return side === 'input' ? 'Use an ISO date string instead (z.coerce.date() turns one into a Date).' : 'Use an ISO date string instead.'
+    case 'BigInt':
+      return 'Use a string of digits or a number instead.'
+    case 'Map':
+      return 'Use a plain object (z.record) instead.'
+    case 'Set':
+      return 'Use an array instead.'
+    case 'NaN':
+      return 'Use a number or null instead.'
+    default:
+      return 'Use a string instead.'
+  }
 }
 
 /** The parts of a zod 4 schema's definition these checks read. */

@@ -155,6 +155,24 @@ describe('defineTool (S1.1, S1.2, S2)', () => {
     }
   })
 
+  it('S6.1 the refusal of a BigInt, Date, Map or Set parameter advises a JSON type that fits the type refused', () => {
+    const base = { name: 't', description: 'd', output, execute: () => 'x' }
+    const message = (parameters: z.ZodType) => {
+      try {
+        defineTool({ ...base, parameters })
+      } catch (error) {
+        return (error as Error).message
+      }
+      return 'accepted'
+    }
+    const bigint = message(z.object({ b: z.bigint() }))
+    expect(bigint).toMatch(/^Tool "t": parameters require a BigInt at \$\.b, which no JSON argument is, so every call would fail: arguments arrive as plain JSON \(S6\.1\)\. Use a string of digits or a number instead\.$/)
+    expect(bigint).not.toMatch(/date/i)
+    expect(message(z.object({ at: z.date() }))).toMatch(/Date at \$\.at.*Use an ISO date string instead \(z\.coerce\.date\(\) turns one into a Date\)\.$/)
+    expect(message(z.object({ s: z.set(z.string()) }))).toMatch(/Set at \$\.s.*Use an array instead\.$/)
+    expect(message(z.object({ m: z.map(z.string(), z.string()) }))).toMatch(/Map at \$\.m.*Use a plain object \(z\.record\) instead\.$/)
+  })
+
   it('S2 timeoutMs must be a positive finite number of milliseconds', () => {
     const base = { name: 't', description: 'd', parameters: {}, output, execute: () => 'x' }
     for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100' as never]) {
