@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { ToolDefinitionError } from '../errors/ptc-error.ts'
 import type { Card } from './cards.ts'
 import { compactToZod, type InferCompact } from './compact-parameters.ts'
+import { protoKeyPath } from './proto-keys.ts'
 import type { CompactParameters, ToolDefinition, ToolOutput, ToolResult } from './types.ts'
 
 /** The `args` type a `parameters` declaration produces. */
@@ -54,8 +55,9 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/
  * Define a tool. `execute`'s `args` are `z.output<parameters>` (or the compact form's inferred
  * type); its return type is the `output.schema` type, enforced at run time by the registry.
  *
- * @throws ToolDefinitionError when a required field is missing or has the wrong kind, or the name
- *   is not `[A-Za-z_][A-Za-z0-9_.-]*` (at most 128 characters).
+ * @throws ToolDefinitionError when a required field is missing or has the wrong kind, the name
+ *   is not `[A-Za-z_][A-Za-z0-9_.-]*` (at most 128 characters), or no call could succeed (a
+ *   required Date parameter, a key named `__proto__`…).
  */
 export function defineTool<const P extends z.ZodType | CompactParameters, S extends z.ZodType>(
   spec: ToolSpec<P, S>,
@@ -81,6 +83,8 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
   if (nonJson !== undefined) {
     fail(`output.schema requires a ${nonJson.type} at ${nonJson.path}, which no JSON value is, so every call would fail: the canonical value is plain JSON (S1.2). ${nonJsonAdvice(nonJson.type, 'output')}`)
   }
+  const outputProtoKey = protoKeyPath(spec.output.schema)
+  if (outputProtoKey !== undefined) fail(`output.schema declares a key named __proto__ at ${outputProtoKey}, which the canonical value cannot carry: validation drops it, so the script and the model would never see it; rename it (e.g. proto).`)
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) fail('timeoutMs must be a positive number of milliseconds.')
   if (spec.title !== undefined && (typeof spec.title !== 'string' || spec.title.trim() === '')) fail('title must be a non-empty string when given.')
   if (spec.annotations !== undefined && !isAnnotations(spec.annotations)) fail(`annotations must be an object whose fields (${ANNOTATION_HINTS.join(', ')}) are booleans.`)
@@ -90,6 +94,9 @@ export function defineTool<const P extends z.ZodType | CompactParameters, S exte
   if (looksLikeJsonSchema(spec.parameters)) {
     fail('parameters takes a zod object schema or the compact form {field: {type, required?, description?}}, not a JSON Schema ({type: "object", properties, required}); write each property as a compact field, or pass the JSON Schema as jsonSchemas.parameters beside a zod schema.')
   }
+  // Before the compact form's conversion, which would assign the key and so lose it.
+  const protoKey = protoKeyPath(spec.parameters)
+  if (protoKey !== undefined) fail(`parameters declare a key named __proto__ at ${protoKey}, which no call can pass: arguments with an own __proto__ key are refused (S6.1), and an object schema drops it; rename it (e.g. proto).`)
   const parameters = isZod(spec.parameters)
     ? (spec.parameters as z.ZodType)
     : typeof spec.parameters === 'object' && spec.parameters !== null

@@ -173,6 +173,24 @@ describe('defineTool (S1.1, S1.2, S2)', () => {
     expect(message(z.object({ m: z.map(z.string(), z.string()) }))).toMatch(/Map at \$\.m.*Use a plain object \(z\.record\) instead\.$/)
   })
 
+  it('S2 S6.1 a parameter or output key named __proto__ (compact form, zod shapes at any depth, output.schema) is refused at definition, naming the tool and the key path', () => {
+    const base = { name: 't', description: 'd', output, execute: () => 'x' }
+    const rename = /rename it/
+    expect(() => defineTool({ ...base, parameters: { ['__proto__']: { type: 'string', required: true } } as never })).toThrow(/^Tool "t": parameters declare a key named __proto__ at \$\.__proto__,/)
+    expect(() => defineTool({ ...base, parameters: { ['__proto__']: { type: 'string', required: true } } as never })).toThrow(rename)
+    expect(() => defineTool({ ...base, parameters: z.object({ ['__proto__']: z.string().optional() }) })).toThrow(/^Tool "t": parameters declare a key named __proto__ at \$\.__proto__,.*rename it/)
+    const nested = z.object({ list: z.array(z.object({ inner: z.object({ ['__proto__']: z.number() }).optional() })) })
+    expect(() => defineTool({ ...base, parameters: nested })).toThrow(/parameters declare a key named __proto__ at \$\.list\[\]\.inner\.__proto__,/)
+    const outputTool = (schema: z.ZodType) => defineTool({ ...base, parameters: {}, output: { schema, render: () => [] } })
+    expect(() => outputTool(z.object({ ['__proto__']: z.string() }))).toThrow(/^Tool "t": output\.schema declares a key named __proto__ at \$\.__proto__,.*rename it/)
+    expect(() => outputTool(z.union([z.null(), z.object({ a: z.object({ ['__proto__']: z.string() }) })]))).toThrow(/output\.schema declares a key named __proto__ at \$\.a\.__proto__,/)
+    // A plain `__proto__:` in an object literal sets the prototype, so it declares no key, and `proto` is an ordinary name.
+    expect(defineTool({ ...base, parameters: z.object({ proto: z.string(), __proto__: null }) }).name).toBe('t')
+    type Node = { child?: Node }
+    const recursive: z.ZodType<Node> = z.object({ get child() { return recursive.optional() } })
+    expect(defineTool({ ...base, parameters: recursive }).name).toBe('t')
+  })
+
   it('S2 timeoutMs must be a positive finite number of milliseconds', () => {
     const base = { name: 't', description: 'd', parameters: {}, output, execute: () => 'x' }
     for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100' as never]) {
