@@ -17,6 +17,7 @@ const ACCEPTED = `'not-applicable', 'approved', 'denied', 'user-approval'`
 describe('registerAiSdkTools with an unknown approval status (S8.2 fail closed)', { timeout: 60_000 }, () => {
   let host: Host
   const ran: string[] = []
+  const asked: string[] = []
   const toolSet = (): ToolSet => ({
     f: tool({ description: 'Needs approval.', inputSchema: z.object({}), needsApproval: true, execute: async () => (ran.push('f'), 'ran f') }),
     g: tool({ description: 'Plain.', inputSchema: z.object({}), execute: async () => (ran.push('g'), 'ran g') }),
@@ -32,7 +33,7 @@ describe('registerAiSdkTools with an unknown approval status (S8.2 fail closed)'
   beforeAll(async () => {
     host = await createHost({ workspace: mkdtempSync(join(tmpdir(), 'ptc-ai-status-')), journal: false })
     // Any question reaching the approval service is answered yes: a denial below comes from the status, not from headless S5.3.
-    host.ctx.approval.respond(() => 'allowed-once')
+    host.ctx.approval.respond((request) => (asked.push(request.execution.name), 'allowed-once'))
   }, 60_000)
   afterAll(async () => {
     await host?.dispose()
@@ -96,6 +97,19 @@ describe('registerAiSdkTools with an unknown approval status (S8.2 fail closed)'
       ran.length = 0
       expect(await callFromScript('g')).toMatch(/was not recognised/)
       expect(ran).toEqual([])
+    } finally {
+      await registered.dispose()
+    }
+  })
+
+  it('S8.2 a needsApproval function returning a truthy non-boolean asks, as ai 7 does (not only true)', async () => {
+    const registered = await registerAiSdkTools(host, {
+      h: tool({ description: 'Loosely typed rule.', inputSchema: z.object({}), needsApproval: (() => 'yes') as never, execute: async () => (ran.push('h'), 'ran h') }),
+    })
+    try {
+      asked.length = 0
+      expect(await callFromScript('h')).toBe('ran h')
+      expect(asked).toEqual(['h'])
     } finally {
       await registered.dispose()
     }

@@ -119,5 +119,6 @@ async function approvalOf(name: string, tool: AnyTool, toolSet: ToolSet, options
     return fromStatus(name, status)
   }
   const needs = typeof tool.needsApproval === 'function' ? await tool.needsApproval(input as never, { toolCallId: exec.callId, messages: [], context }) : tool.needsApproval
-  return needs === true ? { kind: 'ask', reason: `needsApproval of the AI SDK tool ${name}` } : { kind: 'none' }
+  // Truthy, not just true, as ai 7 reads it: a rule that answers 'yes' must not run unasked (S8.2).
+  return needs ? { kind: 'ask', reason: `needsApproval of the AI SDK tool ${name}` } : { kind: 'none' }
 }
