@@ -122,6 +122,17 @@ return { celsius: f.celsius, people: (p as { people: number }).people }`
     expect(result.finalOutput).toMatch(/delete_city: This call needs approval \(needsApproval of the Agents SDK tool delete_city\).*denied/)
   })
 
+  it('S8.2 S5.3 a needsApproval function answering a truthy non-boolean asks, as the Agents SDK does (fail closed): denied headless, the tool not run', async () => {
+    let ran = 0
+    // Typed as boolean; a JavaScript tool author may return 1 or 'yes', which the SDK's runner treats as true.
+    const truthy = tool({ name: 'wipe_city', description: 'Wipe a city.', parameters: z.object({ city: z.string() }), needsApproval: async () => 'yes' as never, execute: async () => String(++ran) })
+    await registerAgentsTools(host, [truthy], { plugin: 'truthy-approval' })
+    const code = `try { await tools.wipe_city({ city: 'Oslo' }); return 'ran' } catch (error) { return error instanceof ToolCallError ? error.toolName + ': ' + error.message : 'other' }`
+    const result = await runner.run(new Agent({ name: 'planner', model: codeModel(code), tools: [createCodeTool({ host })] }), 'Wipe Oslo.')
+    expect(result.finalOutput).toMatch(/wipe_city: This call needs approval \(needsApproval of the Agents SDK tool wipe_city\).*denied/)
+    expect(ran).toBe(0)
+  })
+
   it("S9.3 a tool's errorFunction decides a failure, as for the model: the SDK's default answers its generic text as the value, errorFunction: null rejects with the tool's message", async () => {
     const failing = [
       tool({ name: 'boom_default', description: 'Throws.', parameters: z.object({}), execute: async () => Promise.reject(new Error('kaput')) }),

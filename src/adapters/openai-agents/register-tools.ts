@@ -64,7 +64,8 @@ function foreignTool(tool: FunctionTool<any, any, any>, options: RegisterAgentsT
       return tool.outputSchema && typeof result === 'string' ? parsedOr(result) : result
     },
     approval: async (args, exec) =>
-      (await tool.needsApproval(runContext(), args as never, exec.callId)) === true ? { kind: 'ask', reason: `needsApproval of the Agents SDK tool ${tool.name}` } : { kind: 'none' },
+      // Any truthy answer asks, as the SDK's runner does (`if (needsApproval)`): fail closed.
+      (await tool.needsApproval(runContext(), args as never, exec.callId)) ? { kind: 'ask', reason: `needsApproval of the Agents SDK tool ${tool.name}` } : { kind: 'none' },
   }
 }
 
