@@ -21,4 +21,34 @@ describe('argumentProblems (S6.5: invalid arguments said briefly, whatever they 
     expect(text.split('✖')).toHaveLength(21)
     expect(text.endsWith('\n(and 30 more problems)')).toBe(true)
   })
+
+  it('S6.5 an enum of 5,000 values names 20 of them and counts the rest, so every issue keeps its path (the card cut at 2,000 mid-list)', () => {
+    const values = Array.from({ length: 5_000 }, (_, i) => `v${i}`) as [string, ...string[]]
+    const error = z.strictObject({ options: z.object({ mode: z.enum(values) }), count: z.number() }).safeParse({ options: { mode: 'x' }, count: 'q' }).error!
+    const text = argumentProblems(error)
+    expect(text).toBe([
+      '✖ Invalid input: expected number, received string',
+      '  → at count',
+      `✖ Invalid option: expected one of ${values.slice(0, 20).map((value) => `"${value}"`).join('|')}|… and 4980 more`,
+      '  → at options.mode',
+    ].join('\n'))
+    expect(text.length).toBeLessThan(2_000)
+  })
+
+  it('S6.5 a custom message over 500 characters is cut inside its issue, keeping its path and the next issue', () => {
+    const error = z.strictObject({ a: z.string().refine(() => false, 'no '.repeat(10_000)), b: z.number() }).safeParse({ a: 'x', b: 'y' }).error!
+    const text = argumentProblems(error)
+    expect(text).toBe([
+      `✖ ${'no '.repeat(10_000).slice(0, 500)}… (cut: the message had 30000 characters)`,
+      '  → at a',
+      '✖ Invalid input: expected number, received string',
+      '  → at b',
+    ].join('\n'))
+  })
+
+  it('S6.5 a custom message about a long enum is kept, not replaced by the list', () => {
+    const values = Array.from({ length: 100 }, (_, i) => `v${i}`) as [string, ...string[]]
+    const error = z.object({ mode: z.enum(values, { error: 'mode must be a documented mode' }) }).safeParse({ mode: 'x' }).error!
+    expect(argumentProblems(error)).toBe(z.prettifyError(error))
+  })
 })
