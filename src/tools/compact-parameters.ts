@@ -35,7 +35,9 @@ export type InferCompact<P extends CompactParameters> = Simplify<
 /**
  * Convert the compact form into a strict zod object (unknown keys are rejected, so a misspelt
  * optional field is an error the model can fix instead of being silently ignored).
- * @throws ToolDefinitionError for an unknown field `type`.
+ * @throws ToolDefinitionError for a field no call could use or whose constraint would be lost
+ *   (SPEC S1.1, S2): not an object, an unknown `type`, an `enum` that is not a non-empty array of
+ *   strings, a non-boolean `required`, a non-string `description`, or an unsupported key.
  */
 export function compactToZod(parameters: CompactParameters, toolName: string): z.ZodObject {
   const shape: Record<string, z.ZodType> = {}
@@ -47,6 +49,7 @@ export function compactToZod(parameters: CompactParameters, toolName: string): z
 }
 
 function fieldToZod(field: CompactField, where: string): z.ZodType {
+  checkField(field, where)
   let schema: z.ZodType
   switch (field.type) {
     case 'string':
@@ -74,4 +77,41 @@ function fieldToZod(field: CompactField, where: string): z.ZodType {
       )
   }
   return field.description ? schema.describe(field.description) : schema
+}
+
+/** The keys each compact `type` takes; any other is refused rather than ignored. */
+const KEYS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
+  string: ['type', 'required', 'description', 'enum'],
+  number: ['type', 'required', 'description'],
+  integer: ['type', 'required', 'description'],
+  boolean: ['type', 'required', 'description'],
+  array: ['type', 'required', 'description', 'items'],
+  object: ['type', 'required', 'description'],
+}
+
+/**
+ * Refuse what the conversion would otherwise accept and then fail every call with (`enum: []`
+ * gives an empty "expected one of") or drop silently (`minimum: 3`, `required: 'yes'` read as
+ * optional). An unknown `type` is left to {@link fieldToZod}'s message.
+ */
+function checkField(field: unknown, where: string): void {
+  const refuse = (what: string): never => {
+    throw new ToolDefinitionError(`Parameter ${where} ${what}`, where)
+  }
+  if (typeof field !== 'object' || field === null || Array.isArray(field)) {
+    refuse(`must be an object like { type: 'string' }, not ${JSON.stringify(field) ?? String(field)}.`)
+  }
+  const { type, required, description } = field as Record<string, unknown>
+  const keys = typeof type === 'string' && Object.hasOwn(KEYS_BY_TYPE, type) ? KEYS_BY_TYPE[type] : undefined
+  if (keys === undefined) return
+  if (required !== undefined && typeof required !== 'boolean') refuse(`has required ${JSON.stringify(required)}: required must be true or false.`)
+  if (description !== undefined && typeof description !== 'string') refuse('has a description that is not a string: description must be a string.')
+  const { enum: values } = field as Record<string, unknown>
+  if (type === 'string' && values !== undefined && !(Array.isArray(values) && values.length > 0 && values.every((value) => typeof value === 'string'))) {
+    refuse(`has enum ${JSON.stringify(values)}: enum must be a non-empty array of strings (the compact form's enums are strings; use a zod schema such as z.union([z.literal(1), z.literal(2)]) for others).`)
+  }
+  const extra = Object.keys(field as object).find((key) => !keys.includes(key))
+  if (extra !== undefined) {
+    refuse(`has key ${JSON.stringify(extra)}, which is not supported for type "${type}" (the compact form takes ${keys.join(', ')}); use a zod schema for constraints such as minimum, maxLength or pattern (e.g. z.number().min(3)).`)
+  }
 }
