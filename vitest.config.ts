@@ -35,6 +35,10 @@ export default defineConfig({
     // own waits by the deadlines of the code under test, not by vitest's timer.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // The same for `expect.poll`, whose own default (1 s) is a wall-clock bound: a poll waits for
+    // an outcome as long as the test may (a loaded fresh-clone run missed a 1 s `vi.waitFor`,
+    // which has no such setting and names its timeout where it is used).
+    expect: { poll: { timeout: 30_000 } },
     projects: [
       {
         // Unit, typegen, adapter and end-to-end files share forks (isolate: false): a fresh fork per

@@ -69,7 +69,8 @@ describe('IsolateSupervisor recycling (issue 12)', () => {
       toolNames: ['hold'],
       dispatch: () => new Promise<IsolateToolOutcome>((resolve) => (release = resolve)),
     })
-    await vi.waitFor(() => expect(release).toBeDefined())
+    // Bounded by the test's own timeout, not vitest's 1 s default (a loaded fresh-clone CI run missed it).
+    await vi.waitFor(() => expect(release).toBeDefined(), { timeout: 30_000, interval: 20 })
     for (let index = 0; index < 3; index++) {
       expect(await supervisor.run(RETURN_42)).toMatchObject({ status: 'ok', value: 42 })
       order.push(`answered by ${supervisor.workerPid === first ? 'the old worker' : 'another'}`)
