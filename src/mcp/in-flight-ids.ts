@@ -18,18 +18,11 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { cancelledId, type RequestId, requestId } from './message-ids.ts'
+import { cancelledId, type DuplicateIdRefusal, type RequestId, requestId } from './message-ids.ts'
 import { cancelsOfOwnRequests, DELIVERED } from './refused-batches.ts'
 import { closeRequestStream } from './sdk-internals.ts'
 
-export type { RequestId } from './message-ids.ts'
-
-/** What to answer a request refused for its id: JSON-RPC's Invalid Request, with that id. */
-export interface DuplicateIdRefusal {
-  id: RequestId
-  code: -32600
-  message: string
-}
+export type { DuplicateIdRefusal, RequestId } from './message-ids.ts'
 
 /** The client's request ids in flight on one connection; see the file comment. */
 export class InFlightIds {

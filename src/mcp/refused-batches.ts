@@ -5,8 +5,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js'
-import type { DuplicateIdRefusal } from './in-flight-ids.ts'
-import { cancelledId, type RequestId, requestId } from './message-ids.ts'
+import { cancelledId, type DuplicateIdRefusal, type RequestId, requestId } from './message-ids.ts'
 
 /** What a refused batch's errors say of the rest of it ({@link deliverAllButRequests}). */
 export const DELIVERED = '(what else it held, notifications and answers, was delivered)'

@@ -9,12 +9,10 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { RequestId } from './message-ids.ts'
 
 /** The SDK version the functions of this file were checked against (its `package.json`'s `version`). */
 export const SDK_VERSION_CHECKED = '1.32.2'
-
-/** A JSON-RPC request id (MCP: a string or a number, never null). */
-type RequestId = string | number
 
 /**
  * The SDK's abort controllers of the requests `server` is handling, by id (`Protocol`'s private
