@@ -27,23 +27,19 @@ export interface RunEnding {
  * made, so it says the message again without them ({@link deadlineEndingWithout}, called by
  * `ApprovalWaits.during`, which also takes the account off the result).
  */
-export interface DeadlineAccount {
-  limitMs: number
-  toolsRunning: readonly string[]
-  spent?: TimeSpent
-}
+export type DeadlineAccount = { limitMs: number; spent: TimeSpent } | { limitMs: number; toolsRunning: readonly string[] }
 
 /**
  * The deadline ending `account` was made from, said again with `notRunning` (names, one
  * occurrence each) taken out of its calls still running.
  */
 export function deadlineEndingWithout(account: DeadlineAccount, notRunning: readonly string[]): RunEnding {
-  const toolsRunning = [...account.toolsRunning]
+  const toolsRunning = 'spent' in account ? [...account.spent.toolsRunning] : [...account.toolsRunning]
   for (const name of notRunning) {
     const index = toolsRunning.indexOf(name)
     if (index !== -1) toolsRunning.splice(index, 1)
   }
-  return account.spent === undefined ? unansweredDeadlineEnding(account.limitMs, toolsRunning) : deadlineEnding(account.limitMs, { ...account.spent, toolsRunning })
+  return 'spent' in account ? deadlineEnding(account.limitMs, { ...account.spent, toolsRunning }) : unansweredDeadlineEnding(account.limitMs, toolsRunning)
 }
 
 /**
@@ -96,7 +92,7 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
   return {
     status: 'timeout',
     error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}` },
-    deadline: { limitMs, toolsRunning: spent.toolsRunning, spent },
+    deadline: { limitMs, spent },
   }
 }
 
