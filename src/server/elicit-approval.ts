@@ -126,7 +126,6 @@ function abandonedPrompts(server: Server): Set<number> {
   return ids
 }
 
-
 /**
  * For an SDK `onerror` about a response with an unknown id that answers an approval prompt the
  * server stopped waiting for (timed out, or its call was stopped): a line that says so, not the

@@ -252,4 +252,3 @@ function ignoredNotification(message: string): Error {
   error.name = 'IgnoredNotification'
   return error
 }
-
