@@ -149,6 +149,14 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
       ...(sessionId !== undefined && { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' }),
     })
     const post = (body: unknown, sessionId?: string) => fetch(server.url, { method: 'POST', headers: headers(sessionId), body: JSON.stringify(body) })
+    /** A new session, initialized: its id. */
+    const openHttpSession = async (): Promise<string> => {
+      const initialized = await post(INITIALIZE)
+      const sessionId = initialized.headers.get('mcp-session-id')!
+      await initialized.body?.cancel()
+      expect((await post(INITIALIZED, sessionId)).status).toBe(202)
+      return sessionId
+    }
     /** The JSON-RPC answers in a POST's event stream. */
     const streamed = async (response: Response): Promise<Answer[]> =>
       (await response.text())
@@ -157,10 +165,7 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
         .map((line) => JSON.parse(line.slice(6)) as Answer)
 
     it('S9.4 the duplicate POST gets 400 with -32600 naming the id, and the first POST still gets its own answer', async () => {
-      const initialized = await post(INITIALIZE)
-      const sessionId = initialized.headers.get('mcp-session-id')!
-      await initialized.body?.cancel()
-      expect((await post(INITIALIZED, sessionId)).status).toBe(202)
+      const sessionId = await openHttpSession()
       const first = post(runCode(7, 'first', 1_500), sessionId)
       await new Promise((resolve) => setTimeout(resolve, 300))
       const duplicate = await post(runCode(7, 'second'), sessionId)
@@ -176,10 +181,7 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
     })
 
     it('S9.4 a cancelled request frees its id once it has stopped (it gets no answer, its POST\'s stream ends), and a POST the transport refuses claims none', async () => {
-      const initialized = await post(INITIALIZE)
-      const sessionId = initialized.headers.get('mcp-session-id')!
-      await initialized.body?.cancel()
-      await post(INITIALIZED, sessionId)
+      const sessionId = await openHttpSession()
       const cancelled = post(runCode(8, 'never', 30_000), sessionId)
       await new Promise((resolve) => setTimeout(resolve, 300))
       expect((await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8, reason: 'changed my mind' } }, sessionId)).status).toBe(202)
@@ -203,10 +205,7 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
     })
 
     it('S1.3 S9.4 a cancel in a POST the transport refuses is not applied: its request runs on to its answer, and a duplicate of its id is told it is running, not stopping', async () => {
-      const initialized = await post(INITIALIZE)
-      const sessionId = initialized.headers.get('mcp-session-id')!
-      await initialized.body?.cancel()
-      await post(INITIALIZED, sessionId)
+      const sessionId = await openHttpSession()
       const first = post(runCode(14, 'first', 1_500), sessionId)
       await new Promise((resolve) => setTimeout(resolve, 300))
       const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 14, reason: 'x' } }
@@ -218,10 +217,7 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
     })
 
     it('S1.3 S9.4 a refused batch holding a request and its own cancel does not stop the earlier request with that id: it runs on to its answer', async () => {
-      const initialized = await post(INITIALIZE)
-      const sessionId = initialized.headers.get('mcp-session-id')!
-      await initialized.body?.cancel()
-      await post(INITIALIZED, sessionId)
+      const sessionId = await openHttpSession()
       const first = post(runCode(15, 'first', 1_500), sessionId)
       await new Promise((resolve) => setTimeout(resolve, 300))
       const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 15, reason: 'x' } }
@@ -232,10 +228,7 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
     })
 
     it('S1.3 S9.4 a cancel after its request in one batch stops that request: it gets no answer, and its id is free once it has stopped', async () => {
-      const initialized = await post(INITIALIZE)
-      const sessionId = initialized.headers.get('mcp-session-id')!
-      await initialized.body?.cancel()
-      await post(INITIALIZED, sessionId)
+      const sessionId = await openHttpSession()
       const values: unknown[] = []
       const stopListening = host.ctx.on('tools/result', (result) => void (result.name === 'run_code' && values.push((result.value as { status?: unknown } | undefined)?.status)))
       try {
@@ -262,10 +255,7 @@ describe('a request id still in flight is refused (JSON-RPC 2.0 §4, S9.4)', { t
     })
 
     it('S1.3 S9.4 a batch holding an id in flight is refused whole, an error for each of its requests (JSON-RPC 2.0 §6), none of them run; its cancel, which gets no answer, is still applied', async () => {
-      const initialized = await post(INITIALIZE)
-      const sessionId = initialized.headers.get('mcp-session-id')!
-      await initialized.body?.cancel()
-      await post(INITIALIZED, sessionId)
+      const sessionId = await openHttpSession()
       const values: unknown[] = []
       const stopListening = host.ctx.on('tools/result', (result) => void (result.name === 'run_code' && values.push((result.value as { value?: unknown } | undefined)?.value)))
       /** The status of a POST, its body read (an event stream to its end). */
