@@ -32,6 +32,13 @@ describe('an approval that could not be obtained is not a refusal (S5.1, S8.2)',
     await host.dispose()
   })
 
+  /** The outcome of the first `tool/approval` record in `agent`'s session journal. */
+  function approvalOutcome(agent: string): string | undefined {
+    const journals = join(host.workspace, 'journal')
+    const journal = readFileSync(join(journals, readdirSync(journals).find((file) => file.endsWith(`-${agent}.jsonl`))!), 'utf8')
+    return journal.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; outcome?: string }).find((record) => record.type === 'tool/approval')?.outcome
+  }
+
   async function guardedError(options: ConnectOptions): Promise<{ text: string; agent: string }> {
     const connected = await connectSession(host, { exposeTools: true, ...options })
     open.push(connected)
@@ -48,10 +55,7 @@ describe('an approval that could not be obtained is not a refusal (S5.1, S8.2)',
     })
     expect(text).toMatch(/^Error: This call needs approval \(test policy\), but the approval could not be obtained, so the call was not made \(nobody refused it\): the MCP client's elicitation request failed \(MCP error -32603: the prompt window crashed\)\. Make the call again/)
     expect(text).not.toMatch(/Approval was refused/)
-    const journals = join(host.workspace, 'journal')
-    const journal = readFileSync(join(journals, readdirSync(journals).find((file) => file.endsWith(`-${agent}.jsonl`))!), 'utf8')
-    const approval = journal.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; outcome?: string }).find((record) => record.type === 'tool/approval')
-    expect(approval?.outcome).toBe('unavailable')
+    expect(approvalOutcome(agent)).toBe('unavailable')
   })
 
   it('S8.2 nobody answers the prompt within the approval timeout: the error says so, with the timeout', async () => {
@@ -111,10 +115,7 @@ describe('an approval that could not be obtained is not a refusal (S5.1, S8.2)',
     const { text, agent } = await guardedError({ elicit: () => ({ action: 'cancel' }) })
     expect(text).toMatch(/^Error: This call needs approval \(test policy\), but the approval could not be obtained, so the call was not made \(nobody refused it\): the approval dialog was dismissed without an answer\. /)
     expect(text).not.toMatch(/Approval was refused/)
-    const journals = join(host.workspace, 'journal')
-    const journal = readFileSync(join(journals, readdirSync(journals).find((file) => file.endsWith(`-${agent}.jsonl`))!), 'utf8')
-    const approval = journal.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; outcome?: string }).find((record) => record.type === 'tool/approval')
-    expect(approval?.outcome).toBe('unavailable')
+    expect(approvalOutcome(agent)).toBe('unavailable')
   })
 
   it('S5.1 a person who declines is still a refusal', async () => {
