@@ -69,18 +69,29 @@ export interface RuntimeControl {
   /**
    * Resolves or rejects pending tool calls, given as `callId, ok, text` triples one after another
    * (see {@link Settlements}). Unknown or repeated ids are ignored, and so is every
-   * batch after the script ended: none of its code runs again. Never throws. Without
-   * `keepRejections` returns `undefined`; with it (an entry the host does not wait for), a symbol
-   * that the host asks to copy out with `result: { copy: true }` after the step has run. A symbol
-   * cannot be copied, and isolated-vm then skips that entry's epilogue, which would drop the step's
+   * batch after the script ended: none of its code runs again. Never throws. `entry` says how
+   * the host runs this step ({@link SettleEntry}). For `'unobserved'` returns a symbol that the
+   * host asks to copy out with `result: { copy: true }` after the step has run. A symbol cannot be
+   * copied, and isolated-vm then skips that entry's epilogue, which would drop the step's
    * unhandled rejections: they stay listed, step after step, for the next entry the host waits for
-   * (issue 11, S9.3).
+   * (issue 11, S9.3). Otherwise returns `undefined`.
    */
-  settle(keepRejections: boolean, ...settlements: Settlements): symbol | undefined
+  settle(entry: SettleEntry, ...settlements: Settlements): symbol | undefined
 }
 
 /**
- * The function the runtime bundle evaluates to. Called once per isolate while it is prepared,
- * before its run is known; the callbacks forward to whichever run then takes the isolate.
+ * How the host runs a `settle` entry (issue 12): `'waited'`, on the isolate's thread, the host
+ * waiting for its end (which reports the step's unhandled rejection); `'unobserved'`, on the
+ * isolate's thread, not waited for (see `RuntimeControl.settle`); `'now'`, on the host's calling
+ * thread (`applySync` in the isolate worker), the step's calls, logs and ending going through
+ * the synchronous callbacks (`host-callbacks.ts`).
  */
-export type InstallRuntime = (hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish) => RuntimeControl
+export type SettleEntry = 'waited' | 'unobserved' | 'now'
+
+/**
+ * The function the runtime bundle evaluates to. Called once per isolate while it is prepared,
+ * before its run is known; the callbacks forward to whichever run then takes the isolate. The
+ * `now` set, isolated-vm's synchronous callbacks, serves the steps settled with `'now'`; without
+ * it every step uses the first set.
+ */
+export type InstallRuntime = (hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish, nowCall?: HostCall, nowLog?: HostLog, nowFinish?: HostFinish) => RuntimeControl

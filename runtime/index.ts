@@ -11,10 +11,11 @@
  * `start` once with the script function and its tool names and limits, which installs `tools` and
  * calls the script, in one entry into the isolate.
  */
-import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, Settlements } from './bridge-types.ts'
+import type { HostCall, HostFinish, HostLog, InstallRuntime, RuntimeConfig, RuntimeControl, SettleEntry, Settlements } from './bridge-types.ts'
 import { createConsole, type LogBudget } from './console-capture.ts'
 import { createCallPromises, type CallUse } from './call-promise.ts'
 import { createCallOutbox } from './call-outbox.ts'
+import { createSteppedCallbacks } from './host-callbacks.ts'
 import { removeGlobals } from './removed-globals.ts'
 import { clip, describeConversionError, describeStack, describeThrown, errorJson } from './json-codec.ts'
 import { isError } from './builtin-kind.ts'
@@ -51,7 +52,9 @@ interface PendingCall extends CallUse {
 /** Appended to the message of a thrown value that is not an Error, which has no stack (issue 11: errors come with their line). */
 const NO_STACK_HINT = '(not an Error, so no line is known: throw new Error(…) to get one)'
 
-export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish): RuntimeControl {
+export const installRuntime: InstallRuntime = function installRuntime(hostCall: HostCall, hostLog: HostLog, hostFinish: HostFinish, nowCall?: HostCall, nowLog?: HostLog, nowFinish?: HostFinish): RuntimeControl {
+  // Each step's calls, logs and ending go through the callbacks of its kind (host-callbacks.ts).
+  const host = createSteppedCallbacks({ call: hostCall, log: hostLog, finish: hostFinish }, nowCall && nowLog && nowFinish && { call: nowCall, log: nowLog, finish: nowFinish })
   // Set by `start`; until then no call can be made (and no script has started).
   let maxToolCalls = 0
   let maxCrossing = 0
@@ -68,7 +71,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   /** The script has ended and its outcome is being converted (its getters may run): calls are refused. */
   let ending = false
   const callPromises = createCallPromises()
-  const outbox = createCallOutbox(hostCall, refused)
+  const outbox = createCallOutbox(host.call, refused)
 
   function callTool(toolName: string, args: unknown): Promise<unknown> {
     const refusal = refuseCall(toolName, args)
@@ -142,7 +145,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   defineData(globalObject, 'console', createConsole(function log(level, text) {
     // The calls the script made before this line reach the host before it.
     outbox.flush()
-    hostLog(level, text)
+    host.log(level, text)
   }, logBudget), WRITABLE | CONFIGURABLE)
 
   /** Sets the run's limits and installs `tools` with exactly its tool names. */
@@ -183,7 +186,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
     finished = true
     try {
       outbox.flush()
-      hostFinish(kind, payload, pendingIds(false), pendingIds(true))
+      host.finish(kind, payload, pendingIds(false), pendingIds(true))
     } catch {
       // The host has gone away (run ended by a limit); nothing to report to.
     }
@@ -237,6 +240,7 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   function start(script: () => Promise<unknown>, configJson: string): void {
     if (started) return
     started = true
+    host.stepRunsNow(false)
     try {
       configure(configJson)
     } catch (thrown) {
@@ -251,9 +255,10 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   /** See `RuntimeControl.settle`. */
-  function settle(keepRejections: boolean, ...settlements: Settlements): symbol | undefined {
+  function settle(entry: SettleEntry, ...settlements: Settlements): symbol | undefined {
+    host.stepRunsNow(entry === 'now')
     deliver(settlements)
-    return keepRejections === true ? KEEP_REJECTIONS : undefined
+    return entry === 'unobserved' ? KEEP_REJECTIONS : undefined
   }
 
   function deliver(settlements: Settlements): void {

@@ -5,7 +5,7 @@
  * the time: 1 µs against 2.5–3.2 µs an answer). Only answers of the plain shapes have a tuple;
  * a turn with any other answer is sent as before, so what the worker's runner judges is unchanged.
  */
-import type { WorkerAnswerMessage, WorkerAnswersMessage } from './isolate-contract.ts'
+import type { WorkerAnswerMessage, WorkerAnswersMessage } from './worker-messages.ts'
 
 /** `kind` 1: resolved `{ ok: true }`, `text` the value's JSON; 0: resolved `{ ok: false }`, `text` the message; 2: rejected, `text` the rejection. */
 export type AnswerTuple = [runId: string, pairingId: string, kind: 0 | 1 | 2, text: string]

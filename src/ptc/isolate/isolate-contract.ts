@@ -1,18 +1,12 @@
 /**
  * The contract of running one compiled `run_code` script in an isolate (SPEC S9.1–S9.3, S9.7):
  * what a run is asked ({@link IsolateRunRequest}), what it answers ({@link IsolateRunResult}),
- * and the messages between the host's `IsolateSupervisor` and the isolate worker process
- * (`isolate-worker-entry.ts`). Types only: every side imports it with `import type`.
- *
- * Messages travel as JSON frames over a socket (`../json-frames.ts`: long strings cross beside
- * the JSON as raw bytes, not JSON-escaped a second time); they hold only strings, numbers,
- * booleans and plain JSON data, and tool arguments and results stay JSON text inside them (SPEC S9.4).
- * One worker serves many concurrent runs (each isolate has its own thread); `runId` (chosen by
- * the host) tells them apart, `pairingId` (chosen by the isolate runner) tells a run's calls apart.
+ * and the options of the host's `IsolateSupervisor`. The messages between the supervisor and the
+ * isolate worker process are in `worker-messages.ts`. Types only (and one default): every side
+ * imports it with `import type`.
  */
 import type { DeadlineAccount } from './run-endings.ts'
 import type { LogLevel } from '../../../runtime/bridge-types.ts'
-import type { AnswerTuple } from './answer-tuples.ts'
 import type { RunLimits } from './run-limits.ts'
 
 /** One tool call from the script, as handed to {@link IsolateRunRequest.dispatch}. */
@@ -53,6 +47,16 @@ export interface IsolateRunRequest {
    * once (issue 12). Default false.
    */
   valueAsJson?: boolean
+  /**
+   * Asked before each sequential step (a success answering the script's only call outstanding):
+   * `true` lets the runner run that step on this thread (`applySync`), so the call it makes
+   * leaves before the thread sleeps again (issue 12: two thread wake-ups a call instead of four).
+   * This thread then serves nothing else until the step ends (at most the wall-clock or CPU
+   * budget left), so only the isolate worker sets it, and only while the run is its only one and
+   * the host lets it (`step-permission.ts`). The runner also keeps every other entry of such a run
+   * waited for, so no entry of it is still running when a step starts here. Default: never.
+   */
+  stepHere?: () => boolean
   /** Aborting it ends the run with status `cancelled`. */
   signal?: AbortSignal
   /**
@@ -171,6 +175,13 @@ export interface IsolateSupervisorOptions {
    * a group staggers its workers' replacements with it, so they are not replaced together.
    */
   firstRecycleAfterRuns?: number
+  /**
+   * Asked when the host answers a worker that serves one run: whether the step those answers
+   * start may run on the worker's main thread, holding the worker until it ends
+   * (`WorkerAnswersMessage.mayBlock`). A group lets it while another of its workers stands idle
+   * (`step-permission.ts`). Default: never.
+   */
+  mayBlock?: () => boolean
   /** The worker's main module (default `isolate-worker-entry.ts` next to this file). */
   entry?: string
   /**
@@ -179,112 +190,3 @@ export interface IsolateSupervisorOptions {
    */
   startTimeoutMs?: number
 }
-
-/** argv[2] of the worker: JSON of these options for its `IsolatePool`. */
-export interface IsolateWorkerOptions {
-  /** Isolates the worker keeps prepared (see `IsolatePoolOptions.size`). */
-  poolSize: number
-  /** Heap limit in MB of the pooled isolates; runs with another `memoryMb` bypass the pool. */
-  memoryMb: number
-}
-
-/** Host → worker: start a run. `limits` are already resolved (and validated) by the host. */
-export interface WorkerRunMessage {
-  type: 'run'
-  runId: string
-  js: string
-  toolNames: string[]
-  limits: RunLimits
-  checkMs: number
-}
-
-/** Host → worker: the caller aborted `request.signal`; the worker ends the run as `cancelled`. */
-export interface WorkerCancelMessage {
-  type: 'cancel'
-  runId: string
-}
-
-/**
- * Host → worker: how the host's `dispatch` settled for one call. `outcome` when it resolved,
- * `rejection` (the error's message) when it rejected; the worker's runner turns either into the
- * script's value or `ToolCallError` exactly as it does in-process.
- */
-export interface WorkerAnswerMessage {
-  type: 'answer'
-  runId: string
-  pairingId: string
-  outcome?: IsolateToolOutcome
-  rejection?: string
-}
-
-/** Host → worker: the answers of one event-loop turn in one message, handled in order. */
-export interface WorkerAnswerBatchMessage {
-  type: 'batch'
-  messages: WorkerAnswerMessage[]
-}
-
-/** Host → worker: the answers of one turn as tuples (`answer-tuples.ts`), handled in order. */
-export interface WorkerAnswersMessage {
-  type: 'answers'
-  answers: AnswerTuple[]
-}
-
-/** Every message the host sends. */
-export type ParentMessage = WorkerRunMessage | WorkerCancelMessage | WorkerAnswerMessage | WorkerAnswerBatchMessage | WorkerAnswersMessage
-
-/** Worker → host: the worker has loaded isolated-vm and built the runtime; it serves runs. */
-export interface WorkerReadyMessage {
-  type: 'ready'
-}
-
-/** Worker → host: the script called `tools[name](args)`; the host runs its `dispatch`. */
-export interface WorkerDispatchMessage {
-  type: 'dispatch'
-  runId: string
-  pairingId: string
-  name: string
-  /** The arguments as JSON text, already bounded by `maxCrossingBytes` inside the worker. */
-  argsJson: string
-}
-
-/** Worker → host: the run ended while this call was in flight; abort its host-side signal. */
-export interface WorkerAbortCallMessage {
-  type: 'abort-call'
-  runId: string
-  pairingId: string
-}
-
-/** Worker → host: the run's result (the value `runInIsolate` resolved to). */
-export interface WorkerResultMessage {
-  type: 'result'
-  runId: string
-  result: IsolateRunResult
-}
-
-/** Worker → host: `runInIsolate` threw (infrastructure: no isolate could be created). */
-export interface WorkerFailureMessage {
-  type: 'failure'
-  runId: string
-  error: { name: string; message: string }
-}
-
-/**
- * Worker → host: isolated-vm reported a catastrophic error (`onIsolateCatastrophe`). The worker
- * may no longer be able to exit: the host stops sending it runs and SIGKILLs it once drained.
- */
-export interface WorkerCatastropheMessage {
-  type: 'catastrophe'
-  message: string
-}
-
-/**
- * Worker → host: the calls and call aborts of one event-loop turn in one message, handled in
- * order. Every other message is sent at once, after the batch pending before it.
- */
-export interface WorkerCallBatchMessage {
-  type: 'batch'
-  messages: (WorkerDispatchMessage | WorkerAbortCallMessage)[]
-}
-
-/** Every message the worker sends. */
-export type ChildMessage = WorkerReadyMessage | WorkerDispatchMessage | WorkerAbortCallMessage | WorkerResultMessage | WorkerFailureMessage | WorkerCatastropheMessage | WorkerCallBatchMessage

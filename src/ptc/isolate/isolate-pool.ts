@@ -21,10 +21,7 @@ export interface PreparedIsolate {
   readonly isolate: ivm.Isolate
   readonly context: ivm.Context
   /** The installed runtime's entry points inside `context` (see `RuntimeControl`). */
-  readonly control: {
-    readonly start: StartReference
-    readonly settle: SettleReference
-  }
+  readonly control: { readonly start: StartReference; readonly settle: SettleReference }
   /** Set by the run that owns the isolate: where the runtime's host callbacks go. */
   handlers: IsolateHandlers | undefined
   /** The isolate's heap limit in MB. */
@@ -76,12 +73,14 @@ export interface PrepareIsolateOptions {
 }
 
 let snapshotWarningShown = false
+/** The two kinds of host callbacks (see `prepareIsolate`), shared: isolated-vm keeps each options object its callbacks were made with. */
+const [LATER, NOW] = [Object.freeze({ ignored: true }), Object.freeze({ sync: true })]
 
 /** The entry that installs the runtime in a context made from the snapshot (see `prepareIsolate`). */
 const SNAPSHOT_INSTALL = `const install = globalThis.${SNAPSHOT_INSTALL_GLOBAL}
 delete globalThis.${SNAPSHOT_INSTALL_GLOBAL}
 if (typeof install !== 'function') throw new Error('the isolate runtime snapshot has no installRuntime')
-return install($0, $1, $2)`
+return install($0, $1, $2, $3, $4, $5)`
 
 /**
  * Creates an isolate and context and evaluates the runtime prelude in it.
@@ -111,11 +110,13 @@ export async function prepareIsolate(options: PrepareIsolateOptions = {}): Promi
     }
     const hostLog: HostLog = (level, text) => forward()?.log(level, text)
     const hostFinish: HostFinish = (kind, payload, pendingIds, handedIds) => forward()?.finish(kind, payload, pendingIds, handedIds)
-    const callbacks = [new ivm.Callback(hostCall, { ignored: true }), new ivm.Callback(hostLog, { ignored: true }), new ivm.Callback(hostFinish, { ignored: true })]
+    // Two sets (runtime/host-callbacks.ts): run on this thread's next turn, for a step on the
+    // isolate's thread; run at once, for a step this thread runs itself (`SettleEntries.runNow`).
+    const callbacks = [hostCall, hostLog, hostFinish, hostCall, hostLog, hostFinish].map((callback, index) => new ivm.Callback(callback, index < 3 ? LATER : NOW))
     // One entry takes `installRuntime` (off the global of a context made from the snapshot, else
     // by evaluating the bundle) and calls it with the host callbacks. `context.global` is never
     // read: it would be a Reference isolated-vm keeps after disposal, one a run.
-    const install = snapshot !== undefined ? SNAPSHOT_INSTALL : `const installRuntime = (function () {\n${runtime.code}\n})()\nreturn installRuntime($0, $1, $2)`
+    const install = snapshot !== undefined ? SNAPSHOT_INSTALL : `const installRuntime = (function () {\n${runtime.code}\n})()\nreturn installRuntime($0, $1, $2, $3, $4, $5)`
     const closure = { filename: RUNTIME_FILENAME, result: { reference: true } } as const
     let context: ivm.Context
     let control: ivm.Reference<Record<string, unknown>>

@@ -12,7 +12,8 @@ import { describeThrown } from '../../errors/describe-thrown.ts'
 import { IsolateClock } from './isolate-clock.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate-contract.ts'
 import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate } from './isolate-pool.ts'
-import { cancelledError, catastropheEnding, cpuEnding, cpuLimitName, deadlineEnding, memoryEnding, memoryLimitName, type RunEnding, TOO_DEEP, WALL_CLOCK_LIMIT } from './run-endings.ts'
+import { cancelledError, catastropheEnding, memoryEnding, memoryLimitName, type RunEnding, TOO_DEEP } from './run-endings.ts'
+import { RunBudget } from './run-budget.ts'
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 import { LOG_ENTRY_OVERHEAD, RunLogs } from './run-logs.ts'
 import { RunWarnings } from './run-warnings.ts'
@@ -54,8 +55,10 @@ class IsolateRun {
   /** Settlements of tool calls cross into the isolate once per event-loop turn. */
   private readonly settlements = new TurnBatcher<Settlement>((batch) => this.flush(batch))
   private settleEntries: SettleEntries | undefined
-  private readonly clock: IsolateClock
+  private readonly budget: RunBudget
   private openEntries = 0
+  /** A step is running on this thread (`stepHere`). */
+  private stepping = false
   /** Calls the script made, and outcomes sent back: equal when none is outstanding. */
   private callsMade = 0
   private callsSettled = 0
@@ -79,7 +82,7 @@ class IsolateRun {
     this.limits = limits
     this.startedAt = startedAt
     this.isolate = prepared.isolate
-    this.clock = new IsolateClock(prepared.isolate)
+    this.budget = new RunBudget(new IsolateClock(prepared.isolate), limits, startedAt, request.checkMs ?? 0)
     this.logs = new RunLogs(limits.maxLogBytes)
     this.calls = new ToolCallQueue({
       // Random, not a counter: pairing ids stay distinct across worker restarts. Not `randomUUID`:
@@ -100,9 +103,9 @@ class IsolateRun {
 
   async execute(): Promise<IsolateRunResult> {
     this.prepared.onCatastrophe = (message) => this.stop(catastropheEnding(message, this.limits.memoryMb, false), 'a failure of the isolate')
-    this.clock.start()
+    this.budget.clock.start()
     this.request.signal?.addEventListener('abort', this.onAbort, { once: true })
-    setDeadline(this.timers, this.startedAt + this.limits.wallClockMs, () => this.stop(this.deadlineEnding(), WALL_CLOCK_LIMIT))
+    setDeadline(this.timers, this.startedAt + this.limits.wallClockMs, () => this.stop(...this.budget.deadlineVerdict(this.calls)))
     this.timers.push(setInterval(() => this.checkCpu(), CPU_POLL_MS))
     try {
       await this.boot()
@@ -134,7 +137,7 @@ class IsolateRun {
       // One entry compiles the script and evaluates its function (issue 12). The last `//#
       // sourceURL` wins: ours, after any the script wrote, keeps its frames its own; V8 then
       // ignores a line offset, so script-frames.ts takes the closure's first line off.
-      const options = { filename: SCRIPT_ORIGIN, timeout: this.entryTimeoutMs(), result: { reference: true } } as const
+      const options = { filename: SCRIPT_ORIGIN, timeout: this.budget.entryTimeoutMs(), result: { reference: true } } as const
       scriptFunction = this.prepared.context.evalClosureSync(`return (async () => {\n${this.request.js}\n})\n//# sourceURL=${SCRIPT_ORIGIN}`, [], options) as ivm.Reference<unknown>
     } catch (error) {
       if (this.ended || this.isolate.isDisposed || describeThrown(error) === TIMED_OUT) throw error
@@ -144,7 +147,7 @@ class IsolateRun {
       return
     }
     if (this.ended) return
-    this.enter(start.apply(undefined, [scriptFunction.derefInto(), JSON.stringify(config)], { timeout: this.entryTimeoutMs() }))
+    this.enter(start.apply(undefined, [scriptFunction.derefInto(), JSON.stringify(config)], { timeout: this.budget.entryTimeoutMs() }))
   }
 
   /** Tracks one entry: its failure is classified, never thrown; open ones keep the run from ending (issue 11). */
@@ -163,58 +166,31 @@ class IsolateRun {
    * which isolated-vm reports as the failure of the entry it happened in: the run goes on and the
    * rejection becomes a warning.
    */
-  private onIsolateFailure(error: unknown): void {
+  private onIsolateFailure(error: unknown, byCpu = false): void {
     if (this.ended) return
-    const message = describeThrown(error)
     if (this.isolate.isDisposed) {
       // We did not dispose it (the run has not ended): isolated-vm did, at the memory limit.
       this.stop(memoryEnding(this.limits.memoryMb), memoryLimitName(this.limits.memoryMb))
-    } else if (message === TIMED_OUT) {
-      // Entries time out at the wall clock (see entryTimeoutMs), unless the CPU poller got there first.
-      const cpu = this.clock.cpuMs() > this.limits.cpuTimeMs
-      this.stop(cpu ? cpuEnding(this.limits.cpuTimeMs) : this.deadlineEnding(), cpu ? cpuLimitName(this.limits.cpuTimeMs) : WALL_CLOCK_LIMIT)
+    } else if (describeThrown(error) === TIMED_OUT) {
+      // Entries time out at the wall clock, a step on this thread also at the CPU time left (`byCpu`).
+      this.stop(...this.budget.timedOut(byCpu, this.calls))
     } else {
       this.leftovers.rejection(error)
     }
   }
 
-  private deadlineEnding(): RunEnding {
-    const checkMs = this.request.checkMs ?? 0
-    return deadlineEnding(this.limits.wallClockMs + Math.round(checkMs), {
-      checkMs,
-      runningMs: this.clock.runningMs(),
-      cpuMs: this.clock.cpuMs(),
-      toolWaitMs: this.calls.busyMs,
-      wallMs: performance.now() - this.startedAt,
-      toolsRunning: this.calls.running,
-    })
-  }
-
   private checkCpu(): void {
     if (this.ended) return
     if (this.isolate.isDisposed) this.stop(memoryEnding(this.limits.memoryMb), memoryLimitName(this.limits.memoryMb))
-    else if (this.clock.cpuMs() > this.limits.cpuTimeMs) this.stop(cpuEnding(this.limits.cpuTimeMs), cpuLimitName(this.limits.cpuTimeMs))
-  }
-
-  private wallLeftMs(): number {
-    return this.limits.wallClockMs - (performance.now() - this.startedAt)
+    else if (this.budget.cpuOver()) this.stop(...this.budget.cpuVerdict())
   }
 
   /**
-   * Timeout for the next entry into the isolate: the wall-clock budget left. isolated-vm counts
-   * an entry's timeout in wall time, so the CPU budget is left to the poller (`checkCpu`): on a
-   * loaded machine a long entry would otherwise end as a CPU overrun it never made.
-   */
-  private entryTimeoutMs(): number {
-    return Math.max(1, Math.ceil(this.wallLeftMs()))
-  }
-
-  /**
-   * Settlements cross into the isolate. Waiting for the entry (the only way isolated-vm reports an
-   * unhandled rejection) costs a fifth of a sequential call (issue 12), so successes answering the
-   * only call outstanding, the step of a plain sequential script, are not waited for; the step in
-   * which the script ends is still checked for rejections (see {@link SettleEntries}). A failure or
-   * other calls running (a chain that may float) are waited for (issue 11).
+   * Settlements cross into the isolate. A success answering the only call outstanding (a
+   * sequential step) runs on this thread when `stepHere` allows, else is not waited for: waiting
+   * (the only way isolated-vm reports an unhandled rejection) costs a fifth of a sequential call
+   * (issue 12), and the step in which the script ends is still checked ({@link SettleEntries}).
+   * A failure or other calls running (a chain that may float) are waited for (issue 11).
    */
   private flush(batch: Settlement[]): void {
     if (this.ended || this.settleEntries === undefined) return
@@ -223,9 +199,35 @@ class IsolateRun {
       this.endAfterScript()
       return
     }
+    if (this.stepping) {
+      // Queued by a handler while a step runs on this thread: sent once it has ended.
+      for (const settlement of batch) this.settlements.push(settlement)
+      return
+    }
     let wait = this.callsSettled !== this.callsMade
     for (let index = 0; index < batch.length && !wait; index++) wait = !batch[index]![1]
+    if (this.request.stepHere !== undefined) {
+      if (!wait && this.openEntries === 0 && this.request.stepHere()) return this.stepHere(batch)
+      // Every other entry of such a run is waited for: none may still run when a step starts here.
+      wait = true
+    }
     this.settleEntries.send(batch, wait)
+  }
+
+  /** A sequential step on this thread (`IsolateRunRequest.stepHere`, `RunBudget.stepTimeout`); open until it returns. */
+  private stepHere(batch: Settlement[]): void {
+    const { timeoutMs, byCpu } = this.budget.stepTimeout()
+    this.openEntries++
+    this.stepping = true
+    try {
+      this.settleEntries!.runNow(batch, timeoutMs)
+    } catch (error) {
+      this.onIsolateFailure(error, byCpu)
+    } finally {
+      this.stepping = false
+      this.openEntries--
+    }
+    this.endAfterScript()
   }
 
   private onFinish(kind: unknown, payload: unknown, pendingIds: unknown, handedIds: unknown): void {

@@ -8,7 +8,8 @@
  */
 import { raceAbort } from '../../pipeline/race-abort.ts'
 import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, stderrNote } from '../worker-channel.ts'
-import { DEFAULT_RECYCLE_AFTER_RUNS, type IsolateRunRequest, type IsolateRunResult, type IsolateSupervisorOptions, type IsolateWorkerOptions } from './isolate-contract.ts'
+import { DEFAULT_RECYCLE_AFTER_RUNS, type IsolateRunRequest, type IsolateRunResult, type IsolateSupervisorOptions } from './isolate-contract.ts'
+import type { IsolateWorkerOptions } from './worker-messages.ts'
 import { cancelledError, catastropheEnding, disposedEnding, workerCrashEnding } from './run-endings.ts'
 import { resolveRunLimits } from './run-limits.ts'
 import { SupervisedRun } from './supervised-run.ts'
@@ -54,6 +55,7 @@ export class IsolateSupervisor {
       startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
       recycleAfterRuns: options.recycleAfterRuns ?? DEFAULT_RECYCLE_AFTER_RUNS,
       firstRecycleAfterRuns: options.firstRecycleAfterRuns ?? options.recycleAfterRuns ?? DEFAULT_RECYCLE_AFTER_RUNS,
+      mayBlock: options.mayBlock ?? (() => false),
     }
   }
 
@@ -67,6 +69,11 @@ export class IsolateSupervisor {
     const state = this.current?.state
     if (state === 'ready' || state === 'starting') return state
     return this.early?.state === 'dead' && !this.early.wasReady ? 'failed' : 'none'
+  }
+
+  /** Whether a step may be holding the worker new runs go to (`step-permission.ts`). */
+  get mayBeBlocked(): boolean {
+    return this.current?.mayBeBlocked === true
   }
 
   /** Pid of the replacement being started for the current worker (`recycleAfterRuns`), if any (for tests and diagnostics). */
@@ -228,6 +235,7 @@ export class IsolateSupervisor {
     let worker!: SupervisedWorker
     const handlers: WorkerHandlers = {
       onMessage: (message) => {
+        worker.mayBeBlocked = false // It is reading its channel again.
         if (message.type !== 'ready') return routeWorkerMessage(worker, message, (reason) => this.retire(worker, reason))
         if (worker.state !== 'starting') return
         worker.state = 'ready'
@@ -245,7 +253,7 @@ export class IsolateSupervisor {
     const startLimit = setTimeout(() => {
       if (worker.state === 'starting') this.kill(worker, startLimitFailure(this.options.startTimeoutMs))
     }, this.options.startTimeoutMs).unref()
-    worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => sendAnswerTurn(worker, messages)), served: 0, recycleAt: this.spawned++ === 0 ? this.options.firstRecycleAfterRuns : this.options.recycleAfterRuns }
+    worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => sendAnswerTurn(worker, messages)), served: 0, recycleAt: this.spawned++ === 0 ? this.options.firstRecycleAfterRuns : this.options.recycleAfterRuns, mayBlock: this.options.mayBlock, mayBeBlocked: false }
     this.workers.add(worker)
     refWorker(worker)
     return worker
@@ -257,13 +265,8 @@ export class IsolateSupervisor {
     const wasReady = worker.wasReady
     worker.state = 'draining'
     if (this.current === worker) this.current = undefined
-    if (worker.runs.size === 0) {
-      this.kill(worker, reason)
-    } else {
-      const timer = setTimeout(() => this.kill(worker, `${reason}; its runs did not finish within ${this.options.drainGraceMs} ms`), this.options.drainGraceMs)
-      timer.unref()
-      worker.timers.push(timer)
-    }
+    if (worker.runs.size === 0) this.kill(worker, reason)
+    else worker.timers.push(setTimeout(() => this.kill(worker, `${reason}; its runs did not finish within ${this.options.drainGraceMs} ms`), this.options.drainGraceMs).unref())
     // Keep a warm replacement when asked to, but never respawn in a loop after start-up failures.
     if (this.prewarmed && wasReady && !this.disposed) this.activeWorker().ready.catch(() => {})
   }

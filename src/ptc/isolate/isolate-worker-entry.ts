@@ -12,7 +12,8 @@
  */
 import { flushCompileCache } from 'node:module'
 import { openParentFrames } from '../parent-frames.ts'
-import type { ChildMessage, IsolateToolCall, IsolateToolOutcome, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './isolate-contract.ts'
+import type { IsolateToolCall, IsolateToolOutcome } from './isolate-contract.ts'
+import type { ChildMessage, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './worker-messages.ts'
 import { expandAnswer } from './answer-tuples.ts'
 import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { IsolatePool } from './isolate-pool.ts'
@@ -37,6 +38,12 @@ const gc = takeWorkerGc()
 const housekeeping = new RunHousekeeping(HOUSEKEEPING_DELAY_MS, undefined, gc && { collect: gc, everyRuns: FULL_GC_EVERY_RUNS })
 const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128, afterRun: housekeeping.afterRun })
 const runs = new Map<string, AbortController>()
+/**
+ * Whether the host's last answers let their step run on this thread (`WorkerAnswersMessage.mayBlock`);
+ * taken only with a stack as deep as isolated-vm's threads (`stepsHere`) and while one run is here.
+ */
+let mayBlock = false
+const stepHere = options.stepsHere === true ? (): boolean => mayBlock && runs.size === 1 : undefined
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */
 const calls = new Map<string, Map<string, PendingCall>>()
 
@@ -82,12 +89,15 @@ function onMessage(message: ParentMessage): void {
       runs.get(message.runId)?.abort()
       break
     case 'answer':
+      mayBlock = false
       answer(message)
       break
     case 'batch':
+      mayBlock = false
       for (const entry of message.messages) answer(entry)
       break
     case 'answers':
+      mayBlock = message.mayBlock === true
       for (const tuple of message.answers) answer(expandAnswer(tuple))
       break
   }
@@ -117,7 +127,7 @@ function startRun(message: WorkerRunMessage): void {
     pending.clear()
   }
   // The value stays JSON text: it crosses as raw bytes and the host parses it once (issue 12).
-  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, checkMs: message.checkMs, signal: controller.signal, dispatch, valueAsJson: true }, pool).then(
+  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, checkMs: message.checkMs, signal: controller.signal, dispatch, valueAsJson: true, ...(stepHere !== undefined && { stepHere }) }, pool).then(
     (result) => {
       ended()
       send({ type: 'result', runId, result })

@@ -132,6 +132,17 @@ export function cpuEnding(cpuTimeMs: number): RunEnding {
   return { status: 'timeout', error: { name: 'TimeoutError', message: `The script used more than its CPU time limit of ${cpuTimeMs} ms (cpuTimeMs). Look for an endless loop or do less computation in the script.` } }
 }
 
+/**
+ * A step of the script run on the isolate worker's main thread (`IsolateRunRequest.stepHere`)
+ * ran, in wall time, as long as the CPU time it had left, without the CPU time itself running
+ * out (`cpuMs`, under `cpuTimeMs`: the machine was busy). Such a step can only be timed by the
+ * clock, so the CPU limit stopped it (status `timeout`).
+ */
+export function cpuStepEnding(cpuTimeMs: number, cpuMs: number): RunEnding {
+  const message = `The script reached its CPU time limit of ${cpuTimeMs} ms (cpuTimeMs): code running between two tool calls without pausing is stopped once it has run, in elapsed time, as long as the CPU time the script had left (it had used ${Math.round(cpuMs)} ms of CPU; the machine was busy). Look for an endless loop or do less computation in the script.`
+  return { status: 'timeout', error: { name: 'TimeoutError', message } }
+}
+
 /** The isolate's heap passed `memoryMb` and isolated-vm disposed it (status `memory`). */
 export function memoryEnding(memoryMb: number): RunEnding {
   return { status: 'memory', error: { name: 'MemoryError', message: `The script exceeded the isolate memory limit of ${memoryMb} MB (memoryMb). Process data in smaller pieces and keep less of it in memory.` } }

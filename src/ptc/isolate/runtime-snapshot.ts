@@ -58,7 +58,7 @@ export function runtimeSnapshot(code: string): ivm.ExternalCopy<ArrayBuffer> | u
  */
 const WARMUP_SCRIPT = `(async function () {
   const noop = function () {}
-  const control = globalThis.${SNAPSHOT_INSTALL_GLOBAL}(noop, noop, noop)
+  const control = globalThis.${SNAPSHOT_INSTALL_GLOBAL}(noop, noop, noop, noop, noop, noop)
   const config = JSON.stringify({ toolNames: ['warm'], maxToolCalls: 10, maxCrossingBytes: 1000000, maxLogBytes: 10000, logEntryOverhead: 16 })
   control.start(async function () {
     console.log('warm', 1, { a: [true, null] })
@@ -66,7 +66,7 @@ const WARMUP_SCRIPT = `(async function () {
     try { await tools.warm({}) } catch (error) { String(error instanceof ToolCallError && error.message) }
     return { value, sum: [1, 2].map((n) => n * 2) }
   }, config)
-  control.settle(true, 1, true, '{"ok":[1,"x"]}')
+  control.settle('now', 1, true, '{"ok":[1,"x"]}')
   for (let turn = 0; turn < 4; turn++) await null
-  control.settle(false, 2, false, 'warm failure')
+  control.settle('unobserved', 2, false, 'warm failure')
 })()`

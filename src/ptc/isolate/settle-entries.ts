@@ -16,7 +16,7 @@
  * at the latest the one sent after the script ended ({@link SettleEntries.checkRejections}).
  */
 import type ivm from 'isolated-vm'
-import type { Settlement, Settlements } from '../../../runtime/bridge-types.ts'
+import type { SettleEntry, Settlement, Settlements } from '../../../runtime/bridge-types.ts'
 
 /**
  * The entry not waited for: `settle(true, …)`'s answer, a symbol, is asked for after the step and
@@ -28,7 +28,7 @@ import type { Settlement, Settlements } from '../../../runtime/bridge-types.ts'
 const UNOBSERVED = { result: { copy: true } } as const
 
 /** The runtime's `settle` (`RuntimeControl.settle` in `runtime/bridge-types.ts`). */
-export type SettleReference = ivm.Reference<(keepRejections: boolean, ...settlements: Settlements) => unknown>
+export type SettleReference = ivm.Reference<(entry: SettleEntry, ...settlements: Settlements) => unknown>
 
 /** The settle entries of one run. */
 export class SettleEntries {
@@ -49,13 +49,23 @@ export class SettleEntries {
    */
   send(batch: Settlement[], wait: boolean): void {
     this.#lastUnobserved = !wait
-    const args: [boolean, ...Settlements] = [!wait]
-    for (let index = 0; index < batch.length; index++) {
-      const [callId, ok, text] = batch[index]!
-      args.push(callId, ok, text)
-    }
+    const args = settleArguments(wait ? 'waited' : 'unobserved', batch)
     if (wait) this.#enter(this.#settle.apply(undefined, args))
     else this.#settle.applyIgnored(undefined, args, UNOBSERVED)
+  }
+
+  /**
+   * Runs the step on this thread (`applySync`), within `timeoutMs` of wall time: the isolate
+   * worker's sequential steps (issue 12), whose calls then leave before this thread sleeps again.
+   * Only for an isolate no other entry is running in (this thread would wait for it). The step's
+   * calls, logs and ending reach the run's handlers while it runs (the runtime's synchronous
+   * callbacks). isolated-vm's epilogue reports the step's first unhandled rejection at its end.
+   * @throws what isolated-vm throws: that rejection, `Script execution timed out.`, or the
+   *   isolate's disposal (its memory limit).
+   */
+  runNow(batch: Settlement[], timeoutMs: number): void {
+    this.#lastUnobserved = false
+    this.#settle.applySync(undefined, settleArguments('now', batch), { timeout: timeoutMs })
   }
 
   /**
@@ -67,6 +77,16 @@ export class SettleEntries {
   checkRejections(): void {
     if (!this.#lastUnobserved) return
     this.#lastUnobserved = false
-    this.#enter(this.#settle.apply(undefined, [false]))
+    this.#enter(this.#settle.apply(undefined, ['waited']))
   }
+}
+
+/** `settle`'s arguments: the kind of entry, then the batch's triples flat (see `RuntimeControl.settle`). */
+function settleArguments(entry: SettleEntry, batch: Settlement[]): [SettleEntry, ...Settlements] {
+  const args: [SettleEntry, ...Settlements] = [entry]
+  for (let index = 0; index < batch.length; index++) {
+    const [callId, ok, text] = batch[index]!
+    args.push(callId, ok, text)
+  }
+  return args
 }

@@ -6,7 +6,8 @@
  * waiting for the worker. What happens to the worker then is the supervisor's business.
  */
 import { describeThrown } from '../../errors/describe-thrown.ts'
-import type { IsolateRunRequest, IsolateRunResult, IsolateToolOutcome, ParentMessage, WorkerAnswerMessage, WorkerDispatchMessage } from './isolate-contract.ts'
+import type { IsolateRunRequest, IsolateRunResult, IsolateToolOutcome } from './isolate-contract.ts'
+import type { ParentMessage, WorkerAnswerMessage, WorkerDispatchMessage } from './worker-messages.ts'
 import { cancelledError, unansweredDeadlineEnding, type RunEnding } from './run-endings.ts'
 import type { RunLimits } from './run-limits.ts'
 

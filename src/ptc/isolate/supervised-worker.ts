@@ -6,7 +6,8 @@
  */
 import type { WorkerChannel } from '../worker-channel.ts'
 import { compactAnswers } from './answer-tuples.ts'
-import type { ChildMessage, IsolateRunResult, ParentMessage, WorkerAnswerMessage } from './isolate-contract.ts'
+import type { IsolateRunResult } from './isolate-contract.ts'
+import type { ChildMessage, ParentMessage, WorkerAnswerMessage } from './worker-messages.ts'
 import type { SupervisedRun } from './supervised-run.ts'
 import type { TurnBatcher } from './turn-batcher.ts'
 
@@ -29,6 +30,9 @@ export interface SupervisedWorker {
   /** Runs it has been given, and how many it serves before a replacement starts (`recycleAfterRuns`). */
   served: number
   recycleAt: number
+  /** Whether a step may hold it now (`IsolateSupervisorOptions.mayBlock`), and whether one may be: answers let it, and it has not spoken since. */
+  readonly mayBlock: () => boolean
+  mayBeBlocked: boolean
 }
 
 /** Routes one message of `worker` (not its `ready`) to the run it is about; `retire` stops new runs going to the worker. */
@@ -78,7 +82,15 @@ function withParsedValue(result: IsolateRunResult): IsolateRunResult {
 /** The answers of one turn as one message; one by one if that fails, so only an outcome that cannot be encoded fails. */
 export function sendAnswerTurn(worker: SupervisedWorker, messages: WorkerAnswerMessage[]): void {
   const compact = compactAnswers(messages)
-  if (compact !== undefined && sendToWorker(worker, compact)) return
+  if (compact !== undefined) {
+    // The step these answers start may hold a worker serving one run (step-permission.ts).
+    const mayBlock = worker.runs.size === 1 && worker.mayBlock()
+    if (mayBlock) compact.mayBlock = true
+    if (sendToWorker(worker, compact)) {
+      worker.mayBeBlocked ||= mayBlock
+      return
+    }
+  }
   if (messages.length > 1 && sendToWorker(worker, { type: 'batch', messages })) return
   for (const { runId, pairingId, ...answer } of messages) {
     if (sendToWorker(worker, { runId, pairingId, ...answer }) || answer.outcome === undefined) continue

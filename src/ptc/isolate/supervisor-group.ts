@@ -10,6 +10,7 @@
  */
 import { DEFAULT_RECYCLE_AFTER_RUNS, type IsolateRunRequest, type IsolateRunResult, type IsolateSupervisorOptions } from './isolate-contract.ts'
 import { IsolateSupervisor } from './isolate-supervisor.ts'
+import { mayHoldWorker, routingLoad } from './step-permission.ts'
 
 /** Default of {@link SupervisorGroupOptions.workers} and of `PtcConfig.isolateWorkers`. */
 export const DEFAULT_ISOLATE_WORKERS = 2
@@ -62,8 +63,9 @@ export function firstRecycleAfterRuns(recycle: number, index: number, workers: n
  * replaced with the next run; one whose start failed is tried again {@link RESTART_EVERY_RUNS}
  * runs later (the first one's failure is the next run's when no other worker is ready). A run
  * goes to the ready worker with the fewest runs in flight, the one after the last chosen on a tie
- * (back-to-back runs alternate); when none is ready, to whichever starting worker is ready first,
- * else to the first worker.
+ * (back-to-back runs alternate), a worker a step may be holding only when every ready one may
+ * (`step-permission.ts`); when none is ready, to whichever starting worker is ready first, else
+ * to the first worker.
  */
 export class IsolateSupervisorGroup {
   readonly #members: Member[]
@@ -82,7 +84,7 @@ export class IsolateSupervisorGroup {
     }
     const recycle = each.recycleAfterRuns ?? DEFAULT_RECYCLE_AFTER_RUNS
     this.#members = Array.from({ length: workers }, (_, index) => ({
-      supervisor: new IsolateSupervisor({ ...each, firstRecycleAfterRuns: firstRecycleAfterRuns(recycle, index, workers) }),
+      supervisor: new IsolateSupervisor({ ...each, firstRecycleAfterRuns: firstRecycleAfterRuns(recycle, index, workers), mayBlock: () => mayHoldWorker(this.#members, index) }),
       active: 0,
       retryAt: index === 0 ? RESTART_EVERY_RUNS : 2,
     }))
@@ -159,7 +161,7 @@ export class IsolateSupervisorGroup {
     for (let step = 1; step <= count; step++) {
       const index = (this.#last + step) % count
       if (this.#members[index]!.supervisor.workerState !== 'ready') continue
-      if (chosen === -1 || this.#members[index]!.active < this.#members[chosen]!.active) chosen = index
+      if (chosen === -1 || routingLoad(this.#members[index]!) < routingLoad(this.#members[chosen]!)) chosen = index
     }
     if (chosen === -1) chosen = Math.max(0, this.#members.findIndex(({ supervisor }) => supervisor.workerState === 'starting'))
     this.#last = chosen

@@ -7,8 +7,9 @@
  */
 import { fileURLToPath } from 'node:url'
 import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-channel.ts'
-import type { ChildMessage, IsolateWorkerOptions, ParentMessage } from './isolate-contract.ts'
+import type { ChildMessage, IsolateWorkerOptions, ParentMessage } from './worker-messages.ts'
 import { DEFAULT_RUN_LIMITS } from './run-limits.ts'
+import { workerStackFlag } from './worker-stack.ts'
 
 /** The worker's main module. */
 export const DEFAULT_WORKER_ENTRY = fileURLToPath(new URL('./isolate-worker-entry.ts', import.meta.url))
@@ -36,17 +37,19 @@ export interface WorkerHandlers {
  * fails to start: `handlers.onExit` reports it.
  */
 export function startIsolateWorker(options: IsolateWorkerOptions, entry: string, handlers: WorkerHandlers): WorkerChannel<ParentMessage> {
+  // A main-thread stack as deep as isolated-vm's threads, for the steps it runs itself (worker-stack.ts).
+  const stack = workerStackFlag()
   return startWorker<ParentMessage, ChildMessage>({
     kind: 'process',
     entry,
-    args: [JSON.stringify(options)],
+    args: [JSON.stringify({ ...options, stepsHere: stack !== undefined })],
     // isolated-vm on Node >= 20 needs `--no-node-snapshot`; the worker's own heap holds no
     // script data. The young generation is capped (WORKER_SEMI_SPACE_MB, issue 12: memory flat).
     // No allocation-site pretenuring: V8 judged the sites of a run's objects long-lived and
     // allocated them straight into old space, so every run's garbage (about 4.6 KB) stayed there
     // until the next full GC and the RSS rose 25-30 MB between full GCs (issue 12).
     // No `--expose-gc`: it would give every script's context a `gc` (worker-gc.ts takes one for the worker alone).
-    execArgv: ['--no-node-snapshot', `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`, WORKER_NO_PRETENURING],
+    execArgv: ['--no-node-snapshot', `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`, WORKER_NO_PRETENURING, ...(stack === undefined ? [] : [stack])],
     // Fewer glibc malloc arenas: isolates allocate on many threads, and memory freed in
     // per-thread arenas stays in the RSS (issue 12: 89 -> 101 MB over 4,000 runs instead of -> 106).
     env: { MALLOC_ARENA_MAX: '2' },

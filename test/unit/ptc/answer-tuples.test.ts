@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { compactAnswers, expandAnswer } from '../../../src/ptc/isolate/answer-tuples.ts'
-import type { WorkerAnswerMessage } from '../../../src/ptc/isolate/isolate-contract.ts'
+import type { WorkerAnswerMessage } from '../../../src/ptc/isolate/worker-messages.ts'
 
 const success: WorkerAnswerMessage = { type: 'answer', runId: 'r1', pairingId: 'r1:1', outcome: { ok: true, valueJson: '{"i":1}' } }
 const failure: WorkerAnswerMessage = { type: 'answer', runId: 'r1', pairingId: 'r1:2', outcome: { ok: false, message: 'Tool "noop" failed: boom' } }

@@ -1,0 +1,35 @@
+/**
+ * When a run's step may hold its isolate worker (issue 12). A worker that runs a sequential step
+ * on its main thread (`IsolateRunRequest.stepHere`) answers a call from code in about half the
+ * time, but until the step ends it reads nothing from its channel: a new run sent to it, or a
+ * cancel, waits for the step (at most the run's wall-clock or CPU budget left). So the host lets a
+ * step hold a worker only while another worker of the group stands ready and idle, where a new
+ * run can go at once; the group's routing keeps new runs away from a worker that may be held
+ * (`IsolateSupervisorGroup`). A cancel of a held run is answered after `graceMs` at the latest,
+ * as for any worker that does not confirm it. A lone worker (`isolateWorkers: 1`, or a group
+ * before its second worker started) never lets a step hold it.
+ */
+
+/** What the permission reads of each member of a group. */
+export interface StepMember {
+  readonly active: number
+  readonly supervisor: { readonly workerState: string; readonly mayBeBlocked: boolean }
+}
+
+/**
+ * Whether `members[index]`'s worker may let its single run's next step run on its main thread:
+ * another member's worker is ready, serves no run and is not itself possibly held.
+ */
+export function mayHoldWorker(members: readonly StepMember[], index: number): boolean {
+  for (let other = 0; other < members.length; other++) {
+    if (other === index) continue
+    const member = members[other]!
+    if (member.active === 0 && member.supervisor.workerState === 'ready' && !member.supervisor.mayBeBlocked) return true
+  }
+  return false
+}
+
+/** Routing weight of a member: its runs in flight, and a possibly held worker after every other. */
+export function routingLoad(member: StepMember): number {
+  return member.active + (member.supervisor.mayBeBlocked ? 1e9 : 0)
+}

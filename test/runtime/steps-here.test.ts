@@ -1,0 +1,79 @@
+/**
+ * Sequential steps run on the calling thread (`IsolateRunRequest.stepHere`, issue 12): the
+ * isolate worker enters the isolate with `applySync` for the answer to a script's only call
+ * outstanding, so the script's next call leaves before that thread sleeps. The limits, the
+ * script's unhandled rejections, logs and its ending hold as on isolated-vm's own thread (S9.3,
+ * S9.7). Run in this test process, as the worker would.
+ */
+import { afterAll, describe, expect, it } from 'vitest'
+import type { IsolateToolCall, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
+import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
+import { run } from './harness.ts'
+
+const pool = new IsolatePool({ size: 1 })
+afterAll(() => pool.dispose())
+
+/**
+ * `stepHere` that always allows, and records for each call whether it was dispatched in the same
+ * synchronous stretch as a `stepHere` that allowed it: true only when the step that made the call
+ * ran inside the runner's flush (a step on the isolate's thread makes it later, in a callback).
+ */
+function recordingSteps(allow = true): { stepHere: () => boolean; dispatch: (call: IsolateToolCall) => Promise<IsolateToolOutcome>; inStep: boolean[] } {
+  let stepping = false
+  const inStep: boolean[] = []
+  return {
+    inStep,
+    stepHere: () => {
+      stepping = true
+      queueMicrotask(() => (stepping = false))
+      return allow
+    },
+    dispatch: async (call) => {
+      inStep.push(stepping)
+      // Answered a turn later, as the host's answer reaches the worker: the entry that made the
+      // call has been seen to end by then (a step starts here only when no other entry is open).
+      await new Promise((resolve) => setImmediate(resolve))
+      return { ok: true, valueJson: call.name === 'echo' ? call.argsJson : 'null' }
+    },
+  }
+}
+
+const SEQUENTIAL = 'let sum = 0\nfor (let i = 0; i < 5; i++) sum += (await tools.echo({ i })).i\nconsole.log("sum", sum)\nreturn sum'
+
+describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
+  it('issue 12 a sequential step runs within the flush when stepHere allows: every call after the first is made inside it', async () => {
+    const steps = recordingSteps()
+    const { result } = await run(SEQUENTIAL, steps, pool)
+    expect(result).toMatchObject({ status: 'ok', value: 10, logs: [{ level: 'log', text: 'sum 10' }] })
+    // The first call is made by `start`, on the isolate's thread; the other four by steps run here.
+    expect(steps.inStep).toEqual([false, true, true, true, true])
+  })
+
+  it('issue 12 when stepHere refuses, every step runs on the isolate thread, with the same outcome', async () => {
+    const steps = recordingSteps(false)
+    const { result } = await run(SEQUENTIAL, steps, pool)
+    expect(result).toMatchObject({ status: 'ok', value: 10, logs: [{ level: 'log', text: 'sum 10' }] })
+    expect(steps.inStep).toEqual([false, false, false, false, false])
+  })
+
+  it('S9.7 an endless loop in a step run here ends at the CPU limit, naming it', async () => {
+    const { result } = await run('await tools.noop()\nwhile (true) {}', { ...recordingSteps(), limits: { cpuTimeMs: 300, wallClockMs: 20_000 } }, pool)
+    expect(result).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError', message: expect.stringMatching(/CPU time limit of 300 ms \(cpuTimeMs\)/) } })
+  })
+
+  it('S9.7 a step run here that outlasts the wall clock ends at the wall-clock limit', async () => {
+    const { result } = await run('await tools.noop()\nwhile (true) {}', { ...recordingSteps(), limits: { cpuTimeMs: 20_000, wallClockMs: 300 } }, pool)
+    expect(result).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError', message: expect.stringContaining('wall-clock limit of 300 ms') } })
+  })
+
+  it("S9.3 a step run here that leaves a rejection unhandled gets its warning, and the script's later steps still run", async () => {
+    const js = 'await tools.noop()\nPromise.reject(new RangeError("nobody listens"))\nawait tools.noop()\nreturn 2'
+    const { result } = await run(js, recordingSteps(), pool)
+    expect(result).toMatchObject({ status: 'ok', value: 2, warnings: [{ kind: 'unhandled-rejection', message: expect.stringContaining('RangeError: nobody listens') }] })
+  })
+
+  it('S9.3 a script that throws in a step run here ends with its error and line', async () => {
+    const { result } = await run('await tools.noop()\nthrow new TypeError("in a later step")', recordingSteps(), pool)
+    expect(result).toMatchObject({ status: 'error', error: { name: 'TypeError', message: 'in a later step', frames: [expect.objectContaining({ line: 2 })] } })
+  })
+})

@@ -1,0 +1,105 @@
+/**
+ * A run's sequential steps on its isolate worker's main thread (issue 12, `step-permission.ts`):
+ * taken while another worker of the group stands idle, never by a lone worker; a new run then
+ * goes to the idle worker, not to the one a step holds; recursion reaches as deep as on
+ * isolated-vm's own threads; a cancel still ends the run (S9.1, S9.7).
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { cpuSince, threadCpu } from '../../bench/thread-cpu.ts'
+import type { IsolateRunRequest, IsolateRunResult, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
+import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
+import { IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
+import { workerStackFlag } from '../../src/ptc/isolate/worker-stack.ts'
+import { until } from './harness.ts'
+
+const disposers: (() => void)[] = []
+afterEach(() => {
+  for (const dispose of disposers.splice(0)) dispose()
+})
+
+/** A group of two workers, both ready (its second run starts the second). */
+async function readyGroup(): Promise<IsolateSupervisorGroup> {
+  const group = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, spreadFromRun: 2 })
+  disposers.push(() => group.dispose())
+  await group.run(request('return 0'))
+  await group.run(request('return 0'))
+  await until(() => group.readyWorkers === 2, 30_000)
+  return group
+}
+
+const answered = async (): Promise<IsolateToolOutcome> => ({ ok: true, valueJson: 'null' })
+const request = (js: string, extra: Partial<IsolateRunRequest> = {}): IsolateRunRequest => ({ js, toolNames: ['wait'], dispatch: answered, limits: { wallClockMs: 60_000, cpuTimeMs: 60_000 }, ...extra })
+
+/** A run whose step after its first call is busy for `ms`; resolves `started` once that call is answered. */
+function busyAfterCall(runner: { run: (request: IsolateRunRequest) => Promise<IsolateRunResult> }, ms: number) {
+  let calls = 0
+  const result = runner.run(request(`await tools.wait({})\nconst until = Date.now() + ${ms}\nwhile (Date.now() < until) {}\nreturn 'busy'`, { dispatch: async () => (calls++, answered()) }))
+  return { result, called: () => calls > 0 }
+}
+
+/** Resolves to the order in which `runs` (name → result) ended. */
+function endOrder(runs: Record<string, Promise<IsolateRunResult>>): Promise<string[]> {
+  const order: string[] = []
+  return Promise.all(Object.entries(runs).map(([name, result]) => result.then(() => order.push(name)))).then(() => order)
+}
+
+const linux = threadCpu(process.pid).main > 0
+const stackRaised = workerStackFlag() !== undefined
+
+describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
+  it.runIf(linux && stackRaised)("issue 12 with another worker idle, a run's sequential steps run on its worker's main thread", async () => {
+    const group = await readyGroup()
+    const pids = group.workerPids
+    const before = pids.map((pid) => threadCpu(pid))
+    // 40 steps of about 5 ms of CPU each, after the first call: only the first step is `start`'s.
+    const js = 'let x = 0\nfor (let step = 0; step < 40; step++) { await tools.wait({}); for (let i = 0; i < 3e6; i++) x += i % 7 }\nreturn x > 0'
+    expect(await group.run(request(js))).toMatchObject({ status: 'ok', value: true })
+    const used = pids.map((pid, index) => cpuSince(before[index]!, threadCpu(pid)))
+    const main = used.reduce((sum, cpu) => sum + cpu.main, 0)
+    const isolateThreads = used.reduce((sum, cpu) => sum + cpu.other, 0)
+    expect(main).toBeGreaterThan(isolateThreads)
+  }, 60_000)
+
+  it('S9.1 a run sent while a step holds one worker goes to the idle one and ends first', async () => {
+    const group = await readyGroup()
+    const busy = busyAfterCall(group, 1_500)
+    await until(() => busy.called(), 30_000)
+    await new Promise((resolve) => setTimeout(resolve, 50)) // the answer is in the busy step by now
+    const quick = group.run(request('return "quick"'))
+    expect(await endOrder({ busy: busy.result, quick })).toEqual(['quick', 'busy'])
+    expect(await quick).toMatchObject({ status: 'ok', value: 'quick' })
+    expect(await busy.result).toMatchObject({ status: 'ok', value: 'busy' })
+  }, 60_000)
+
+  it('S9.1 a lone worker never lets a step hold it: a run sent during another run\'s busy step ends first', async () => {
+    const supervisor = new IsolateSupervisor({ poolSize: 1 })
+    disposers.push(() => supervisor.dispose())
+    await supervisor.prewarm()
+    const busy = busyAfterCall(supervisor, 1_500)
+    await until(() => busy.called(), 30_000)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await endOrder({ busy: busy.result, quick: supervisor.run(request('return 1')) })).toEqual(['quick', 'busy'])
+  }, 60_000)
+
+  it.runIf(stackRaised)('issue 12 recursion in a step after a call reaches about as deep as in the first step', async () => {
+    const group = await readyGroup()
+    const depth = 'function depth(n) { try { return depth(n + 1) } catch { return n } }'
+    const result = await group.run(request(`${depth}\nconst first = depth(0)\nawait tools.wait({})\nreturn [first, depth(0)]`))
+    expect(result.status).toBe('ok')
+    const [first, later] = result.value as [number, number]
+    // isolated-vm's threads: about 104,000 frames; the worker's raised main thread about 89,000 (12,500 without).
+    expect(later).toBeGreaterThan(first * 0.6)
+  }, 60_000)
+
+  it('S9.1 a cancel ends a run whose busy step holds its worker, and the group keeps serving', async () => {
+    const group = await readyGroup()
+    const controller = new AbortController()
+    let called = false
+    const endless = group.run(request('await tools.wait({})\nwhile (true) {}', { signal: controller.signal, dispatch: async () => ((called = true), answered()) }))
+    await until(() => called, 30_000)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    controller.abort()
+    expect(await endless).toMatchObject({ status: 'cancelled' })
+    expect(await group.run(request('return 3'))).toMatchObject({ status: 'ok', value: 3 })
+  }, 60_000)
+})
