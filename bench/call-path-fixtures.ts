@@ -149,7 +149,7 @@ export function rawRunner(hostCall: RawHostCall = callHostTool): ScriptRunner {
  * worker channel (`startWorker`'s `channel: 'frames'`) to this process, where `hostCall` answers
  * it. The floor of the product's default design, with `hostCall` doing the product's host part
  * (issue 12). With `drive: 'sync'` the child drives its isolate from its main thread instead
- * (`sync-worker-child.ts`): the floor of a design the product does not use, for comparison.
+ * (`sync-worker-child.ts`), as the product's worker runs a sequential step while another worker is idle.
  */
 export async function rawProcessRunner(hostCall: RawHostCall = callHostTool, drive: 'isolate thread' | 'sync' = 'isolate thread'): Promise<ScriptRunner & { pid: number | undefined }> {
   let finished: ((message: { json?: string; error?: string }) => void) | undefined

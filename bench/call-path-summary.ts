@@ -14,7 +14,8 @@ import type { ThreadCpu } from './thread-cpu.ts'
  * raw isolated-vm (in this process, in a worker process over the worker channel) whose host function runs the
  * product host's bridge, gate and pipeline: the floors of the two designs (issue 12).
  * `sync-worker+host`: the same in a worker process that drives its isolate from its main thread
- * (`sync-worker-child.ts`), the floor of a design the product does not use (round 24).
+ * (`sync-worker-child.ts`), as the product's worker runs a sequential step while another worker
+ * is idle (`step-permission.ts`): the floor of the worker process's sequential and 64 KB calls.
  */
 export const RUNNERS = ['raw', 'inline', 'process', 'raw+host', 'raw-worker+host', 'sync-worker+host'] as const
 export type RunnerName = (typeof RUNNERS)[number]
@@ -109,21 +110,22 @@ function inPlace(m: Readonly<Record<string, number>>): string[] {
  */
 function floors(m: Readonly<Record<string, number>>, perCall: (runner: RunnerName, script: ScriptName) => number): Record<string, { us: number; of: string } | undefined> {
   const design = (script: ScriptName, mode: 'inline' | 'process', parts = '') => {
-    const runner = mode === 'inline' ? 'raw+host' : 'raw-worker+host'
-    const where = mode === 'inline' ? 'in this process' : 'in a worker process, each call over the worker channel'
+    // The worker runs a sequential step on its main thread (step-permission.ts): sync-worker+host.
+    const runner = mode === 'inline' ? 'raw+host' : 'sync-worker+host'
+    const where = mode === 'inline' ? 'in this process' : 'in a worker process driving it from its main thread, each call over the worker channel'
     return { us: perCall(runner, script), of: `raw isolated-vm ${where}, its host function this host's bridge, gate and pipeline${parts}` }
   }
   const copy = `; of it the canonical copy of the result (S6.1/S6.4) ${m[FLOOR_COPY]!.toFixed(0)}`
-  // Not the product's design: what a worker that runs each step on its main thread would cost.
-  const sync = (script: ScriptName) => `; a worker driving its isolate from its main thread (not this design: a busy step holds up the worker) ${perCall('sync-worker+host', script).toFixed(1)}`
+  // The worker's steps when no other worker is idle: on isolated-vm's own thread.
+  const threaded = (script: ScriptName) => `; with each step on isolated-vm's own thread (the worker's steps when no other worker is idle) ${perCall('raw-worker+host', script).toFixed(1)}`
   return {
     'sequential inline': design('sequential', 'inline'),
-    'sequential process': design('sequential', 'process', sync('sequential')),
+    'sequential process': design('sequential', 'process', threaded('sequential')),
     // No floor: the product's batching makes a burst about as cheap as raw's one crossing a call.
     'parallel inline': undefined,
     'parallel process': undefined,
     'payload inline': design('payload', 'inline', copy),
-    'payload process': design('payload', 'process', `${copy}, a bare channel round trip carrying the 64 KB one way ${m[HOP_CHANNEL_PAYLOAD]!.toFixed(0)}${sync('payload')}`),
+    'payload process': design('payload', 'process', `${copy}, a bare channel round trip carrying the 64 KB one way ${m[HOP_CHANNEL_PAYLOAD]!.toFixed(0)}${threaded('payload')}`),
   }
 }
 

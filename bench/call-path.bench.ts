@@ -30,7 +30,7 @@ import { createBridge } from '../src/ptc/bridge.ts'
 import type { IsolateRunRequest } from '../src/ptc/isolate/isolate-contract.ts'
 import { IsolatePool } from '../src/ptc/isolate/isolate-pool.ts'
 import { runInIsolate } from '../src/ptc/isolate/isolate-run.ts'
-import { IsolateSupervisor } from '../src/ptc/isolate/isolate-supervisor.ts'
+import { IsolateSupervisorGroup } from '../src/ptc/isolate/supervisor-group.ts'
 import { ExecutionGate } from '../src/scheduler/execution-gate.ts'
 import { defineTool } from '../src/tools/define-tool.ts'
 import {
@@ -146,8 +146,11 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
   await context.global.set('hostCall', new ivm.Reference(async (json: string) => json))
   const raw = await isolate.compileScript(`(async () => { for (let i = 0; i < ${CALLS}; i++) JSON.parse(await hostCall.apply(undefined, [JSON.stringify({ i })], { arguments: { copy: true }, result: { promise: true, copy: true } })) })()`)
   const pool = new IsolatePool({ size: 2 })
-  const supervisor = new IsolateSupervisor({ poolSize: 2 })
-  await supervisor.prewarm()
+  // Two workers, both ready, as a host's after its first runs: a sequential step then runs on
+  // its worker's main thread (step-permission.ts), as the product's do.
+  const supervisor = new IsolateSupervisorGroup({ poolSize: 2, spreadFromRun: 1 })
+  await supervisor.run({ js: 'return 1', toolNames: [], dispatch: async () => ({ ok: false, message: 'none' }) })
+  while (supervisor.readyWorkers < 2) await new Promise((resolve) => setTimeout(resolve, 10))
   const request = (js: string): IsolateRunRequest => ({ js, toolNames: ['noop'], limits: { maxToolCalls: CALLS + 10 }, dispatch: async (call) => ({ ok: true, valueJson: call.argsJson }) })
   const scripts = { trivial: request('return 1'), sequential: request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop({ i })\nreturn 1`) }
   const check = async (result: Promise<{ status: string; error?: unknown }>) => {

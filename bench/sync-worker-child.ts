@@ -6,11 +6,10 @@
  * the thread sleeps again. A call then wakes two threads (this one and the parent's) instead of
  * four (the isolate's thread and this one, each way), as in `raw-worker-child.ts`.
  *
- * This is the floor of a different design, not of the product's (issue 12, round 24): while a
- * step runs, this thread is the script's, so the child cannot read its channel. A script busy in
- * one step holds up every other run of the child and any cancel until the step ends, a CPU limit
- * can only be judged when it does, and a step's recursion gets the main thread's stack (about
- * 12,000 frames against 100,000 on isolated-vm's own threads). Bench only.
+ * The floor of the product's worker for a sequential call (issue 12): since round 25 the worker
+ * runs a run's sequential steps this way while another worker of the group is idle
+ * (`src/ptc/isolate/step-permission.ts`), with the limits, permission and stack that make it safe
+ * there; this child has none of them. Bench only.
  *
  * Same messages as `raw-worker-child.ts`: in `{ type: 'run', code, names }` and
  * `{ type: 'answer', callId, json }` or `{ type: 'answer', callId, error }`; out `{ type: 'ready' }`

@@ -18,15 +18,16 @@ afterAll(() => pool.dispose())
  * synchronous stretch as a `stepHere` that allowed it: true only when the step that made the call
  * ran inside the runner's flush (a step on the isolate's thread makes it later, in a callback).
  */
-function recordingSteps(allow = true): { stepHere: () => boolean; dispatch: (call: IsolateToolCall) => Promise<IsolateToolOutcome>; inStep: boolean[] } {
+function recordingSteps(allow: boolean | ((asked: number) => boolean) = true): { stepHere: () => boolean; dispatch: (call: IsolateToolCall) => Promise<IsolateToolOutcome>; inStep: boolean[] } {
   let stepping = false
+  let asked = 0
   const inStep: boolean[] = []
   return {
     inStep,
     stepHere: () => {
       stepping = true
       queueMicrotask(() => (stepping = false))
-      return allow
+      return typeof allow === 'function' ? allow(++asked) : allow
     },
     dispatch: async (call) => {
       inStep.push(stepping)
@@ -54,6 +55,16 @@ describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
     const { result } = await run(SEQUENTIAL, steps, pool)
     expect(result).toMatchObject({ status: 'ok', value: 10, logs: [{ level: 'log', text: 'sum 10' }] })
     expect(steps.inStep).toEqual([false, false, false, false, false])
+  })
+
+  it('issue 12 a step runs here only once no earlier entry can still be running: after entries not waited for, one waited for comes first', async () => {
+    // Refused for the first two answers (their steps go unobserved to the isolate's thread), then allowed.
+    const steps = recordingSteps((asked) => asked > 2)
+    const { result } = await run('for (let i = 0; i < 6; i++) await tools.noop()\nreturn 6', steps, pool)
+    expect(result).toMatchObject({ status: 'ok', value: 6 })
+    // Calls 1-3 come from steps on the isolate's thread; the third answer's step is waited for
+    // there (call 4); from the fourth answer on, the steps run here.
+    expect(steps.inStep).toEqual([false, false, false, false, true, true])
   })
 
   it('S9.7 an endless loop in a step run here ends at the CPU limit, naming it', async () => {

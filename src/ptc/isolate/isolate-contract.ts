@@ -53,8 +53,8 @@ export interface IsolateRunRequest {
    * leaves before the thread sleeps again (issue 12: two thread wake-ups a call instead of four).
    * This thread then serves nothing else until the step ends (at most the wall-clock or CPU
    * budget left), so only the isolate worker sets it, and only while the run is its only one and
-   * the host lets it (`step-permission.ts`). The runner also keeps every other entry of such a run
-   * waited for, so no entry of it is still running when a step starts here. Default: never.
+   * the host lets it (`step-permission.ts`). A step runs here only when no other entry of the run
+   * can still be running in the isolate; otherwise that step is waited for. Default: never.
    */
   stepHere?: () => boolean
   /** Aborting it ends the run with status `cancelled`. */

@@ -206,9 +206,10 @@ class IsolateRun {
     }
     let wait = this.callsSettled !== this.callsMade
     for (let index = 0; index < batch.length && !wait; index++) wait = !batch[index]![1]
-    if (this.request.stepHere !== undefined) {
-      if (!wait && this.openEntries === 0 && this.request.stepHere()) return this.stepHere(batch)
-      // Every other entry of such a run is waited for: none may still run when a step starts here.
+    if (!wait && this.request.stepHere?.() === true) {
+      // Only with no entry running in the isolate: the last one sent was waited for, and has ended
+      // (isolated-vm runs an isolate's entries in order). Otherwise this one is waited for.
+      if (this.openEntries === 0 && !this.settleEntries.lastUnobserved) return this.stepHere(batch)
       wait = true
     }
     this.settleEntries.send(batch, wait)

@@ -34,13 +34,17 @@ export type SettleReference = ivm.Reference<(entry: SettleEntry, ...settlements:
 export class SettleEntries {
   readonly #settle: SettleReference
   readonly #enter: (entry: Promise<unknown>) => void
-  /** Whether the last entry sent was not waited for. */
   #lastUnobserved = false
 
   /** `enter` tracks an entry waited for: its failure is the run's to classify (a rejection, a limit). */
   constructor(settle: SettleReference, enter: (entry: Promise<unknown>) => void) {
     this.#settle = settle
     this.#enter = enter
+  }
+
+  /** Whether the last entry sent was not waited for (it may still be running). */
+  get lastUnobserved(): boolean {
+    return this.#lastUnobserved
   }
 
   /**
