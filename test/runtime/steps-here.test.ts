@@ -67,6 +67,16 @@ describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
     expect(steps.inStep).toEqual([false, false, false, false, true, true])
   })
 
+  for (const count of [140, 170]) {
+    it(`S9.3 calls the host refuses while a step runs here (${count}, more than a batch) each reject with their ToolCallError`, async () => {
+      // 602 UTF-16 units of JSON pass the runtime's own check; 1,202 UTF-8 bytes fail the host's, at
+      // once. 170 outcomes in one entry would be 511 arguments, a count isolated-vm drops.
+      const js = `await tools.noop()\nconst arg = 'é'.repeat(600)\nconst outcomes = await Promise.all(Array.from({ length: ${count} }, () => tools.echo(arg).then(() => 'ok', (e) => e.message.slice(0, 24))))\nreturn outcomes.filter((o) => o === 'the arguments are too la').length`
+      const { result } = await run(js, { ...recordingSteps(), limits: { maxCrossingBytes: 1000 } }, pool)
+      expect(result).toMatchObject({ status: 'ok', value: count })
+    })
+  }
+
   it('S9.7 an endless loop in a step run here ends at the CPU limit, naming it', async () => {
     const { result } = await run('await tools.noop()\nwhile (true) {}', { ...recordingSteps(), limits: { cpuTimeMs: 300, wallClockMs: 20_000 } }, pool)
     expect(result).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError', message: expect.stringMatching(/CPU time limit of 300 ms \(cpuTimeMs\)/) } })

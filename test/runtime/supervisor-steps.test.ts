@@ -44,7 +44,7 @@ function endOrder(runs: Record<string, Promise<IsolateRunResult>>): Promise<stri
 }
 
 const linux = threadCpu(process.pid).main > 0
-const stackRaised = workerStackFlag() !== undefined
+const stackRaised = workerStackFlag({}, []) !== undefined
 
 describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
   it.runIf(linux && stackRaised)("issue 12 with another worker idle, a run's sequential steps run on its worker's main thread", async () => {
@@ -69,6 +69,24 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
     expect(await endOrder({ busy: busy.result, quick })).toEqual(['quick', 'busy'])
     expect(await quick).toMatchObject({ status: 'ok', value: 'quick' })
     expect(await busy.result).toMatchObject({ status: 'ok', value: 'busy' })
+  }, 60_000)
+
+  it('S9.1 a step that makes more calls than one batch (130) still holds its worker for the routing: a new run goes elsewhere and ends first', async () => {
+    const group = await readyGroup()
+    let made = 0
+    const dispatch = async (call: { name: string }): Promise<IsolateToolOutcome> => (call.name === 'hang' ? new Promise(() => {}) : (made++, answered()))
+    const toolNames = ['wait', 'hang']
+    // The held step makes 130 calls that never answer, then stays busy for 2.5 s.
+    const held = group.run(request('await tools.wait({})\nfor (let i = 0; i < 130; i++) tools.hang({}).catch(() => {})\nconst until = Date.now() + 2_500\nwhile (Date.now() < until) {}\nreturn "held"', { toolNames, dispatch, limits: { wallClockMs: 5_000, cpuTimeMs: 60_000 } }))
+    await until(() => made > 0, 30_000)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The other worker gets a run that waits 1.5 s for its tool; a third run then ties on load with the held worker.
+    const other = group.run(request('await tools.wait({})\nreturn "other"', { dispatch: async () => (await new Promise((resolve) => setTimeout(resolve, 1_500)), answered()) }))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const quick = group.run(request('return "quick"'))
+    expect(await endOrder({ held, other, quick })).toEqual(['quick', 'other', 'held'])
+    // It returned; the run then waited for the calls it never awaited until its wall clock.
+    expect(await held).toMatchObject({ value: 'held' })
   }, 60_000)
 
   it('S9.1 a lone worker never lets a step hold it: a run sent during another run\'s busy step ends first', async () => {

@@ -57,6 +57,8 @@ export interface IsolateRunRequest {
    * can still be running in the isolate; otherwise that step is waited for. Default: never.
    */
   stepHere?: () => boolean
+  /** Called with `true` just before a step runs on this thread (see `stepHere`), and with `false` once it has returned. */
+  onStepHere?: (running: boolean) => void
   /** Aborting it ends the run with status `cancelled`. */
   signal?: AbortSignal
   /**

@@ -57,8 +57,8 @@ class IsolateRun {
   private settleEntries: SettleEntries | undefined
   private readonly budget: RunBudget
   private openEntries = 0
-  /** A step is running on this thread (`stepHere`). */
-  private stepping = false
+  /** While a step runs on this thread (`stepHere`): the settlements made meanwhile, sent after it. */
+  private heldBack: Settlement[] | undefined
   /** Calls the script made, and outcomes sent back: equal when none is outstanding. */
   private callsMade = 0
   private callsSettled = 0
@@ -199,11 +199,8 @@ class IsolateRun {
       this.endAfterScript()
       return
     }
-    if (this.stepping) {
-      // Queued by a handler while a step runs on this thread: sent once it has ended.
-      for (const settlement of batch) this.settlements.push(settlement)
-      return
-    }
+    // Settled by a handler while a step runs on this thread (a refused call): sent after it.
+    if (this.heldBack !== undefined) return void this.heldBack.push(...batch)
     let wait = this.callsSettled !== this.callsMade
     for (let index = 0; index < batch.length && !wait; index++) wait = !batch[index]![1]
     if (!wait && this.request.stepHere?.() === true) {
@@ -218,16 +215,20 @@ class IsolateRun {
   /** A sequential step on this thread (`IsolateRunRequest.stepHere`, `RunBudget.stepTimeout`); open until it returns. */
   private stepHere(batch: Settlement[]): void {
     const { timeoutMs, byCpu } = this.budget.stepTimeout()
+    const heldBack: Settlement[] = (this.heldBack = [])
     this.openEntries++
-    this.stepping = true
+    this.request.onStepHere?.(true)
     try {
       this.settleEntries!.runNow(batch, timeoutMs)
     } catch (error) {
       this.onIsolateFailure(error, byCpu)
     } finally {
-      this.stepping = false
+      this.heldBack = undefined
       this.openEntries--
+      this.request.onStepHere?.(false)
     }
+    // Through the batcher: a batch stays within 128 (isolated-vm drops some argument counts).
+    for (const settlement of heldBack) this.settlements.push(settlement)
     this.endAfterScript()
   }
 

@@ -60,7 +60,29 @@ const host = openParentFrames<ParentMessage, ChildMessage>(onMessage, () => {
  * Calls and call aborts go to the host together, one write for a burst: the calls of one
  * crossing out of the isolate arrive here in one callback, so they are sent a microtask later.
  */
-const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((messages) => void host.send(messages.length === 1 ? messages[0]! : { type: 'batch', messages }))
+const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((messages) => write(messages.length === 1 ? messages[0]! : { type: 'batch', messages }))
+
+/**
+ * Messages written while a step runs on this thread (`stepHere`), sent once it has returned: the
+ * host takes any message as a sign that no step holds this worker any more (step-permission.ts),
+ * and a step making 128 calls would otherwise send the first of them while it still runs.
+ */
+let heldMessages: ChildMessage[] | undefined
+
+function write(message: ChildMessage): void {
+  if (heldMessages !== undefined) heldMessages.push(message)
+  else host.send(message)
+}
+
+function onStepHere(running: boolean): void {
+  if (running) {
+    heldMessages ??= []
+    return
+  }
+  const messages = heldMessages ?? []
+  heldMessages = undefined
+  for (const message of messages) host.send(message)
+}
 
 /** Sends `message`; anything but a call goes at once, after the calls queued before it. */
 function send(message: ChildMessage): void {
@@ -69,7 +91,7 @@ function send(message: ChildMessage): void {
     return
   }
   outbox.flush()
-  host.send(message)
+  write(message)
 }
 
 onIsolateCatastrophe((message) => send({ type: 'catastrophe', message }))
@@ -127,7 +149,7 @@ function startRun(message: WorkerRunMessage): void {
     pending.clear()
   }
   // The value stays JSON text: it crosses as raw bytes and the host parses it once (issue 12).
-  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, checkMs: message.checkMs, signal: controller.signal, dispatch, valueAsJson: true, ...(stepHere !== undefined && { stepHere }) }, pool).then(
+  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, checkMs: message.checkMs, signal: controller.signal, dispatch, valueAsJson: true, ...(stepHere !== undefined && { stepHere, onStepHere }) }, pool).then(
     (result) => {
       ended()
       send({ type: 'result', runId, result })

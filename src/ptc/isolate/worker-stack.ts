@@ -5,8 +5,11 @@
  * threads isolated-vm runs its isolates on (measured, Node 24, isolated-vm 7.0.1). V8's
  * `--stack-size` raises the limit, but V8 does not check it against the thread's real stack: a
  * limit past it turns deep recursion into a crash. The main thread's real stack is the process's
- * `RLIMIT_STACK` (Linux grows it on demand up to that), so the flag is given only when that
- * limit leaves a megabyte to spare; otherwise the worker keeps every step on isolated-vm's threads.
+ * `RLIMIT_STACK` (Linux grows it on demand up to that), less what the kernel put at its top
+ * before the process started: the environment and the arguments (a 1.2 MB environment made a
+ * recursion crash the worker with SIGSEGV under an 8 MB limit, found in review). So the flag is
+ * given only when that limit, less those, leaves a megabyte to spare; otherwise the worker keeps
+ * every step on isolated-vm's threads.
  */
 import { readFileSync } from 'node:fs'
 
@@ -16,17 +19,25 @@ export const STEP_STACK_KB = 7_000
 /** Room in KB left between the V8 limit and the thread's real stack (native frames V8 does not count). */
 const SPARE_KB = 1_024
 
-let cached: string | undefined | null = null
+let cachedLimitKb: number | undefined
 
 /**
  * The worker's `--stack-size=…` flag, or `undefined` when this system's stack limit (read from
- * `/proc/self/limits`; children inherit it) is unknown or too small for {@link STEP_STACK_KB}.
- * Read once per process. Never throws.
+ * `/proc/self/limits`; children inherit it) is unknown or, less the worker's environment (this
+ * process's, which it inherits, and `extraEnv`) and arguments, too small for {@link STEP_STACK_KB}.
+ * The limit is read once per process. Never throws.
  */
-export function workerStackFlag(): string | undefined {
-  if (cached !== null) return cached
-  cached = stackLimitKb() >= STEP_STACK_KB + SPARE_KB ? `--stack-size=${STEP_STACK_KB}` : undefined
-  return cached
+export function workerStackFlag(extraEnv: Readonly<Record<string, string>>, args: readonly string[]): string | undefined {
+  cachedLimitKb ??= stackLimitKb()
+  return stackRoomKb(cachedLimitKb, { ...process.env, ...extraEnv }, args) >= STEP_STACK_KB ? `--stack-size=${STEP_STACK_KB}` : undefined
+}
+
+/** KB of stack left for V8 under a `limitKb` limit, once `env`, `args` and a megabyte of spare room are taken off. */
+export function stackRoomKb(limitKb: number, env: Readonly<Record<string, string | undefined>>, args: readonly string[]): number {
+  let bytes = 0
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) bytes += Buffer.byteLength(name) + Buffer.byteLength(value) + 2 + 8
+  for (const arg of args) bytes += Buffer.byteLength(arg) + 1 + 8 // the string and its pointer
+  return limitKb - Math.ceil(bytes / 1024) - SPARE_KB
 }
 
 /** The soft `RLIMIT_STACK` in KB (`Infinity` when unlimited), 0 when unknown. */

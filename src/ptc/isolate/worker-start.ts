@@ -26,6 +26,9 @@ export const WORKER_SEMI_SPACE_MB = 4
 /** The worker's V8 flag turning allocation-site pretenuring off (see `startIsolateWorker`). */
 export const WORKER_NO_PRETENURING = '--no-allocation-site-pretenuring'
 
+/** The worker's Node and V8 flags (see `startIsolateWorker`). */
+const WORKER_FLAGS = ['--no-node-snapshot', `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`, WORKER_NO_PRETENURING]
+
 /** What the owner of a worker hears from it (see `StartWorkerOptions`). */
 export interface WorkerHandlers {
   onMessage: (message: ChildMessage) => void
@@ -38,7 +41,8 @@ export interface WorkerHandlers {
  */
 export function startIsolateWorker(options: IsolateWorkerOptions, entry: string, handlers: WorkerHandlers): WorkerChannel<ParentMessage> {
   // A main-thread stack as deep as isolated-vm's threads, for the steps it runs itself (worker-stack.ts).
-  const stack = workerStackFlag()
+  const env = { MALLOC_ARENA_MAX: '2' }
+  const stack = workerStackFlag(env, [process.execPath, ...WORKER_FLAGS, entry, JSON.stringify(options)])
   return startWorker<ParentMessage, ChildMessage>({
     kind: 'process',
     entry,
@@ -49,10 +53,10 @@ export function startIsolateWorker(options: IsolateWorkerOptions, entry: string,
     // allocated them straight into old space, so every run's garbage (about 4.6 KB) stayed there
     // until the next full GC and the RSS rose 25-30 MB between full GCs (issue 12).
     // No `--expose-gc`: it would give every script's context a `gc` (worker-gc.ts takes one for the worker alone).
-    execArgv: ['--no-node-snapshot', `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`, WORKER_NO_PRETENURING, ...(stack === undefined ? [] : [stack])],
+    execArgv: [...WORKER_FLAGS, ...(stack === undefined ? [] : [stack])],
     // Fewer glibc malloc arenas: isolates allocate on many threads, and memory freed in
     // per-thread arenas stays in the RSS (issue 12: 89 -> 101 MB over 4,000 runs instead of -> 106).
-    env: { MALLOC_ARENA_MAX: '2' },
+    env,
     // Niced once ready: only the runs, not the start, should yield to the host's routing.
     niceness: WORKER_NICENESS,
     niceFrom: 'first-message',

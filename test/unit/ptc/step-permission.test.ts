@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { mayHoldWorker, routingLoad, type StepMember } from '../../../src/ptc/isolate/step-permission.ts'
-import { STEP_STACK_KB, stackLimitKb } from '../../../src/ptc/isolate/worker-stack.ts'
+import { STEP_STACK_KB, stackLimitKb, stackRoomKb } from '../../../src/ptc/isolate/worker-stack.ts'
 
 const member = (active: number, workerState = 'ready', mayBeBlocked = false): StepMember => ({ active, supervisor: { workerState, mayBeBlocked } })
 
@@ -28,5 +28,12 @@ describe('step permission (issue 12, S9.1)', () => {
     expect(stackLimitKb('Max stack size            unlimited            unlimited            bytes\n')).toBe(Infinity)
     expect(stackLimitKb('')).toBe(0)
     expect(stackLimitKb('Max stack size  2097152  unlimited  bytes')).toBeLessThan(STEP_STACK_KB)
+  })
+
+  it("issue 12 the worker's environment and arguments count against its stack limit (a 1.2 MB environment leaves no room under 8 MB)", () => {
+    expect(stackRoomKb(8192, { PATH: '/usr/bin' }, ['node', 'entry.js'])).toBeGreaterThanOrEqual(STEP_STACK_KB)
+    expect(stackRoomKb(8192, { BIG: 'x'.repeat(1_200 * 1024) }, ['node'])).toBeLessThan(STEP_STACK_KB)
+    expect(stackRoomKb(8192, {}, ['x'.repeat(1_200 * 1024)])).toBeLessThan(STEP_STACK_KB)
+    expect(stackRoomKb(Infinity, { BIG: 'x'.repeat(1_200 * 1024) }, [])).toBe(Infinity)
   })
 })
