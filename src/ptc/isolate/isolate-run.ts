@@ -40,9 +40,7 @@ type Ending = RunEnding | ScriptOutcome
 export async function runInIsolate(request: IsolateRunRequest, pool?: IsolatePool): Promise<IsolateRunResult> {
   const startedAt = performance.now()
   const limits = resolveRunLimits(request.limits)
-  if (request.signal?.aborted) {
-    return { status: 'cancelled', error: cancelledError(), logs: [], toolCalls: 0, durationMs: performance.now() - startedAt }
-  }
+  if (request.signal?.aborted) return { status: 'cancelled', error: cancelledError(), logs: [], toolCalls: 0, durationMs: performance.now() - startedAt }
   const prepared = pool === undefined ? await prepareIsolate({ memoryMb: limits.memoryMb }) : pool.memoryMb === limits.memoryMb ? await pool.take() : await pool.takeFresh(limits.memoryMb)
   return new IsolateRun(prepared, request, limits, startedAt).execute()
 }
@@ -59,6 +57,8 @@ class IsolateRun {
   private openEntries = 0
   /** While a step runs on this thread (`stepHere`): the settlements made meanwhile, sent after it. */
   private heldBack: Settlement[] | undefined
+  /** A step that may run on this thread, waiting for the entry still open to end (`flush`). */
+  private nextStep: Settlement[] | undefined
   /** Calls the script made, and outcomes sent back: equal when none is outstanding. */
   private callsMade = 0
   private callsSettled = 0
@@ -155,6 +155,9 @@ class IsolateRun {
     this.openEntries++
     entry.then(undefined, (error: unknown) => this.onIsolateFailure(error)).finally(() => {
       this.openEntries--
+      const next = this.openEntries === 0 ? this.nextStep : undefined
+      this.nextStep = undefined
+      if (next !== undefined) this.flush(next)
       this.endAfterScript()
     })
   }
@@ -187,25 +190,23 @@ class IsolateRun {
 
   /**
    * Settlements cross into the isolate. A success answering the only call outstanding (a
-   * sequential step) runs on this thread when `stepHere` allows, else is not waited for: waiting
-   * (the only way isolated-vm reports an unhandled rejection) costs a fifth of a sequential call
-   * (issue 12), and the step in which the script ends is still checked ({@link SettleEntries}).
+   * sequential step) runs on this thread when `stepHere` allows, else is not waited for (waiting
+   * costs a fifth of a sequential call, issue 12; {@link SettleEntries} still reports rejections).
    * A failure or other calls running (a chain that may float) are waited for (issue 11).
    */
   private flush(batch: Settlement[]): void {
     if (this.ended || this.settleEntries === undefined) return
-    if (this.scriptEnding !== undefined) {
-      // The script has ended: these are outcomes of calls it did not await (kept by `leftovers`).
-      this.endAfterScript()
-      return
-    }
+    // The script has ended: these are outcomes of calls it did not await (kept by `leftovers`).
+    if (this.scriptEnding !== undefined) return this.endAfterScript()
     // Settled by a handler while a step runs on this thread (a refused call): sent after it.
     if (this.heldBack !== undefined) return void this.heldBack.push(...batch)
     let wait = this.callsSettled !== this.callsMade
     for (let index = 0; index < batch.length && !wait; index++) wait = !batch[index]![1]
     if (!wait && this.request.stepHere?.() === true) {
-      // Only with no entry running in the isolate: the last one sent was waited for, and has ended
-      // (isolated-vm runs an isolate's entries in order). Otherwise this one is waited for.
+      // Only with no entry running in the isolate (isolated-vm runs an isolate's entries in
+      // order): after the one waited for has ended (it would run before this anyway); after one
+      // not waited for, this one is waited for.
+      if (this.openEntries > 0 && !this.settleEntries.lastUnobserved) return void (this.nextStep = batch)
       if (this.openEntries === 0 && !this.settleEntries.lastUnobserved) return this.stepHere(batch)
       wait = true
     }
@@ -239,11 +240,9 @@ class IsolateRun {
   }
 
   /**
-   * The script has ended with `ending` (issue 11: nothing vanishes at return). None of its code
-   * runs any more: the runtime ignores outcomes and refuses calls from then on, and outcomes are
-   * no longer sent. The run ends once the entry that finished is over (its unhandled rejection,
-   * if any, is reported by then) and the calls the script did not await (`pendingIds`, the
-   * runtime's list) have finished, within the deadline.
+   * The script has ended with `ending` (issue 11: nothing vanishes at return); none of its code
+   * runs any more. The run ends once the entry that finished is over (its unhandled rejection is
+   * reported by then) and the calls it did not await (`pendingIds`) have finished, within the deadline.
    */
   private scriptEnded(ending: Ending, pendingIds: unknown, handedIds: unknown): void {
     this.scriptEnding = ending
@@ -279,10 +278,9 @@ class IsolateRun {
     if (!finishedByScript) disposeQuietly(this.isolate)
     const warnings = this.leftovers.list(stoppedBy)
     this.resolveDone({ ...ending, ...(warnings.length > 0 && { warnings }), logs: this.logs.entries, toolCalls: this.calls.dispatched, durationMs: performance.now() - this.startedAt })
-    // After the caller has the result (on the next turn, or when the pool's `afterRun` says):
-    // disposing takes about a millisecond, and the pool's replacement isolate is prepared only
-    // now. A script that finished by itself is not running, and every callback is already
-    // refused (`ended`); any other ending (limits, cancel) must stop the isolate at once.
+    // After the caller has the result (next turn, or the pool's `afterRun`): disposing takes a
+    // millisecond. A script that finished is not running and its callbacks are refused (`ended`);
+    // any other ending (limits, cancel) stopped the isolate at once, above.
     if (finishedByScript || released !== undefined) {
       ;(this.prepared.afterRun ?? setImmediate)(() => {
         if (finishedByScript) disposeQuietly(this.isolate)
