@@ -77,6 +77,16 @@ describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
     })
   }
 
+  it('S9.3 a burst of calls answered while the entry making them still runs: every call gets its outcome (stepHere allows throughout)', async () => {
+    // Answered at once: the 128 calls of one crossing are all settled while the script, still in
+    // `start`'s entry, is making the next ones. A step that may run here waits for that entry, and
+    // the outcomes that come meanwhile wait behind it.
+    const instant = async (call: IsolateToolCall): Promise<IsolateToolOutcome> => ({ ok: true, valueJson: call.argsJson })
+    const js = 'const all = await Promise.all(Array.from({ length: 600 }, (_, i) => tools.echo({ i })))\nreturn all.reduce((sum, r) => sum + r.i, 0)'
+    const { result } = await run(js, { stepHere: () => true, dispatch: instant, limits: { wallClockMs: 10_000 } }, pool)
+    expect(result).toMatchObject({ status: 'ok', value: (600 * 599) / 2 })
+  })
+
   it('S9.7 an endless loop in a step run here ends at the CPU limit, naming it', async () => {
     const { result } = await run('await tools.noop()\nwhile (true) {}', { ...recordingSteps(), limits: { cpuTimeMs: 300, wallClockMs: 20_000 } }, pool)
     expect(result).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError', message: expect.stringMatching(/CPU time limit of 300 ms \(cpuTimeMs\)/) } })

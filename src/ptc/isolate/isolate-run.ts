@@ -57,7 +57,7 @@ class IsolateRun {
   private openEntries = 0
   /** While a step runs on this thread (`stepHere`): the settlements made meanwhile, sent after it. */
   private heldBack: Settlement[] | undefined
-  /** A step that may run on this thread, waiting for the entry still open to end (`flush`). */
+  /** A step that may run on this thread waiting for the open entries to end, and what came after it (`flush`). */
   private nextStep: Settlement[] | undefined
   /** Calls the script made, and outcomes sent back: equal when none is outstanding. */
   private callsMade = 0
@@ -154,10 +154,7 @@ class IsolateRun {
   private enter(entry: Promise<unknown>): void {
     this.openEntries++
     entry.then(undefined, (error: unknown) => this.onIsolateFailure(error)).finally(() => {
-      this.openEntries--
-      const next = this.openEntries === 0 ? this.nextStep : undefined
-      this.nextStep = undefined
-      if (next !== undefined) this.flush(next)
+      if (--this.openEntries === 0) this.release('nextStep')
       this.endAfterScript()
     })
   }
@@ -198,14 +195,13 @@ class IsolateRun {
     if (this.ended || this.settleEntries === undefined) return
     // The script has ended: these are outcomes of calls it did not await (kept by `leftovers`).
     if (this.scriptEnding !== undefined) return this.endAfterScript()
-    // Settled by a handler while a step runs on this thread (a refused call): sent after it.
-    if (this.heldBack !== undefined) return void this.heldBack.push(...batch)
+    // Settled while a step runs here (a refused call), or behind a step waiting for the open entries (whose script may still make calls).
+    if (this.heldBack !== undefined || this.nextStep !== undefined) return void (this.heldBack ?? this.nextStep)!.push(...batch)
     let wait = this.callsSettled !== this.callsMade
     for (let index = 0; index < batch.length && !wait; index++) wait = !batch[index]![1]
     if (!wait && this.request.stepHere?.() === true) {
-      // Only with no entry running in the isolate (isolated-vm runs an isolate's entries in
-      // order): after the one waited for has ended (it would run before this anyway); after one
-      // not waited for, this one is waited for.
+      // Only with no entry running in the isolate (it runs its entries in order): after the one
+      // waited for has ended; after one not waited for, this one is waited for.
       if (this.openEntries > 0 && !this.settleEntries.lastUnobserved) return void (this.nextStep = batch)
       if (this.openEntries === 0 && !this.settleEntries.lastUnobserved) return this.stepHere(batch)
       wait = true
@@ -216,7 +212,7 @@ class IsolateRun {
   /** A sequential step on this thread (`IsolateRunRequest.stepHere`, `RunBudget.stepTimeout`); open until it returns. */
   private stepHere(batch: Settlement[]): void {
     const { timeoutMs, byCpu } = this.budget.stepTimeout()
-    const heldBack: Settlement[] = (this.heldBack = [])
+    this.heldBack = []
     this.openEntries++
     this.request.onStepHere?.(true)
     try {
@@ -224,13 +220,18 @@ class IsolateRun {
     } catch (error) {
       this.onIsolateFailure(error, byCpu)
     } finally {
-      this.heldBack = undefined
       this.openEntries--
       this.request.onStepHere?.(false)
     }
-    // Through the batcher: a batch stays within 128 (isolated-vm drops some argument counts).
-    for (const settlement of heldBack) this.settlements.push(settlement)
+    this.release('heldBack')
     this.endAfterScript()
+  }
+
+  /** Sends what was held back through the batcher: a batch stays within 128 (isolated-vm drops some argument counts). */
+  private release(which: 'heldBack' | 'nextStep'): void {
+    const held = this[which] ?? []
+    this[which] = undefined
+    for (const settlement of held) this.settlements.push(settlement, true)
   }
 
   private onFinish(kind: unknown, payload: unknown, pendingIds: unknown, handedIds: unknown): void {
