@@ -89,6 +89,17 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
     expect(await held).toMatchObject({ value: 'held' })
   }, 60_000)
 
+  it("S9.1 when the idle worker dies while a step holds the other, a new run waits for the replacement, not for the held step", async () => {
+    const group = await readyGroup()
+    const busy = busyAfterCall(group, 4_000)
+    await until(() => busy.called(), 30_000)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    // The idle worker takes this run, and is retired and replaced for its memory overrun.
+    const bomb = await group.run(request('const a = []\nwhile (true) a.push(new Array(100_000).fill(1.5))', { limits: { memoryMb: 32, wallClockMs: 60_000, cpuTimeMs: 60_000 } }))
+    expect(bomb.status).toBe('memory')
+    expect(await endOrder({ busy: busy.result, quick: group.run(request('return "quick"')) })).toEqual(['quick', 'busy'])
+  }, 60_000)
+
   it('S9.1 a lone worker never lets a step hold it: a run sent during another run\'s busy step ends first', async () => {
     const supervisor = new IsolateSupervisor({ poolSize: 1 })
     disposers.push(() => supervisor.dispose())

@@ -139,8 +139,12 @@ export class IsolateSupervisorGroup {
       member.retryAt = this.#runs + RESTART_EVERY_RUNS
       member.supervisor.retryStart()
     }
-    // None ready: the run goes to whichever starting worker is ready first, not one chosen now.
-    if (this.readyWorkers === 0 && this.#members.some(({ supervisor }) => supervisor.workerState === 'starting')) await this.prewarm().catch(() => {})
+    // None ready, or only workers a step may hold (another died meanwhile): the run waits for a
+    // starting worker rather than for a held one's step (step-permission.ts).
+    const starting = this.#members.filter(({ supervisor }) => supervisor.workerState === 'starting')
+    if (starting.length > 0 && !this.#members.some(({ supervisor }) => supervisor.workerState === 'ready' && !supervisor.mayBeBlocked)) {
+      await Promise.any(starting.map(({ supervisor }) => supervisor.prewarm())).catch(() => {})
+    }
     const member = this.#pick()
     member.active++
     try {
