@@ -4,7 +4,7 @@
  * goes to the idle worker, not to the one a step holds; recursion reaches as deep as on
  * isolated-vm's own threads; a cancel still ends the run (S9.1, S9.7).
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { cpuSince, threadCpu } from '../../bench/thread-cpu.ts'
 import type { IsolateRunRequest, IsolateRunResult, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
@@ -17,15 +17,29 @@ afterEach(() => {
   for (const dispose of disposers.splice(0)) dispose()
 })
 
-/** A group of two workers, both ready (its second run starts the second). */
+/** A group of two workers, both ready (its second run starts the second); disposed after the test. */
 async function readyGroup(): Promise<IsolateSupervisorGroup> {
-  const group = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, spreadFromRun: 2 })
+  const group = await startGroup()
   disposers.push(() => group.dispose())
+  return group
+}
+
+async function startGroup(): Promise<IsolateSupervisorGroup> {
+  const group = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, spreadFromRun: 2 })
   await group.run(request('return 0'))
   await group.run(request('return 0'))
   await until(() => group.readyWorkers === 2, 30_000)
   return group
 }
+
+/** One group for the tests that leave both its workers as they found them (no worker retired). */
+let shared: Promise<IsolateSupervisorGroup> | undefined
+const sharedGroup = async (): Promise<IsolateSupervisorGroup> => {
+  const group = await (shared ??= startGroup())
+  await until(() => group.readyWorkers === 2 && group.workerPids.length === 2, 30_000)
+  return group
+}
+afterAll(async () => (await shared)?.dispose())
 
 const answered = async (): Promise<IsolateToolOutcome> => ({ ok: true, valueJson: 'null' })
 const request = (js: string, extra: Partial<IsolateRunRequest> = {}): IsolateRunRequest => ({ js, toolNames: ['wait'], dispatch: answered, limits: { wallClockMs: 60_000, cpuTimeMs: 60_000 }, ...extra })
@@ -48,7 +62,7 @@ const stackRaised = workerStackFlag({}, []) !== undefined
 
 describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
   it.runIf(linux && stackRaised)("issue 12 with another worker idle, a run's sequential steps run on its worker's main thread", async () => {
-    const group = await readyGroup()
+    const group = await sharedGroup()
     const pids = group.workerPids
     const before = pids.map((pid) => threadCpu(pid))
     // 40 steps of about 5 ms of CPU each, after the first call: only the first step is `start`'s.
@@ -61,8 +75,8 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
   }, 60_000)
 
   it('S9.1 a run sent while a step holds one worker goes to the idle one and ends first', async () => {
-    const group = await readyGroup()
-    const busy = busyAfterCall(group, 1_500)
+    const group = await sharedGroup()
+    const busy = busyAfterCall(group, 800)
     await until(() => busy.called(), 30_000)
     await new Promise((resolve) => setTimeout(resolve, 50)) // the answer is in the busy step by now
     const quick = group.run(request('return "quick"'))
@@ -72,16 +86,16 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
   }, 60_000)
 
   it('S9.1 a step that makes more calls than one batch (130) still holds its worker for the routing: a new run goes elsewhere and ends first', async () => {
-    const group = await readyGroup()
+    const group = await sharedGroup()
     let made = 0
     const dispatch = async (call: { name: string }): Promise<IsolateToolOutcome> => (call.name === 'hang' ? new Promise(() => {}) : (made++, answered()))
     const toolNames = ['wait', 'hang']
     // The held step makes 130 calls that never answer, then stays busy for 2.5 s.
-    const held = group.run(request('await tools.wait({})\nfor (let i = 0; i < 130; i++) tools.hang({}).catch(() => {})\nconst until = Date.now() + 2_500\nwhile (Date.now() < until) {}\nreturn "held"', { toolNames, dispatch, limits: { wallClockMs: 5_000, cpuTimeMs: 60_000 } }))
+    const held = group.run(request('await tools.wait({})\nfor (let i = 0; i < 130; i++) tools.hang({}).catch(() => {})\nconst until = Date.now() + 1_500\nwhile (Date.now() < until) {}\nreturn "held"', { toolNames, dispatch, limits: { wallClockMs: 2_500, cpuTimeMs: 60_000 } }))
     await until(() => made > 0, 30_000)
     await new Promise((resolve) => setTimeout(resolve, 100))
     // The other worker gets a run that waits 1.5 s for its tool; a third run then ties on load with the held worker.
-    const other = group.run(request('await tools.wait({})\nreturn "other"', { dispatch: async () => (await new Promise((resolve) => setTimeout(resolve, 1_500)), answered()) }))
+    const other = group.run(request('await tools.wait({})\nreturn "other"', { dispatch: async () => (await new Promise((resolve) => setTimeout(resolve, 700)), answered()) }))
     await new Promise((resolve) => setTimeout(resolve, 100))
     const quick = group.run(request('return "quick"'))
     expect(await endOrder({ held, other, quick })).toEqual(['quick', 'other', 'held'])
@@ -104,14 +118,14 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
     const supervisor = new IsolateSupervisor({ poolSize: 1 })
     disposers.push(() => supervisor.dispose())
     await supervisor.prewarm()
-    const busy = busyAfterCall(supervisor, 1_500)
+    const busy = busyAfterCall(supervisor, 800)
     await until(() => busy.called(), 30_000)
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(await endOrder({ busy: busy.result, quick: supervisor.run(request('return 1')) })).toEqual(['quick', 'busy'])
   }, 60_000)
 
   it.runIf(stackRaised)('issue 12 recursion in a step after a call reaches about as deep as in the first step', async () => {
-    const group = await readyGroup()
+    const group = await sharedGroup()
     const depth = 'function depth(n) { try { return depth(n + 1) } catch { return n } }'
     const result = await group.run(request(`${depth}\nconst first = depth(0)\nawait tools.wait({})\nreturn [first, depth(0)]`))
     expect(result.status).toBe('ok')
