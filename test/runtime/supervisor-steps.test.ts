@@ -114,6 +114,13 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
     expect(await endOrder({ busy: busy.result, quick: group.run(request('return "quick"')) })).toEqual(['quick', 'busy'])
   }, 60_000)
 
+  it('S9.7 a runaway native allocation in a step that holds its worker ends the run `memory` (the watchdog ends the worker), and the group keeps serving', async () => {
+    const group = await readyGroup()
+    const result = await group.run(request('await tools.wait({})\nconst a = new Array(2 ** 28).fill(1.5)\nreturn a.length', { limits: { memoryMb: 32, wallClockMs: 60_000, cpuTimeMs: 60_000 } }))
+    expect(result).toMatchObject({ status: 'memory', error: { name: 'MemoryError', message: expect.stringContaining('between two tool calls') } })
+    expect(await group.run(request('return 4'))).toMatchObject({ status: 'ok', value: 4 })
+  }, 60_000)
+
   it('S9.1 a lone worker never lets a step hold it: a run sent during another run\'s busy step ends first', async () => {
     const supervisor = new IsolateSupervisor({ poolSize: 1 })
     disposers.push(() => supervisor.dispose())

@@ -20,6 +20,7 @@ import { IsolatePool } from './isolate-pool.ts'
 import { runInIsolate } from './isolate-run.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 import { FULL_GC_EVERY_RUNS, HOUSEKEEPING_DELAY_MS, RunHousekeeping } from './run-housekeeping.ts'
+import { StepWatchdog } from './step-watchdog.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { takeWorkerGc } from './worker-gc.ts'
 
@@ -44,6 +45,8 @@ const runs = new Map<string, AbortController>()
  */
 let mayBlock = false
 const stepHere = options.stepsHere === true ? (): boolean => mayBlock && runs.size === 1 : undefined
+/** Ends this process, reporting a catastrophe, when a step on the main thread grows it past its run's bound (step-watchdog.ts). */
+const watchdog = stepHere === undefined ? undefined : new StepWatchdog(3)
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */
 const calls = new Map<string, Map<string, PendingCall>>()
 
@@ -75,6 +78,7 @@ function write(message: ChildMessage): void {
 }
 
 function onStepHere(running: boolean): void {
+  watchdog?.watch(running)
   if (running) {
     heldMessages ??= []
     return
@@ -127,6 +131,7 @@ function onMessage(message: ParentMessage): void {
 
 function startRun(message: WorkerRunMessage): void {
   const { runId } = message
+  watchdog?.runStarts(message.limits.memoryMb)
   const controller = new AbortController()
   runs.set(runId, controller)
   const pending = new Map<string, PendingCall>()
