@@ -101,6 +101,9 @@ function checkField(field: unknown, where: string): void {
   if (typeof field !== 'object' || field === null || Array.isArray(field)) {
     refuse(`must be an object like { type: 'string' }, not ${JSON.stringify(field) ?? String(field)}.`)
   }
+  if ('_zod' in (field as object)) {
+    refuse("is a zod schema, but the compact form takes plain fields like { type: 'string', required: true }; to use zod, pass the whole parameters as one z.object({ ... }).")
+  }
   const { type, required, description } = field as Record<string, unknown>
   const keys = typeof type === 'string' && Object.hasOwn(KEYS_BY_TYPE, type) ? KEYS_BY_TYPE[type] : undefined
   if (keys === undefined) return

@@ -21,6 +21,12 @@ describe('compact parameter form: definitions no call could use are refused (S1.
     expect(() => define({ n: { type: 'number', enum: [1, 2] } })).toThrow(/lookup\.n .*enum.*not supported.*type "number".*zod schema/)
   })
 
+  it('S2.1 a zod schema as one compact field is refused with how to use zod: the whole parameters as one z.object', () => {
+    for (const schema of [z.string(), z.number().min(1), z.object({ x: z.string() })]) {
+      expect(() => define({ name: { type: 'string' }, a: schema })).toThrow(/lookup\.a is a zod schema, but the compact form takes plain fields .*pass the whole parameters as one z\.object/)
+    }
+  })
+
   it('S2.1 required must be a boolean, not a truthy string', () => {
     expect(() => define({ a: { type: 'string', required: 'yes' } })).toThrow(/lookup\.a .*required must be true or false/)
   })
