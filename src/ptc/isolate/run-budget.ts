@@ -18,6 +18,10 @@ export interface ToolTime {
 /** A limit's ending, and the limit's name (for the warnings of a script that ended before it). */
 export type TimeoutVerdict = [ending: RunEnding, stoppedBy: string]
 
+/**
+ * One run's time budgets (SPEC S9.7): built when the run starts, read before each entry into the
+ * isolate and when one times out. Durations in ms; never throws (a disposed isolate's clock reads 0).
+ */
 export class RunBudget {
   readonly clock: IsolateClock
   readonly #limits: RunLimits
