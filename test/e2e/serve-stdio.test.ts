@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -6,6 +6,19 @@ import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BIN, SERVE_TOOLS, stdioClient, type RunValue } from './serve-helpers.ts'
+
+/** The JSON-RPC initialize request a raw client sends first. */
+const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+
+/** `ptc serve --stdio` in a fresh workspace, spoken to line by line; `output` holds what it has written so far. */
+function rawStdioServer(prefix: string): { child: ChildProcessWithoutNullStreams; output: { stdout: string; stderr: string } } {
+  const workspace = mkdtempSync(join(tmpdir(), prefix))
+  const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
+  const output = { stdout: '', stderr: '' }
+  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk))
+  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk))
+  return { child, output }
+}
 
 describe('ptc serve --stdio with the SDK client (S9.1–S9.4)', { timeout: 30_000 }, () => {
   let client: Client
@@ -63,23 +76,17 @@ describe('ptc serve --stdio with the SDK client (S9.1–S9.4)', { timeout: 30_00
 })
 
 describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 }, () => {
-  it('S9.4 says on stderr that it skipped a bad line, answers each line it cannot read with the JSON-RPC error for it, and answers the next message; a line over the SDK limit is skipped and answered, and the session goes on', async () => {
-    const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-bad-'))
-    const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+  it('S9.4 says on output.stderr that it skipped a bad line, answers each line it cannot read with the JSON-RPC error for it, and answers the next message; a line over the SDK limit is skipped and answered, and the session goes on', async () => {
+    const { child, output } = rawStdioServer('ptc-serve-stdio-bad-')
     // The server stops reading once a line is too long: the rest of that write may meet a closed pipe.
     child.stdin.on('error', () => {})
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
     const badLines = ['not json', '{"a":1}', '{"jsonrpc":"2.0","id":7,"method":42}', '{"jsonrpc":"2.0","id":17}', '{"jsonrpc":"2.0","id":null,"method":"tools/list"}', '[{"jsonrpc":"2.0","id":19,"method":"tools/list"}]', '42', '{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"run_code","arguments":{"code":"return 6"},"_meta":{"progressToken":{"x":1}}}}']
-    child.stdin.write(`${badLines.join('\n')}\n${JSON.stringify(initialize)}\n`)
-    while (stdout.split('\n').length < 10) await new Promise((resolve) => setTimeout(resolve, 20))
+    child.stdin.write(`${badLines.join('\n')}\n${JSON.stringify(INITIALIZE)}\n`)
+    while (output.stdout.split('\n').length < 10) await new Promise((resolve) => setTimeout(resolve, 20))
     // JSON-RPC's error for each line it cannot read, with its id when it has a usable one (null
     // when it has none, as for '{"a":1}', no message at all): no caller waits forever. A
     // notification with bad params is never answered.
-    const answers = stdout.split('\n').slice(0, 9).map((line) => JSON.parse(line))
+    const answers = output.stdout.split('\n').slice(0, 9).map((line) => JSON.parse(line))
     expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[null, -32700], [null, -32600], [7, -32600], [17, -32600], [null, -32600], [null, -32600], [null, -32600], [23, -32600], [1, undefined]])
     expect(answers[1].error.message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 message/)
     expect(answers[2].error.message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 request/)
@@ -88,34 +95,34 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
     expect(answers[6].error.message).toMatch(/^Invalid Request: a message is a JSON object/)
     // A request with one wrong field is told which.
     expect(answers[7]).toMatchObject({ id: 23, error: { code: -32600, message: 'Invalid Request: params._meta.progressToken must be a string or a number' } })
-    expect(stderr).toMatch(/^ptc serve: answered a request that is not valid: params\._meta\.progressToken must be a string or a number$/m)
+    expect(output.stderr).toMatch(/^ptc serve: answered a request that is not valid: params\._meta\.progressToken must be a string or a number$/m)
     expect(answers[8]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'ptc-runner' } } })
-    expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): Unexpected token .*"not json" is not valid JSON$/m)
-    expect(stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): it is JSON, but not a JSON-RPC 2\.0 request, notification or response$/m)
+    expect(output.stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): Unexpected token .*"not json" is not valid JSON$/m)
+    expect(output.stderr).toMatch(/^ptc serve: skipped a line on stdin that is not a JSON-RPC message \(one JSON object a line\): it is JSON, but not a JSON-RPC 2\.0 request, notification or response$/m)
     // A line over the 10 MiB limit is skipped and answered; the session goes on (it used to close,
     // leaving the calls in flight unanswered). Written in pieces, as a pipe delivers it.
-    const before = stdout.split('\n').length
+    const before = output.stdout.split('\n').length
     child.stdin.write('{"jsonrpc":"2.0","method":"notifications/bad","params":{}}\n')
     for (let piece = 0; piece < 11; piece++) child.stdin.write('x'.repeat(2 ** 20))
     child.stdin.write(`\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`)
-    while (stdout.split('\n').length < before + 2) await new Promise((resolve) => setTimeout(resolve, 20))
-    const [skipped, pong] = stdout.split('\n').slice(before - 1, before + 1).map((line) => JSON.parse(line))
+    while (output.stdout.split('\n').length < before + 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    const [skipped, pong] = output.stdout.split('\n').slice(before - 1, before + 1).map((line) => JSON.parse(line))
     expect(skipped).toMatchObject({ id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: a line longer than 10485760 bytes .* was skipped/) } })
     expect(pong).toMatchObject({ id: 2, result: {} })
-    expect(stderr).toContain("ptc serve: skipped a line on stdin longer than 10485760 bytes, the MCP SDK's limit for one message over stdio; the session goes on")
+    expect(output.stderr).toContain("ptc serve: skipped a line on stdin longer than 10485760 bytes, the MCP SDK's limit for one message over stdio; the session goes on")
     // A notification whose params fail the SDK's schema is ignored with one readable line, not zod's issue list.
     child.stdin.write('{"jsonrpc":"2.0","method":"notifications/cancelled"}\n')
-    while (!stderr.includes('ignored a notification')) await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(stderr).toMatch(/^ptc serve: ignored a notification whose params are not valid \(params: [^\n]*\); the session goes on$/m)
+    while (!output.stderr.includes('ignored a notification')) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(output.stderr).toMatch(/^ptc serve: ignored a notification whose params are not valid \(params: [^\n]*\); the session goes on$/m)
     // A request too long to read is answered with its id, so the client's call ends with the
     // error instead of waiting for its own timeout: the TypeScript SDK writes the id last.
-    const after = stdout.split('\n').length
+    const after = output.stdout.split('\n').length
     const huge = { method: 'tools/call', params: { name: 'run_code', arguments: { code: `return 1 // ${'a'.repeat(11 * 2 ** 20)}` } }, jsonrpc: '2.0', id: 77 }
     const text = JSON.stringify(huge)
     for (let at = 0; at < text.length; at += 2 ** 20) child.stdin.write(text.slice(at, at + 2 ** 20))
     child.stdin.write(`\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' })}\n`)
-    while (stdout.split('\n').length < after + 2) await new Promise((resolve) => setTimeout(resolve, 20))
-    const [refused, pong3] = stdout.split('\n').slice(after - 1, after + 1).map((line) => JSON.parse(line))
+    while (output.stdout.split('\n').length < after + 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    const [refused, pong3] = output.stdout.split('\n').slice(after - 1, after + 1).map((line) => JSON.parse(line))
     expect(refused).toMatchObject({ id: 77, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: a line longer than 10485760 bytes/) } })
     expect(pong3).toMatchObject({ id: 3, result: {} })
     child.stdin.end()
@@ -125,39 +132,29 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
 })
 
 describe('ptc serve --stdio and requests with invalid params', { timeout: 30_000 }, () => {
-  it('S9.4 a notifications/cancelled without a requestId is reported on stderr in one line naming it and what is wrong, and never answered', async () => {
-    const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-cancel-'))
-    const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
-    const messages = [initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }]
+  it('S9.4 a notifications/cancelled without a requestId is reported on output.stderr in one line naming it and what is wrong, and never answered', async () => {
+    const { child, output } = rawStdioServer('ptc-serve-stdio-cancel-')
+    const messages = [INITIALIZE, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }]
     child.stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(''))
-    for (let waited = 0; waited < 5_000 && !stderr.includes('notifications/cancelled'); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+    for (let waited = 0; waited < 5_000 && !output.stderr.includes('notifications/cancelled'); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`)
-    while (stdout.split('\n').length < 3) await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(stderr).toMatch(/^ptc serve: ignored notifications\/cancelled: params\.requestId is missing, so there is no request to cancel; the session goes on$/m)
-    expect(stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: number }).id)).toEqual([1, 2])
+    while (output.stdout.split('\n').length < 3) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(output.stderr).toMatch(/^ptc serve: ignored notifications\/cancelled: params\.requestId is missing, so there is no request to cancel; the session goes on$/m)
+    expect(output.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: number }).id)).toEqual([1, 2])
     child.stdin.end()
     await once(child, 'exit')
   })
 
   it('S9.4 a tools/call without params or with arguments that are no object, and a tools/list with a numeric cursor, get -32602 (invalid params) saying in one line what was wrong, not -32603 (internal error) with a zod dump', async () => {
-    const workspace = mkdtempSync(join(tmpdir(), 'ptc-serve-stdio-params-'))
-    const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--workspace', workspace, '--checkers', '1'], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+    const { child, output } = rawStdioServer('ptc-serve-stdio-params-')
     const requests = [
       { jsonrpc: '2.0', id: 2, method: 'tools/call' },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_code', arguments: 'return 1' } },
       { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor: 5 } },
     ]
-    child.stdin.write([initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...requests].map((message) => `${JSON.stringify(message)}\n`).join(''))
-    while (stdout.split('\n').length < 5) await new Promise((resolve) => setTimeout(resolve, 20))
-    const answers = stdout.trim().split('\n').slice(1).map((line) => JSON.parse(line) as { id: number; error?: { code: number; message: string } })
+    child.stdin.write([INITIALIZE, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...requests].map((message) => `${JSON.stringify(message)}\n`).join(''))
+    while (output.stdout.split('\n').length < 5) await new Promise((resolve) => setTimeout(resolve, 20))
+    const answers = output.stdout.trim().split('\n').slice(1).map((line) => JSON.parse(line) as { id: number; error?: { code: number; message: string } })
     expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[2, -32602], [3, -32602], [4, -32602]])
     expect(answers[0]!.error!.message).toBe('Invalid params for tools/call: params: Invalid input: expected object, received undefined.')
     expect(answers[1]!.error!.message).toBe('Invalid params for tools/call: params.arguments: Invalid input: expected record, received string.')
