@@ -16,15 +16,18 @@ export interface StepMember {
   readonly supervisor: { readonly workerState: string; readonly mayBeBlocked: boolean }
 }
 
+/** Whether a new run can start on `member`'s worker at once: it is ready and no step may be holding it. */
+export function readyAndFree(member: StepMember): boolean {
+  return member.supervisor.workerState === 'ready' && !member.supervisor.mayBeBlocked
+}
+
 /**
  * Whether `members[index]`'s worker may let its single run's next step run on its main thread:
  * another member's worker is ready, serves no run and is not itself possibly held.
  */
 export function mayHoldWorker(members: readonly StepMember[], index: number): boolean {
   for (let other = 0; other < members.length; other++) {
-    if (other === index) continue
-    const member = members[other]!
-    if (member.active === 0 && member.supervisor.workerState === 'ready' && !member.supervisor.mayBeBlocked) return true
+    if (other !== index && members[other]!.active === 0 && readyAndFree(members[other]!)) return true
   }
   return false
 }

@@ -10,7 +10,7 @@
  */
 import { DEFAULT_RECYCLE_AFTER_RUNS, type IsolateRunRequest, type IsolateRunResult, type IsolateSupervisorOptions } from './isolate-contract.ts'
 import { IsolateSupervisor } from './isolate-supervisor.ts'
-import { mayHoldWorker, routingLoad } from './step-permission.ts'
+import { mayHoldWorker, readyAndFree, routingLoad } from './step-permission.ts'
 
 /** Default of {@link SupervisorGroupOptions.workers} and of `PtcConfig.isolateWorkers`. */
 export const DEFAULT_ISOLATE_WORKERS = 2
@@ -117,11 +117,8 @@ export class IsolateSupervisorGroup {
    */
   async prewarm(): Promise<void> {
     if (this.readyWorkers > 0) return
-    const starting = this.#members.filter(({ supervisor }) => supervisor.workerState === 'starting')
-    const waits = (starting.length > 0 ? starting : this.#members.slice(0, 1)).map(({ supervisor }) => supervisor.prewarm())
-    await Promise.any(waits).catch((error: AggregateError) => {
-      throw error.errors[0]
-    })
+    const starting = this.#starting()
+    await this.#firstReady(starting.length > 0 ? starting : this.#members.slice(0, 1))
   }
 
   /**
@@ -141,10 +138,8 @@ export class IsolateSupervisorGroup {
     }
     // None ready, or only workers a step may hold (another died meanwhile): the run waits for a
     // starting worker rather than for a held one's step (step-permission.ts).
-    const starting = this.#members.filter(({ supervisor }) => supervisor.workerState === 'starting')
-    if (starting.length > 0 && !this.#members.some(({ supervisor }) => supervisor.workerState === 'ready' && !supervisor.mayBeBlocked)) {
-      await Promise.any(starting.map(({ supervisor }) => supervisor.prewarm())).catch(() => {})
-    }
+    const starting = this.#starting()
+    if (starting.length > 0 && !this.#members.some(readyAndFree)) await this.#firstReady(starting).catch(() => {})
     const member = this.#pick()
     member.active++
     try {
@@ -157,6 +152,17 @@ export class IsolateSupervisorGroup {
   /** Disposes every member (see `IsolateSupervisor.dispose`). Idempotent. */
   dispose(): void {
     for (const { supervisor } of this.#members) supervisor.dispose()
+  }
+
+  #starting(): Member[] {
+    return this.#members.filter(({ supervisor }) => supervisor.workerState === 'starting')
+  }
+
+  /** Resolves once the first of `members` is ready; rejects with the first one's error when none can start. */
+  async #firstReady(members: Member[]): Promise<void> {
+    await Promise.any(members.map(({ supervisor }) => supervisor.prewarm())).catch((error: AggregateError) => {
+      throw error.errors[0]
+    })
   }
 
   #pick(): Member {
