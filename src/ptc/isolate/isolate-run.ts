@@ -202,8 +202,7 @@ class IsolateRun {
     if (!wait && this.request.stepHere?.() === true) {
       // Only with no entry running in the isolate (it runs its entries in order): after the one
       // waited for has ended; after one not waited for, this one is waited for.
-      if (this.openEntries > 0 && !this.settleEntries.lastUnobserved) return void (this.nextStep = batch)
-      if (this.openEntries === 0 && !this.settleEntries.lastUnobserved) return this.stepHere(batch)
+      if (!this.settleEntries.lastUnobserved) return this.openEntries > 0 ? void (this.nextStep = batch) : this.stepHere(batch)
       wait = true
     }
     this.settleEntries.send(batch, wait)
