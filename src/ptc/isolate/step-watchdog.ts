@@ -51,14 +51,24 @@ export class StepWatchdog {
     this.#fd = fd
   }
 
-  /** A run starts: its held steps may raise the process's RSS to `memoryMb` + {@link STEP_RSS_SLACK_MB} above what it is now. */
+  /** The `memoryMb` of the run starting; `undefined` once its bound is set (by its first held step). */
+  #runMemoryMb: number | undefined
+
+  /** A run starts. Its bound is set by its first held step, so a run with none never reads the RSS (a `/proc` read). */
   runStarts(memoryMb: number): void {
-    Atomics.store(this.#flags, 1, Math.ceil(process.memoryUsage.rss() / 1048576) + memoryMb + STEP_RSS_SLACK_MB)
+    this.#runMemoryMb = memoryMb
   }
 
-  /** A step starts (`true`) or ends (`false`) on the main thread. */
+  /**
+   * A step starts (`true`) or ends (`false`) on the main thread. The run's held steps may raise
+   * the process's RSS by its `memoryMb` + {@link STEP_RSS_SLACK_MB} above what it was at the first.
+   */
   watch(held: boolean): void {
     this.#thread ??= this.#start()
+    if (held && this.#runMemoryMb !== undefined) {
+      Atomics.store(this.#flags, 1, Math.ceil(process.memoryUsage.rss() / 1048576) + this.#runMemoryMb + STEP_RSS_SLACK_MB)
+      this.#runMemoryMb = undefined
+    }
     Atomics.store(this.#flags, 0, held ? 1 : 0)
   }
 
