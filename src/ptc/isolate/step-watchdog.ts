@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads'
 export const POLL_MS = 50
 
 /**
- * Resident memory in MB a held step may add past its run's start beyond the run's `memoryMb`:
+ * Resident memory in MB a held step may add past the RSS at its run's first held step beyond the run's `memoryMb`:
  * room for isolated-vm's own margin over the heap limit and for one large string or buffer (the
  * README's memory limit), so only a step that the limit could not stop is ended here.
  */
