@@ -227,14 +227,15 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
   })
 
   it('S9.1 calls awaited inside async callbacks of a caught Promise.all are not said to be unawaited: the warning tells the Promise.all story and says Promise.allSettled', async () => {
+    // 500 ms: both saves must still be running after refuse's round trip (20 ms was not enough in a fresh-clone run at load 6).
     const value = await run(
       'const names = ["x.txt", "fail", "y.txt"]\n' +
-        'try { await Promise.all(names.map(async (name) => { if (name === "fail") return await tools.refuse({}); return await tools.save({ name, text: name }) })) } catch { return "caught" }\nreturn 0',
+        'try { await Promise.all(names.map(async (name) => { if (name === "fail") return await tools.refuse({}); return await tools.save({ name, text: name, delayMs: 500 }) })) } catch { return "caught" }\nreturn 0',
     )
     expect(value).toMatchObject({ status: 'ok', value: 'caught', toolCalls: 3 })
     expect(kinds(value)).toEqual(['unawaited-calls'])
     expect(value.warnings?.[0]?.message).toBe(
-      '2 tool calls were still running when the script returned, with nothing left waiting for them: save {"name":"x.txt","text":"x.txt"}, save {"name":"y.txt","text":"y.txt"}. ' +
+      '2 tool calls were still running when the script returned, with nothing left waiting for them: save {"name":"x.txt","text":"x.txt","delayMs":500}, save {"name":"y.txt","text":"y.txt","delayMs":500}. ' +
         'Before that, refuse {} failed (Tool "refuse" failed: the disk is full): if these calls were awaited inside callbacks passed to Promise.all (list.map(async (x) => await tools.…)), ' +
         'the Promise.all rejected at that failure without waiting for the other callbacks. The run waited for them: 2 succeeded. The script never saw their results; to wait for every call, await Promise.allSettled, or await every tool call.',
     )
