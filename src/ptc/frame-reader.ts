@@ -60,15 +60,18 @@ export class FrameReader {
     this.#maxFrame = Math.min(MAX_FRAME_BYTES, maxBytes)
   }
 
-  /** Feeds the next chunk of bytes. */
-  push(chunk: Buffer): void {
+  /**
+   * Feeds the next chunk of bytes. `borrowed`: the chunk's memory is reused once this returns (a
+   * socket reading into one buffer), so what is kept of it for a later chunk is copied.
+   */
+  push(chunk: Buffer, borrowed = false): void {
     let at = 0
     while (at < chunk.length && !this.#broken) {
       if (this.#lifted === undefined) {
         const end = chunk.indexOf(10, at)
         // Refused while it is still being buffered, whether or not its end has come.
         if (this.#partsBytes + (end < 0 ? chunk.length : end) - at > this.#maxLine) return this.#fail(`a frame's JSON line is longer than ${this.#maxLine} bytes`)
-        if (end < 0) return this.#keep(chunk.subarray(at))
+        if (end < 0) return this.#keep(chunk.subarray(at), borrowed)
         let line: string
         try {
           line = this.#parts.length === 0 ? chunk.toString('utf8', at, end) : this.#take(chunk.subarray(at, end)).toString('utf8')
@@ -79,7 +82,7 @@ export class FrameReader {
         this.#line(line)
       } else {
         const wanted = this.#lifted.bytes - this.#partsBytes
-        if (chunk.length - at < wanted) return this.#keep(chunk.subarray(at))
+        if (chunk.length - at < wanted) return this.#keep(chunk.subarray(at), borrowed)
         const pieces = [...this.#parts, chunk.subarray(at, at + wanted)]
         this.#parts = []
         this.#partsBytes = 0
@@ -89,8 +92,8 @@ export class FrameReader {
     }
   }
 
-  #keep(part: Buffer): void {
-    this.#parts.push(part)
+  #keep(part: Buffer, borrowed: boolean): void {
+    this.#parts.push(borrowed ? Buffer.from(part) : part)
     this.#partsBytes += part.length
   }
 

@@ -33,6 +33,7 @@
  * to them.
  */
 import { isAscii } from 'node:buffer'
+import { writeSync } from 'node:fs'
 import type { Socket } from 'node:net'
 
 /** Strings at least this long (UTF-16 units) cross beside the JSON line instead of escaped inside it. */
@@ -84,7 +85,7 @@ export function encodeFrame(message: unknown): Frame {
  * Sends `message` as one frame on `socket` (either end of the channel); false when the socket
  * is no longer writable or the message cannot be encoded (see {@link encodeFrame}).
  */
-export function sendFrame(socket: Socket, message: unknown): boolean {
+export function sendFrame(socket: Socket, message: unknown, fd?: number): boolean {
   if (!socket.writable) return false
   let frame: Frame
   try {
@@ -92,19 +93,36 @@ export function sendFrame(socket: Socket, message: unknown): boolean {
   } catch {
     return false
   }
-  writeFrame(socket, frame)
+  writeFrame(socket, frame, fd)
   return true
 }
 
-/** Writes `frame` to `socket` in one go (one `writev` for a frame with lifted strings). */
-function writeFrame(socket: Socket, frame: Frame): void {
+/**
+ * Writes `frame` to `socket` in one go (one `writev` for a frame with lifted strings). With `fd`
+ * (the socket's own descriptor), a one-line frame is written with `write(2)` directly while the
+ * socket has nothing queued: no stream request, callback or tick a message (issue 12); what the
+ * kernel does not take then is queued on the socket behind it, so the order stays.
+ */
+function writeFrame(socket: Socket, frame: Frame, fd: number | undefined): void {
   if (typeof frame === 'string') {
+    if (fd !== undefined && socket.writableLength === 0) return writeDirect(socket, frame, fd)
     socket.write(frame)
     return
   }
   socket.cork()
   for (const chunk of frame) socket.write(chunk)
   socket.uncork()
+}
+
+function writeDirect(socket: Socket, frame: string, fd: number): void {
+  let written: number
+  try {
+    written = writeSync(fd, frame)
+  } catch {
+    written = 0 // EAGAIN (the socket's buffer is full) or the like: the socket handles it.
+  }
+  if (written === 0) socket.write(frame)
+  else if (written < frame.length || written < Buffer.byteLength(frame)) socket.write(Buffer.from(frame).subarray(written))
 }
 
 /**

@@ -5,9 +5,14 @@
  * frame that is not what the encoder writes must stop the reader, never throw, never reach a
  * prototype.
  */
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { FrameReader, MAX_FRAME_BYTES, MAX_LINE_BYTES, MAX_STRING_UNITS } from '../../../src/ptc/frame-reader.ts'
-import { encodeFrame, LIFT_MIN_CHARS, MAX_LIFT_DEPTH, type Frame } from '../../../src/ptc/json-frames.ts'
+import { encodeFrame, LIFT_MIN_CHARS, MAX_LIFT_DEPTH, sendFrame, type Frame } from '../../../src/ptc/json-frames.ts'
 
 const long = (seed: string) => `${seed}"\\\n é 😀 `.repeat(Math.ceil(LIFT_MIN_CHARS / 8))
 const ascii = (seed: string) => `${seed}"\\\n `.repeat(Math.ceil(LIFT_MIN_CHARS / 4))
@@ -36,6 +41,21 @@ describe('JSON frames (issue 12)', () => {
   it('S9.1 messages with and without long strings come out equal, fed whole or cut at every byte', () => {
     const bytes = Buffer.concat(messages.map((message) => bytesOf(encodeFrame(message))))
     for (const size of [bytes.length, 4096, 7, 1]) expect(decode(bytes, size)).toEqual({ messages, problems: [] })
+  })
+
+  it('S9.1 chunks read into one reused buffer (a socket\'s onread) come out equal: what the reader keeps of one is copied', () => {
+    const bytes = Buffer.concat(messages.map((message) => bytesOf(encodeFrame(message))))
+    for (const size of [4096, 7, 1]) {
+      const read: unknown[] = []
+      const reader = new FrameReader((message) => read.push(structuredClone(message)), (problem) => read.push(problem))
+      const shared = Buffer.alloc(size)
+      for (let at = 0; at < bytes.length; at += size) {
+        const length = bytes.copy(shared, 0, at, at + size)
+        reader.push(shared.subarray(0, length), true)
+        shared.fill(0x7b) // The socket's next read overwrites it.
+      }
+      expect(read).toEqual(messages)
+    }
   })
 
   it('S9.1 a long string crosses beside the JSON as its bytes when ASCII, else UTF-16LE (lone surrogates kept)', () => {
@@ -126,6 +146,35 @@ describe('JSON frames (issue 12)', () => {
   it('S9.1 a long-string header without matching paths, lengths and encodings is refused', () => {
     for (const head of [{ m: {}, p: [['a']], w: [0] }, { m: {}, p: [['a']], n: [-1], w: [0] }, { m: {}, p: [], n: [1], w: [0] }, { m: {}, p: [['a']], n: [1], w: [2] }, null]) {
       expect(decode(`#${JSON.stringify(head)}\n`).problems).toEqual([expect.stringContaining('paths, lengths and encodings')])
+    }
+  })
+
+  it('S9.1 written straight to the socket\'s descriptor, a frame the kernel takes only in part is finished by the socket, and the frames after it keep their order', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'ptc-frames-'))
+    const server = createServer()
+    server.listen(path.join(folder, 'socket'))
+    await once(server, 'listening')
+    try {
+      const accepted = once(server, 'connection') as Promise<[Socket]>
+      const client = connect(path.join(folder, 'socket'))
+      await once(client, 'connect')
+      const [peer] = await accepted
+      const read: unknown[] = []
+      const reader = new FrameReader((message) => read.push(message), (problem) => read.push(problem))
+      peer.on('data', (chunk: Buffer) => reader.push(chunk))
+      const fd = (client as unknown as { _handle: { fd: number } })._handle.fd
+      // About 1.3 MB of short strings: one line, more than a socket's buffer holds at once.
+      const big = { type: 'big', list: Array.from({ length: 120_000 }, (_, index) => `item-${index}-é`) }
+      const sent = [{ type: 'first' }, big, { type: 'after' }, { type: 'last' }]
+      for (const message of sent) expect(sendFrame(client, message, fd)).toBe(true)
+      expect(client.writableLength).toBeGreaterThan(0) // The rest of the big frame waited on the socket.
+      while (read.length < sent.length) await once(peer, 'data')
+      expect(read).toEqual(sent)
+      client.destroy()
+      peer.destroy()
+    } finally {
+      server.close()
+      rmSync(folder, { recursive: true, force: true })
     }
   })
 })
