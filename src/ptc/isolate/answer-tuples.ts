@@ -5,6 +5,8 @@
  * the time: 1 µs against 2.5–3.2 µs an answer). Only answers of the plain shapes have a tuple;
  * a turn with any other answer is sent as before, so what the worker's runner judges is unchanged.
  */
+import type { IsolateToolOutcome } from './isolate-contract.ts'
+import { failedOutcome } from './tool-call-queue.ts'
 import type { WorkerAnswerMessage, WorkerAnswersMessage } from './worker-messages.ts'
 
 /** `kind` 1: resolved `{ ok: true }`, `text` the value's JSON; 0: resolved `{ ok: false }`, `text` the message; 2: rejected, `text` the rejection. */
@@ -29,8 +31,8 @@ function tupleOf({ runId, pairingId, outcome, rejection }: WorkerAnswerMessage):
   return undefined
 }
 
-/** The `answer` message a tuple stands for. */
-export function expandAnswer([runId, pairingId, kind, text]: AnswerTuple): WorkerAnswerMessage {
-  if (kind === 2) return { type: 'answer', runId, pairingId, rejection: text }
-  return { type: 'answer', runId, pairingId, outcome: kind === 1 ? { ok: true, valueJson: text } : { ok: false, message: text } }
+/** The outcome a tuple's `kind` and `text` stand for, as the worker's runner takes it (a rejection as the tool's failure, as in-process). */
+export function tupleOutcome(kind: AnswerTuple[2], text: string): IsolateToolOutcome {
+  if (kind === 1) return { ok: true, valueJson: text }
+  return kind === 0 ? { ok: false, message: text } : failedOutcome(new Error(text))
 }

@@ -19,6 +19,11 @@ export interface IsolateToolCall {
   argsJson: string
   /** Aborted when the run ends for any reason (finish, timeout, memory, cancel). */
   signal: AbortSignal
+  /**
+   * Settles the call, for a `dispatch` that returned nothing ({@link IsolateRunRequest.dispatch}).
+   * The first answer counts; later ones, and any after the run ended, are ignored.
+   */
+  answer(outcome: IsolateToolOutcome): void
 }
 
 /** What `dispatch` resolves to: the canonical value's JSON, or a model-readable failure. */
@@ -64,9 +69,11 @@ export interface IsolateRunRequest {
   /**
    * Called for every accepted `tools.x(args)`. `{ok:false, message}` or a rejection becomes a
    * `ToolCallError` in the script. Never called after the run has ended: calls that arrive
-   * later are refused; outcomes that arrive later are discarded.
+   * later are refused; outcomes that arrive later are discarded. It either returns the outcome's
+   * promise or returns nothing and answers through `call.answer` (the isolate worker does: no
+   * promise and no extra microtask a call, issue 12).
    */
-  dispatch: (call: IsolateToolCall) => Promise<IsolateToolOutcome>
+  dispatch: (call: IsolateToolCall) => Promise<IsolateToolOutcome> | void
 }
 
 /**

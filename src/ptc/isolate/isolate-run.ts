@@ -50,7 +50,7 @@ class IsolateRun {
   private readonly isolate: ivm.Isolate
   private readonly logs: RunLogs
   private readonly calls: ToolCallQueue
-  /** Settlements of tool calls cross into the isolate once per event-loop turn. */
+  /** Settlements of tool calls cross into the isolate together, once per event-loop turn (the answer to the only call outstanding at once). */
   private readonly settlements = new TurnBatcher<Settlement>((batch) => this.flush(batch))
   private settleEntries: SettleEntries | undefined
   private readonly budget: RunBudget
@@ -95,8 +95,11 @@ class IsolateRun {
         if (this.ended) return
         this.callsSettled++
         this.leftovers.outcome(callId, ok, text)
-        // Answering the only call outstanding (a sequential step): sent without waiting for the turn.
-        this.settlements.push([callId, ok, text], this.callsSettled === this.callsMade)
+        // Answering the only call outstanding (a sequential step): sent at once, or, behind others
+        // queued, with them a microtask from now, without waiting for the turn.
+        const only = this.callsSettled === this.callsMade
+        if (only && this.settlements.size === 0) this.flush([[callId, ok, text]])
+        else this.settlements.push([callId, ok, text], only)
       },
     })
   }
@@ -121,12 +124,13 @@ class IsolateRun {
     const config: RuntimeConfig = { toolNames: [...this.request.toolNames], maxToolCalls, maxCrossingBytes, maxLogBytes, logEntryOverhead: LOG_ENTRY_OVERHEAD }
     // Host callbacks never throw into isolated-vm; the run's own limits catch real faults.
     this.prepared.handlers = {
-      call: (callId, name, argsJson) =>
-        quietly(() => {
+      call: (callId, name, argsJson) => {
+        try {
           this.callsMade++
           this.leftovers.called(callId, name, argsJson)
           this.calls.accept(callId, name, argsJson)
-        }),
+        } catch {}
+      },
       log: (level, text) => quietly(() => !this.ended && this.logs.add(level, text)),
       finish: (kind, payload, pendingIds, handedIds) => quietly(() => this.onFinish(kind, payload, pendingIds, handedIds)),
     }
@@ -220,6 +224,7 @@ class IsolateRun {
       this.onIsolateFailure(error, byCpu)
     } finally {
       this.openEntries--
+      this.leftovers.delivered(batch)
       this.request.onStepHere?.(false)
     }
     this.release('heldBack')
@@ -291,8 +296,4 @@ class IsolateRun {
 }
 
 /** Runs a host callback for isolated-vm; what it throws is dropped (see the handlers in boot()). */
-function quietly(fn: () => unknown): void {
-  try {
-    fn()
-  } catch {}
-}
+const quietly = (fn: () => unknown): unknown => { try { return fn() } catch {} }

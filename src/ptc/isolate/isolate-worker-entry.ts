@@ -14,20 +14,16 @@ import { flushCompileCache } from 'node:module'
 import { openParentFrames } from '../parent-frames.ts'
 import type { IsolateToolCall, IsolateToolOutcome } from './isolate-contract.ts'
 import type { ChildMessage, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './worker-messages.ts'
-import { expandAnswer } from './answer-tuples.ts'
+import { tupleOutcome } from './answer-tuples.ts'
 import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
 import { IsolatePool } from './isolate-pool.ts'
 import { runInIsolate } from './isolate-run.ts'
+import { failedOutcome } from './tool-call-queue.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 import { FULL_GC_EVERY_RUNS, HOUSEKEEPING_DELAY_MS, RunHousekeeping } from './run-housekeeping.ts'
 import { StepWatchdog } from './step-watchdog.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { takeWorkerGc } from './worker-gc.ts'
-
-interface PendingCall {
-  resolve: (outcome: IsolateToolOutcome) => void
-  reject: (error: Error) => void
-}
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Partial<IsolateWorkerOptions>
 /**
@@ -48,7 +44,7 @@ const stepHere = options.stepsHere === true ? (): boolean => mayBlock && runs.si
 /** Ends this process, reporting a catastrophe, when a step on the main thread grows it past its run's bound (step-watchdog.ts). */
 const watchdog = stepHere === undefined ? undefined : new StepWatchdog(3)
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */
-const calls = new Map<string, Map<string, PendingCall>>()
+const calls = new Map<string, Map<string, IsolateToolCall>>()
 
 /**
  * The channel to the host. A send after it closed is dropped: the host is gone, and the closing
@@ -63,7 +59,7 @@ const host = openParentFrames<ParentMessage, ChildMessage>(onMessage, () => {
  * Calls and call aborts go to the host together, one write for a burst: the calls of one
  * crossing out of the isolate arrive here in one callback, so they are sent a microtask later.
  */
-const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((messages) => write(messages.length === 1 ? messages[0]! : { type: 'batch', messages }))
+const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((messages) => host.send(messages.length === 1 ? messages[0]! : { type: 'batch', messages }))
 
 /**
  * Messages written while a step runs on this thread (`stepHere`), sent once it has returned: the
@@ -72,30 +68,30 @@ const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((
  */
 let heldMessages: ChildMessage[] | undefined
 
-function write(message: ChildMessage): void {
-  if (heldMessages !== undefined) heldMessages.push(message)
-  else host.send(message)
-}
-
 function onStepHere(running: boolean): void {
   watchdog?.watch(running)
   if (running) {
+    outbox.flush() // Calls queued before the step leave before it holds what it sends.
     heldMessages ??= []
     return
   }
   const messages = heldMessages ?? []
   heldMessages = undefined
-  for (const message of messages) host.send(message)
+  // A sequential step's one call goes as it is; more go as `send` sends them (calls in batches).
+  if (messages.length === 1) return void host.send(messages[0]!)
+  for (const message of messages) send(message)
+  outbox.flush()
 }
 
-/** Sends `message`; anything but a call goes at once, after the calls queued before it. */
+/** Sends `message`; anything but a call goes at once, after the calls queued before it. Held, in order, while a step runs here. */
 function send(message: ChildMessage): void {
+  if (heldMessages !== undefined) return void heldMessages.push(message)
   if (message.type === 'dispatch' || message.type === 'abort-call') {
     outbox.push(message, true)
     return
   }
   outbox.flush()
-  write(message)
+  host.send(message)
 }
 
 onIsolateCatastrophe((message) => send({ type: 'catastrophe', message }))
@@ -116,15 +112,15 @@ function onMessage(message: ParentMessage): void {
       break
     case 'answer':
       mayBlock = false
-      answer(message)
+      answer(message.runId, message.pairingId, answerOutcome(message))
       break
     case 'batch':
       mayBlock = false
-      for (const entry of message.messages) answer(entry)
+      for (const entry of message.messages) answer(entry.runId, entry.pairingId, answerOutcome(entry))
       break
     case 'answers':
       mayBlock = message.mayBlock === true
-      for (const tuple of message.answers) answer(expandAnswer(tuple))
+      for (const [runId, pairingId, kind, text] of message.answers) answer(runId, pairingId, tupleOutcome(kind, text))
       break
   }
 }
@@ -134,23 +130,19 @@ function startRun(message: WorkerRunMessage): void {
   watchdog?.runStarts(message.limits.memoryMb)
   const controller = new AbortController()
   runs.set(runId, controller)
-  const pending = new Map<string, PendingCall>()
+  const pending = new Map<string, IsolateToolCall>()
   calls.set(runId, pending)
   // A call's signal aborts only when its run ends (ToolCallQueue.close), just before the run's
   // result: the calls still waiting then are ended here, with no abort listener on every call.
-  const dispatch = (call: IsolateToolCall): Promise<IsolateToolOutcome> =>
-    new Promise<IsolateToolOutcome>((resolve, reject) => {
-      pending.set(call.pairingId, { resolve, reject })
-      send({ type: 'dispatch', runId, pairingId: call.pairingId, name: call.name, argsJson: call.argsJson })
-    })
+  // Answered through `call.answer` when the host's answer comes: no promise a call (issue 12).
+  const dispatch = (call: IsolateToolCall): void => {
+    pending.set(call.pairingId, call)
+    send({ type: 'dispatch', runId, pairingId: call.pairingId, name: call.name, argsJson: call.argsJson })
+  }
   const ended = (): void => {
     runs.delete(runId)
     calls.delete(runId)
-    for (const [pairingId, call] of pending) {
-      send({ type: 'abort-call', runId, pairingId })
-      // The runner has ended and discards this outcome; settle only to free the closure.
-      call.resolve({ ok: false, message: 'the run ended' })
-    }
+    for (const pairingId of pending.keys()) send({ type: 'abort-call', runId, pairingId })
     pending.clear()
   }
   // The value stays JSON text: it crosses as raw bytes and the host parses it once (issue 12).
@@ -167,13 +159,17 @@ function startRun(message: WorkerRunMessage): void {
   )
 }
 
-function answer(message: WorkerAnswerMessage): void {
-  const pending = calls.get(message.runId)
-  const call = pending?.get(message.pairingId)
+function answer(runId: string, pairingId: string, outcome: IsolateToolOutcome): void {
+  const pending = calls.get(runId)
+  const call = pending?.get(pairingId)
   if (call === undefined) return // The run already ended: the runner discards late outcomes anyway.
-  pending!.delete(message.pairingId)
-  if (message.outcome !== undefined) call.resolve(message.outcome)
-  else call.reject(new Error(message.rejection ?? 'the tool failed'))
+  pending!.delete(pairingId)
+  call.answer(outcome)
+}
+
+/** What the runner makes of a host's answer: its outcome, or a rejection as the tool's failure, as in-process. */
+function answerOutcome(message: WorkerAnswerMessage): IsolateToolOutcome {
+  return message.outcome ?? failedOutcome(new Error(message.rejection ?? 'the tool failed'))
 }
 
 // Build the runtime bundle before announcing readiness, so the first run does not pay for it.

@@ -15,6 +15,7 @@
  *   first such rejection of each entry into the isolate the run waits on (every one but a batch
  *   of successes answering the only call outstanding, issue 12).
  */
+import type { Settlement } from '../../../runtime/bridge-types.ts'
 import type { IsolateRunWarning } from './isolate-contract.ts'
 import { scriptFrames } from './script-frames.ts'
 
@@ -24,6 +25,8 @@ const NAMED_CALLS = 3
 const MAX_REJECTIONS = 10
 /** Where a call waited that the run's end left unmade (the tool-call queue's two limits). */
 const QUEUED = 'still queued for a free slot (maxCallsInFlight, or maxCrossingBytes for the arguments in flight)'
+/** The outcome of every call that succeeded (only failures keep a text). */
+const SUCCEEDED = Object.freeze({ ok: true, text: '' })
 /** Characters of a call's arguments shown to tell it apart. */
 const ARGS_PREVIEW = 60
 
@@ -32,7 +35,7 @@ interface TrackedCall {
   /** The start of the arguments' JSON, copied (a slice would keep the whole text alive). */
   args: string
   /** Set once its outcome is known (a failure's message clipped). */
-  outcome?: { ok: boolean; text: string }
+  outcome?: { readonly ok: boolean; readonly text: string }
   /** Set when the script ended before its outcome reached it: the run waits for it. */
   waited?: boolean
   /** Set when the run ended with the call still queued (maxCallsInFlight, maxCrossingBytes): it was never made. */
@@ -67,9 +70,19 @@ export class RunWarnings {
   outcome(callId: number, ok: boolean, text: string): void {
     const call = this.#calls.get(callId)
     if (call === undefined || call.outcome !== undefined) return
-    call.outcome = { ok, text: ok ? '' : copyClipped(text, 300) }
+    call.outcome = ok ? SUCCEEDED : { ok, text: copyClipped(text, 300) }
     if (call.waited === true) this.#stillRunning--
     else if (!ok && this.#unawaited === undefined) this.#firstFailure ??= call
+  }
+
+  /**
+   * These calls' successes have reached the script (a step ran to its end on this thread): they
+   * can no longer be left behind, so they are forgotten and a long sequential run keeps no
+   * record a call (issue 12: each outlived many young collections). Failures stay: the first may
+   * explain a later warning.
+   */
+  delivered(settlements: readonly Settlement[]): void {
+    for (const [callId, ok] of settlements) if (ok) this.#calls.delete(callId)
   }
 
   /**

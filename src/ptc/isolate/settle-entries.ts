@@ -87,10 +87,9 @@ export class SettleEntries {
 
 /** `settle`'s arguments: the kind of entry, then the batch's triples flat (see `RuntimeControl.settle`). */
 function settleArguments(entry: SettleEntry, batch: Settlement[]): [SettleEntry, ...Settlements] {
+  // A sequential step's one answer: the array made at its size, not grown (issue 12: garbage a call).
+  if (batch.length === 1) return [entry, batch[0]![0], batch[0]![1], batch[0]![2]]
   const args: [SettleEntry, ...Settlements] = [entry]
-  for (let index = 0; index < batch.length; index++) {
-    const [callId, ok, text] = batch[index]!
-    args.push(callId, ok, text)
-  }
+  for (const settlement of batch) args.push(settlement[0], settlement[1], settlement[2])
   return args
 }

@@ -110,22 +110,21 @@ export class SupervisedRun {
     const controller = new AbortController()
     this.#calls.set(pairingId, { controller, name: message.name })
     this.toolCalls++
-    let outcome: Promise<IsolateToolOutcome>
-    try {
-      outcome = Promise.resolve(request.dispatch({ pairingId, name: message.name, argsJson: message.argsJson, signal: controller.signal }))
-    } catch (error) {
-      outcome = Promise.reject(error)
-    }
     const answer = (fields: { outcome: IsolateToolOutcome } | { rejection: string }): void => {
       if (this.ended || this.#calls.get(pairingId)?.controller !== controller) return // Discarded: the run or the call is over.
       this.#calls.delete(pairingId)
       // The run's only call outstanding (a sequential step) is answered without waiting for the turn.
       hooks.answer({ type: 'answer', runId, pairingId, ...fields }, this.#calls.size === 0)
     }
-    outcome.then(
-      (result) => answer({ outcome: plainOutcome(result) }),
-      (error: unknown) => answer({ rejection: describeThrown(error) }),
-    )
+    const call = { pairingId, name: message.name, argsJson: message.argsJson, signal: controller.signal, answer: (result: IsolateToolOutcome) => answer({ outcome: plainOutcome(result) }) }
+    let outcome: Promise<IsolateToolOutcome> | void
+    try {
+      outcome = request.dispatch(call)
+    } catch (error) {
+      return answer({ rejection: describeThrown(error) })
+    }
+    // A dispatch that returns nothing answers through `call.answer` (IsolateRunRequest.dispatch).
+    if (outcome !== undefined) Promise.resolve(outcome).then(call.answer, (error: unknown) => answer({ rejection: describeThrown(error) }))
   }
 
   /** Whether the caller asked the run to stop (its signal aborted): a cancel it made keeps its own ending. */

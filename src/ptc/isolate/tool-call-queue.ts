@@ -7,13 +7,53 @@
  * call running or queued, for deadline messages.
  */
 import { describeThrown } from '../../errors/describe-thrown.ts'
-import type { IsolateRunRequest, IsolateToolOutcome } from './isolate-contract.ts'
+import type { IsolateRunRequest, IsolateToolCall, IsolateToolOutcome } from './isolate-contract.ts'
 import type { RunLimits } from './run-limits.ts'
 
-interface QueuedCall {
-  callId: number
-  name: string
-  argsJson: string
+/**
+ * One accepted call, and what `dispatch` is handed for it. In flight it is a link of the queue's
+ * list of running calls: a sequential script adds and removes one a call, and a `Map` rehashes
+ * its table every few such pairs (issue 12: about 150 bytes of garbage a call). Its abort
+ * controller is made only when a dispatcher reads `signal` (the isolate worker's never does).
+ */
+class QueuedCall implements IsolateToolCall {
+  readonly callId: number
+  readonly name: string
+  readonly argsJson: string
+  readonly pairingId: string
+  readonly #settled: (call: QueuedCall, outcome: IsolateToolOutcome) => void
+  #controller: AbortController | undefined
+  #aborted: Error | undefined
+  #answered = false
+  previous: QueuedCall | undefined
+  next: QueuedCall | undefined
+
+  constructor(runId: string, callId: number, name: string, argsJson: string, settled: (call: QueuedCall, outcome: IsolateToolOutcome) => void) {
+    this.callId = callId
+    this.name = name
+    this.argsJson = argsJson
+    this.pairingId = `${runId}:${callId}`
+    this.#settled = settled
+  }
+
+  answer(outcome: IsolateToolOutcome): void {
+    if (this.#answered) return
+    this.#answered = true
+    this.#settled(this, outcome)
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController()
+      if (this.#aborted !== undefined) this.#controller.abort(this.#aborted)
+    }
+    return this.#controller.signal
+  }
+
+  abort(reason: Error): void {
+    this.#aborted ??= reason
+    this.#controller?.abort(reason)
+  }
 }
 
 /** Options of a {@link ToolCallQueue}. */
@@ -33,7 +73,10 @@ export class ToolCallQueue {
   dispatched = 0
   readonly #options: ToolCallQueueOptions
   readonly #toolNames: ReadonlySet<string>
-  readonly #inFlight = new Map<number, { controller: AbortController; name: string }>()
+  /** The calls handed to `dispatch` and not yet settled, oldest first (see {@link QueuedCall}). */
+  #oldest: QueuedCall | undefined
+  #newest: QueuedCall | undefined
+  #inFlightCount = 0
   /** Characters of the arguments' JSON of the calls in flight. */
   #inFlightChars = 0
   #queue: (QueuedCall | undefined)[] = []
@@ -42,6 +85,7 @@ export class ToolCallQueue {
   #closed = false
   #busySince: number | undefined
   #busyMs = 0
+  readonly #answered = (call: QueuedCall, outcome: IsolateToolOutcome): void => this.#done(call, outcome)
 
   constructor(options: ToolCallQueueOptions) {
     this.#options = options
@@ -55,7 +99,9 @@ export class ToolCallQueue {
 
   /** Names of the calls running now, in dispatch order. */
   get running(): string[] {
-    return [...this.#inFlight.values()].map((call) => call.name)
+    const names: string[] = []
+    for (let call = this.#oldest; call !== undefined; call = call.next) names.push(call.name)
+    return names
   }
 
   /** One call from the script (its arguments are untrusted: checked here). */
@@ -73,7 +119,10 @@ export class ToolCallQueue {
     }
     this.#accepted++
     this.#busySince ??= performance.now()
-    this.#queue.push({ callId, name, argsJson })
+    const call = new QueuedCall(this.#options.runId, callId, name, argsJson, this.#answered)
+    // None waiting and room in flight (every sequential call): no trip through the queue.
+    if (this.#queueHead === this.#queue.length && this.#mayDispatch(call)) return this.#dispatch(call)
+    this.#queue.push(call)
     this.#pump()
   }
 
@@ -87,7 +136,7 @@ export class ToolCallQueue {
     this.#closed = true
     this.#busyMs = this.busyMs
     this.#busySince = undefined
-    for (const call of this.#inFlight.values()) call.controller.abort(reason)
+    for (let call = this.#oldest; call !== undefined; call = call.next) call.abort(reason)
     const notMade: number[] = []
     for (let index = this.#queueHead; index < this.#queue.length; index++) notMade.push(this.#queue[index]!.callId)
     this.#queue = []
@@ -100,10 +149,9 @@ export class ToolCallQueue {
    * arguments fit, with theirs, in `maxCrossingBytes` (or none is pending).
    */
   #pump(): void {
-    const { maxCallsInFlight, maxCrossingBytes } = this.#options.limits
-    while (!this.#closed && this.#inFlight.size < maxCallsInFlight && this.#queueHead < this.#queue.length) {
+    while (this.#queueHead < this.#queue.length) {
       const call = this.#queue[this.#queueHead]!
-      if (this.#inFlight.size > 0 && this.#inFlightChars + call.argsJson.length > maxCrossingBytes) break
+      if (!this.#mayDispatch(call)) break
       this.#queue[this.#queueHead++] = undefined
       if (this.#queueHead === this.#queue.length) {
         // Drained: start over, so a long sequential run keeps an empty array (shift() on a burst
@@ -113,38 +161,60 @@ export class ToolCallQueue {
       }
       this.#dispatch(call)
     }
-    if (!this.#closed && this.#inFlight.size === 0 && this.#busySince !== undefined) {
+    if (!this.#closed && this.#inFlightCount === 0 && this.#busySince !== undefined) {
       this.#busyMs += performance.now() - this.#busySince
       this.#busySince = undefined
     }
   }
 
-  #dispatch(call: QueuedCall): void {
-    const controller = new AbortController()
-    this.#inFlight.set(call.callId, { controller, name: call.name })
-    this.#inFlightChars += call.argsJson.length
-    this.dispatched++
-    let outcome: Promise<IsolateToolOutcome>
-    try {
-      outcome = Promise.resolve(this.#options.dispatch({ pairingId: `${this.#options.runId}:${call.callId}`, name: call.name, argsJson: call.argsJson, signal: controller.signal }))
-    } catch (error) {
-      outcome = Promise.reject(error)
-    }
-    outcome.then(
-      (result) => this.#done(call, () => this.#onOutcome(call, result)),
-      (error: unknown) => this.#done(call, () => this.#options.settle(call.callId, false, `the tool failed: ${describeThrown(error)}`)),
-    )
+  /** Whether `call` may be handed to `dispatch` now: fewer than `maxCallsInFlight` running, and its arguments fit with theirs (or none runs). */
+  #mayDispatch(call: QueuedCall): boolean {
+    const { maxCallsInFlight, maxCrossingBytes } = this.#options.limits
+    return !this.#closed && this.#inFlightCount < maxCallsInFlight && (this.#inFlightCount === 0 || this.#inFlightChars + call.argsJson.length <= maxCrossingBytes)
   }
 
-  #done(call: QueuedCall, settle: () => void): void {
+  #dispatch(call: QueuedCall): void {
+    call.previous = this.#newest
+    if (this.#newest === undefined) this.#oldest = call
+    else this.#newest.next = call
+    this.#newest = call
+    this.#inFlightCount++
+    this.#inFlightChars += call.argsJson.length
+    this.dispatched++
+    let outcome: Promise<IsolateToolOutcome> | void
     try {
-      if (!this.#closed) settle() // Discarded once the run is over.
+      outcome = this.#options.dispatch(call)
+    } catch (error) {
+      return call.answer(failedOutcome(error))
+    }
+    // A dispatch that returns nothing answers through `call.answer` (IsolateRunRequest.dispatch).
+    if (outcome !== undefined) {
+      Promise.resolve(outcome).then(
+        (result) => call.answer(result),
+        (error: unknown) => call.answer(failedOutcome(error)),
+      )
+    }
+  }
+
+  #done(call: QueuedCall, outcome: IsolateToolOutcome): void {
+    // Off the books first: settling may run the script's next step at once, whose call then finds its slot free.
+    this.#unlink(call)
+    this.#inFlightChars -= call.argsJson.length
+    try {
+      if (!this.#closed) this.#onOutcome(call, outcome) // Discarded once the run is over.
     } catch {
       // Never throws toward the tool's promise; the run's own limits catch real faults.
     }
-    this.#inFlight.delete(call.callId)
-    this.#inFlightChars -= call.argsJson.length
     this.#pump()
+  }
+
+  #unlink(call: QueuedCall): void {
+    if (call.previous === undefined) this.#oldest = call.next
+    else call.previous.next = call.next
+    if (call.next === undefined) this.#newest = call.previous
+    else call.next.previous = call.previous
+    call.previous = call.next = undefined
+    this.#inFlightCount--
   }
 
   #onOutcome(call: QueuedCall, result: IsolateToolOutcome): void {
@@ -162,6 +232,11 @@ export class ToolCallQueue {
       settle(call.callId, false, 'the tool returned a malformed outcome')
     }
   }
+}
+
+/** The outcome of a call whose `dispatch` threw or rejected with `error`: a failure the script sees as its `ToolCallError`. */
+export function failedOutcome(error: unknown): IsolateToolOutcome {
+  return { ok: false, message: `the tool failed: ${describeThrown(error)}` }
 }
 
 /**

@@ -16,7 +16,8 @@ export const MAX_BATCH_ITEMS = 128
 
 /** Collects items and hands them to `deliver` once per event-loop turn, in push order. */
 export class TurnBatcher<Item> {
-  #items: Item[] = []
+  /** Made with the first item, at its size (a sequential call's one item grows no array, issue 12). */
+  #items: Item[] | undefined
   #scheduled = false
   #soonQueued = false
   readonly #deliver: (items: Item[]) => void
@@ -37,7 +38,7 @@ export class TurnBatcher<Item> {
 
   /** Items waiting for the end of this turn. */
   get size(): number {
-    return this.#items.length
+    return this.#items?.length ?? 0
   }
 
   /**
@@ -49,7 +50,8 @@ export class TurnBatcher<Item> {
    * (issue 12: host-side timeline of `push` to `flush`, 4.6 us each way).
    */
   push(item: Item, soon = false): void {
-    this.#items.push(item)
+    if (this.#items === undefined) this.#items = [item]
+    else this.#items.push(item)
     if (this.#items.length >= this.#maxItems) return this.flush()
     if (soon) {
       if (this.#soonQueued) return
@@ -67,14 +69,14 @@ export class TurnBatcher<Item> {
 
   /** Delivers what is queued now (nothing when empty): before a message that must come after them. */
   flush(): void {
-    if (this.#items.length === 0) return
     const items = this.#items
-    this.#items = []
+    if (items === undefined) return
+    this.#items = undefined
     this.#deliver(items)
   }
 
   /** Drops what is queued (the run ended: nobody wants it any more). */
   clear(): void {
-    this.#items = []
+    this.#items = undefined
   }
 }
