@@ -68,6 +68,20 @@ describe('IsolateSupervisor: the runner contract through a worker process (S9.1â
     await expectHealthy()
   })
 
+  it('S9.2 every call in flight when its run is cancelled is aborted, and the next run\'s calls start with a live signal', async () => {
+    const controller = new AbortController()
+    const { signals, dispatch } = hangingDispatch()
+    const pending = run('await Promise.all([tools.hang({ a: 1 }), tools.hang({ a: 2 })])', { signal: controller.signal, dispatch })
+    await until(() => signals.length === 2)
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false])
+    controller.abort()
+    expect((await pending).result.status).toBe('cancelled')
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true])
+    const next = hangingDispatch((call) => (call.name === 'noop' ? Promise.resolve({ ok: true, valueJson: String(call.signal.aborted) }) : undefined))
+    const { result } = await run('return await tools.noop({})', { dispatch: next.dispatch })
+    expect(result).toMatchObject({ status: 'ok', value: false })
+  })
+
   it('ends a never-settling promise at the wall clock with status timeout and aborts its call', async () => {
     const { signals, dispatch } = hangingDispatch()
     // A deadline long enough for the call to be dispatched first even on a loaded machine: 10

@@ -124,7 +124,8 @@ export class IsolateSupervisor {
       graceMs: this.options.graceMs,
       hooks: {
         send: (message) => sendToWorker(worker, message),
-        answer: (message, soon) => worker.answers.push(message, soon),
+        // The answer to a run's only call outstanding, with none queued, goes at once (issue 12).
+        answer: (message, soon) => (soon && worker.answers.size === 0 ? sendAnswerTurn(worker, [message]) : worker.answers.push(message, soon)),
         retire: (reason) => this.retire(worker, reason),
         ended: (ended) => {
           worker.runs.delete(ended.runId)

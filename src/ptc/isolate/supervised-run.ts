@@ -45,8 +45,14 @@ export class SupervisedRun {
   /** Settles once with the run's result; rejects only for an infrastructure failure in the worker. */
   readonly result: Promise<IsolateRunResult>
   readonly #options: SupervisedRunOptions
-  /** Host-side signals and names of the tool calls in flight, by pairing id. */
-  readonly #calls = new Map<string, { controller: AbortController; name: string }>()
+  /** Names of the tool calls in flight, by pairing id. */
+  readonly #calls = new Map<string, string>()
+  /**
+   * The signal of every call of the run, made with its first: it aborts when the run ends or is
+   * cancelled, or when the worker ends a call (it does only as its run ends), so one a run does
+   * what one a call did without its cost (issue 12).
+   */
+  #controller: AbortController | undefined
   readonly #timers: NodeJS.Timeout[] = []
   #onAbort: (() => void) | undefined
   /** The caller cancelled the run: no call of it starts any more. */
@@ -74,7 +80,7 @@ export class SupervisedRun {
         // a worker that did answer is neither blamed nor restarted (a review saw both).
         setImmediate(() => {
           if (this.ended) return
-          this.end(unansweredDeadlineEnding(limits.wallClockMs + Math.round(request.checkMs ?? 0), [...this.#calls.values()].map((call) => call.name)))
+          this.end(unansweredDeadlineEnding(limits.wallClockMs + Math.round(request.checkMs ?? 0), [...this.#calls.values()]))
           hooks.retire(`a run's deadline passed without an answer`)
         })
       }, limits.wallClockMs + graceMs),
@@ -107,16 +113,15 @@ export class SupervisedRun {
       hooks.answer({ type: 'answer', runId, pairingId, outcome: { ok: false, message: 'the run ended' } })
       return
     }
-    const controller = new AbortController()
-    this.#calls.set(pairingId, { controller, name: message.name })
+    this.#controller ??= new AbortController()
+    this.#calls.set(pairingId, message.name)
     this.toolCalls++
     const answer = (fields: { outcome: IsolateToolOutcome } | { rejection: string }): void => {
-      if (this.ended || this.#calls.get(pairingId)?.controller !== controller) return // Discarded: the run or the call is over.
-      this.#calls.delete(pairingId)
+      if (this.ended || !this.#calls.delete(pairingId)) return // Discarded: the run or the call is over.
       // The run's only call outstanding (a sequential step) is answered without waiting for the turn.
       hooks.answer({ type: 'answer', runId, pairingId, ...fields }, this.#calls.size === 0)
     }
-    const call = { pairingId, name: message.name, argsJson: message.argsJson, signal: controller.signal, answer: (result: IsolateToolOutcome) => answer({ outcome: plainOutcome(result) }) }
+    const call = { pairingId, name: message.name, argsJson: message.argsJson, signal: this.#controller.signal, answer: (result: IsolateToolOutcome) => answer({ outcome: plainOutcome(result) }) }
     let outcome: Promise<IsolateToolOutcome> | void
     try {
       outcome = request.dispatch(call)
@@ -132,11 +137,9 @@ export class SupervisedRun {
     return this.#options.request.signal?.aborted === true
   }
 
-  /** The worker ended this call (its run is over): abort the host-side signal. */
+  /** The worker ended this call (its run is over): abort the host-side signal (its run's: the others end with it). */
   onAbortCall(pairingId: string): void {
-    const call = this.#calls.get(pairingId)
-    this.#calls.delete(pairingId)
-    call?.controller.abort(new Error('run ended'))
+    if (this.#calls.delete(pairingId)) this.#controller?.abort(new Error('run ended'))
   }
 
   /**
@@ -167,7 +170,7 @@ export class SupervisedRun {
   }
 
   #abortCalls(reason: Error): void {
-    for (const call of this.#calls.values()) call.controller.abort(reason)
+    this.#controller?.abort(reason)
     this.#calls.clear()
   }
 }
