@@ -86,6 +86,7 @@ export class ToolCallQueue {
   #busySince: number | undefined
   #busyMs = 0
   readonly #answered = (call: QueuedCall, outcome: IsolateToolOutcome): void => this.#done(call, outcome)
+  #pumping = false
 
   constructor(options: ToolCallQueueOptions) {
     this.#options = options
@@ -136,7 +137,10 @@ export class ToolCallQueue {
     this.#closed = true
     this.#busyMs = this.busyMs
     this.#busySince = undefined
-    for (let call = this.#oldest; call !== undefined; call = call.next) call.abort(reason)
+    // Listed first: a call answered from its abort listener leaves the list as it is walked.
+    const running: QueuedCall[] = []
+    for (let call = this.#oldest; call !== undefined; call = call.next) running.push(call)
+    for (const call of running) call.abort(reason)
     const notMade: number[] = []
     for (let index = this.#queueHead; index < this.#queue.length; index++) notMade.push(this.#queue[index]!.callId)
     this.#queue = []
@@ -149,6 +153,18 @@ export class ToolCallQueue {
    * arguments fit, with theirs, in `maxCrossingBytes` (or none is pending).
    */
   #pump(): void {
+    // A call answered while it is dispatched (a dispatcher that throws, or answers at once) comes
+    // back here: the loop below goes on with the queue, instead of a frame a queued call.
+    if (this.#pumping) return
+    this.#pumping = true
+    try {
+      this.#pumpQueue()
+    } finally {
+      this.#pumping = false
+    }
+  }
+
+  #pumpQueue(): void {
     while (this.#queueHead < this.#queue.length) {
       const call = this.#queue[this.#queueHead]!
       if (!this.#mayDispatch(call)) break
@@ -160,10 +176,6 @@ export class ToolCallQueue {
         this.#queueHead = 0
       }
       this.#dispatch(call)
-    }
-    if (!this.#closed && this.#inFlightCount === 0 && this.#busySince !== undefined) {
-      this.#busyMs += performance.now() - this.#busySince
-      this.#busySince = undefined
     }
   }
 
@@ -197,9 +209,14 @@ export class ToolCallQueue {
   }
 
   #done(call: QueuedCall, outcome: IsolateToolOutcome): void {
-    // Off the books first: settling may run the script's next step at once, whose call then finds its slot free.
+    // Off the books first: settling may run the script's next step at once, whose call then finds
+    // its slot free, and the time that step runs is the script's, not its calls' (`busyMs`).
     this.#unlink(call)
     this.#inFlightChars -= call.argsJson.length
+    if (!this.#closed && this.#inFlightCount === 0 && this.#queueHead === this.#queue.length && this.#busySince !== undefined) {
+      this.#busyMs += performance.now() - this.#busySince
+      this.#busySince = undefined
+    }
     try {
       if (!this.#closed) this.#onOutcome(call, outcome) // Discarded once the run is over.
     } catch {

@@ -3,7 +3,7 @@
  * call, when a call's abort signal exists, and that a call made while its predecessor's answer is
  * being settled (a sequential step run at once) goes out without waiting for the queue.
  */
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { IsolateToolCall, IsolateToolOutcome } from '../../../src/ptc/isolate/isolate-contract.ts'
 import { resolveRunLimits } from '../../../src/ptc/isolate/run-limits.ts'
 import { ToolCallQueue } from '../../../src/ptc/isolate/tool-call-queue.ts'
@@ -18,7 +18,7 @@ function queue(returns: (call: IsolateToolCall) => Promise<IsolateToolOutcome> |
   const tools = new ToolCallQueue({
     runId: 'run',
     toolNames: ['noop'],
-    limits: resolveRunLimits({ maxCallsInFlight }),
+    limits: resolveRunLimits({ maxCallsInFlight, maxToolCalls: 100_000 }),
     dispatch: (call) => {
       calls.push(call)
       return returns(call)
@@ -32,6 +32,8 @@ function queue(returns: (call: IsolateToolCall) => Promise<IsolateToolOutcome> |
 }
 
 describe('tool-call queue (issue 12)', () => {
+  afterEach(() => vi.restoreAllMocks())
+
   it('S9.2 a dispatch that returns nothing answers through call.answer; only the first answer counts', () => {
     const { tools, calls, settled } = queue()
     tools.accept(1, 'noop', '{"i":1}')
@@ -95,5 +97,43 @@ describe('tool-call queue (issue 12)', () => {
     calls[0]!.answer({ ok: true, valueJson: '1' })
     expect(calls.map((call) => call.pairingId)).toEqual(['run:1', 'run:2', 'run:3'])
     expect(tools.close(new Error('run ended (timeout)'))).toEqual([4])
+  })
+
+  it('S9.2 a run\'s end aborts every call in flight, also when one answers from its abort listener', () => {
+    const { tools, calls } = queue((call) => void call.signal.addEventListener('abort', () => call.answer({ ok: false, message: 'aborted' })))
+    for (const callId of [1, 2, 3]) tools.accept(callId, 'noop', '{}')
+    tools.close(new Error('run ended (timeout)'))
+    expect(calls.map((call) => call.signal.aborted)).toEqual([true, true, true])
+  })
+
+  it('S9.3 a dispatcher that throws at once fails each of thousands of queued calls, without a stack frame a call', async () => {
+    let release!: () => void
+    const { tools, settled } = queue((call) => {
+      if (call.pairingId === 'run:1') return new Promise((resolve) => (release = () => resolve({ ok: true, valueJson: '1' })))
+      throw new Error('sync')
+    }, 1)
+    const count = 20_000
+    for (let callId = 1; callId <= count; callId++) tools.accept(callId, 'noop', '{}')
+    release()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(settled).toHaveLength(count)
+    expect(settled.at(-1)).toEqual([count, false, 'the tool failed: sync'])
+    expect(tools.running).toEqual([])
+  })
+
+  it('S9.7 the time a step answered at once runs is not counted as time waiting on calls (the deadline message\'s toolWaitMs)', () => {
+    let now = 0
+    vi.spyOn(performance, 'now').mockImplementation(() => now)
+    const { tools, calls, afterSettle } = queue()
+    afterSettle(([callId]) => {
+      now += 1000 // The script's code runs for a second, then makes its next call.
+      if (callId < 3) tools.accept(callId + 1, 'noop', '{}')
+    })
+    tools.accept(1, 'noop', '{}')
+    for (const index of [0, 1, 2]) {
+      now += 10 // Each call takes 10 ms.
+      calls[index]!.answer({ ok: true, valueJson: 'null' })
+    }
+    expect(tools.busyMs).toBe(30)
   })
 })
