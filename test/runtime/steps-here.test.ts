@@ -97,6 +97,17 @@ describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
     expect(result).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError', message: expect.stringContaining('wall-clock limit of 300 ms') } })
   })
 
+  it('S9.7 a step run here that a limit ends withdraws the calls it made: not counted, not named as running, and the deadline names the code', async () => {
+    const steps = recordingSteps()
+    const seen: [boolean, boolean | undefined][] = []
+    const script = 'await tools.noop()\nfor (let i = 0; i < 3; i++) tools.echo({ i })\nwhile (true) {}'
+    const { result } = await run(script, { ...steps, onStepHere: (running, withdrawn) => void seen.push([running, withdrawn]), limits: { cpuTimeMs: 20_000, wallClockMs: 400 } }, pool)
+    expect(result).toMatchObject({ status: 'timeout', toolCalls: 1 })
+    expect(seen).toEqual([[true, undefined], [false, true]])
+    expect(result.error?.message).toContain("most of it went to running the script's code")
+    expect(result.error?.message).not.toContain('echo')
+  })
+
   it("S9.3 a step run here that leaves a rejection unhandled gets its warning, and the script's later steps still run", async () => {
     const js = 'await tools.noop()\nPromise.reject(new RangeError("nobody listens"))\nawait tools.noop()\nreturn 2'
     const { result } = await run(js, recordingSteps(), pool)

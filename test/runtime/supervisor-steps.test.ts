@@ -141,6 +141,20 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
     expect(later).toBeGreaterThan(first * 0.6)
   }, 60_000)
 
+  it('S9.7 calls a held step made before a limit ended it never start: the host sees none of them, and the deadline names the code', async () => {
+    const group = await sharedGroup()
+    for (const count of [1, 200]) {
+      const seen: string[] = []
+      const dispatch = async (call: { name: string }) => (seen.push(call.name), answered())
+      const js = `await tools.wait({})\nfor (let i = 0; i < ${count}; i++) tools.side({ i }).catch(() => {})\nwhile (true) {}`
+      const result = await group.run(request(js, { toolNames: ['wait', 'side'], dispatch, limits: { wallClockMs: 1_000, cpuTimeMs: 60_000, maxToolCalls: 1_000 } }))
+      expect(result).toMatchObject({ status: 'timeout', toolCalls: 1 })
+      expect(result.error?.message).toContain("most of it went to running the script's code")
+      expect(seen).toEqual(['wait'])
+    }
+    expect(await group.run(request('return 4'))).toMatchObject({ status: 'ok', value: 4 })
+  }, 60_000)
+
   it('S9.1 a cancel ends a run whose busy step holds its worker, and the group keeps serving', async () => {
     const group = await readyGroup()
     const controller = new AbortController()

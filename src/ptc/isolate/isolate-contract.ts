@@ -62,8 +62,13 @@ export interface IsolateRunRequest {
    * can still be running in the isolate; otherwise that step is waited for. Default: never.
    */
   stepHere?: () => boolean
-  /** Called with `true` just before a step runs on this thread (see `stepHere`), and with `false` once it has returned. */
-  onStepHere?: (running: boolean) => void
+  /**
+   * Called with `true` just before a step runs on this thread (see `stepHere`), and with `false`
+   * once it has returned. `withdrawn`: a limit ended the run in that step, so the calls it
+   * dispatched must not go out (the isolate worker holds them until the step returns): they are
+   * not made, and the run no longer counts them.
+   */
+  onStepHere?: (running: boolean, withdrawn?: boolean) => void
   /** Aborting it ends the run with status `cancelled`. */
   signal?: AbortSignal
   /**

@@ -55,8 +55,8 @@ class IsolateRun {
   private settleEntries: SettleEntries | undefined
   private readonly budget: RunBudget
   private openEntries = 0
-  /** While a step runs on this thread (`stepHere`): the settlements made meanwhile, sent after it. */
-  private heldBack: Settlement[] | undefined
+  /** The step running on this thread (`stepHere`): settlements made meanwhile (sent after it), and the calls it made (withdrawn if a limit ends it). */
+  private step: { heldBack: Settlement[]; calls: number[] } | undefined
   /** A step that may run on this thread waiting for the open entries to end, and what came after it (`flush`). */
   private nextStep: Settlement[] | undefined
   /** Calls the script made, and outcomes sent back: equal when none is outstanding. */
@@ -95,8 +95,7 @@ class IsolateRun {
         if (this.ended) return
         this.callsSettled++
         this.leftovers.outcome(callId, ok, text)
-        // Answering the only call outstanding (a sequential step): sent at once, or, behind others
-        // queued, with them a microtask from now, without waiting for the turn.
+        // The only call outstanding (a step): sent at once, or with those queued a microtask from now.
         const only = this.callsSettled === this.callsMade
         if (only && this.settlements.size === 0) this.flush([[callId, ok, text]])
         else this.settlements.push([callId, ok, text], only)
@@ -110,11 +109,7 @@ class IsolateRun {
     this.request.signal?.addEventListener('abort', this.onAbort, { once: true })
     setDeadline(this.timers, this.startedAt + this.limits.wallClockMs, () => this.stop(...this.budget.deadlineVerdict(this.calls)))
     this.timers.push(setInterval(() => this.checkCpu(), CPU_POLL_MS))
-    try {
-      await this.boot()
-    } catch (error) {
-      this.onIsolateFailure(error)
-    }
+    await this.boot().catch((error: unknown) => this.onIsolateFailure(error))
     return this.done
   }
 
@@ -129,6 +124,7 @@ class IsolateRun {
           this.callsMade++
           this.leftovers.called(callId, name, argsJson)
           this.calls.accept(callId, name, argsJson)
+          this.step?.calls.push(callId as number)
         } catch {}
       },
       log: (level, text) => quietly(() => !this.ended && this.logs.add(level, text)),
@@ -158,17 +154,18 @@ class IsolateRun {
   private enter(entry: Promise<unknown>): void {
     this.openEntries++
     entry.then(undefined, (error: unknown) => this.onIsolateFailure(error)).finally(() => {
-      if (--this.openEntries === 0) this.release('nextStep')
+      if (--this.openEntries > 0) return
+      const next = this.nextStep
+      this.nextStep = undefined
+      this.release(next)
       this.endAfterScript()
     })
   }
 
   /**
-   * An entry into the isolate failed. After our own disposal that is expected; a disposed
-   * isolate we did not dispose hit its memory limit; a timeout is the wall clock (or the CPU limit
-   * when that is used up too). Anything else is an unhandled promise rejection in the script,
-   * which isolated-vm reports as the failure of the entry it happened in: the run goes on and the
-   * rejection becomes a warning.
+   * An entry into the isolate failed: after our own disposal, as expected; a disposal we did not
+   * make, at the memory limit; a timeout, at the wall clock or CPU limit. Anything else
+   * is an unhandled rejection in the script, reported as its entry's failure: a warning.
    */
   private onIsolateFailure(error: unknown, byCpu = false): void {
     if (this.ended) return
@@ -190,17 +187,17 @@ class IsolateRun {
   }
 
   /**
-   * Settlements cross into the isolate. A success answering the only call outstanding (a
-   * sequential step) runs on this thread when `stepHere` allows, else is not waited for (waiting
-   * costs a fifth of a sequential call, issue 12; {@link SettleEntries} still reports rejections).
-   * A failure or other calls running (a chain that may float) are waited for (issue 11).
+   * Settlements cross into the isolate. A success answering the only call outstanding (a step) runs
+   * on this thread when `stepHere` allows, else is not waited for (issue 12; {@link SettleEntries}
+   * still reports rejections). A failure or other calls running are waited for (issue 11).
    */
   private flush(batch: Settlement[]): void {
     if (this.ended || this.settleEntries === undefined) return
     // The script has ended: these are outcomes of calls it did not await (kept by `leftovers`).
     if (this.scriptEnding !== undefined) return this.endAfterScript()
     // Settled while a step runs here (a refused call), or behind a step waiting for the open entries (whose script may still make calls).
-    if (this.heldBack !== undefined || this.nextStep !== undefined) return void (this.heldBack ?? this.nextStep)!.push(...batch)
+    const held = this.step?.heldBack ?? this.nextStep
+    if (held !== undefined) return void held.push(...batch)
     let wait = this.callsSettled !== this.callsMade
     for (let index = 0; index < batch.length && !wait; index++) wait = !batch[index]![1]
     if (!wait && this.request.stepHere?.() === true) {
@@ -215,27 +212,29 @@ class IsolateRun {
   /** A sequential step on this thread (`IsolateRunRequest.stepHere`, `RunBudget.stepTimeout`); open until it returns. */
   private stepHere(batch: Settlement[]): void {
     const { timeoutMs, byCpu } = this.budget.stepTimeout()
-    this.heldBack = []
+    const step = (this.step = { heldBack: [], calls: [] })
     this.openEntries++
     this.request.onStepHere?.(true)
+    let withdrawn = false
     try {
       this.settleEntries!.runNow(batch, timeoutMs)
     } catch (error) {
+      // A limit ends the run in the step (`onIsolateFailure`): its calls, held until it returns, are not made.
+      if ((withdrawn = this.isolate.isDisposed || describeThrown(error) === TIMED_OUT)) this.calls.withdraw(step.calls)
       this.onIsolateFailure(error, byCpu)
     } finally {
       this.openEntries--
+      this.step = undefined
       this.leftovers.delivered(batch)
-      this.request.onStepHere?.(false)
+      this.request.onStepHere?.(false, withdrawn)
     }
-    this.release('heldBack')
+    this.release(step.heldBack)
     this.endAfterScript()
   }
 
   /** Sends what was held back through the batcher: a batch stays within 128 (isolated-vm drops some argument counts). */
-  private release(which: 'heldBack' | 'nextStep'): void {
-    const held = this[which] ?? []
-    this[which] = undefined
-    for (const settlement of held) this.settlements.push(settlement, true)
+  private release(held: Settlement[] | undefined): void {
+    for (const settlement of held ?? []) this.settlements.push(settlement, true)
   }
 
   private onFinish(kind: unknown, payload: unknown, pendingIds: unknown, handedIds: unknown): void {

@@ -68,15 +68,18 @@ const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((
  */
 let heldMessages: ChildMessage[] | undefined
 
-function onStepHere(running: boolean): void {
+function onStepHere(running: boolean, withdrawn = false): void {
   watchdog?.watch(running)
   if (running) {
     outbox.flush() // Calls queued before the step leave before it holds what it sends.
     heldMessages ??= []
     return
   }
-  const messages = heldMessages ?? []
+  let messages = heldMessages ?? []
   heldMessages = undefined
+  // A limit ended the run in the step: its calls would start after the run's end, so they are not
+  // made (nor told to stop: the host never saw them).
+  if (withdrawn) messages = messages.filter((message) => message.type !== 'dispatch' || !calls.get(message.runId)?.delete(message.pairingId))
   // A sequential step's one call goes as it is; more go as `send` sends them (calls in batches).
   if (messages.length === 1) return void host.send(messages[0]!)
   for (const message of messages) send(message)

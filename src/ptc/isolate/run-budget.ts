@@ -75,10 +75,12 @@ export class RunBudget {
   /** The wall clock's ending, with what the deadline was spent on. */
   deadlineVerdict(tools: ToolTime): TimeoutVerdict {
     const checkMs = this.#checkMs
+    const cpuMs = this.clock.cpuMs()
     const ending = deadlineEnding(this.#limits.wallClockMs + Math.round(checkMs), {
       checkMs,
-      runningMs: this.clock.runningMs(),
-      cpuMs: this.clock.cpuMs(),
+      // isolated-vm's running time leaves out the steps run on the calling thread; their CPU time is in.
+      runningMs: Math.max(this.clock.runningMs(), cpuMs),
+      cpuMs,
       toolWaitMs: tools.busyMs,
       wallMs: performance.now() - this.#startedAt,
       toolsRunning: tools.running,

@@ -149,6 +149,27 @@ export class ToolCallQueue {
   }
 
   /**
+   * The calls among `callIds` still in flight were never sent by their dispatcher (the isolate
+   * worker holds the calls a step on its main thread makes until the step returns, and a limit
+   * ended the run first): they leave the books, are not counted as dispatched, and with none left
+   * in flight the time since they were made is not time spent on calls.
+   */
+  withdraw(callIds: readonly number[]): void {
+    const withdrawn = new Set(callIds)
+    for (let call = this.#oldest; call !== undefined; ) {
+      const next = call.next
+      if (withdrawn.has(call.callId)) {
+        this.#unlink(call)
+        this.#inFlightChars -= call.argsJson.length
+        this.dispatched--
+      }
+      call = next
+    }
+    // A step here starts with no call in flight (it answers the only one): what followed is the step's.
+    if (this.#inFlightCount === 0) this.#busySince = undefined
+  }
+
+  /**
    * Dispatches queued calls while fewer than `maxCallsInFlight` are pending and the next one's
    * arguments fit, with theirs, in `maxCrossingBytes` (or none is pending).
    */

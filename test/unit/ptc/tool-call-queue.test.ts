@@ -136,4 +136,19 @@ describe('tool-call queue (issue 12)', () => {
     }
     expect(tools.busyMs).toBe(30)
   })
+
+  it('S9.7 calls withdrawn after a step a limit ended leave the books: not dispatched, not running, and their time is not time on calls', () => {
+    let now = 0
+    vi.spyOn(performance, 'now').mockImplementation(() => now)
+    const { tools, calls } = queue()
+    tools.accept(1, 'noop', '{}')
+    now += 10
+    calls[0]!.answer({ ok: true, valueJson: 'null' })
+    for (const callId of [2, 3]) tools.accept(callId, 'noop', '{}') // made by the step, held by the worker
+    now += 1000 // the step runs until a limit stops it
+    tools.withdraw([2, 3])
+    expect(tools.running).toEqual([])
+    expect(tools.dispatched).toBe(1)
+    expect(tools.busyMs).toBe(10)
+  })
 })
