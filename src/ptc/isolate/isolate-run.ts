@@ -55,8 +55,8 @@ class IsolateRun {
   private settleEntries: SettleEntries | undefined
   private readonly budget: RunBudget
   private openEntries = 0
-  /** The step running on this thread (`stepHere`): settlements made meanwhile (sent after it), and the calls it made (withdrawn if a limit ends it). */
-  private step: { heldBack: Settlement[]; calls: number[] } | undefined
+  /** While a step runs on this thread (`stepHere`): the settlements made meanwhile, sent after it. */
+  private heldBack: Settlement[] | undefined
   /** A step that may run on this thread waiting for the open entries to end, and what came after it (`flush`). */
   private nextStep: Settlement[] | undefined
   /** Calls the script made, and outcomes sent back: equal when none is outstanding. */
@@ -124,7 +124,6 @@ class IsolateRun {
           this.callsMade++
           this.leftovers.called(callId, name, argsJson)
           this.calls.accept(callId, name, argsJson)
-          this.step?.calls.push(callId as number)
         } catch {}
       },
       log: (level, text) => quietly(() => !this.ended && this.logs.add(level, text)),
@@ -196,7 +195,7 @@ class IsolateRun {
     // The script has ended: these are outcomes of calls it did not await (kept by `leftovers`).
     if (this.scriptEnding !== undefined) return this.endAfterScript()
     // Settled while a step runs here (a refused call), or behind a step waiting for the open entries (whose script may still make calls).
-    const held = this.step?.heldBack ?? this.nextStep
+    const held = this.heldBack ?? this.nextStep
     if (held !== undefined) return void held.push(...batch)
     let wait = this.callsSettled !== this.callsMade
     for (let index = 0; index < batch.length && !wait; index++) wait = !batch[index]![1]
@@ -212,7 +211,8 @@ class IsolateRun {
   /** A sequential step on this thread (`IsolateRunRequest.stepHere`, `RunBudget.stepTimeout`); open until it returns. */
   private stepHere(batch: Settlement[]): void {
     const { timeoutMs, byCpu } = this.budget.stepTimeout()
-    const step = (this.step = { heldBack: [], calls: [] })
+    const heldBack: Settlement[] = []
+    this.heldBack = heldBack
     this.openEntries++
     this.request.onStepHere?.(true)
     let withdrawn = false
@@ -220,15 +220,15 @@ class IsolateRun {
       this.settleEntries!.runNow(batch, timeoutMs)
     } catch (error) {
       // A limit ends the run in the step (`onIsolateFailure`): its calls, held until it returns, are not made.
-      if ((withdrawn = this.isolate.isDisposed || describeThrown(error) === TIMED_OUT)) this.calls.withdraw(step.calls)
+      if ((withdrawn = this.isolate.isDisposed || describeThrown(error) === TIMED_OUT)) this.calls.withdraw()
       this.onIsolateFailure(error, byCpu)
     } finally {
       this.openEntries--
-      this.step = undefined
+      this.heldBack = undefined
       this.leftovers.delivered(batch)
       this.request.onStepHere?.(false, withdrawn)
     }
-    this.release(step.heldBack)
+    this.release(heldBack)
     this.endAfterScript()
   }
 

@@ -149,24 +149,19 @@ export class ToolCallQueue {
   }
 
   /**
-   * The calls among `callIds` still in flight were never sent by their dispatcher (the isolate
-   * worker holds the calls a step on its main thread makes until the step returns, and a limit
-   * ended the run first): they leave the books, are not counted as dispatched, and with none left
-   * in flight the time since they were made is not time spent on calls.
+   * Every call in flight was never sent by its dispatcher: the isolate worker holds what a step
+   * on its main thread sends until the step returns, and a limit ended the run in the step. Such
+   * a step starts with no call in flight or queued (it answers the only one), so these are all
+   * its own: they leave the books, are not counted as dispatched, and the time since they were
+   * made is not time spent on calls.
    */
-  withdraw(callIds: readonly number[]): void {
-    const withdrawn = new Set(callIds)
-    for (let call = this.#oldest; call !== undefined; ) {
-      const next = call.next
-      if (withdrawn.has(call.callId)) {
-        this.#unlink(call)
-        this.#inFlightChars -= call.argsJson.length
-        this.dispatched--
-      }
-      call = next
+  withdraw(): void {
+    for (let call = this.#oldest; call !== undefined; call = this.#oldest) {
+      this.#unlink(call)
+      this.#inFlightChars -= call.argsJson.length
+      this.dispatched--
     }
-    // A step here starts with no call in flight (it answers the only one): what followed is the step's.
-    if (this.#inFlightCount === 0) this.#busySince = undefined
+    this.#busySince = undefined
   }
 
   /**

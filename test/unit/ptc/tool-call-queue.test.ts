@@ -146,7 +146,7 @@ describe('tool-call queue (issue 12)', () => {
     calls[0]!.answer({ ok: true, valueJson: 'null' })
     for (const callId of [2, 3]) tools.accept(callId, 'noop', '{}') // made by the step, held by the worker
     now += 1000 // the step runs until a limit stops it
-    tools.withdraw([2, 3])
+    tools.withdraw()
     expect(tools.running).toEqual([])
     expect(tools.dispatched).toBe(1)
     expect(tools.busyMs).toBe(10)
