@@ -246,15 +246,14 @@ function prepareStateFolder(workspace: string, stateDir: string | undefined): { 
   else checkOwnDirectory(folder, lstatSync(folder), folder)
   dirs.push(join(folder, 'spill'), join(folder, 'journal'))
   for (const dir of dirs) {
-    let stat
+    // Not recursive: the parent was just checked, and mkdir never follows a final symlink. EEXIST:
+    // it was there, or another process (a second `ptc` in this workspace) just made it; checked as any.
     try {
-      stat = lstatSync(dir)
+      mkdirSync(dir)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-      mkdirSync(dir) // Not recursive: the parent was just checked, and mkdir never follows a final symlink.
-      stat = lstatSync(dir)
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
-    checkOwnDirectory(dir, stat, folder)
+    checkOwnDirectory(dir, lstatSync(dir), folder)
   }
   return { journal: join(folder, 'journal'), spill: join(folder, 'spill'), ...(folder !== join(real, STATE_FOLDER) && { outside: folder }) }
 }
