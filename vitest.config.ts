@@ -10,12 +10,14 @@ import { defineConfig } from 'vitest/config'
  * change what a process can do for the files after them (search puts a fake `rg` first on PATH;
  * run-deadlines calibrates budgets and charges esbuild's first start, which is once per process).
  * checker-snapshot shares forks again: the per-process build guard that made it depend on earlier
- * files is per cache folder since 8db1a30, and it tests exactly that.
+ * files is per cache folder since 8db1a30, and it tests exactly that. state-folder-race mocks
+ * `node:fs` for create-host.ts, which a shared fork has usually loaded already.
  */
 const ISOLATED = [
   'test/unit/builtin/fs-tools.test.ts',
   'test/unit/builtin/search.test.ts',
   'test/unit/ptc/run-deadlines.test.ts',
+  'test/unit/host/state-folder-race.test.ts',
 ]
 
 /** Folders whose files share forks (project 'shared'), except {@link ISOLATED}. */
