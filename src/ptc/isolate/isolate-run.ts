@@ -168,6 +168,9 @@ class IsolateRun {
    */
   private onIsolateFailure(error: unknown, byCpu = false): void {
     if (this.ended) return
+    // A limit ending the run in a step on this thread: the calls it made are still held in the
+    // isolate worker until the step returns, and are not made (they would start after the end).
+    if (this.heldBack !== undefined && (this.isolate.isDisposed || describeThrown(error) === TIMED_OUT)) this.calls.withdraw()
     if (this.isolate.isDisposed) {
       // We did not dispose it (the run has not ended): isolated-vm did, at the memory limit.
       this.stop(memoryEnding(this.limits.memoryMb), memoryLimitName(this.limits.memoryMb))
@@ -215,18 +218,16 @@ class IsolateRun {
     this.heldBack = heldBack
     this.openEntries++
     this.request.onStepHere?.(true)
-    let withdrawn = false
     try {
       this.settleEntries!.runNow(batch, timeoutMs)
     } catch (error) {
-      // A limit ends the run in the step (`onIsolateFailure`): its calls, held until it returns, are not made.
-      if ((withdrawn = this.isolate.isDisposed || describeThrown(error) === TIMED_OUT)) this.calls.withdraw()
       this.onIsolateFailure(error, byCpu)
     } finally {
       this.openEntries--
       this.heldBack = undefined
       this.leftovers.delivered(batch)
-      this.request.onStepHere?.(false, withdrawn)
+      // Ended in the step (a limit): the calls it made, held until it returns, were withdrawn.
+      this.request.onStepHere?.(false, this.ended)
     }
     this.release(heldBack)
     this.endAfterScript()

@@ -158,7 +158,6 @@ export class ToolCallQueue {
   withdraw(): void {
     for (let call = this.#oldest; call !== undefined; call = this.#oldest) {
       this.#unlink(call)
-      this.#inFlightChars -= call.argsJson.length
       this.dispatched--
     }
     this.#busySince = undefined
@@ -228,7 +227,6 @@ export class ToolCallQueue {
     // Off the books first: settling may run the script's next step at once, whose call then finds
     // its slot free, and the time that step runs is the script's, not its calls' (`busyMs`).
     this.#unlink(call)
-    this.#inFlightChars -= call.argsJson.length
     if (!this.#closed && this.#inFlightCount === 0 && this.#queueHead === this.#queue.length && this.#busySince !== undefined) {
       this.#busyMs += performance.now() - this.#busySince
       this.#busySince = undefined
@@ -248,6 +246,7 @@ export class ToolCallQueue {
     else call.next.previous = call.previous
     call.previous = call.next = undefined
     this.#inFlightCount--
+    this.#inFlightChars -= call.argsJson.length
   }
 
   #onOutcome(call: QueuedCall, result: IsolateToolOutcome): void {
