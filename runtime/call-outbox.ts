@@ -18,7 +18,7 @@
  * promise operation.
  */
 import type { HostCall } from './bridge-types.ts'
-import { ObjectCreate, ReflectApply } from './intrinsics.ts'
+import { ObjectCreate, OriginalRangeError, ReflectApply } from './intrinsics.ts'
 
 /** Calls sent in one crossing at most: 3 arguments each, well within a call's argument limit. */
 export const MAX_CALLS_A_CROSSING = 128
@@ -54,7 +54,12 @@ export function createCallOutbox(hostCall: HostCall, refused: (callId: number) =
   let flushQueued = false
   let retries = 0
 
-  function flush(): void {
+  /**
+   * Sends the queued calls. `fresh`: on a fresh stack (the queued microtask), where only a host
+   * that has gone away makes the crossing fail; a failure anywhere else (the stack ran out deep in
+   * a recursion) is not counted and leaves the calls queued for that microtask.
+   */
+  function flush(fresh: boolean): void {
     const sending = batch
     if (sending.length === 0) return
     let next: Batch
@@ -77,9 +82,9 @@ export function createCallOutbox(hostCall: HostCall, refused: (callId: number) =
         sending.length = count
       }
       // Most likely the stack ran out (a call made deep in a recursion): tried again on a fresh
-      // one. A crossing that keeps failing (the host has gone away) refuses its calls.
-      if (retries < MAX_RETRIES) {
-        retries++
+      // one. A crossing that keeps failing there (the host has gone away) refuses its calls.
+      if (!fresh || retries < MAX_RETRIES) {
+        if (fresh) retries++
         queueFlush() // On a fresh stack, one microtask from now.
         return
       }
@@ -94,7 +99,7 @@ export function createCallOutbox(hostCall: HostCall, refused: (callId: number) =
   async function flushSoon(): Promise<void> {
     await undefined
     flushQueued = false
-    flush()
+    flush(true)
   }
 
   /** Schedules a flush one microtask from now unless one is; throws only when the stack is exhausted. */
@@ -111,14 +116,18 @@ export function createCallOutbox(hostCall: HostCall, refused: (callId: number) =
         return
       }
       queueFlush()
-      if (batch.length >= MAX_CALLS_A_CROSSING * 3) flush()
+      if (batch.length >= MAX_CALLS_A_CROSSING * 3) {
+        flush(false)
+        // The crossing failed here (the stack ran out): this call is neither sent nor queued.
+        if (batch.length >= MAX_CALLS_A_CROSSING * 3) throw new OriginalRangeError('Maximum call stack size exceeded: the tool call could not be sent')
+      }
       const at = batch.length
       batch[at] = callId
       batch[at + 1] = toolName
       batch[at + 2] = argsJson
       batch.length = at + 3
     },
-    flush,
+    flush: () => flush(false),
   }
 }
 

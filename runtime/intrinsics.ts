@@ -36,6 +36,7 @@ export const OriginalPromise = Promise
 export const PromisePrototypeThen = Promise.prototype.then
 export const OriginalError = Error
 export const OriginalTypeError = TypeError
+export const OriginalRangeError = RangeError
 export const ObjectCreate = Object.create
 export const ObjectFreeze = Object.freeze
 export const ObjectDefineProperty = Object.defineProperty

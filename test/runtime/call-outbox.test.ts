@@ -87,6 +87,29 @@ describe('the call outbox (issue 12, S9.1)', () => {
     expect(gone.refused).toEqual([2, 3])
   })
 
+  it(`S9.1 crossings that fail deep in a recursion (a full outbox, a log line) are not counted: the calls cross on a fresh stack, none refused`, async () => {
+    // Every crossing made inside push or flush fails, as at the stack limit; only the queued
+    // microtask's, on a fresh stack, succeeds.
+    let deep = true
+    const crossings: (number | string)[][] = []
+    const { outbox, refused } = recordedOutbox((...calls) => {
+      if (deep) throw new RangeError('Maximum call stack size exceeded')
+      crossings.push(calls)
+    })
+    for (let callId = 1; callId <= MAX_CALLS_A_CROSSING; callId++) outbox.push(callId, 'a', '{}', false)
+    // Five failures in a row, more than the retries a host that went away gets.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect(() => outbox.push(1_000 + attempt, 'a', '{}', false)).toThrow(RangeError)
+      outbox.flush()
+    }
+    deep = false
+    for (let turn = 0; turn < 4; turn++) await undefined
+    expect(refused).toEqual([])
+    expect(crossings).toHaveLength(1)
+    // The calls whose push threw were neither sent nor queued.
+    expect(crossings[0]!.filter((_, index) => index % 3 === 0)).toEqual(Array.from({ length: MAX_CALLS_A_CROSSING }, (_, i) => i + 1))
+  })
+
   it('a call made alone whose crossing throws is neither sent nor queued: push throws and the outbox is as before', async () => {
     const crossings: (number | string)[][] = []
     let fail = true
