@@ -34,9 +34,11 @@ export interface PtcConfig {
   /**
    * Isolate worker processes runs are spread over (`isolation: 'process'`; default 2,
    * `DEFAULT_ISOLATE_WORKERS`; at least 1). Every run needs a fresh isolate, which a worker makes
-   * on its own main thread between runs (about 1.1 ms); with two, one makes its next isolate while
-   * the other serves a run, so back-to-back runs do not wait for it (issue 12: a cold run 1.16x ->
-   * 0.83x raw isolated-vm). The others start with the first run that arrives while the first
+   * on its own main thread between runs (about 1.1 ms); with two, short runs back to back take
+   * turns, one making its next isolate while the other serves a run (issue 12: a cold run 1.16x ->
+   * 0.83x raw isolated-vm), and runs in flight together go to different workers. After a long run
+   * or a pause, the next run stays on the worker that served the last one, whose code is warm
+   * (`STICK_AFTER_MS`, 20 ms). The others start with the first run that arrives while the first
    * worker holds one, else with the tenth run (`DEFAULT_SPREAD_FROM_RUN`), so a host that makes a
    * few runs starts one; each costs about 70-90 MB. At most 16 (`MAX_ISOLATE_WORKERS`).
    */

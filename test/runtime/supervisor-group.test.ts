@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { IsolateRunRequest, IsolateToolOutcome } from '../../src/ptc/isolate/isolate-contract.ts'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
-import { DEFAULT_SPREAD_FROM_RUN, firstRecycleAfterRuns, IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
+import { DEFAULT_SPREAD_FROM_RUN, firstRecycleAfterRuns, IsolateSupervisorGroup, STICK_AFTER_MS, staysWithLast } from '../../src/ptc/isolate/supervisor-group.ts'
 import { isAlive } from '../helpers/process-alive.ts'
 import { until } from './harness.ts'
 
@@ -67,6 +67,34 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
     await until(() => two.workerPids.length === 2, 30_000)
     waiting[0]!({ ok: true, valueJson: '1' })
     expect(await Promise.all([first, second])).toMatchObject([{ status: 'ok', value: 1 }, { status: 'ok', value: 2 }])
+  }, 60_000)
+
+  it(`S9.1 a run stays with the worker that served the last one after a long run or a pause (${STICK_AFTER_MS} ms), and takes turns after a short one`, () => {
+    expect(staysWithLast({ lastRunMs: undefined, lastEndAt: undefined }, 1_000)).toBe(true)
+    expect(staysWithLast({ lastRunMs: STICK_AFTER_MS, lastEndAt: 1_000 }, 1_000)).toBe(true)
+    expect(staysWithLast({ lastRunMs: 4, lastEndAt: 1_000 }, 1_000 + STICK_AFTER_MS)).toBe(true)
+    expect(staysWithLast({ lastRunMs: 4, lastEndAt: 1_000 }, 1_001)).toBe(false)
+  })
+
+  it('S9.1 long runs one after another stay on one worker, as do short ones after pauses; runs in flight together are spread', async () => {
+    const two = await bothReady(group())
+    const before = two.runsByWorker
+    const busy = `const until = Date.now() + ${STICK_AFTER_MS + 10}\nwhile (Date.now() < until) {}\nreturn 1`
+    for (let run = 0; run < 4; run++) expect(await two.run(request(busy))).toMatchObject({ status: 'ok', value: 1 })
+    for (let run = 0; run < 3; run++) {
+      await new Promise((resolve) => setTimeout(resolve, STICK_AFTER_MS + 10))
+      expect(await two.run(request('return 2'))).toMatchObject({ status: 'ok', value: 2 })
+    }
+    const added = two.runsByWorker.map((count, index) => count - before[index]!)
+    expect([...added].sort()).toEqual([0, 7])
+    // Two at once: one each.
+    const waiting: ((outcome: IsolateToolOutcome) => void)[] = []
+    const dispatch = () => new Promise<IsolateToolOutcome>((resolve) => waiting.push(resolve))
+    const pair = [two.run(request('return await tools.wait({})', dispatch)), two.run(request('return await tools.wait({})', dispatch))]
+    expect(two.runsByWorker.map((count, index) => count - before[index]! - added[index]!)).toEqual([1, 1])
+    await until(() => waiting.length === 2, 30_000)
+    for (const answer of waiting) answer({ ok: true, valueJson: '1' })
+    expect(await Promise.all(pair)).toMatchObject([{ status: 'ok' }, { status: 'ok' }])
   }, 60_000)
 
   it('S9.1 runs in flight together go to different workers, and a killed worker ends only its own run', async () => {

@@ -1,10 +1,15 @@
 /**
- * Runs spread over several isolate worker processes (SPEC S9.1; issue 12: "isolates pre-created
- * on a second thread while the current run executes"). Each run needs a fresh isolate, and
- * isolated-vm makes one only synchronously, on the thread that will own it (about 1.1 ms of a
- * worker's main thread, plus disposing the last one). One worker therefore spends as long
- * between two back-to-back runs as raw isolated-vm spends on a whole run; with two, each makes
- * its next isolate while the other serves a run. Each member is a whole {@link IsolateSupervisor}
+ * Runs over several isolate worker processes (SPEC S9.1, issue 12): runs in flight together go
+ * to different workers, so one busy or held worker (`step-permission.ts`) delays no other run,
+ * and a worker may run a run's steps on its main thread only while another stands idle. Runs
+ * that come one after another take turns while they are short: each needs a fresh isolate, which
+ * isolated-vm makes only synchronously on the thread that will own it, so a worker spends about
+ * as long cleaning up after a run and making the next isolate as raw isolated-vm spends on a
+ * whole short run, and the other worker serves the next one meanwhile. After a long run, or a
+ * pause, that clean-up is done or small beside the run, and the next run stays on the worker
+ * that served the last one ({@link STICK_AFTER_MS}): the code a call runs through there is the
+ * one the JIT has warmed, where taking turns left each worker half the calls to warm up with.
+ * Each member is a whole {@link IsolateSupervisor}
  * (its own restarts, recycling and watchdogs), so a worker that crashes or is retired costs only
  * its own runs, and the others keep serving while it is replaced.
  */
@@ -24,6 +29,25 @@ const RESTART_EVERY_RUNS = 100
 /** Default of {@link SupervisorGroupOptions.spreadFromRun}. */
 export const DEFAULT_SPREAD_FROM_RUN = 10
 
+/**
+ * A run goes to the worker that served the last one, when it is free, if that run took at least
+ * this long or ended at least this long ago (ms); otherwise to the next worker in turn. Peer
+ * harness, round 27 (11:36, load 1.3): staying always made W2 (sequential calls) 94.7 -> 84.1 us
+ * a call and W4 (64 KB results) 1,099 -> 995, but W1 (back-to-back trivial runs of 4 ms) 4.12 ->
+ * 5.15 ms a run.
+ */
+export const STICK_AFTER_MS = 20
+
+/**
+ * Whether a run that ties goes to the worker that served the last one (`true`) rather than to the
+ * next in turn: before its first run, after a run of at least {@link STICK_AFTER_MS}, or when that
+ * run ended at least as long before `now` (`performance.now()`, ms).
+ */
+export function staysWithLast(last: { readonly lastRunMs: number | undefined; readonly lastEndAt: number | undefined }, now: number): boolean {
+  const { lastRunMs, lastEndAt } = last
+  return lastRunMs === undefined || lastEndAt === undefined || lastRunMs >= STICK_AFTER_MS || now - lastEndAt >= STICK_AFTER_MS
+}
+
 /** Options of an {@link IsolateSupervisorGroup}: every member's, and how many there are. */
 export interface SupervisorGroupOptions extends IsolateSupervisorOptions {
   /** Worker processes runs are spread over, 1 to {@link MAX_ISOLATE_WORKERS} (default {@link DEFAULT_ISOLATE_WORKERS}). */
@@ -40,12 +64,17 @@ interface Member {
   readonly supervisor: IsolateSupervisor
   active: number
   retryAt: number
+  /** Runs routed to this member so far (diagnostics: `runsByWorker`). */
+  served: number
+  /** How long its last run took, and when it ended (`performance.now()`, ms); `undefined` before its first. */
+  lastRunMs: number | undefined
+  lastEndAt: number | undefined
 }
 
 /**
  * Runs the first worker of member `index` (of `workers`) serves before its replacement, for
- * `recycleAfterRuns` = `recycle` (0: never): staggered (issue 12: memory), since runs alternate
- * and the workers would otherwise be replaced together, all of their warm-up at once. Member 0
+ * `recycleAfterRuns` = `recycle` (0: never): staggered (issue 12: memory), so that workers that
+ * share overlapping runs are not replaced together, all of their warm-up at once. Member 0
  * after `recycle`, the others a share of `recycle` later (none sooner: apart is enough).
  */
 export function firstRecycleAfterRuns(recycle: number, index: number, workers: number): number {
@@ -62,8 +91,8 @@ export function firstRecycleAfterRuns(recycle: number, index: number, workers: n
  * a short session) starts one process. A worker that died or was retired is
  * replaced with the next run; one whose start failed is tried again {@link RESTART_EVERY_RUNS}
  * runs later (the first one's failure is the next run's when no other worker is ready). A run
- * goes to the ready worker with the fewest runs in flight, the one after the last chosen on a tie
- * (back-to-back runs alternate), a worker a step may be holding only when every ready one may
+ * goes to the ready worker with the fewest runs in flight; on a tie, to the last chosen or the one
+ * after it (see above); a worker a step may be holding only when every ready one may
  * (`step-permission.ts`); when none is ready, to whichever starting worker is ready first, else
  * to the first worker.
  */
@@ -87,6 +116,9 @@ export class IsolateSupervisorGroup {
       supervisor: new IsolateSupervisor({ ...each, firstRecycleAfterRuns: firstRecycleAfterRuns(recycle, index, workers), mayBlock: () => mayHoldWorker(this.#members, index) }),
       active: 0,
       retryAt: index === 0 ? RESTART_EVERY_RUNS : 2,
+      served: 0,
+      lastRunMs: undefined,
+      lastEndAt: undefined,
     }))
   }
 
@@ -98,6 +130,11 @@ export class IsolateSupervisorGroup {
   /** Pids of the workers running now, one per member that has one (for tests and diagnostics). */
   get workerPids(): number[] {
     return this.#members.flatMap(({ supervisor }) => (supervisor.workerPid === undefined ? [] : [supervisor.workerPid]))
+  }
+
+  /** Runs routed to each member so far, in member order (for tests and diagnostics). */
+  get runsByWorker(): number[] {
+    return this.#members.map(({ served }) => served)
   }
 
   /** Members whose worker is ready for a run now (the routing's and `prewarm`'s first question; also for tests and diagnostics). */
@@ -142,10 +179,14 @@ export class IsolateSupervisorGroup {
     if (starting.length > 0 && !this.#members.some(readyAndFree)) await this.#firstReady(starting).catch(() => {})
     const member = this.#pick()
     member.active++
+    member.served++
+    const startedAt = performance.now()
     try {
       return await member.supervisor.run(request)
     } finally {
       member.active--
+      member.lastEndAt = performance.now()
+      member.lastRunMs = member.lastEndAt - startedAt
     }
   }
 
@@ -168,7 +209,8 @@ export class IsolateSupervisorGroup {
   #pick(): Member {
     const count = this.#members.length
     let chosen = -1
-    for (let step = 1; step <= count; step++) {
+    const first = staysWithLast(this.#members[this.#last]!, performance.now()) ? 0 : 1
+    for (let step = first; step < first + count; step++) {
       const index = (this.#last + step) % count
       if (this.#members[index]!.supervisor.workerState !== 'ready') continue
       if (chosen === -1 || routingLoad(this.#members[index]!) < routingLoad(this.#members[chosen]!)) chosen = index
