@@ -205,9 +205,9 @@ describe('limits', () => {
     expect(result.value).toBe('the arguments are too large: 1202 bytes of JSON, the limit is 1000 bytes (maxCrossingBytes); this call was not made')
   })
 
-  it('turns a too-large tool result into a ToolCallError', async () => {
+  it('S9.3 turns a too-large tool result into a ToolCallError that says the tool ran and not to repeat it', async () => {
     const { result } = await run('try { await tools.big({ size: 5000 }) } catch (e) { return [e.name, e.message] }', { limits: { maxCrossingBytes: 1000 } }, pool)
-    expect(result.value).toEqual(['ToolCallError', 'the result is too large: 5002 bytes of JSON, the limit is 1000 bytes (maxCrossingBytes). Ask the tool for less (filters, pages, handles).'])
+    expect(result.value).toEqual(['ToolCallError', 'the tool ran, but its result is too large to return: 5002 bytes of JSON, the limit is 1000 bytes (maxCrossingBytes). What the call did stands: do not repeat it to get the result; ask the tool for less (filters, pages, handles).'])
   })
 
   it('fails the run when the return value exceeds maxCrossingBytes', async () => {

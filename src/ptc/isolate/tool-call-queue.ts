@@ -252,9 +252,11 @@ export class ToolCallQueue {
   #onOutcome(call: QueuedCall, result: IsolateToolOutcome): void {
     const { limits, settle } = this.#options
     if (result?.ok === true && typeof result.valueJson === 'string') {
+      // The call has run (a package trial: the message did not say so, unlike a refused call's
+      // "this call was not made", so a model might repeat a call that changed something).
       const bytes = utf8BytesOver(result.valueJson, limits.maxCrossingBytes)
       if (bytes !== undefined) {
-        settle(call.callId, false, `the result is too large: ${bytes} bytes of JSON, the limit is ${limits.maxCrossingBytes} bytes (maxCrossingBytes). Ask the tool for less (filters, pages, handles).`)
+        settle(call.callId, false, `the tool ran, but its result is too large to return: ${bytes} bytes of JSON, the limit is ${limits.maxCrossingBytes} bytes (maxCrossingBytes). What the call did stands: do not repeat it to get the result; ask the tool for less (filters, pages, handles).`)
       } else {
         settle(call.callId, true, result.valueJson)
       }
