@@ -82,7 +82,7 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
     const busy = `const until = Date.now() + ${STICK_AFTER_MS + 10}\nwhile (Date.now() < until) {}\nreturn 1`
     for (let run = 0; run < 4; run++) expect(await two.run(request(busy))).toMatchObject({ status: 'ok', value: 1 })
     for (let run = 0; run < 3; run++) {
-      await new Promise((resolve) => setTimeout(resolve, STICK_AFTER_MS + 10))
+      await new Promise((resolve) => setTimeout(resolve, STICK_AFTER_MS * 3))
       expect(await two.run(request('return 2'))).toMatchObject({ status: 'ok', value: 2 })
     }
     const added = two.runsByWorker.map((count, index) => count - before[index]!)
@@ -95,6 +95,22 @@ describe('IsolateSupervisorGroup (S9.1, issue 12)', () => {
     await until(() => waiting.length === 2, 30_000)
     for (const answer of waiting) answer({ ok: true, valueJson: '1' })
     expect(await Promise.all(pair)).toMatchObject([{ status: 'ok' }, { status: 'ok' }])
+  }, 60_000)
+
+  it('S9.1 after runs that overlapped, the next run stays with the worker whose long run ended last, not the last chosen', async () => {
+    const two = await bothReady(group())
+    const waiting: ((outcome: IsolateToolOutcome) => void)[] = []
+    const before = two.runsByWorker
+    const long = two.run(request('return await tools.wait({})', () => new Promise<IsolateToolOutcome>((resolve) => waiting.push(resolve))))
+    const longOn = two.runsByWorker.findIndex((count, index) => count > before[index]!)
+    expect(await two.run(request('return 2'))).toMatchObject({ status: 'ok', value: 2 }) // the other worker, chosen last
+    await until(() => waiting.length === 1, 30_000)
+    await new Promise((resolve) => setTimeout(resolve, STICK_AFTER_MS * 3))
+    waiting[0]!({ ok: true, valueJson: '1' })
+    expect(await long).toMatchObject({ status: 'ok', value: 1 })
+    const after = two.runsByWorker
+    expect(await two.run(request('return 3'))).toMatchObject({ status: 'ok', value: 3 })
+    expect(two.runsByWorker[longOn]).toBe(after[longOn]! + 1)
   }, 60_000)
 
   it('S9.1 runs in flight together go to different workers, and a killed worker ends only its own run', async () => {

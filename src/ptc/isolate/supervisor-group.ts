@@ -7,8 +7,8 @@
  * as long cleaning up after a run and making the next isolate as raw isolated-vm spends on a
  * whole short run, and the other worker serves the next one meanwhile. After a long run, or a
  * pause, that clean-up is done or small beside the run, and the next run stays on the worker
- * that served the last one ({@link STICK_AFTER_MS}): the code a call runs through there is the
- * one the JIT has warmed, where taking turns left each worker half the calls to warm up with.
+ * whose run ended last ({@link STICK_AFTER_MS}): the code a call runs through there is usually
+ * the one the JIT has warmed, where taking turns left each worker half the calls to warm up with.
  * Each member is a whole {@link IsolateSupervisor}
  * (its own restarts, recycling and watchdogs), so a worker that crashes or is retired costs only
  * its own runs, and the others keep serving while it is replaced.
@@ -30,8 +30,8 @@ const RESTART_EVERY_RUNS = 100
 export const DEFAULT_SPREAD_FROM_RUN = 10
 
 /**
- * A run goes to the worker that served the last one, when it is free, if that run took at least
- * this long or ended at least this long ago (ms); otherwise to the next worker in turn. Peer
+ * On a tie, a run goes to the worker whose run ended last if that run took at least this long or
+ * ended at least this long ago (ms); otherwise to the next worker in turn. Peer
  * harness, round 27 (11:36, load 1.3): staying always made W2 (sequential calls) 94.7 -> 84.1 us
  * a call and W4 (64 KB results) 1,099 -> 995, but W1 (back-to-back trivial runs of 4 ms) 4.12 ->
  * 5.15 ms a run.
@@ -91,8 +91,8 @@ export function firstRecycleAfterRuns(recycle: number, index: number, workers: n
  * a short session) starts one process. A worker that died or was retired is
  * replaced with the next run; one whose start failed is tried again {@link RESTART_EVERY_RUNS}
  * runs later (the first one's failure is the next run's when no other worker is ready). A run
- * goes to the ready worker with the fewest runs in flight; on a tie, to the last chosen or the one
- * after it (see above); a worker a step may be holding only when every ready one may
+ * goes to the ready worker with the fewest runs in flight; on a tie, to the worker whose run ended
+ * last or the one after it (see above); a worker a step may be holding only when every ready one may
  * (`step-permission.ts`); when none is ready, to whichever starting worker is ready first, else
  * to the first worker.
  */
@@ -187,6 +187,9 @@ export class IsolateSupervisorGroup {
       member.active--
       member.lastEndAt = performance.now()
       member.lastRunMs = member.lastEndAt - startedAt
+      // The turn goes on from the worker whose run ended last (with runs that overlapped, not
+      // necessarily the last chosen).
+      this.#last = this.#members.indexOf(member)
     }
   }
 
