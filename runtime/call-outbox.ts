@@ -119,7 +119,7 @@ export function createCallOutbox(hostCall: HostCall, refused: (callId: number) =
       if (batch.length >= MAX_CALLS_A_CROSSING * 3) {
         flush(false)
         // The crossing failed here (the stack ran out): this call is neither sent nor queued.
-        if (batch.length >= MAX_CALLS_A_CROSSING * 3) throw new OriginalRangeError('Maximum call stack size exceeded: the tool call could not be sent')
+        if (batch.length >= MAX_CALLS_A_CROSSING * 3) throw new OriginalRangeError('the tool call could not be sent (the stack is nearly exhausted, or the host has gone away); it was not made')
       }
       const at = batch.length
       batch[at] = callId

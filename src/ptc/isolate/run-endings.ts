@@ -176,8 +176,9 @@ export function disposedEnding(): RunEnding {
 /**
  * The host's watchdog fired: the worker did not answer by the deadline plus its grace, so it was
  * replaced (status `timeout`). `toolsRunning`: calls the host was still running for the run. With
- * none, what kept the worker from answering was the script's own code (a package trial: one
- * `String(7n ** 50000000n)` was advised to make fewer calls), so the advice is about the code.
+ * none, what most likely kept the worker from answering was the script's own code (a package
+ * trial: one `String(7n ** 50000000n)` was advised to make fewer calls), so the advice is about
+ * the code; a starved or stopped worker process is the other cause (a review), hence "most likely".
  */
 export function unansweredDeadlineEnding(limitMs: number, toolsRunning: readonly string[]): RunEnding {
   const running = toolsRunning.length === 0 ? '' : ` Still running then: ${describeNames(toolsRunning)}.`
@@ -191,7 +192,7 @@ export function unansweredDeadlineEnding(limitMs: number, toolsRunning: readonly
 
 /** The advice of {@link unansweredDeadlineEnding} when no tool call was running. */
 const UNANSWERED_CODE_ADVICE =
-  "No tool call was running: the script's own code kept the worker busy past the deadline (an endless loop, or one operation V8 cannot interrupt, such as turning a BigInt of millions of digits into a string). Look for an endless loop or do less computation in the script."
+  "No tool call of this run was running: most likely the script's own code kept the worker busy past the deadline (an endless loop, or one operation V8 cannot interrupt, such as turning a BigInt of millions of digits into a string). Look for an endless loop or do less computation in the script."
 
 /**
  * What to do when the deadline went to tool calls. With `running` calls still going at the

@@ -45,7 +45,7 @@ describe('withCapNote (S9.7)', () => {
 describe('the watchdog deadline ending (S9.7)', () => {
   it("S9.7 with calls still running it says they may have taken effect; without, it points at the script's own code", () => {
     expect(unansweredDeadlineEnding(400, ['write_file']).error!.message).toMatch(/Still running then: 1 call: write_file\. The call still running was stopped at the deadline and may or may not have taken effect: check before making it again\./)
-    expect(unansweredDeadlineEnding(400, []).error!.message).toMatch(/so it was restarted\. No tool call was running: the script's own code kept the worker busy past the deadline .*Look for an endless loop or do less computation in the script\.$/)
+    expect(unansweredDeadlineEnding(400, []).error!.message).toMatch(/so it was restarted\. No tool call of this run was running: most likely the script's own code kept the worker busy past the deadline .*Look for an endless loop or do less computation in the script\.$/)
   })
 })
 
@@ -53,7 +53,7 @@ describe('a deadline ending said again without the calls that only awaited appro
   it("S8.1 S9.7 the watchdog's ending and the isolate's drop those calls from 'still running', one occurrence each", () => {
     const watchdog = unansweredDeadlineEnding(400, ['write_file', 'read_file']).deadline!
     expect(deadlineEndingWithout(watchdog, ['write_file']).error.message).toMatch(/Still running then: 1 call: read_file\. The call still running was stopped at the deadline/)
-    expect(deadlineEndingWithout(unansweredDeadlineEnding(400, ['write_file']).deadline!, ['write_file']).error.message).toMatch(/so it was restarted\. No tool call was running: .*do less computation in the script\.$/)
+    expect(deadlineEndingWithout(unansweredDeadlineEnding(400, ['write_file']).deadline!, ['write_file']).error.message).toMatch(/so it was restarted\. No tool call of this run was running: .*do less computation in the script\.$/)
     const isolate = deadlineEnding(1_000, { checkMs: 0, runningMs: 0, cpuMs: 0, toolWaitMs: 900, wallMs: 1_000, toolsRunning: ['guarded', 'guarded'] }).deadline!
     expect(deadlineEndingWithout(isolate, ['guarded']).error.message).toMatch(/waiting on tool calls \(1 call: guarded still running\)/)
   })
