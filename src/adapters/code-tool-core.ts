@@ -45,13 +45,18 @@ export interface CodeToolPlan {
 
 /**
  * Check `options` once.
- * @throws TypeError (one line) for a missing host, an unknown run option or an empty name.
+ * @throws TypeError (one line) for a missing host, runOptions that are not an array, an unknown run
+ *   option or an empty name.
  */
 export function planCodeTool(options: CodeToolOptions, defaultAgent: string): CodeToolPlan {
   if (!options || typeof options.host?.ctx?.tools?.execute !== 'function') {
     throw new TypeError('createCodeTool({ host }) needs a host: pass the result of `await createHost()`.')
   }
   const runOptions = options.runOptions ?? []
+  // From plain JavaScript an object (\`{ timeoutMs: true }\`) or a string arrives here too (a trial).
+  if (!Array.isArray(runOptions)) {
+    throw new TypeError(`createCodeTool: runOptions must be an array of option names, e.g. ['timeoutMs'], got ${JSON.stringify(runOptions) ?? typeof runOptions}; the model may set ${RUN_OPTIONS.join(' and ')}.`)
+  }
   const unknown = runOptions.filter((option) => !RUN_OPTIONS.includes(option))
   if (unknown.length > 0) throw new TypeError(`createCodeTool: unknown run option ${JSON.stringify(unknown[0])}; the model may set ${RUN_OPTIONS.join(' and ')}.`)
   const name = options.name ?? RUN_CODE

@@ -175,6 +175,10 @@ return caught`
     expect(Object.keys(schemaOf(withTimeout).properties)).toEqual(['code', 'timeoutMs'])
     await expect(plain.execute!({ code: 'return 1', timeoutMs: 5 } as never, { toolCallId: 't4', messages: [], context: undefined })).rejects.toThrow('run_code does not take "timeoutMs"; it takes only code.')
     expect(() => createCodeTool({ host, runOptions: ['memoryMb' as never] })).toThrow('unknown run option "memoryMb"')
+    // Not an array (plain JavaScript): the same kind of one-line error, not `runOptions.filter is not a function`.
+    for (const runOptions of [{ timeoutMs: true }, 'timeoutMs', 5]) {
+      expect(() => createCodeTool({ host, runOptions: runOptions as never })).toThrow(/^createCodeTool: runOptions must be an array of option names/)
+    }
     expect(() => createCodeTool({} as never)).toThrow('needs a host')
   })
 
