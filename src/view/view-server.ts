@@ -23,7 +23,7 @@
 import '../node-version.ts'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader } from '../server/bearer-auth.ts'
+import { bearerTokenMatches, isLoopbackHost, isLoopbackHostHeader, isLoopbackOrigin } from '../server/bearer-auth.ts'
 import { loadClientAssets, type ClientAssets } from './client-assets.ts'
 import { followJournal } from './follow-journal.ts'
 import { JournalFolder } from './journal-folder.ts'
@@ -107,6 +107,10 @@ export async function startViewer(options: ViewerOptions = {}): Promise<ViewerHa
     res.setHeader('Referrer-Policy', 'no-referrer')
     res.setHeader('Cross-Origin-Resource-Policy', 'same-origin')
     if (loopback && !isLoopbackHostHeader(req.headers.host)) return send(res, 403, { error: `Forbidden: Host "${String(req.headers.host)}" is not a loopback name.` })
+    // As `ptc serve --http` does: a page of another site (or a sandboxed one, `null`) is refused
+    // even though it could not read the answer (a trial: 200 for `Origin: http://evil.com`).
+    const origin = req.headers.origin
+    if (loopback && origin !== undefined && !isLoopbackOrigin(origin)) return send(res, 403, { error: `Forbidden: Origin "${origin}" is not a loopback origin.` })
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD')
       return send(res, 405, { error: `Method ${req.method} is not allowed; the viewer is read-only.` })

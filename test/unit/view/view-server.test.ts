@@ -149,10 +149,16 @@ describe('ptc view server (S11.6)', () => {
     expect((await get(viewer.url, '/assets/app.js')).body).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/)
   })
 
-  it('S11.6 the viewer is read-only and answers only loopback Host names on a loopback bind (DNS rebinding)', async () => {
+  it('S11.6 the viewer is read-only and answers only loopback Host names and Origins on a loopback bind (DNS rebinding, other sites)', async () => {
     expect((await get(viewer.url, '/api/sessions', {}, 'POST')).status).toBe(405)
     expect((await get(viewer.url, '/api/sessions', { Host: 'evil.example:80' })).status).toBe(403)
     expect((await get(viewer.url, '/api/sessions', { Host: 'localhost:1' })).status).toBe(200)
+    for (const origin of ['http://evil.example', 'null']) {
+      const refused = await get(viewer.url, '/api/sessions', { Origin: origin })
+      expect(refused.status).toBe(403)
+      expect(JSON.parse(refused.body).error).toBe(`Forbidden: Origin "${origin}" is not a loopback origin.`)
+    }
+    expect((await get(viewer.url, '/api/sessions', { Origin: new URL(viewer.url).origin })).status).toBe(200)
   })
 
   it('S11.6 a non-loopback bind needs a token, which every /api/ request must carry', async () => {
