@@ -96,9 +96,8 @@ class IsolateRun {
         this.callsSettled++
         this.leftovers.outcome(callId, ok, text)
         // The only call outstanding (a step): sent at once, or with those queued a microtask from now.
-        const only = this.callsSettled === this.callsMade
-        if (only && this.settlements.size === 0) this.flush([[callId, ok, text]])
-        else this.settlements.push([callId, ok, text], only)
+        if (this.callsSettled === this.callsMade) this.settlements.pushAlone([callId, ok, text])
+        else this.settlements.push([callId, ok, text])
       },
     })
   }

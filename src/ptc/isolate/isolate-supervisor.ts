@@ -125,7 +125,7 @@ export class IsolateSupervisor {
       hooks: {
         send: (message) => sendToWorker(worker, message),
         // The answer to a run's only call outstanding, with none queued, goes at once (issue 12).
-        answer: (message, soon) => (soon && worker.answers.size === 0 ? sendAnswerTurn(worker, [message]) : worker.answers.push(message, soon)),
+        answer: (message, soon) => (soon ? worker.answers.pushAlone(message) : worker.answers.push(message)),
         retire: (reason) => this.retire(worker, reason),
         ended: (ended) => {
           worker.runs.delete(ended.runId)

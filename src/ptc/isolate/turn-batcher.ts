@@ -36,11 +36,6 @@ export class TurnBatcher<Item> {
     this.#maxItems = maxItems
   }
 
-  /** Items waiting for the end of this turn. */
-  get size(): number {
-    return this.#items?.length ?? 0
-  }
-
   /**
    * Queues `item` for delivery at the end of this turn. With `soon`, the batch goes one microtask
    * from now instead, with what else is queued by then: for an item nothing else is expected to
@@ -65,6 +60,15 @@ export class TurnBatcher<Item> {
       this.#scheduled = false
       this.flush()
     })
+  }
+
+  /**
+   * The answer to the only call outstanding: delivered at once when nothing is queued (no wait, no
+   * microtask: issue 12), else queued behind what is, to go one microtask from now (`push(item, true)`).
+   */
+  pushAlone(item: Item): void {
+    if (this.#items === undefined) return this.#deliver([item])
+    this.push(item, true)
   }
 
   /** Delivers what is queued now (nothing when empty): before a message that must come after them. */

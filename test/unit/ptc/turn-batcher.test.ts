@@ -60,6 +60,18 @@ describe('TurnBatcher (issue 12)', () => {
     expect(delivered).toEqual([[1, 2, 3], [4]])
   })
 
+  it('pushAlone delivers at once when nothing waits, and otherwise goes one microtask later behind what does', async () => {
+    const delivered: number[][] = []
+    const batcher = new TurnBatcher<number>((items) => delivered.push(items))
+    batcher.pushAlone(1)
+    expect(delivered).toEqual([[1]])
+    batcher.push(2)
+    batcher.pushAlone(3)
+    expect(delivered).toEqual([[1]])
+    await Promise.resolve()
+    expect(delivered).toEqual([[1], [2, 3]])
+  })
+
   it('with soon, items pushed at the same microtask depth (the answers of one IPC message) go in one batch', async () => {
     const delivered: number[][] = []
     const batcher = new TurnBatcher<number>((items) => delivered.push(items))
