@@ -144,6 +144,17 @@ export function rawRunner(hostCall: RawHostCall = callHostTool): ScriptRunner {
   }
 }
 
+/** Raw isolated-vm in a worker process: a {@link ScriptRunner}, its pid, and any code with any host function. */
+export interface RawProcessRunner extends ScriptRunner {
+  pid: number | undefined
+  /**
+   * Runs `code` (the body of an async function) there with `tools.<name>` for each of `names`,
+   * each call answered by `hostCall`; one run at a time. Resolves to the JSON of what it returned.
+   * @throws Error when the script throws, a call's answer is a failure, or the child exits.
+   */
+  runCode(code: string, names: readonly string[], hostCall: RawHostCall): Promise<string | undefined>
+}
+
 /**
  * Raw isolated-vm in a worker process (`raw-worker-child.ts`): each call crosses the product's
  * worker channel (`startWorker`'s `channel: 'frames'`) to this process, where `hostCall` answers
@@ -151,7 +162,8 @@ export function rawRunner(hostCall: RawHostCall = callHostTool): ScriptRunner {
  * (issue 12). With `drive: 'sync'` the child drives its isolate from its main thread instead
  * (`sync-worker-child.ts`), as the product's worker runs a sequential step while another worker is idle.
  */
-export async function rawProcessRunner(hostCall: RawHostCall = callHostTool, drive: 'isolate thread' | 'sync' = 'isolate thread'): Promise<ScriptRunner & { pid: number | undefined }> {
+export async function rawProcessRunner(hostCall: RawHostCall = callHostTool, drive: 'isolate thread' | 'sync' = 'isolate thread'): Promise<RawProcessRunner> {
+  let answer = hostCall
   let finished: ((message: { json?: string; error?: string }) => void) | undefined
   const { promise: ready, resolve: markReady } = Promise.withResolvers<void>()
   const child = startWorker<object, { type: string; callId?: number; name?: string; argsJson?: string; json?: string; error?: string }>({
@@ -161,9 +173,9 @@ export async function rawProcessRunner(hostCall: RawHostCall = callHostTool, dri
     onMessage(message) {
       if (message.type === 'ready') markReady()
       else if (message.type === 'call') {
-        hostCall(message.name!, message.argsJson!).then(
+        answer(message.name!, message.argsJson!).then(
           (json) => child.send({ type: 'answer', callId: message.callId, json }),
-          (error: unknown) => child.send({ type: 'answer', callId: message.callId, error: String(error) }),
+          (error: unknown) => child.send({ type: 'answer', callId: message.callId, error: error instanceof Error ? error.message : String(error) }),
         )
       } else if (message.type === 'done') finished?.(message)
     },
@@ -171,13 +183,19 @@ export async function rawProcessRunner(hostCall: RawHostCall = callHostTool, dri
     onExit: (description) => finished?.({ error: `the child exited (${description})` }),
   })
   await ready
+  const runCode: RawProcessRunner['runCode'] = async (code, names, runHostCall) => {
+    const done = new Promise<{ json?: string; error?: string }>((resolve) => (finished = resolve))
+    answer = runHostCall
+    child.send({ type: 'run', code, names })
+    const { json, error } = await done
+    if (error !== undefined) throw new Error(`raw isolated-vm in a worker process: ${error}`)
+    return json
+  }
   return {
     pid: child.id,
+    runCode,
     async run(script) {
-      const done = new Promise<{ json?: string; error?: string }>((resolve) => (finished = resolve))
-      child.send({ type: 'run', code: SCRIPTS[script].code, names: Object.keys(HOST_TOOLS) })
-      const { json, error } = await done
-      if (error !== undefined) throw new Error(`raw isolated-vm in a worker process: ${error}`)
+      const json = await runCode(SCRIPTS[script].code, Object.keys(HOST_TOOLS), hostCall)
       expectValue(script, json === undefined ? undefined : JSON.parse(json), 'raw isolated-vm in a worker process')
     },
     async close() {
