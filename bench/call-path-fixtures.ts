@@ -64,15 +64,17 @@ function expectValue(script: ScriptName, value: unknown, who: string): void {
   if (value !== SCRIPTS[script].expect) throw new Error(`${who}: ${script} returned ${JSON.stringify(value)}, expected ${SCRIPTS[script].expect}`)
 }
 
-/** The product as the harness's `ours` (`'process'`) and `ours-inline` adapters wire it. */
-export async function productRunner(isolation: 'process' | 'inline'): Promise<ScriptRunner & { host: Host }> {
-  const workspace = mkdtempSync(path.join(tmpdir(), 'ptc-bench-calls-'))
-  const host = await createHost({ workspace, journal: false, ptc: { typecheck: false, ...(isolation === 'inline' && { isolation: 'inline' }), limits: { maxToolCalls: 100_000 } } })
+/**
+ * Registers `tools` on `host` as the harness's `ours` adapters do: permissive schemas (any
+ * object in, any value out), a one-line render, and concurrency-safe, so calls from
+ * `Promise.all` may overlap.
+ */
+export async function registerHarnessTools(host: Host, tools: Record<string, (args: never) => Promise<unknown>>): Promise<void> {
   await host.ctx.plugin({
-    name: 'bench-call-tools',
+    name: 'bench-harness-tools',
     inject: ['tools'],
     apply(ctx) {
-      for (const [name, body] of Object.entries(HOST_TOOLS)) {
+      for (const [name, body] of Object.entries(tools)) {
         ctx.tools.register(
           defineTool({
             name,
@@ -80,12 +82,19 @@ export async function productRunner(isolation: 'process' | 'inline'): Promise<Sc
             parameters: z.looseObject({}),
             output: { schema: z.unknown(), render: () => [{ type: 'text', text: name }] },
             isConcurrencySafe: () => true,
-            execute: (args) => body(args as { i?: number }) as never,
+            execute: (args) => body(args as never) as never,
           }),
         )
       }
     },
   })
+}
+
+/** The product as the harness's `ours` (`'process'`) and `ours-inline` adapters wire it. */
+export async function productRunner(isolation: 'process' | 'inline'): Promise<ScriptRunner & { host: Host }> {
+  const workspace = mkdtempSync(path.join(tmpdir(), 'ptc-bench-calls-'))
+  const host = await createHost({ workspace, journal: false, ptc: { typecheck: false, ...(isolation === 'inline' && { isolation: 'inline' }), limits: { maxToolCalls: 100_000 } } })
+  await registerHarnessTools(host, HOST_TOOLS)
   const execute = async (code: string): Promise<unknown> => {
     const result = await host.ctx.tools.execute({ name: 'run_code', arguments: { code, typecheck: false } }, { agent: 'bench' })
     const value = result.value as { status?: string; value?: unknown; error?: unknown } | undefined

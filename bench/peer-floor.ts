@@ -16,11 +16,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { z } from 'zod'
-import { createHost, defineTool, type Host } from '../src/index.ts'
+import { createHost, type Host } from '../src/index.ts'
 import { untraced } from '../src/pipeline/cordis-adapter.ts'
 import type { IsolateRunRequest, IsolateRunResult, IsolateToolOutcome } from '../src/ptc/isolate/isolate-contract.ts'
-import { rawProcessRunner, type RawHostCall } from './call-path-fixtures.ts'
+import { rawProcessRunner, registerHarnessTools, type RawHostCall } from './call-path-fixtures.ts'
 import { runRawIsolate } from './raw-isolate.ts'
 
 /** A harness peer's runner: `run(code)` answers `{ value }` or `{ error }` (never throws for a failed run). */
@@ -46,24 +45,7 @@ export async function createFloorRunner(tools: HarnessTools, isolation: 'inline'
   const workspace = mkdtempSync(path.join(tmpdir(), 'ptc-bench-floor-'))
   // Inline: the service's own isolates are never used, and no worker process is started for them.
   const host = await createHost({ workspace, journal: false, ptc: { typecheck: false, isolation: 'inline', limits: { maxToolCalls: MAX_TOOL_CALLS } } })
-  await host.ctx.plugin({
-    name: 'bench-floor-tools',
-    inject: ['tools'],
-    apply(ctx) {
-      for (const [name, body] of Object.entries(tools)) {
-        ctx.tools.register(
-          defineTool({
-            name,
-            description: `bench tool ${name}`,
-            parameters: z.looseObject({}),
-            output: { schema: z.unknown(), render: () => [{ type: 'text', text: name }] },
-            isConcurrencySafe: () => true,
-            execute: (args) => body(args as never) as never,
-          }),
-        )
-      }
-    },
-  })
+  await registerHarnessTools(host, tools)
   const child = isolation === 'process' ? await rawProcessRunner(undefined, 'sync') : undefined
   const runRaw = (code: string, names: readonly string[], hostCall: RawHostCall) => (child ? child.runCode(code, names, hostCall) : runRawIsolate(code, names, hostCall))
   const service = untraced(host.ctx.ptc) as unknown as { runInIsolation: (request: IsolateRunRequest) => Promise<IsolateRunResult> }
