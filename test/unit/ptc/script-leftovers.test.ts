@@ -59,7 +59,8 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     )
     ctx.on('tools/result', (result) => void results.push(result))
   })
-  const run = (code: string, timeoutMs?: number): Promise<RunCodeValue> => rootOf().ptc.run(code, timeoutMs === undefined ? {} : { timeoutMs })
+  const run = (code: string, timeoutMs?: number, memoryMb?: number): Promise<RunCodeValue> =>
+    rootOf().ptc.run(code, { ...(timeoutMs !== undefined && { timeoutMs }), ...(memoryMb !== undefined && { memoryMb }) })
   const resultsOf = (name: string) => results.filter((result) => result.name === name)
   const kinds = (value: RunCodeValue) => (value.warnings ?? []).map((warning) => warning.kind)
 
@@ -265,9 +266,10 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     const spin = await run('(async () => { await null; for (;;) await null })()\nreturn "the answer"', 1_000)
     expect(spin).toMatchObject({ status: 'ok', value: 'the answer' })
     expect(spin.warnings).toEqual([{ kind: 'kept-running', message: expect.stringMatching(/^The script returned, but its code kept running after that .* until the run's wall-clock limit stopped it; its result stands\./) }])
-    const grow = await run('const junk = []\n;(async () => { await null; for (;;) { await null; junk.push(new Array(10_000).fill(1)) } })()\nreturn "the answer"', 20_000)
+    // 32 MB, not the default 128: the same limit is reached with a quarter of the allocation.
+    const grow = await run('const junk = []\n;(async () => { await null; for (;;) { await null; junk.push(new Array(10_000).fill(1)) } })()\nreturn "the answer"', 20_000, 32)
     expect(grow).toMatchObject({ status: 'ok', value: 'the answer' })
-    expect(grow.warnings).toEqual([{ kind: 'kept-running', message: expect.stringMatching(/until the memory limit \(128 MB\) stopped it; its result stands/) }])
+    expect(grow.warnings).toEqual([{ kind: 'kept-running', message: expect.stringMatching(/until the memory limit \(32 MB\) stopped it; its result stands/) }])
     expect(await run('return 2')).toMatchObject({ status: 'ok', value: 2 })
   })
 })
