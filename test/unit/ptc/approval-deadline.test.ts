@@ -15,7 +15,9 @@ import { Ptc } from '../../../src/ptc/ptc-service.ts'
 import * as serveTools from '../../fixtures/serve-tools.ts'
 import { createRoot } from '../../helpers/registry.ts'
 
-describe.each(['process', 'inline'] as const)('a deadline during an approval, isolation %s', (isolation) => {
+// The two modes run side by side (each its own root, responder and journal; nearly all of their
+// time is spent waiting for deadlines); the tests of one mode run one after another, as they share its responder.
+describe.each(['process', 'inline'] as const)('a deadline during an approval, isolation %s', { concurrent: true }, (isolation) => {
   let root: Context
   let dispose: () => unknown
   /** How the responder answers the next request; by default it never does (until the call is withdrawn). */
@@ -42,57 +44,59 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
 
   const run = (code: string, timeoutMs: number) => root.ptc.run(code, { typecheck: false, timeoutMs, agent: 'approver' })
 
-  it('S5.1 S8.1 S9.1 the timeout names the call awaiting approval, says nobody answered in time, and advises answering sooner or raising timeoutMs', async () => {
-    respond = neverAnswered
-    const result = await run('await tools.guarded({}); return 1', 1_500)
-    expect(result).toMatchObject({ status: 'timeout', toolCalls: 1, error: { name: 'TimeoutError' } })
-    const message = result.error!.message
-    expect(message).toMatch(/^The script did not finish within the wall-clock limit of 1500 ms \(wallClockMs\): for \d+ ms of it the script waited for approval of a tool call \(1 call: guarded\), and nobody answered the approval prompt in time, so the call was not made\. /)
-    expect(message).toMatch(/Answer the approval prompt sooner, or raise timeoutMs/)
-    expect(message).not.toMatch(/fewer|still running/)
-  }, 60_000)
+  describe('one test at a time', { concurrent: false }, () => {
+    it('S5.1 S8.1 S9.1 the timeout names the call awaiting approval, says nobody answered in time, and advises answering sooner or raising timeoutMs', async () => {
+      respond = neverAnswered
+      const result = await run('await tools.guarded({}); return 1', 1_500)
+      expect(result).toMatchObject({ status: 'timeout', toolCalls: 1, error: { name: 'TimeoutError' } })
+      const message = result.error!.message
+      expect(message).toMatch(/^The script did not finish within the wall-clock limit of 1500 ms \(wallClockMs\): for \d+ ms of it the script waited for approval of a tool call \(1 call: guarded\), and nobody answered the approval prompt in time, so the call was not made\. /)
+      expect(message).toMatch(/Answer the approval prompt sooner, or raise timeoutMs/)
+      expect(message).not.toMatch(/fewer|still running/)
+    }, 60_000)
 
-  it('S8.2 the call cut off by the deadline while it awaited approval is journaled as not answered (unavailable, stopped), then cancelled, never as refused', async () => {
-    // As the terminal and MCP prompts did: the call's stop ends the prompt with 'denied'.
-    let callId: string | undefined
-    respond = ({ execution }) => new Promise((resolve) => ((callId = execution.callId), execution.callerSignal.addEventListener('abort', () => resolve('denied'), { once: true })))
-    const result = await run('await tools.guarded({}); return 1', 1_000)
-    expect(result).toMatchObject({ status: 'timeout' })
-    const records = readFileSync(join(dir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
-    const mine = records.filter((record) => record.callId === callId)
-    expect(mine.map((record) => [record.type, record.outcome ?? (record.error as { kind?: string } | undefined)?.kind ?? '-', record.stopped ?? '-'])).toEqual([
-      ['tool/call', '-', '-'],
-      ['tool/approval', 'unavailable', true],
-      ['tool/result', 'cancelled', '-'],
-    ])
-  }, 60_000)
+    it('S8.2 the call cut off by the deadline while it awaited approval is journaled as not answered (unavailable, stopped), then cancelled, never as refused', async () => {
+      // As the terminal and MCP prompts did: the call's stop ends the prompt with 'denied'.
+      let callId: string | undefined
+      respond = ({ execution }) => new Promise((resolve) => ((callId = execution.callId), execution.callerSignal.addEventListener('abort', () => resolve('denied'), { once: true })))
+      const result = await run('await tools.guarded({}); return 1', 1_000)
+      expect(result).toMatchObject({ status: 'timeout' })
+      const records = readFileSync(join(dir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+      const mine = records.filter((record) => record.callId === callId)
+      expect(mine.map((record) => [record.type, record.outcome ?? (record.error as { kind?: string } | undefined)?.kind ?? '-', record.stopped ?? '-'])).toEqual([
+        ['tool/call', '-', '-'],
+        ['tool/approval', 'unavailable', true],
+        ['tool/result', 'cancelled', '-'],
+      ])
+    }, 60_000)
 
-  it('S8.1 an approval answered in time is not blamed: the deadline accounts for the time as before', async () => {
-    respond = () => new Promise((resolve) => setTimeout(() => resolve('allowed-once'), 50))
-    const result = await run('await tools.guarded({}); await new Promise(() => {})', 1_000)
-    expect(result).toMatchObject({ status: 'timeout', toolCalls: 1 })
-    expect(result.error?.message).toMatch(/most of it went to waiting on nothing/)
-    expect(result.error?.message).not.toMatch(/approval/)
-  }, 60_000)
+    it('S8.1 an approval answered in time is not blamed: the deadline accounts for the time as before', async () => {
+      respond = () => new Promise((resolve) => setTimeout(() => resolve('allowed-once'), 50))
+      const result = await run('await tools.guarded({}); await new Promise(() => {})', 1_000)
+      expect(result).toMatchObject({ status: 'timeout', toolCalls: 1 })
+      expect(result.error?.message).toMatch(/most of it went to waiting on nothing/)
+      expect(result.error?.message).not.toMatch(/approval/)
+    }, 60_000)
 
-  it('S5.1 S8.1 an approval asked just before the deadline, after the time went to other calls, keeps the account of the tool calls (the call awaiting approval not among those still running) and adds that it was not made', async () => {
-    respond = neverAnswered
-    const result = await run('await tools.sleep({ ms: 1_200 }); await tools.guarded({})', 1_500)
-    expect(result).toMatchObject({ status: 'timeout' })
-    expect(result.error?.message).toMatch(/most of it went to waiting on tool calls/)
-    expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
-    // The call awaiting approval is not also one "still running" that "may have taken effect".
-    expect(result.error?.message).not.toMatch(/still running|may or may not have taken effect/)
-    expect(result).not.toHaveProperty('deadline')
-  }, 60_000)
+    it('S5.1 S8.1 an approval asked just before the deadline, after the time went to other calls, keeps the account of the tool calls (the call awaiting approval not among those still running) and adds that it was not made', async () => {
+      respond = neverAnswered
+      const result = await run('await tools.sleep({ ms: 1_200 }); await tools.guarded({})', 1_500)
+      expect(result).toMatchObject({ status: 'timeout' })
+      expect(result.error?.message).toMatch(/most of it went to waiting on tool calls/)
+      expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
+      // The call awaiting approval is not also one "still running" that "may have taken effect".
+      expect(result.error?.message).not.toMatch(/still running|may or may not have taken effect/)
+      expect(result).not.toHaveProperty('deadline')
+    }, 60_000)
 
-  it('S5.1 S8.1 a busy loop before a call that then awaits approval: the busy loop is blamed, and the call awaiting approval is named as not made', async () => {
-    respond = neverAnswered
-    const result = await run("const t = Date.now(); while (Date.now() - t < 1_300) {} return (await tools.guarded({})) !== undefined", 2_000)
-    expect(result).toMatchObject({ status: 'timeout' })
-    expect(result.error?.message).toMatch(/most of it went to running the script's code/)
-    expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
-  }, 60_000)
+    it('S5.1 S8.1 a busy loop before a call that then awaits approval: the busy loop is blamed, and the call awaiting approval is named as not made', async () => {
+      respond = neverAnswered
+      const result = await run("const t = Date.now(); while (Date.now() - t < 1_300) {} return (await tools.guarded({})) !== undefined", 2_000)
+      expect(result).toMatchObject({ status: 'timeout' })
+      expect(result.error?.message).toMatch(/most of it went to running the script's code/)
+      expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
+    }, 60_000)
+  })
 })
 
 describe('the approval deadline ending (S8.1)', () => {
