@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { groupAlive } from '../helpers/process-alive.ts'
 import { NODE_ARGS } from './serve-helpers.ts'
 
 const INSPECTOR_PACKAGE = createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')
@@ -20,21 +21,11 @@ interface InspectorOutcome {
   code: number | null
   stdout: string
   stderr: string
-  /** Whether a process of the Inspector's group was still alive a while after it exited. */
+  /** Whether a process of the Inspector's group was still running (a zombie is not) a while after it exited. */
   leftBehind: boolean
 }
 
 const groups = new Set<number>()
-
-/** Whether any process of process group `pgid` is alive. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** Run `mcp-inspector --cli <ptc serve --stdio …> …args` in its own process group. */
 function inspector(workspace: string, args: string[]): Promise<InspectorOutcome> {

@@ -30,3 +30,22 @@ export function childPids(marker: string, parent = process.pid): number[] {
   }
   return pids
 }
+
+/**
+ * Whether a live process (not a zombie) is in process group `pgid`, read from /proc (Linux). A
+ * process whose parent exited first is reaped by init, which may take a second or more: `kill(-pgid,
+ * 0)` still finds it until then, although it no longer runs.
+ */
+export function groupAlive(pgid: number): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(group) === pgid && state !== 'Z') return true
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return false
+}
