@@ -9,6 +9,7 @@
 import ivm from 'isolated-vm'
 import type { HostCall, HostFinish, HostLog } from '../../../runtime/bridge-types.ts'
 import { reportIsolateCatastrophe } from './isolate-catastrophe.ts'
+import { warnWithoutNoNodeSnapshot } from './no-node-snapshot-warning.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 import { madeRuntimeSnapshot, RUNTIME_FILENAME, runtimeSnapshot, SNAPSHOT_INSTALL_GLOBAL } from './runtime-snapshot.ts'
 import type { SettleReference } from './settle-entries.ts'
@@ -65,14 +66,13 @@ export interface PrepareIsolateOptions {
   /**
    * Whether the context and the runtime are made on the isolate's own thread (two asynchronous
    * entries) instead of the calling one. Default false: synchronous entries are quicker from start
-   * to end, for a run waiting for the isolate; a pool's background refill sets it, so the calling
-   * thread (the isolate worker's, or the host's with `isolation: 'inline'`) is busy only for
-   * `new ivm.Isolate` (about 1.1 ms) while runs go on (issue 12).
+   * to end, for a run waiting for the isolate; a pool's background refill sets it (unless
+   * `prepareOffThread` is false), so the calling thread (the host's with `isolation: 'inline'`)
+   * is busy only for `new ivm.Isolate` (about 1.1 ms) while runs go on (issue 12).
    */
   offThread?: boolean
 }
 
-let snapshotWarningShown = false
 /** The two kinds of host callbacks (see `prepareIsolate`), shared: isolated-vm keeps each options object its callbacks were made with. */
 const [LATER, NOW] = [Object.freeze({ ignored: true }), Object.freeze({ sync: true })]
 
@@ -166,11 +166,18 @@ export interface IsolatePoolOptions {
    * (`run-housekeeping.ts`; issue 12).
    */
   afterRun?: (cleanUp: () => void) => void
+  /**
+   * Whether a refill makes the context and runtime on the isolate's thread (`offThread`). Default
+   * true: inline, this thread is the host's. The isolate worker passes false: two workers take
+   * short runs in turn, so one refills while the other serves, and waking an isolate thread only
+   * competed with that run for the cores (issue 12: back-to-back trivial runs 3.43 -> 3.05 ms).
+   */
+  prepareOffThread?: boolean
 }
 
 /**
  * A small pool of {@link PreparedIsolate}s, refilled in the background after each run, one
- * isolate at a time, off this thread except for `new ivm.Isolate` (`offThread`).
+ * isolate at a time, off this thread except for `new ivm.Isolate` unless `prepareOffThread` is false.
  * It holds no timers and no handles of its own (an `afterRun` may), so it never keeps the process
  * alive; call `dispose()` to free the idle isolates.
  *
@@ -182,6 +189,7 @@ export class IsolatePool {
   readonly size: number
   readonly memoryMb: number
   private readonly afterRun: ((cleanUp: () => void) => void) | undefined
+  private readonly prepareOffThread: boolean
   private readonly idle: PreparedIsolate[] = []
   private filling = 0
   /** How many idle isolates a refill aims at, and whether it makes the runtime snapshot (see `refill`). */
@@ -203,6 +211,7 @@ export class IsolatePool {
     this.size = Math.max(0, Math.floor(options.size ?? 2))
     this.memoryMb = options.memoryMb ?? 128
     this.afterRun = options.afterRun
+    this.prepareOffThread = options.prepareOffThread ?? true
     this.refill(Math.min(1, this.size), false)
   }
 
@@ -270,7 +279,7 @@ export class IsolatePool {
     if (this.disposed || this.filling > 0 || this.idle.length >= this.target) return
     this.filling++
     this.made.background++
-    prepareIsolate({ memoryMb: this.memoryMb, makeSnapshot: this.makeSnapshot, offThread: true }).then(
+    prepareIsolate({ memoryMb: this.memoryMb, makeSnapshot: this.makeSnapshot, offThread: this.prepareOffThread }).then(
       (prepared) => {
         this.filling--
         if (this.disposed) disposeQuietly(prepared.isolate)
@@ -286,14 +295,5 @@ export class IsolatePool {
         this.waiters.shift()?.(undefined)
       },
     )
-  }
-}
-
-function warnWithoutNoNodeSnapshot(): void {
-  if (snapshotWarningShown) return
-  snapshotWarningShown = true
-  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
-  if (!flags.includes('--no-node-snapshot')) {
-    process.emitWarning('isolated-vm on Node >= 20 needs `node --no-node-snapshot`; without it isolates may crash the process.', { code: 'PTC_NO_NODE_SNAPSHOT' })
   }
 }

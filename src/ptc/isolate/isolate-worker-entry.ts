@@ -33,7 +33,7 @@ const options = JSON.parse(process.argv[2] ?? '{}') as Partial<IsolateWorkerOpti
  */
 const gc = takeWorkerGc()
 const housekeeping = new RunHousekeeping(HOUSEKEEPING_DELAY_MS, undefined, gc && { collect: gc, everyRuns: FULL_GC_EVERY_RUNS })
-const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128, afterRun: housekeeping.afterRun })
+const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128, afterRun: housekeeping.afterRun, prepareOffThread: false })
 const runs = new Map<string, AbortController>()
 /**
  * Whether the host's last answers let their step run on this thread (`WorkerAnswersMessage.mayBlock`);
