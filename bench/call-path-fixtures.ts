@@ -158,8 +158,9 @@ export interface RawProcessRunner extends ScriptRunner {
   pid: number | undefined
   /**
    * Runs `code` (the body of an async function) there with `tools.<name>` for each of `names`,
-   * each call answered by `hostCall`; one run at a time. Resolves to the JSON of what it returned.
-   * @throws Error when the script throws, a call's answer is a failure, or the child exits.
+   * each call answered by `hostCall` (a rejection reaches the script as the call's rejection);
+   * one run at a time. Resolves to the JSON of what it returned.
+   * @throws Error when the script throws (a failed call it does not catch, too) or the child exits.
    */
   runCode(code: string, names: readonly string[], hostCall: RawHostCall): Promise<string | undefined>
 }
@@ -173,6 +174,8 @@ export interface RawProcessRunner extends ScriptRunner {
  */
 export async function rawProcessRunner(hostCall: RawHostCall = callHostTool, drive: 'isolate thread' | 'sync' = 'isolate thread'): Promise<RawProcessRunner> {
   let answer = hostCall
+  /** Why the child is gone, once it is: a later run fails at once instead of waiting. */
+  let exited: string | undefined
   let finished: ((message: { json?: string; error?: string }) => void) | undefined
   const { promise: ready, resolve: markReady } = Promise.withResolvers<void>()
   const child = startWorker<object, { type: string; callId?: number; name?: string; argsJson?: string; json?: string; error?: string }>({
@@ -189,10 +192,14 @@ export async function rawProcessRunner(hostCall: RawHostCall = callHostTool, dri
       } else if (message.type === 'done') finished?.(message)
     },
     // A child that dies fails the run in progress instead of leaving it waiting.
-    onExit: (description) => finished?.({ error: `the child exited (${description})` }),
+    onExit: (description) => {
+      exited = `the child exited (${description})`
+      finished?.({ error: exited })
+    },
   })
   await ready
   const runCode: RawProcessRunner['runCode'] = async (code, names, runHostCall) => {
+    if (exited !== undefined) throw new Error(`raw isolated-vm in a worker process: ${exited}`)
     const done = new Promise<{ json?: string; error?: string }>((resolve) => (finished = resolve))
     answer = runHostCall
     child.send({ type: 'run', code, names })
