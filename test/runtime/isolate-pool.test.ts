@@ -163,10 +163,11 @@ describe('IsolatePool', () => {
   })
 
   it.each([
+    [undefined, 0],
     [true, 0],
     [false, 1],
   ])('S9.1 a pool refills in the background; with prepareOffThread %s the isolate that replaces a released one is ready after the microtasks queued at the release only when made on the calling thread (%i idle then; issue 12)', async (prepareOffThread, idleThen) => {
-    pool = new IsolatePool({ size: 1, prepareOffThread })
+    pool = new IsolatePool({ size: 1, ...(prepareOffThread !== undefined && { prepareOffThread }) })
     await expect.poll(() => pool!.idleCount).toBe(1)
     const taken = await pool.take() // The idle one: nothing is being prepared now.
     taken.isolate.dispose()
@@ -178,6 +179,21 @@ describe('IsolatePool', () => {
     })
     expect(idleAfterMicrotasks).toBe(idleThen)
     await expect.poll(() => pool!.idleCount).toBe(1)
+  })
+
+  it('S9.1 a pool that prepares on the calling thread makes one isolate in one go and the next a turn later, so messages get in between (issue 12)', async () => {
+    pool = new IsolatePool({ size: 2, prepareOffThread: false })
+    await expect.poll(() => pool!.idleCount).toBe(1) // a new pool prepares one
+    const first = await pool.take()
+    first.isolate.dispose()
+    first.onReleased?.() // refills to 2: one preparation now, the next on a later turn
+    const idleAfterMicrotasks = await new Promise((resolve) => {
+      let hops = 0
+      const hop = (): void => (++hops < 10_000 ? queueMicrotask(hop) : resolve(pool!.idleCount))
+      queueMicrotask(hop)
+    })
+    expect(idleAfterMicrotasks).toBe(1)
+    await expect.poll(() => pool!.idleCount).toBe(2)
   })
 
   it('S9.1 a take() while the pool is still preparing gets that isolate instead of preparing another, and the pool refills after it (issue 12)', async () => {

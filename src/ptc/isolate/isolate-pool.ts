@@ -159,18 +159,18 @@ export interface IsolatePoolOptions {
   /** Heap limit in MB of the pooled isolates (default 128). Runs with another limit bypass the pool. */
   memoryMb?: number
   /**
-   * When a run's clean-up (disposing its isolate, starting the replacement: about 1.2 ms of this
-   * thread's CPU, nearly all of it `new ivm.Isolate`; the rest is made on the isolate's thread)
-   * happens once the run has answered: `afterRun(cleanUp)` schedules it. Default:
-   * on the next turn (`setImmediate`). The isolate worker process passes `RunHousekeeping`'s
-   * (`run-housekeeping.ts`; issue 12).
+   * When a run's clean-up (disposing its isolate, about 0.3 ms, and starting the replacement, see
+   * `prepareOffThread`) happens once the run has answered: `afterRun(cleanUp)` schedules it.
+   * Default: on the next turn (`setImmediate`). The isolate worker passes `RunHousekeeping`'s (issue 12).
    */
   afterRun?: (cleanUp: () => void) => void
   /**
-   * Whether a refill makes the context and runtime on the isolate's thread (`offThread`). Default
+   * Whether a refill makes the context and runtime on the isolate's thread (`offThread`: this
+   * thread spends about 1.8 ms a preparation, nearly all `new ivm.Isolate`, else 2.5). Default
    * true: inline, this thread is the host's. The isolate worker passes false: two workers take
-   * short runs in turn, so one refills while the other serves, and waking an isolate thread only
-   * competed with that run for the cores (issue 12: back-to-back trivial runs 3.43 -> 3.05 ms).
+   * short runs in turn, so one refills while the other serves, and waking an isolate thread
+   * competed with that run for the cores (S9.1, issue 12: back-to-back trivial runs 3.43 -> 3.05
+   * ms). Made here, a preparation runs in one go; the next waits a turn, so messages get in.
    */
   prepareOffThread?: boolean
 }
@@ -200,9 +200,7 @@ export class IsolatePool {
   private disposed = false
 
   /** Isolates prepared and not taken yet (for tests and diagnostics). */
-  get idleCount(): number {
-    return this.idle.length
-  }
+  get idleCount(): number { return this.idle.length }
 
   /** Isolates this pool has prepared, in the background and for a `take()` that found none (for tests and diagnostics). */
   readonly made = { background: 0, onDemand: 0 }
@@ -285,7 +283,8 @@ export class IsolatePool {
         if (this.disposed) disposeQuietly(prepared.isolate)
         else if (this.waiters.length > 0) this.waiters.shift()!(prepared)
         else this.idle.push(prepared)
-        this.refill(this.target, this.makeSnapshot)
+        if (this.prepareOffThread) this.refill(this.target, this.makeSnapshot)
+        else setImmediate(() => this.refill(this.target, this.makeSnapshot))
       },
       () => {
         // A failed background preparation ends the refill (retrying at once could loop on a

@@ -1,6 +1,6 @@
 /**
- * The warning for a process that makes isolates without `node --no-node-snapshot`, which
- * isolated-vm needs on Node >= 20 (its README; laverdet/isolated-vm#420): once per process.
+ * The warning for a process that makes isolates (SPEC S9.1) without `node --no-node-snapshot`,
+ * which isolated-vm needs on Node >= 20 (its README; laverdet/isolated-vm#420): once per process.
  */
 
 let shown = false

@@ -1,7 +1,7 @@
 /**
  * When the isolate worker process cleans up after a run (issue 12): disposing the run's isolate
- * and starting its replacement, about 1.2 ms of the worker's main thread (2.5 ms before the pool
- * made contexts on the isolate's own thread). Right after the answer, that work competes with the
+ * and preparing its replacement, about 3 ms of the worker's main thread, which makes the context
+ * and runtime too (`IsolatePoolOptions.prepareOffThread`). Right after the answer, that work competes with the
  * host the answer just woke, which the kernel often queues on the same core (`perf sched
  * timehist`: the host waited 0.9-2.4 ms for it while the other core was idle), so a run that
  * comes after a pause, as a model's runs do, is answered in twice the time.
@@ -41,7 +41,7 @@ export const FULL_GC_EVERY_RUNS = 500
 
 /**
  * A run this soon after the answer before it (ms) starts back-to-back runs: a delayed clean-up
- * (2 ms, then about 1.2 ms of work) would not have finished, so it would fall inside this run. A
+ * (2 ms, then about 3 ms of work) would not have finished, so it would fall inside this run. A
  * tight loop of runs measured gaps of 1.96-2.34 ms, right at the delay, on a loaded 2-core machine.
  */
 export const BACK_TO_BACK_MS = 5
