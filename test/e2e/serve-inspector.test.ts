@@ -21,7 +21,7 @@ interface InspectorOutcome {
   code: number | null
   stdout: string
   stderr: string
-  /** Whether a process of the Inspector's group was still running (a zombie is not) a while after it exited. */
+  /** Whether a process of the Inspector's group was still running (a zombie is not) a while after it exited; also true when the group was not seen running at its start (the check itself failed). */
   leftBehind: boolean
 }
 
@@ -36,6 +36,8 @@ function inspector(workspace: string, args: string[]): Promise<InspectorOutcome>
     env: { ...process.env, MCP_CATALOG_PATH: join(workspace, 'inspector-catalog.json') },
   })
   groups.add(child.pid!)
+  // The check `leftBehind` rests on must see a group that runs: were /proc unreadable, it would find none, ever.
+  const seenRunning = groupAlive(child.pid!)
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -44,7 +46,7 @@ function inspector(workspace: string, args: string[]): Promise<InspectorOutcome>
     child.once('close', async (code) => {
       // ptc serve exits when its stdin closes; give it a few seconds to finish doing so.
       for (let i = 0; i < 50 && groupAlive(child.pid!); i++) await new Promise((done) => setTimeout(done, 100))
-      resolve({ code, stdout, stderr, leftBehind: groupAlive(child.pid!) })
+      resolve({ code, stdout, stderr, leftBehind: !seenRunning || groupAlive(child.pid!) })
     })
   })
 }

@@ -4,7 +4,7 @@
  * script through the run's pipeline (S3-S6), in this process and in a worker process; and the
  * script that adds those peers to a copy of the harness.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -35,6 +35,9 @@ describe.each(['inline', 'process'] as const)('the %s floor (issue 12)', (isolat
         seen.push(execution.name)
         return next()
       })
+      // Raw isolated-vm's own global, which the product's runtime does not have: the isolate step was replaced.
+      expect(await floor.run(`return typeof ${isolation === 'inline' ? '__hostCall' : '__call'}`)).toEqual({ value: 'object' })
+      seen.length = 0
       expect(await floor.run(SEQUENTIAL)).toEqual({ value: 190 })
       expect(seen).toEqual(['run_code', ...Array.from({ length: 20 }, () => 'noop')])
       // A tool's failure reaches the script as the pipeline words it, not as the raw error.
@@ -64,6 +67,24 @@ describe('installing the floor peers into a copy of the harness', () => {
     expect(readdirSync(path.join(harness, 'adapters')).sort()).toEqual(['ours-floor-inline.mjs', 'ours-floor.mjs'])
   })
 
+  it('keeps the peers already listed, in either kind of quotes, and the mode of run.mjs', () => {
+    const harness = fakeHarness()
+    writeFileSync(path.join(harness, 'run.mjs'), 'export const ALL_PEERS = ["floor-direct", \'ours\'];\n')
+    chmodSync(path.join(harness, 'run.mjs'), 0o640)
+    installFloorPeers(harness)
+    expect(readFileSync(path.join(harness, 'run.mjs'), 'utf8')).toBe("export const ALL_PEERS = ['floor-direct', 'ours', 'ours-floor', 'ours-floor-inline'];\n")
+    expect(statSync(path.join(harness, 'run.mjs')).mode & 0o777).toBe(0o640)
+  })
+
+  it('refuses a read-only harness (the shared original), saying to copy it, and changes nothing, even for root', () => {
+    const harness = fakeHarness()
+    const before = readFileSync(path.join(harness, 'run.mjs'), 'utf8')
+    chmodSync(path.join(harness, 'run.mjs'), 0o444)
+    expect(() => installFloorPeers(harness)).toThrow(/is read-only.*copy it to a writable place first/)
+    expect(readFileSync(path.join(harness, 'run.mjs'), 'utf8')).toBe(before)
+    expect(readdirSync(path.join(harness, 'adapters'))).toEqual([])
+  })
+
   it('refuses a folder that is not the harness, saying what to copy, and changes nothing', () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'ptc-not-harness-'))
     folders.push(folder)
@@ -72,6 +93,8 @@ describe('installing the floor peers into a copy of the harness', () => {
     const noList = fakeHarness()
     writeFileSync(path.join(noList, 'run.mjs'), 'export const PEERS = []\n')
     expect(() => installFloorPeers(noList)).toThrow(/no "export const ALL_PEERS/)
+    writeFileSync(path.join(noList, 'run.mjs'), 'export const ALL_PEERS = [PEER_A, PEER_B];\n')
+    expect(() => installFloorPeers(noList)).toThrow(/no quoted names that this script can read; add ours-floor, ours-floor-inline to it by hand/)
     expect(readdirSync(path.join(noList, 'adapters'))).toEqual([])
   })
 })

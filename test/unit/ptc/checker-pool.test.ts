@@ -27,7 +27,7 @@ describe('CheckerPool', () => {
     const [first] = pool.checkerIds
     const events: string[] = []
     const probe = setInterval(() => events.push('tick'), 20)
-    // Half a second is 25 of the probe's ticks; the check burns a core until its deadline (1 s before).
+    // Half a second is 25 of the probe's ticks; the check burns a core until its deadline.
     const pending = pool.prepare({ code: recursiveTypesScript(), typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 500 })
     const { outcome } = await pending.finally(() => {
       clearInterval(probe)
@@ -63,7 +63,7 @@ describe('CheckerPool', () => {
     // loaded machine its own deadline runs out waiting for the replacement's start.
     await pool.prewarm()
     // Both deadlines are the host's timers, which fire in the order they are due whatever the
-    // load; the slow check burns a core until its own (3 s, then 1 s before).
+    // load; the slow check burns a core until its own.
     const slow = pool.prepare({ code: recursiveTypesScript(), typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 600 }).finally(() => order.push('slow'))
     const queued = pool.prepare({ code: 'return 2', typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 300 }).finally(() => order.push('queued'))
     const [first, second] = await Promise.all([slow, queued])

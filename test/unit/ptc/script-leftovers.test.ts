@@ -266,7 +266,8 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
     const spin = await run('(async () => { await null; for (;;) await null })()\nreturn "the answer"', 1_000)
     expect(spin).toMatchObject({ status: 'ok', value: 'the answer' })
     expect(spin.warnings).toEqual([{ kind: 'kept-running', message: expect.stringMatching(/^The script returned, but its code kept running after that .* until the run's wall-clock limit stopped it; its result stands\./) }])
-    // 32 MB, not the default 128: the same limit is reached with a quarter of the allocation.
+    // 32 MB, not the default 128: the same limit is reached with a quarter of the allocation. Its
+    // isolate is made for the run, not taken from the pool (another limit): the ending is the runner's either way.
     const grow = await run('const junk = []\n;(async () => { await null; for (;;) { await null; junk.push(new Array(10_000).fill(1)) } })()\nreturn "the answer"', 20_000, 32)
     expect(grow).toMatchObject({ status: 'ok', value: 'the answer' })
     expect(grow.warnings).toEqual([{ kind: 'kept-running', message: expect.stringMatching(/until the memory limit \(32 MB\) stopped it; its result stands/) }])
