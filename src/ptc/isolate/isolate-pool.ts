@@ -170,7 +170,7 @@ export interface IsolatePoolOptions {
    * true: inline, this thread is the host's. The isolate worker passes false: two workers take
    * short runs in turn, so one refills while the other serves, and waking an isolate thread
    * competed with that run for the cores (S9.1, issue 12: back-to-back trivial runs 3.43 -> 3.05
-   * ms). Made here, a preparation runs in one go; the next waits a turn, so messages get in.
+   * ms). Made here, a preparation runs in one go; another the pool still lacks waits a turn.
    */
   prepareOffThread?: boolean
 }
@@ -283,7 +283,7 @@ export class IsolatePool {
         if (this.disposed) disposeQuietly(prepared.isolate)
         else if (this.waiters.length > 0) this.waiters.shift()!(prepared)
         else this.idle.push(prepared)
-        if (this.prepareOffThread) this.refill(this.target, this.makeSnapshot)
+        if (this.prepareOffThread || this.idle.length >= this.target) this.refill(this.target, this.makeSnapshot)
         else setImmediate(() => this.refill(this.target, this.makeSnapshot))
       },
       () => {
