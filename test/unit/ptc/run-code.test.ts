@@ -315,6 +315,9 @@ describe('run_code (S9)', () => {
   })
 
   it('limits: type-checking spends from the wall-clock deadline', async () => {
+    // Both checkers warm and idle first: a checker still starting, or still busy with an earlier
+    // test's check, would make the 1 ms go to waiting for one (a loaded fresh-clone run got that message).
+    await Promise.all([runCode('return 1'), runCode('return 2')])
     const lines = Array.from({ length: 3000 }, (_, i) => `const v${i}: number = ${i}`).join('\n')
     const result = await root.tools.execute({ name: 'run_code', arguments: { code: `${lines}\nreturn v1`, timeoutMs: 1 } }, { agent: 'tester' })
     expect(valueOf(result)).toMatchObject({ status: 'timeout', toolCalls: 0 })
