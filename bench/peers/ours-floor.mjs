@@ -6,7 +6,7 @@
 // isolated-vm as `isolated-vm-raw` runs it, in a child process behind the product's worker
 // channel; every call from the script passes the run's bridge, execution gate and whole pipeline.
 // The product's own runtime, worker and supervisor are left out: what the product adds to this
-// is what it could still save. See `bench/peer-floor.ts`.
+// is what it could still save. A floor of W1, W2 and W4, not of W3 (see `bench/peer-floor.ts`).
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
