@@ -195,8 +195,11 @@ describe('IsolateSupervisor: the worker process fails, the host does not', () =>
 
   // Without the supervisor this exact host hangs forever (see the opt-in repro in
   // isolate-pool.test.ts): isolated-vm's thread never terminates and even process.exit hangs.
-  it('a host whose script made isolated-vm fail catastrophically gets memory, keeps serving, and exits on its own', async () => {
-    const child = spawn(process.execPath, ['--no-node-snapshot', CATASTROPHE_FIXTURE], { stdio: ['ignore', 'pipe', 'pipe'] })
+  it.each([
+    ['made isolated-vm fail catastrophically', 'catastrophe', 'The isolate failed catastrophically (Catastrophic out-of-memory error)'],
+    ['hit its memory limit in an operation V8 cannot interrupt', 'runaway', 'The script exceeded the isolate memory limit of 16 MB'],
+  ])('S9.1 a host whose script %s gets memory, keeps serving on a fresh worker, and exits on its own', async (_, script, message) => {
+    const child = spawn(process.execPath, ['--no-node-snapshot', CATASTROPHE_FIXTURE, script], { stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
@@ -206,6 +209,8 @@ describe('IsolateSupervisor: the worker process fails, the host does not', () =>
     const killer = setTimeout(() => child.kill('SIGKILL'), 240_000)
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])))
     clearTimeout(killer)
-    expect({ code, signal, stdout: stdout.trim(), stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, signal: null, stdout: '["memory","ok",1]', stderr: '' })
+    expect({ code, signal, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, signal: null, stderr: '' })
+    const [status, error, nextStatus, nextValue, replaced] = JSON.parse(stdout.trim()) as [string, string, string, unknown, boolean]
+    expect({ status, error: error.slice(0, message.length), nextStatus, nextValue, replaced }).toEqual({ status: 'memory', error: message, nextStatus: 'ok', nextValue: 1, replaced: true })
   }, 300_000)
 })
