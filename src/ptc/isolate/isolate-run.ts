@@ -10,6 +10,7 @@ import ivm from 'isolated-vm'
 import type { RuntimeConfig, Settlement } from '../../../runtime/bridge-types.ts'
 import { describeThrown } from '../../errors/describe-thrown.ts'
 import { IsolateClock } from './isolate-clock.ts'
+import { OpenEntries } from './open-entries.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate-contract.ts'
 import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate } from './isolate-pool.ts'
 import { cancelledError, catastropheEnding, memoryEnding, memoryLimitName, type RunEnding, TOO_DEEP } from './run-endings.ts'
@@ -54,7 +55,7 @@ class IsolateRun {
   private readonly settlements = new TurnBatcher<Settlement>((batch) => this.flush(batch))
   private settleEntries: SettleEntries | undefined
   private readonly budget: RunBudget
-  private openEntries = 0
+  private readonly entries = new OpenEntries()
   /** While a step runs on this thread (`stepHere`): the settlements made meanwhile, sent after it. */
   private heldBack: Settlement[] | undefined
   /** A step that may run on this thread waiting for the open entries to end, and what came after it (`flush`). */
@@ -106,7 +107,7 @@ class IsolateRun {
     this.prepared.onCatastrophe = (message) => this.stop(catastropheEnding(message, this.limits.memoryMb, false), 'a failure of the isolate')
     this.budget.clock.start()
     this.request.signal?.addEventListener('abort', this.onAbort, { once: true })
-    setDeadline(this.timers, this.startedAt + this.limits.wallClockMs, () => this.stop(...this.budget.deadlineVerdict(this.calls)))
+    setDeadline(this.timers, this.startedAt + this.limits.wallClockMs, () => this.stop(...this.budget.deadlineVerdict(this.calls, this.entries.openMs)))
     this.timers.push(setInterval(() => this.checkCpu(), CPU_POLL_MS))
     await this.boot().catch((error: unknown) => this.onIsolateFailure(error))
     return this.done
@@ -150,9 +151,9 @@ class IsolateRun {
 
   /** Tracks one entry: its failure is classified, never thrown; open ones keep the run from ending (issue 11). */
   private enter(entry: Promise<unknown>): void {
-    this.openEntries++
+    this.entries.open()
     entry.then(undefined, (error: unknown) => this.onIsolateFailure(error)).finally(() => {
-      if (--this.openEntries > 0) return
+      if (this.entries.close() > 0) return
       const next = this.nextStep
       this.nextStep = undefined
       this.release(next)
@@ -175,7 +176,7 @@ class IsolateRun {
       this.stop(memoryEnding(this.limits.memoryMb), memoryLimitName(this.limits.memoryMb))
     } else if (describeThrown(error) === TIMED_OUT) {
       // Entries time out at the wall clock, a step on this thread also at the CPU time left (`byCpu`).
-      this.stop(...this.budget.timedOut(byCpu, this.calls))
+      this.stop(...this.budget.timedOut(byCpu, this.calls, this.entries.openMs))
     } else {
       this.leftovers.rejection(error)
     }
@@ -204,7 +205,7 @@ class IsolateRun {
     if (!wait && this.request.stepHere?.() === true) {
       // Only with no entry running in the isolate (it runs its entries in order): after the one
       // waited for has ended; after one not waited for, this one is waited for.
-      if (!this.settleEntries.lastUnobserved) return this.openEntries > 0 ? void (this.nextStep = batch) : this.stepHere(batch)
+      if (!this.settleEntries.lastUnobserved) return this.entries.count > 0 ? void (this.nextStep = batch) : this.stepHere(batch)
       wait = true
     }
     this.settleEntries.send(batch, wait)
@@ -215,14 +216,14 @@ class IsolateRun {
     const { timeoutMs, byCpu } = this.budget.stepTimeout()
     const heldBack: Settlement[] = []
     this.heldBack = heldBack
-    this.openEntries++
+    this.entries.open()
     this.request.onStepHere?.(true)
     try {
       this.settleEntries!.runNow(batch, timeoutMs)
     } catch (error) {
       this.onIsolateFailure(error, byCpu)
     } finally {
-      this.openEntries--
+      this.entries.close()
       this.heldBack = undefined
       this.leftovers.delivered(batch)
       // Ended in the step (a limit): the calls it made, held until it returns, were withdrawn.
@@ -257,13 +258,13 @@ class IsolateRun {
   }
 
   private endAfterScript(): void {
-    if (this.scriptEnding !== undefined && this.openEntries === 0 && !this.leftovers.waiting) this.end(this.scriptEnding, true)
+    if (this.scriptEnding !== undefined && this.entries.count === 0 && !this.leftovers.waiting) this.end(this.scriptEnding, true)
   }
 
   /** A limit, the isolate's failure or the caller stops the run; after the script ended, its own outcome stands (`kept-running` when its code still ran). */
   private stop(ending: Ending, stoppedBy: string): void {
     if (this.scriptEnding === undefined) return this.end(ending)
-    if (this.openEntries > 0 || this.isolate.isDisposed) this.leftovers.stoppedAfterEnd(stoppedBy)
+    if (this.entries.count > 0 || this.isolate.isDisposed) this.leftovers.stoppedAfterEnd(stoppedBy)
     this.end(this.scriptEnding, true, stoppedBy)
   }
 

@@ -27,13 +27,19 @@ export class RunBudget {
   readonly #limits: RunLimits
   readonly #startedAt: number
   readonly #checkMs: number
+  /** The wall time in ms from the run's start to this budget's, made once the run has its isolate. */
+  readonly #isolateWaitMs: number
 
-  /** `startedAt`: `performance.now()` at the run's start; `checkMs`: the deadline spent before the isolate (type-check, compile). */
+  /**
+   * `startedAt`: `performance.now()` at the run's start, before it took its isolate (made once it
+   * has one); `checkMs`: the deadline spent before the isolate (type-check, compile).
+   */
   constructor(clock: IsolateClock, limits: RunLimits, startedAt: number, checkMs: number) {
     this.clock = clock
     this.#limits = limits
     this.#startedAt = startedAt
     this.#checkMs = checkMs
+    this.#isolateWaitMs = performance.now() - startedAt
   }
 
   /** Wall-clock ms left (negative once past). */
@@ -72,16 +78,21 @@ export class RunBudget {
     return [cpuEnding(this.#limits.cpuTimeMs), cpuLimitName(this.#limits.cpuTimeMs)]
   }
 
-  /** The wall clock's ending, with what the deadline was spent on. */
-  deadlineVerdict(tools: ToolTime): TimeoutVerdict {
+  /**
+   * The wall clock's ending, with what the deadline was spent on; `entriesOpenMs`: wall time with
+   * an entry into the isolate open (`OpenEntries`), its code running or queued for a thread.
+   */
+  deadlineVerdict(tools: ToolTime, entriesOpenMs = 0): TimeoutVerdict {
     const checkMs = this.#checkMs
     const cpuMs = this.clock.cpuMs()
     const ending = deadlineEnding(this.#limits.wallClockMs + Math.round(checkMs), {
       checkMs,
-      // isolated-vm's running time leaves out the steps run on the calling thread; their CPU time is in.
-      runningMs: Math.max(this.clock.runningMs(), cpuMs),
+      // isolated-vm's running time leaves out the steps run on the calling thread (their CPU time
+      // is in) and an entry's wait for a thread of its pool (the time an entry was open is in).
+      runningMs: Math.max(this.clock.runningMs(), cpuMs, entriesOpenMs),
       cpuMs,
       toolWaitMs: tools.busyMs,
+      isolateWaitMs: this.#isolateWaitMs,
       wallMs: performance.now() - this.#startedAt,
       toolsRunning: tools.running,
     })
@@ -93,9 +104,9 @@ export class RunBudget {
    * have run yet) or the entry was a step timed by the CPU time left (`byCpu`), which on a
    * loaded machine ends before the CPU time itself runs out: its message says so.
    */
-  timedOut(byCpu: boolean, tools: ToolTime): TimeoutVerdict {
+  timedOut(byCpu: boolean, tools: ToolTime, entriesOpenMs = 0): TimeoutVerdict {
     if (this.cpuOver()) return this.cpuVerdict()
-    if (!byCpu) return this.deadlineVerdict(tools)
+    if (!byCpu) return this.deadlineVerdict(tools, entriesOpenMs)
     return [cpuStepEnding(this.#limits.cpuTimeMs, this.clock.cpuMs()), cpuLimitName(this.#limits.cpuTimeMs)]
   }
 }

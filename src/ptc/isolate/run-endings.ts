@@ -44,15 +44,17 @@ export function deadlineEndingWithout(account: DeadlineAccount, notRunning: read
 
 /**
  * Where the time of a run went, in ms, for a deadline message. `runningMs` is wall time with the
- * script's code running in the isolate (computing, whether or not a loaded machine gave it a
- * core; `cpuMs` is the CPU it got); `toolWaitMs` the time with at least one tool call running or
- * queued; what is left of `wallMs` is time spent waiting on nothing (a promise that never settles).
+ * script's code running in the isolate or queued to run there (computing, whether or not a loaded
+ * machine gave it a core; `cpuMs` is the CPU it got); `toolWaitMs` the time with at least one tool call running or
+ * queued; `isolateWaitMs` the time before the script could start, waiting for a fresh isolate
+ * (default 0); what is left of `wallMs` is time spent waiting on nothing (a promise that never settles).
  */
 export interface TimeSpent {
   checkMs: number
   runningMs: number
   cpuMs: number
   toolWaitMs: number
+  isolateWaitMs?: number
   wallMs: number
   /** Names of the tool calls still running at the deadline. */
   toolsRunning: readonly string[]
@@ -76,22 +78,26 @@ export function cancelledError(): RunError {
 
 /**
  * The wall-clock deadline passed (status `timeout`). `limitMs` is the whole deadline the caller
- * set (checking included); the message names the largest use of it and the advice for that.
+ * set (checking included); the message names the largest use of it and the advice for that, and
+ * that calls still running may have taken effect, whatever the largest use.
  */
 export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
-  const idleMs = Math.max(0, spent.wallMs - spent.runningMs - spent.toolWaitMs)
+  const isolateWaitMs = spent.isolateWaitMs ?? 0
+  const idleMs = Math.max(0, spent.wallMs - spent.runningMs - spent.toolWaitMs - isolateWaitMs)
   const running = spent.toolsRunning.length === 0 ? '' : ` (${describeNames(spent.toolsRunning)} still running)`
   const uses = [
     { ms: spent.checkMs, what: 'type-checking and compiling', advice: "Simplify the script's types or raise timeoutMs." },
-    { ms: spent.runningMs, what: "running the script's code", advice: 'Look for an endless loop or do less computation in the script.' },
+    { ms: spent.runningMs, what: "running the script's code", advice: spent.cpuMs * 2 < spent.runningMs ? `Its code had a core for only ${ms(spent.cpuMs)} of that: the machine was busy (other scripts at once); raise timeoutMs or run fewer scripts at once.` : 'Look for an endless loop or do less computation in the script.' },
     { ms: spent.toolWaitMs, what: `waiting on tool calls${running}`, advice: toolWaitAdvice(spent.toolsRunning.length) },
     { ms: idleMs, what: 'waiting on nothing: no code ran and no tool call was pending', advice: 'The script awaited a promise that never settles; make sure everything it awaits settles.' },
+    { ms: isolateWaitMs, what: 'waiting for a fresh isolate before the script could start', advice: 'The machine was busy preparing isolates for other scripts at once; raise timeoutMs or run fewer scripts at once.' },
   ]
   const most = uses.reduce((best, use) => (use.ms > best.ms ? use : best))
-  const account = `type-checking and compiling ${ms(spent.checkMs)}, running code ${ms(spent.runningMs)} (CPU ${ms(spent.cpuMs)}), waiting on tool calls ${ms(spent.toolWaitMs)}, waiting on nothing ${ms(idleMs)}`
+  const account = `type-checking and compiling ${ms(spent.checkMs)}, running code ${ms(spent.runningMs)} (CPU ${ms(spent.cpuMs)}), waiting on tool calls ${ms(spent.toolWaitMs)}, waiting on nothing ${ms(idleMs)}${isolateWaitMs >= 1 ? `, waiting for a fresh isolate ${ms(isolateWaitMs)}` : ''}`
+  const caution = spent.toolsRunning.length > 0 && most !== uses[2] ? ` ${stillRunningCaution(spent.toolsRunning.length)}` : ''
   return {
     status: 'timeout',
-    error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}` },
+    error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}${caution}` },
     deadline: { limitMs, spent },
   }
 }
@@ -201,8 +207,13 @@ const UNANSWERED_CODE_ADVICE =
  */
 function toolWaitAdvice(running: number): string {
   if (running === 0) return 'Make fewer or smaller calls, or run the work in parts.'
+  return `${stillRunningCaution(running)} If a tool is slow or hangs, ask it for less or raise timeoutMs; otherwise make fewer calls, or run the work in parts.`
+}
+
+/** What a deadline message says of `running` (> 0) calls it stopped, whatever used most of the time. */
+function stillRunningCaution(running: number): string {
   const them = running === 1 ? 'The call still running was' : 'The calls still running were'
-  return `${them} stopped at the deadline and may or may not have taken effect: check before making ${running === 1 ? 'it' : 'them'} again. If a tool is slow or hangs, ask it for less or raise timeoutMs; otherwise make fewer calls, or run the work in parts.`
+  return `${them} stopped at the deadline and may or may not have taken effect: check before making ${running === 1 ? 'it' : 'them'} again.`
 }
 
 /**

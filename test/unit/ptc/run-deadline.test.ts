@@ -5,6 +5,10 @@
 import { describe, expect, it } from 'vitest'
 import { checkTimeoutEnding, cpuEnding, deadlineEnding, deadlineEndingWithout, unansweredDeadlineEnding } from '../../../src/ptc/isolate/run-endings.ts'
 import { runDeadlineMs, withCapNote } from '../../../src/ptc/run-deadline.ts'
+import type { IsolateClock } from '../../../src/ptc/isolate/isolate-clock.ts'
+import { OpenEntries } from '../../../src/ptc/isolate/open-entries.ts'
+import { RunBudget } from '../../../src/ptc/isolate/run-budget.ts'
+import { DEFAULT_RUN_LIMITS } from '../../../src/ptc/isolate/run-limits.ts'
 
 describe('runDeadlineMs (S9.7)', () => {
   it('is the asked timeoutMs, else the host default, else 30 s, never over the cap (300 s by default)', () => {
@@ -56,5 +60,56 @@ describe('a deadline ending said again without the calls that only awaited appro
     expect(deadlineEndingWithout(unansweredDeadlineEnding(400, ['write_file']).deadline!, ['write_file']).error.message).toMatch(/so it was restarted\. No tool call of this run was running: .*do less computation in the script\.$/)
     const isolate = deadlineEnding(1_000, { checkMs: 0, runningMs: 0, cpuMs: 0, toolWaitMs: 900, wallMs: 1_000, toolsRunning: ['guarded', 'guarded'] }).deadline!
     expect(deadlineEndingWithout(isolate, ['guarded']).error.message).toMatch(/waiting on tool calls \(1 call: guarded still running\)/)
+  })
+})
+
+describe('the wall-clock deadline ending, running code on a busy machine (S9.7)', () => {
+  const spent = { checkMs: 0, toolWaitMs: 0, wallMs: 300, toolsRunning: [] }
+  it('S9.7 code that had a core for most of its running time is told to look for an endless loop', () => {
+    expect(deadlineEnding(300, { ...spent, runningMs: 290, cpuMs: 280 }).error!.message).toMatch(/most of it went to running the script's code .*\. Look for an endless loop or do less computation in the script\.$/)
+  })
+  it('S9.7 a run that waited for a fresh isolate most of its deadline hears so, not that a promise never settled', () => {
+    const message = deadlineEnding(300, { ...spent, runningMs: 20, cpuMs: 20, toolWaitMs: 30, isolateWaitMs: 200 }).error!.message
+    expect(message).toBe(
+      'The script did not finish within the wall-clock limit of 300 ms (wallClockMs); most of it went to waiting for a fresh isolate before the script could start (type-checking and compiling 0 ms, running code 20 ms (CPU 20 ms), waiting on tool calls 30 ms, waiting on nothing 50 ms, waiting for a fresh isolate 200 ms). The machine was busy preparing isolates for other scripts at once; raise timeoutMs or run fewer scripts at once.',
+    )
+    expect(deadlineEnding(300, { ...spent, runningMs: 20, cpuMs: 20 }).error!.message).not.toMatch(/fresh isolate/)
+  })
+  it('S9.7 calls still running at the deadline are said to may have taken effect, whatever used most of the time', () => {
+    const message = deadlineEnding(300, { ...spent, runningMs: 20, cpuMs: 20, toolWaitMs: 30, isolateWaitMs: 200, toolsRunning: ['write_file'] }).error!.message
+    expect(message).toMatch(/most of it went to waiting for a fresh isolate .*run fewer scripts at once\. The call still running was stopped at the deadline and may or may not have taken effect: check before making it again\.$/)
+    // Said once when the calls used most of it.
+    const tools = deadlineEnding(300, { ...spent, runningMs: 20, cpuMs: 20, toolWaitMs: 250, toolsRunning: ['a', 'b'] }).error!.message
+    expect(tools.match(/may or may not have taken effect/g)).toHaveLength(1)
+  })
+  it('S9.7 code that had a core for less than half of it hears the machine was busy, with the CPU it got', () => {
+    expect(deadlineEnding(300, { ...spent, runningMs: 290, cpuMs: 40 }).error!.message).toMatch(/most of it went to running the script's code .*\. Its code had a core for only 40 ms of that: the machine was busy \(other scripts at once\); raise timeoutMs or run fewer scripts at once\.$/)
+  })
+})
+
+describe('OpenEntries: the wall time with an entry into the isolate open (S9.7)', () => {
+  it('S9.7 counts from the first entry opened to the last one closed, then stops counting', async () => {
+    const entries = new OpenEntries()
+    expect([entries.count, entries.openMs]).toEqual([0, 0])
+    entries.open()
+    entries.open()
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(entries.close()).toBe(1)
+    expect(entries.openMs).toBeGreaterThanOrEqual(25)
+    expect(entries.close()).toBe(0)
+    const closed = entries.openMs
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(entries.openMs).toBe(closed) // nothing open: not counting
+    expect(entries.close()).toBe(0) // more closes than opens change nothing
+    expect(entries.openMs).toBe(closed)
+  })
+
+  it("S9.7 a deadline's account counts an open entry's time as running code, where isolated-vm's clock missed it", async () => {
+    const budget = new RunBudget({ cpuMs: () => 2, runningMs: () => 5 } as unknown as IsolateClock, { ...DEFAULT_RUN_LIMITS, wallClockMs: 60 }, performance.now(), 0)
+    await new Promise((resolve) => setTimeout(resolve, 80)) // the run's time passes, in no entry of isolated-vm's count
+    const [ending] = budget.deadlineVerdict({ busyMs: 0, running: [] }, 75)
+    expect(ending.error!.message).toMatch(/most of it went to running the script's code \(type-checking and compiling 0 ms, running code 75 ms \(CPU 2 ms\)/)
+    const [without] = budget.deadlineVerdict({ busyMs: 0, running: [] })
+    expect(without.error!.message).toMatch(/most of it went to waiting on nothing/)
   })
 })
