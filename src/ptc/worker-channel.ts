@@ -18,6 +18,12 @@ import { hostFrames } from './host-frames.ts'
 /** Where a worker runs: its own process (SIGKILLed to stop) or a thread of this one (terminated). */
 export type WorkerKind = 'process' | 'thread'
 
+/** A stateful filter of one stream's text (`StartWorkerOptions.stderrFilter`): `push` and `end` return what to forward. */
+export interface StderrFilter {
+  push(text: string): string
+  end(): string
+}
+
 /** Options of {@link startWorker}. */
 export interface StartWorkerOptions<Message> {
   kind: WorkerKind
@@ -60,6 +66,8 @@ export interface StartWorkerOptions<Message> {
    * `stderrTail` is the last {@link STDERR_TAIL_CHARS} characters it wrote on stderr ('' for none).
    */
   onExit: (description: string, stderrTail: string) => void
+  /** Filters what of the worker's stderr reaches this process's stderr (default: all of it); the tail keeps all. */
+  stderrFilter?: StderrFilter
 }
 
 /**
@@ -94,12 +102,14 @@ const STDERR_DRAIN_MS = 500
  * stderr would, and keeps its tail. `drained(then)` calls `then` once the stream ended, or after
  * {@link STDERR_DRAIN_MS} when something (a grandchild holding it open) keeps it from ending.
  */
-function keepTail(stream: Readable | null): { tail: () => string; drained: (then: () => void) => void } {
+function keepTail(stream: Readable | null, filter?: StderrFilter): { tail: () => string; drained: (then: () => void) => void } {
   let tail = ''
   stream?.on('data', (chunk: Buffer) => {
-    process.stderr.write(chunk)
+    if (filter === undefined) process.stderr.write(chunk)
+    else process.stderr.write(filter.push(chunk.toString('utf8')))
     tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS)
   })
+  if (filter !== undefined) stream?.once('end', () => process.stderr.write(filter.end()))
   return {
     tail: () => tail,
     drained(then) {
@@ -160,7 +170,7 @@ function startProcess<ToWorker, FromWorker>(options: StartWorkerOptions<FromWork
     // there too, and its tail kept for the exit report. Fd 3 carries the messages.
     stdio: ['ignore', 2, 'pipe', 'pipe'],
   })
-  const stderr = keepTail(child.stderr)
+  const stderr = keepTail(child.stderr, options.stderrFilter)
   // SIGKILLed if the host process exits first.
   const forget = stopAtExit(child, 'SIGKILL')
   let toNice = options.niceness

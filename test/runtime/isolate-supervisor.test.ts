@@ -209,7 +209,8 @@ describe('IsolateSupervisor: the worker process fails, the host does not', () =>
     const killer = setTimeout(() => child.kill('SIGKILL'), 240_000)
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])))
     clearTimeout(killer)
-    expect({ code, signal, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, signal: null, stderr: '' })
+    // Nothing on stderr either: V8's out-of-memory report of the isolate is not the host's (v8-oom-report.ts).
+    expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: '' })
     const [status, error, nextStatus, nextValue, replaced] = JSON.parse(stdout.trim()) as [string, string, string, unknown, boolean]
     expect({ status, error: error.slice(0, message.length), nextStatus, nextValue, replaced }).toEqual({ status: 'memory', error: message, nextStatus: 'ok', nextValue: 1, replaced: true })
   }, 300_000)

@@ -155,14 +155,14 @@ export function memoryEnding(memoryMb: number): RunEnding {
 }
 
 /**
- * isolated-vm reported a catastrophic error (status `memory`), typically one allocation too big
- * for the heap. `restarted`: the isolate worker process was replaced (process isolation).
+ * isolated-vm reported a catastrophic error (status `memory`), typically a heap grown past its
+ * limit or one allocation too big for it. `restarted`: the isolate worker process was replaced (process isolation).
  */
 export function catastropheEnding(catastrophe: string, memoryMb: number, restarted: boolean): RunEnding {
   const after = restarted ? '; the isolate worker process was restarted and the next run uses a fresh worker' : ''
   return {
     status: 'memory',
-    error: { name: 'MemoryError', message: `The isolate failed catastrophically (${catastrophe}), typically from exhausting its ${memoryMb} MB memory limit (memoryMb) with one huge allocation${after}. Process data in smaller pieces.` },
+    error: { name: 'MemoryError', message: `The isolate failed catastrophically (${catastrophe}), typically from exhausting its ${memoryMb} MB memory limit (memoryMb), by values that kept growing or one huge allocation${after}. Process data in smaller pieces.` },
   }
 }
 

@@ -10,6 +10,7 @@ import { startWorker, WORKER_NICENESS, type WorkerChannel } from '../worker-chan
 import type { ChildMessage, IsolateWorkerOptions, ParentMessage } from './worker-messages.ts'
 import { DEFAULT_RUN_LIMITS } from './run-limits.ts'
 import { workerStackFlag } from './worker-stack.ts'
+import { dropV8OomReports } from './v8-oom-report.ts'
 
 /** The worker's main module. */
 export const DEFAULT_WORKER_ENTRY = fileURLToPath(new URL('./isolate-worker-entry.ts', import.meta.url))
@@ -60,6 +61,8 @@ export function startIsolateWorker(options: IsolateWorkerOptions, entry: string,
     // Niced once ready: only the runs, not the start, should yield to the host's routing.
     niceness: WORKER_NICENESS,
     niceFrom: 'first-message',
+    // The run already answers `memory`; V8's report of it would look like a crash of the host.
+    stderrFilter: dropV8OomReports(),
     ...handlers,
   })
 }
