@@ -71,7 +71,7 @@ describe('ptc usage errors', { timeout: 90_000 }, () => {
   it('ptc help and a usage error load no host module and no dependency; ptc run only its isolate worker starter (issue 12)', async () => {
     // `ptc run` starts its isolate worker before the CLI loads (src/cli/prestart-run.ts): the
     // modules that start a worker process, and nothing of the host.
-    const workerStarter = /\/src\/(ptc\/isolate\/(worker-start|worker-stack|run-limits)|ptc\/(worker-channel|guarded-delivery|host-frames|frame-reader|json-frames))\./
+    const workerStarter = /\/src\/(ptc\/isolate\/(worker-start|worker-stack|run-limits|v8-oom-report)|ptc\/(worker-channel|guarded-delivery|host-frames|frame-reader|json-frames))\./
     for (const args of [['help'], ['check', 'ok.ts', '--port', '5'], ['run', 'ok.ts', '--port', '5'], ['run', 'ok.ts', '--workspace', join(dir, 'none')]]) {
       const record = join(dir, 'loads.txt')
       const fixture = join(import.meta.dirname, '../fixtures/record-module-loads.mjs')
