@@ -10,6 +10,7 @@ import type { Socket } from 'node:net'
 import { getPriority, setPriority, tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
+import { StringDecoder } from 'node:string_decoder'
 import { Worker } from 'node:worker_threads'
 import { stopAtExit } from '../stop-at-exit.ts'
 import { guardedDelivery } from './guarded-delivery.ts'
@@ -18,7 +19,7 @@ import { hostFrames } from './host-frames.ts'
 /** Where a worker runs: its own process (SIGKILLed to stop) or a thread of this one (terminated). */
 export type WorkerKind = 'process' | 'thread'
 
-/** A stateful filter of one stream's text (`StartWorkerOptions.stderrFilter`): `push` and `end` return what to forward. */
+/** A stateful filter of one stream's text (`StartWorkerOptions.stderrFilter`; SPEC S9.1): `push` and `end` return what to forward. */
 export interface StderrFilter {
   push(text: string): string
   end(): string
@@ -104,12 +105,15 @@ const STDERR_DRAIN_MS = 500
  */
 function keepTail(stream: Readable | null, filter?: StderrFilter): { tail: () => string; drained: (then: () => void) => void } {
   let tail = ''
+  // One decoder for both: a character cut between two chunks is decoded whole, not as two U+FFFD.
+  const decoder = new StringDecoder('utf8')
   stream?.on('data', (chunk: Buffer) => {
+    const text = decoder.write(chunk)
     if (filter === undefined) process.stderr.write(chunk)
-    else process.stderr.write(filter.push(chunk.toString('utf8')))
-    tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS)
+    else process.stderr.write(filter.push(text))
+    tail = (tail + text).slice(-STDERR_TAIL_CHARS)
   })
-  if (filter !== undefined) stream?.once('end', () => process.stderr.write(filter.end()))
+  if (filter !== undefined) stream?.once('end', () => process.stderr.write(filter.push(decoder.end()) + filter.end()))
   return {
     tail: () => tail,
     drained(then) {

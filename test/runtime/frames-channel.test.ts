@@ -9,10 +9,12 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
+import { dropV8OomReports } from '../../src/ptc/isolate/v8-oom-report.ts'
 import { startWorker } from '../../src/ptc/worker-channel.ts'
 
 const ECHO_ENTRY = fileURLToPath(new URL('../fixtures/frames-echo-entry.ts', import.meta.url))
 const PARENT = fileURLToPath(new URL('../fixtures/isolate-worker-parent.ts', import.meta.url))
+const STDERR_ENTRY = fileURLToPath(new URL('../fixtures/stderr-writer-entry.ts', import.meta.url))
 const THREAD_NULL_ENTRY = fileURLToPath(new URL('../fixtures/thread-null-entry.ts', import.meta.url))
 
 /** Starts the echo worker; `heard` collects its messages, `exited` resolves with how it ended. */
@@ -133,5 +135,22 @@ describe('the isolate worker channel (issue 12, S9.1)', () => {
     // The worker sees its socket end and SIGKILLs itself; give it up to 10 s on a loaded machine.
     for (let polls = 0; polls < 500 && alive(worker); polls++) await new Promise((resolve) => setTimeout(resolve, 20))
     expect(alive(worker)).toBe(false)
+  })
+})
+
+describe("a worker process's stderr (S9.1)", () => {
+  it('S9.1 reaches this process whole through a filter, characters cut between pipe chunks included, with V8\'s out-of-memory report dropped; the exit report keeps all', async () => {
+    const written: string[] = []
+    const write = process.stderr.write.bind(process.stderr)
+    process.stderr.write = ((chunk: string | Uint8Array) => (written.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')), true)) as typeof process.stderr.write
+    try {
+      const { promise: exited, resolve } = Promise.withResolvers<string>()
+      startWorker<unknown, unknown>({ kind: 'process', entry: STDERR_ENTRY, onMessage: () => {}, onExit: (_description, tail) => resolve(tail), stderrFilter: dropV8OomReports() })
+      const tail = await exited
+      expect(written.join('')).toBe(`x${'ü'.repeat(70_000)}\nafter`)
+      expect(tail).toContain('<--- Last few GCs --->')
+    } finally {
+      process.stderr.write = write
+    }
   })
 })

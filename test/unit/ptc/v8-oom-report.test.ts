@@ -34,8 +34,14 @@ describe("an isolate worker's stderr (S9.7)", () => {
     expect(forwarded(`${before}${REPORT}\n${after}`, size)).toBe(`${before}${after}`)
   })
 
-  it('S9.7 passes everything else through unchanged: blank lines, bracketed lines outside a report, a last line without newline', () => {
-    const text = 'first\n\n\n[1:0x1] 5 ms: not in a report\n<--- JS stacktrace --->\nlast'
+  it('S9.7 passes everything else through unchanged: blank and whitespace-only lines, bracketed lines outside a report, a last line without newline', () => {
+    const text = 'first\n\n  \n[1:0x1] 5 ms: not in a report\n<--- JS stacktrace --->\nlast\t'
     expect(forwarded(text, 3)).toBe(text)
+    expect(forwarded('a\n\n\t\n', 2)).toBe('a\n\n\t\n')
+  })
+
+  it("S9.7 forwards a report followed by V8's FATAL ERROR: then the worker process itself ran out of memory, which is the operator's to see", () => {
+    const fatal = 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n'
+    expect(forwarded(`${REPORT}\n${fatal}`, 5)).toBe(`${REPORT}\n${fatal}`)
   })
 })
