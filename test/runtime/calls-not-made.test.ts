@@ -7,6 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { IsolatePool } from '../../src/ptc/isolate/isolate-pool.ts'
+import { runInIsolate } from '../../src/ptc/isolate/isolate-run.ts'
 import { expectHealthy, hangingDispatch, run } from './harness.ts'
 
 const pool = new IsolatePool({ size: 2 })
@@ -48,5 +49,16 @@ describe('calls not made are said so (issue 11, S9.1)', () => {
   it('S9.3 an unhandled rejection whose message ends with a period gets no second one', async () => {
     const { result } = await run('await tools.echo({})\nPromise.reject(new Error("the disk is full."))\nawait tools.echo({})\nreturn 1', {}, pool)
     expect(result.warnings?.[0]?.message).toMatch(/^Unhandled promise rejection: Error: the disk is full\. Nothing awaited/)
+  })
+
+  it('S9.1 a run cancelled while it waits for its isolate ends cancelled and makes no call', async () => {
+    let calls = 0
+    const controller = new AbortController()
+    // Not the pool's memory limit: its isolate is made for it, and the cancel comes meanwhile.
+    const ending = runInIsolate({ js: 'await tools.write_file({})\nreturn "ran"', toolNames: ['write_file'], limits: { memoryMb: 32 }, signal: controller.signal, dispatch: async () => (calls++, { ok: true, valueJson: 'null' }) }, pool)
+    controller.abort()
+    expect(await ending).toMatchObject({ status: 'cancelled', toolCalls: 0 })
+    expect(calls).toBe(0)
+    await expectHealthy(pool)
   })
 })

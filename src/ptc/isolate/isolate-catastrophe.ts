@@ -2,9 +2,9 @@
  * Process-wide record of isolated-vm "catastrophic" errors (its `onCatastrophicError`). After one,
  * v8 has lost control of an isolate: its thread may spin forever and the process may not even
  * exit cleanly. isolated-vm's advice is to stop serving, finish outstanding work and end the
- * process. Reproduced here with 128 MB isolates: `const o = {}; for (let i = 0;; i++) o['k' + i] = i`
- * and `new Array(2 ** 31 - 1).fill(0)` (see the opt-in test in
- * test/runtime/isolate-pool.test.ts). The remedy is `IsolateSupervisor` (the default
+ * process. Reproduced here: an object or Map grown past a 128 MB isolate's limit, and at once at
+ * any limit a `concat` V8 must size past its own limits (test/fixtures/isolate-supervisor-catastrophe.ts,
+ * the opt-in test in test/runtime/isolate-pool.test.ts). The remedy is `IsolateSupervisor` (the default
  * `PtcConfig.isolation: 'process'`): isolates live in a worker process, whose copy of this record
  * reports each catastrophe to the supervisor, which replaces and SIGKILLs that worker. With
  * `isolation: 'inline'` a deployment should listen here and restart the process.

@@ -28,8 +28,7 @@ import { TurnBatcher } from './turn-batcher.ts'
 const CPU_POLL_MS = 20
 const TIMED_OUT = 'Script execution timed out.'
 
-/** A run's ending before logs, counts and duration: a limit's, or the script's own outcome. */
-type Ending = RunEnding | ScriptOutcome
+type Ending = RunEnding | ScriptOutcome // a run's ending before logs, counts and duration: a limit's, or the script's own outcome
 
 /**
  * Runs `request.js` in a fresh isolate (from `pool` when its `memoryMb` matches the run's limit)
@@ -107,6 +106,7 @@ class IsolateRun {
     this.prepared.onCatastrophe = (message) => this.stop(catastropheEnding(message, this.limits.memoryMb, false), 'a failure of the isolate')
     this.budget.clock.start()
     this.request.signal?.addEventListener('abort', this.onAbort, { once: true })
+    if (this.request.signal?.aborted === true) return (this.onAbort(), this.done) // aborted while it waited for its isolate
     setDeadline(this.timers, this.startedAt + this.limits.wallClockMs, () => this.stop(...this.budget.deadlineVerdict(this.calls, this.entries.openMs)))
     this.timers.push(setInterval(() => this.checkCpu(), CPU_POLL_MS))
     await this.boot().catch((error: unknown) => this.onIsolateFailure(error))
@@ -217,8 +217,8 @@ class IsolateRun {
     const heldBack: Settlement[] = []
     this.heldBack = heldBack
     this.entries.open()
-    this.request.onStepHere?.(true)
     try {
+      this.request.onStepHere?.(true)
       this.settleEntries!.runNow(batch, timeoutMs)
     } catch (error) {
       this.onIsolateFailure(error, byCpu)

@@ -1,8 +1,8 @@
 /**
  * The isolate worker processes' lifecycle (SPEC S9.1–S9.3, S9.7; issue 3: "the host survives what
- * a script does"). isolated-vm can fail catastrophically: `new Array(2 ** 31 - 1).fill(0)` drives
- * v8 into an out-of-memory it cannot contain, the isolate's thread never ends and the process can
- * no longer exit. So isolates live in a child process (`isolate-worker-entry.ts`) that the
+ * a script does"). isolated-vm can fail catastrophically: an array operation V8 must size past its
+ * limits drives it into an out-of-memory it cannot contain (isolate-catastrophe.ts), the isolate's
+ * thread never ends and the process can no longer exit. So isolates live in a child process (`isolate-worker-entry.ts`) that the
  * supervisor can always SIGKILL and replace, while tool calls run here, in the host, through the
  * caller's `dispatch` ({@link SupervisedRun}, one per run).
  */

@@ -90,7 +90,7 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
     { ms: spent.runningMs, what: "running the script's code", advice: spent.cpuMs * 2 < spent.runningMs ? `Its code had a core for only ${ms(spent.cpuMs)} of that: the machine was busy (other scripts at once); raise timeoutMs or run fewer scripts at once.` : 'Look for an endless loop or do less computation in the script.' },
     { ms: spent.toolWaitMs, what: `waiting on tool calls${running}`, advice: toolWaitAdvice(spent.toolsRunning.length) },
     { ms: idleMs, what: 'waiting on nothing: no code ran and no tool call was pending', advice: 'The script awaited a promise that never settles; make sure everything it awaits settles.' },
-    { ms: isolateWaitMs, what: 'waiting for a fresh isolate before the script could start', advice: 'The machine was busy preparing isolates for other scripts at once; raise timeoutMs or run fewer scripts at once.' },
+    { ms: isolateWaitMs, what: 'waiting for a fresh isolate before the script could start', advice: 'The isolates made ahead were taken by other scripts at once, or this run needed its own (a memoryMb other than the default); raise timeoutMs or run fewer scripts at once.' },
   ]
   const most = uses.reduce((best, use) => (use.ms > best.ms ? use : best))
   const account = `type-checking and compiling ${ms(spent.checkMs)}, running code ${ms(spent.runningMs)} (CPU ${ms(spent.cpuMs)}), waiting on tool calls ${ms(spent.toolWaitMs)}, waiting on nothing ${ms(idleMs)}${isolateWaitMs >= 1 ? `, waiting for a fresh isolate ${ms(isolateWaitMs)}` : ''}`
@@ -156,13 +156,13 @@ export function memoryEnding(memoryMb: number): RunEnding {
 
 /**
  * isolated-vm reported a catastrophic error (status `memory`), typically a heap grown past its
- * limit or one allocation too big for it. `restarted`: the isolate worker process was replaced (process isolation).
+ * limit or an array operation V8 cannot size. `restarted`: the isolate worker process was replaced (process isolation).
  */
 export function catastropheEnding(catastrophe: string, memoryMb: number, restarted: boolean): RunEnding {
   const after = restarted ? '; the isolate worker process was restarted and the next run uses a fresh worker' : ''
   return {
     status: 'memory',
-    error: { name: 'MemoryError', message: `The isolate failed catastrophically (${catastrophe}), typically from exhausting its ${memoryMb} MB memory limit (memoryMb), by values that kept growing or one huge allocation${after}. Process data in smaller pieces.` },
+    error: { name: 'MemoryError', message: `The isolate failed catastrophically (${catastrophe}), typically from exhausting its ${memoryMb} MB memory limit (memoryMb) with values that kept growing, or from an array operation sized past V8's own limits, which no memoryMb allows${after}. Process data in smaller pieces.` },
   }
 }
 
@@ -211,7 +211,7 @@ function toolWaitAdvice(running: number): string {
 }
 
 /** What a deadline message says of `running` (> 0) calls it stopped, whatever used most of the time. */
-function stillRunningCaution(running: number): string {
+export function stillRunningCaution(running: number): string {
   const them = running === 1 ? 'The call still running was' : 'The calls still running were'
   return `${them} stopped at the deadline and may or may not have taken effect: check before making ${running === 1 ? 'it' : 'them'} again.`
 }

@@ -96,6 +96,13 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
       expect(result.error?.message).toMatch(/most of it went to running the script's code/)
       expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
     }, 60_000)
+
+    it('S5.1 S8.1 a call running beside the one that awaited approval most of the deadline is said to may have taken effect', async () => {
+      respond = neverAnswered
+      const result = await run('await Promise.all([tools.guarded({}), tools.sleep({ ms: 60_000 })]); return 1', 1_000)
+      expect(result).toMatchObject({ status: 'timeout' })
+      expect(result.error?.message).toMatch(/the script waited for approval of a tool call \(1 call: guarded\).*\. The call still running was stopped at the deadline and may or may not have taken effect: check before making it again\.$/)
+    }, 60_000)
   })
 })
 

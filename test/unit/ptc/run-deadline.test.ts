@@ -3,7 +3,7 @@
  * the end-to-end behaviour is in `wall-clock-cap.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { checkTimeoutEnding, cpuEnding, deadlineEnding, deadlineEndingWithout, unansweredDeadlineEnding } from '../../../src/ptc/isolate/run-endings.ts'
+import { catastropheEnding, checkTimeoutEnding, cpuEnding, deadlineEnding, deadlineEndingWithout, unansweredDeadlineEnding } from '../../../src/ptc/isolate/run-endings.ts'
 import { runDeadlineMs, withCapNote } from '../../../src/ptc/run-deadline.ts'
 import type { IsolateClock } from '../../../src/ptc/isolate/isolate-clock.ts'
 import { OpenEntries } from '../../../src/ptc/isolate/open-entries.ts'
@@ -63,6 +63,14 @@ describe('a deadline ending said again without the calls that only awaited appro
   })
 })
 
+describe('the catastrophe ending (S9.1)', () => {
+  it('S9.1 says what typically causes it, growing values or an array operation no memoryMb allows, and that a worker restarted', () => {
+    expect(catastropheEnding('Catastrophic out-of-memory error', 16, true).error!.message).toBe(
+      "The isolate failed catastrophically (Catastrophic out-of-memory error), typically from exhausting its 16 MB memory limit (memoryMb) with values that kept growing, or from an array operation sized past V8's own limits, which no memoryMb allows; the isolate worker process was restarted and the next run uses a fresh worker. Process data in smaller pieces.",
+    )
+  })
+})
+
 describe('the wall-clock deadline ending, running code on a busy machine (S9.7)', () => {
   const spent = { checkMs: 0, toolWaitMs: 0, wallMs: 300, toolsRunning: [] }
   it('S9.7 code that had a core for most of its running time is told to look for an endless loop', () => {
@@ -71,7 +79,7 @@ describe('the wall-clock deadline ending, running code on a busy machine (S9.7)'
   it('S9.7 a run that waited for a fresh isolate most of its deadline hears so, not that a promise never settled', () => {
     const message = deadlineEnding(300, { ...spent, runningMs: 20, cpuMs: 20, toolWaitMs: 30, isolateWaitMs: 200 }).error!.message
     expect(message).toBe(
-      'The script did not finish within the wall-clock limit of 300 ms (wallClockMs); most of it went to waiting for a fresh isolate before the script could start (type-checking and compiling 0 ms, running code 20 ms (CPU 20 ms), waiting on tool calls 30 ms, waiting on nothing 50 ms, waiting for a fresh isolate 200 ms). The machine was busy preparing isolates for other scripts at once; raise timeoutMs or run fewer scripts at once.',
+      'The script did not finish within the wall-clock limit of 300 ms (wallClockMs); most of it went to waiting for a fresh isolate before the script could start (type-checking and compiling 0 ms, running code 20 ms (CPU 20 ms), waiting on tool calls 30 ms, waiting on nothing 50 ms, waiting for a fresh isolate 200 ms). The isolates made ahead were taken by other scripts at once, or this run needed its own (a memoryMb other than the default); raise timeoutMs or run fewer scripts at once.',
     )
     expect(deadlineEnding(300, { ...spent, runningMs: 20, cpuMs: 20 }).error!.message).not.toMatch(/fresh isolate/)
   })
@@ -88,20 +96,23 @@ describe('the wall-clock deadline ending, running code on a busy machine (S9.7)'
 })
 
 describe('OpenEntries: the wall time with an entry into the isolate open (S9.7)', () => {
-  it('S9.7 counts from the first entry opened to the last one closed, then stops counting', async () => {
-    const entries = new OpenEntries()
+  it('S9.7 counts from the first entry opened to the last one closed, then stops counting', () => {
+    let now = 1_000
+    const entries = new OpenEntries(() => now)
     expect([entries.count, entries.openMs]).toEqual([0, 0])
     entries.open()
     entries.open()
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    now += 30
     expect(entries.close()).toBe(1)
-    expect(entries.openMs).toBeGreaterThanOrEqual(25)
+    expect(entries.openMs).toBe(30)
+    now += 10
     expect(entries.close()).toBe(0)
-    const closed = entries.openMs
-    await new Promise((resolve) => setTimeout(resolve, 30))
-    expect(entries.openMs).toBe(closed) // nothing open: not counting
+    now += 50 // nothing open: not counted
+    expect(entries.openMs).toBe(40)
     expect(entries.close()).toBe(0) // more closes than opens change nothing
-    expect(entries.openMs).toBe(closed)
+    entries.open()
+    now += 5
+    expect(entries.openMs).toBe(45) // counted while open, up to now
   })
 
   it("S9.7 a deadline's account counts an open entry's time as running code, where isolated-vm's clock missed it", async () => {
@@ -111,5 +122,11 @@ describe('OpenEntries: the wall time with an entry into the isolate open (S9.7)'
     expect(ending.error!.message).toMatch(/most of it went to running the script's code \(type-checking and compiling 0 ms, running code 75 ms \(CPU 2 ms\)/)
     const [without] = budget.deadlineVerdict({ busyMs: 0, running: [] })
     expect(without.error!.message).toMatch(/most of it went to waiting on nothing/)
+  })
+
+  it("S9.7 a deadline's account names the time from the run's start to the budget's, made once it has its isolate, as waiting for a fresh isolate", () => {
+    const budget = new RunBudget({ cpuMs: () => 0, runningMs: () => 0 } as unknown as IsolateClock, { ...DEFAULT_RUN_LIMITS, wallClockMs: 300 }, performance.now() - 250, 0)
+    const [ending] = budget.deadlineVerdict({ busyMs: 0, running: [] })
+    expect(ending.error!.message).toMatch(/most of it went to waiting for a fresh isolate before the script could start \(.*, waiting for a fresh isolate 2\d\d ms\)/)
   })
 })
