@@ -80,7 +80,7 @@ export class RunBudget {
 
   /**
    * The wall clock's ending, with what the deadline was spent on; `entriesOpenMs`: wall time with
-   * an entry into the isolate open (`OpenEntries`), its code running or queued for a thread.
+   * an entry into the isolate open (`OpenEntries`), its code running or waiting for a core.
    */
   deadlineVerdict(tools: ToolTime, entriesOpenMs = 0): TimeoutVerdict {
     const checkMs = this.#checkMs
@@ -88,7 +88,8 @@ export class RunBudget {
     const ending = deadlineEnding(this.#limits.wallClockMs + Math.round(checkMs), {
       checkMs,
       // isolated-vm's running time leaves out the steps run on the calling thread (their CPU time
-      // is in) and an entry's wait for a thread of its pool (the time an entry was open is in).
+      // is in) and the system's delays in running an entry's thread and in hearing its end (the
+      // time an entry was open is in).
       runningMs: Math.max(this.clock.runningMs(), cpuMs, entriesOpenMs),
       cpuMs,
       toolWaitMs: tools.busyMs,
