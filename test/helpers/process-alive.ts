@@ -11,6 +11,21 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
+ * Whether process `pid` still runs: it exists and is not a zombie (exited, not yet reaped), read
+ * from /proc on Linux ({@link isAlive} elsewhere). A process whose parent exited first is reaped by
+ * init, which may take a second or more after it ended; `isAlive` finds it until then.
+ */
+export function isRunning(pid: number): boolean {
+  if (process.platform !== 'linux') return isAlive(pid)
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+/**
  * Pids of the live child processes of `parent` (default this process) whose command line contains
  * `marker` (for example `isolate-worker-entry`), read from /proc (Linux). A zombie (exited, not
  * yet reaped) is not live.
