@@ -132,34 +132,52 @@ describe('ptc serve --stdio and lines that are not JSON-RPC', { timeout: 30_000 
 })
 
 describe('ptc serve --stdio and requests with invalid params', { timeout: 30_000 }, () => {
+  // One session for both cases (one server start less): each sends requests with ids of its own
+  // and reads only what the server wrote after them, so neither sees the other's answers.
+  let server: ReturnType<typeof rawStdioServer>
+  beforeAll(async () => {
+    server = rawStdioServer('ptc-serve-stdio-params-')
+    server.child.stdin.write([INITIALIZE, { jsonrpc: '2.0', method: 'notifications/initialized' }].map((message) => `${JSON.stringify(message)}\n`).join(''))
+    while (server.output.stdout.split('\n').length < 2) await new Promise((resolve) => setTimeout(resolve, 20))
+  }, 60_000)
+  afterAll(async () => {
+    if (!server) return
+    const exited = server.child.exitCode === null && server.child.signalCode === null ? once(server.child, 'exit') : undefined
+    server.child.stdin.end()
+    await exited
+  })
+  /** The stdout lines and the stderr the server writes from now on. */
+  const since = () => {
+    const { output } = server
+    const [lines, at] = [output.stdout.split('\n').length - 1, output.stderr.length]
+    return { stdout: () => output.stdout.split('\n').slice(lines, -1), stderr: () => output.stderr.slice(at) }
+  }
+
   it('S9.4 a notifications/cancelled without a requestId is reported on output.stderr in one line naming it and what is wrong, and never answered', async () => {
-    const { child, output } = rawStdioServer('ptc-serve-stdio-cancel-')
-    const messages = [INITIALIZE, { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }]
-    child.stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(''))
-    for (let waited = 0; waited < 5_000 && !output.stderr.includes('notifications/cancelled'); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`)
-    while (output.stdout.split('\n').length < 3) await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(output.stderr).toMatch(/^ptc serve: ignored notifications\/cancelled: params\.requestId is missing, so there is no request to cancel; the session goes on$/m)
-    expect(output.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: number }).id)).toEqual([1, 2])
-    child.stdin.end()
-    await once(child, 'exit')
+    const { child } = server
+    const after = since()
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} })}\n`)
+    for (let waited = 0; waited < 5_000 && !after.stderr().includes('notifications/cancelled'); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 12, method: 'ping' })}\n`)
+    while (after.stdout().length < 1) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(after.stderr()).toMatch(/^ptc serve: ignored notifications\/cancelled: params\.requestId is missing, so there is no request to cancel; the session goes on$/m)
+    expect(after.stdout().map((line) => (JSON.parse(line) as { id: number }).id)).toEqual([12])
   })
 
   it('S9.4 a tools/call without params or with arguments that are no object, and a tools/list with a numeric cursor, get -32602 (invalid params) saying in one line what was wrong, not -32603 (internal error) with a zod dump', async () => {
-    const { child, output } = rawStdioServer('ptc-serve-stdio-params-')
+    const { child } = server
+    const after = since()
     const requests = [
-      { jsonrpc: '2.0', id: 2, method: 'tools/call' },
-      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_code', arguments: 'return 1' } },
-      { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor: 5 } },
+      { jsonrpc: '2.0', id: 22, method: 'tools/call' },
+      { jsonrpc: '2.0', id: 23, method: 'tools/call', params: { name: 'run_code', arguments: 'return 1' } },
+      { jsonrpc: '2.0', id: 24, method: 'tools/list', params: { cursor: 5 } },
     ]
-    child.stdin.write([INITIALIZE, { jsonrpc: '2.0', method: 'notifications/initialized' }, ...requests].map((message) => `${JSON.stringify(message)}\n`).join(''))
-    while (output.stdout.split('\n').length < 5) await new Promise((resolve) => setTimeout(resolve, 20))
-    const answers = output.stdout.trim().split('\n').slice(1).map((line) => JSON.parse(line) as { id: number; error?: { code: number; message: string } })
-    expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[2, -32602], [3, -32602], [4, -32602]])
+    child.stdin.write(requests.map((message) => `${JSON.stringify(message)}\n`).join(''))
+    while (after.stdout().length < 3) await new Promise((resolve) => setTimeout(resolve, 20))
+    const answers = after.stdout().map((line) => JSON.parse(line) as { id: number; error?: { code: number; message: string } })
+    expect(answers.map(({ id, error }) => [id, error?.code])).toEqual([[22, -32602], [23, -32602], [24, -32602]])
     expect(answers[0]!.error!.message).toBe('Invalid params for tools/call: params: Invalid input: expected object, received undefined.')
     expect(answers[1]!.error!.message).toBe('Invalid params for tools/call: params.arguments: Invalid input: expected record, received string.')
     expect(answers[2]!.error!.message).toBe('Invalid params for tools/list: params.cursor: Invalid input: expected string, received number.')
-    child.stdin.end()
-    await once(child, 'exit')
   })
 })
