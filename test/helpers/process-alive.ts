@@ -20,8 +20,9 @@ export function isRunning(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return false
+  } catch (error) {
+    // Gone; or /proc cannot say, and then the signal check does (never a silent "ended").
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? false : isAlive(pid)
   }
 }
 
