@@ -51,15 +51,24 @@ describe('ptc run when run_code fails', { timeout: 300_000 }, () => {
     // Its own process group, with the isolate worker and checkers it forks: a terminal's Ctrl-C reaches them all.
     const child = spawn(process.execPath, [PTC_BIN, 'run', 'forever.ts', '--json', '--no-typecheck', '--workspace', dir, '--journal', journal], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     let stdout = ''
+    let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    let exitCode: number | null | undefined
+    const exited = once(child, 'exit').then(([code]) => (exitCode = code as number | null))
     const started = () => fs.existsSync(journal) && fs.readFileSync(journal, 'utf8').includes('"list_dir"') && fs.readFileSync(journal, 'utf8').split('\n').some((line) => line.includes('"tool/result"') && line.includes('"list_dir"'))
-    while (!started()) await new Promise((resolve) => setTimeout(resolve, 20))
+    // Not past the child's own end: a run that never started fails here with what the child said.
+    while (!started() && exitCode === undefined) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(exitCode, `ptc run ended before its script's first call was journaled; stderr: ${stderr}`).toBeUndefined()
     process.kill(-child.pid!, 'SIGINT')
     // The second while the first's cancel is under way (two at once are one signal to Node).
     await new Promise((resolve) => setTimeout(resolve, 10))
     process.kill(-child.pid!, 'SIGINT')
-    const [code] = await once(child, 'exit')
-    expect(code).toBe(130)
+    // A safety net only (the test's own limit is 300 s): a child that does not end is killed and the test says so, with its stderr.
+    const killer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 120_000)
+    await exited
+    clearTimeout(killer)
+    expect(exitCode, `ptc run did not end after two Ctrl-C; stdout: ${stdout}; stderr: ${stderr}`).toBe(130)
     expect(JSON.parse(stdout)).toMatchObject({ status: 'failed', error: { kind: 'cancelled' } })
     const records = fs.readFileSync(journal, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; callId?: string })
     const calls = records.filter((record) => record.type === 'tool/call').map((record) => record.callId)
