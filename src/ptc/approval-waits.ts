@@ -9,7 +9,7 @@ import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult } from './isolate/isolate-contract.ts'
-import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, stillRunningCaution, withUnansweredApprovals } from './isolate/run-endings.ts'
+import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, runningWithout, withUnansweredApprovals } from './isolate/run-endings.ts'
 
 /** One call's approval still unanswered: its tool and when it was asked (`performance.now()`). */
 interface Wait {
@@ -56,11 +56,10 @@ export class ApprovalWaits {
       const account = deadline === undefined ? result.error : deadlineEndingWithout(deadline, awaiting).error
       return { ...result, error: withUnansweredApprovals(account, awaiting) }
     }
-    const { error } = approvalDeadlineEnding(deadlineMs, awaiting, Math.min(waitedMs, deadlineMs))
-    // Calls that were running besides (not awaiting approval) may have taken effect: said too.
-    const rest = deadline === undefined ? undefined : deadlineEndingWithout(deadline, awaiting).deadline
-    const running = rest === undefined ? 0 : ('spent' in rest ? rest.spent.toolsRunning : rest.toolsRunning).length
-    return { ...result, error: running === 0 ? error : { ...error, message: `${error.message} ${stillRunningCaution(running)}` } }
+    // Calls that were running beside them (not awaiting approval) may have taken effect: said too.
+    const running = deadline === undefined ? 0 : runningWithout(deadline, awaiting).length
+    const { error } = approvalDeadlineEnding(deadlineMs, awaiting, Math.min(waitedMs, deadlineMs), running)
+    return { ...result, error }
   }
 
   /**

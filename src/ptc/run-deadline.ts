@@ -20,7 +20,7 @@ export function runDeadlineMs(config: Pick<PtcConfig, 'limits' | 'maxWallClockMs
 /**
  * `error` with a note that the caller's `timeoutMs` was capped to `deadlineMs`, when it was and
  * `error` is a deadline's ending: the run's wall clock (`(wallClockMs)` in its message) or the
- * check's (`(timeoutMs)`), as `isolate/run-endings.ts` words them; the CPU limit's ending is
+ * check's (`(timeoutMs)`), as `isolate/run-endings.ts` and `check-endings.ts` word them; the CPU limit's ending is
  * another limit and is left as it is. Otherwise `error` itself.
  */
 export function withCapNote<E extends { message: string }>(error: E, timeoutMs: number | undefined, deadlineMs: number): E {

@@ -1,7 +1,8 @@
 /**
  * How a `run_code` run ends when the script did not end it itself, written in one place (SPEC S9;
  * issue 16): the status and the readable `error` a model gets. Each message says what ended the
- * run, the limit and its value, what used the time or memory, and what to do next.
+ * run, the limit and its value, what used the time or memory, and what to do next. The check
+ * step's endings are in `../check-endings.ts`.
  */
 import type { RunStatus } from './isolate-contract.ts'
 
@@ -29,16 +30,19 @@ export interface RunEnding {
  */
 export type DeadlineAccount = { limitMs: number; spent: TimeSpent } | { limitMs: number; toolsRunning: readonly string[] }
 
-/**
- * The deadline ending `account` was made from, said again with `notRunning` (names, one
- * occurrence each) taken out of its calls still running.
- */
-export function deadlineEndingWithout(account: DeadlineAccount, notRunning: readonly string[]): RunEnding {
+/** The names of `account`'s calls still running, with `notRunning` (names, one occurrence each) taken out. */
+export function runningWithout(account: DeadlineAccount, notRunning: readonly string[]): string[] {
   const toolsRunning = 'spent' in account ? [...account.spent.toolsRunning] : [...account.toolsRunning]
   for (const name of notRunning) {
     const index = toolsRunning.indexOf(name)
     if (index !== -1) toolsRunning.splice(index, 1)
   }
+  return toolsRunning
+}
+
+/** The deadline ending `account` was made from, said again without `notRunning` ({@link runningWithout}). */
+export function deadlineEndingWithout(account: DeadlineAccount, notRunning: readonly string[]): RunEnding {
+  const toolsRunning = runningWithout(account, notRunning)
   return 'spent' in account ? deadlineEnding(account.limitMs, { ...account.spent, toolsRunning }) : unansweredDeadlineEnding(account.limitMs, toolsRunning)
 }
 
@@ -108,15 +112,17 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
  * went to a question nobody answered, so the advice is to answer sooner or allow more time, not
  * to make fewer calls.
  * `awaiting`: the names of the calls whose approval was still unanswered; `waitedMs`: how long the
- * longest of them had waited, in ms.
+ * longest of them had waited, in ms; `running`: calls that were running beside them, which may
+ * have taken effect ({@link stillRunningCaution}).
  */
-export function approvalDeadlineEnding(limitMs: number, awaiting: readonly string[], waitedMs: number): RunEnding {
+export function approvalDeadlineEnding(limitMs: number, awaiting: readonly string[], waitedMs: number, running = 0): RunEnding {
   const one = awaiting.length === 1
+  const caution = running === 0 ? '' : ` ${stillRunningCaution(running)}`
   return {
     status: 'timeout',
     error: {
       name: 'TimeoutError',
-      message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs): for ${ms(waitedMs)} of it the script waited for approval of ${one ? 'a tool call' : 'tool calls'} (${describeNames(awaiting)}), and nobody answered the approval prompt in time, so ${one ? 'the call was' : 'the calls were'} not made. Answer the approval prompt sooner, or raise timeoutMs to leave time for the answer.`,
+      message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs): for ${ms(waitedMs)} of it the script waited for approval of ${one ? 'a tool call' : 'tool calls'} (${describeNames(awaiting)}), and nobody answered the approval prompt in time, so ${one ? 'the call was' : 'the calls were'} not made. Answer the approval prompt sooner, or raise timeoutMs to leave time for the answer.${caution}`,
     },
   }
 }
@@ -211,71 +217,9 @@ function toolWaitAdvice(running: number): string {
 }
 
 /** What a deadline message says of `running` (> 0) calls it stopped, whatever used most of the time. */
-export function stillRunningCaution(running: number): string {
+function stillRunningCaution(running: number): string {
   const them = running === 1 ? 'The call still running was' : 'The calls still running were'
   return `${them} stopped at the deadline and may or may not have taken effect: check before making ${running === 1 ? 'it' : 'them'} again.`
-}
-
-/**
- * Checking (`typecheck`) or compiling used the whole deadline; the checker was killed (status
- * `timeout`). `waiting`: the deadline passed before any checker was free, so the script's own
- * types had no part in it (every checker busy with other scripts).
- */
-export function checkTimeoutEnding(deadlineMs: number, typecheck: boolean, waiting = false): RunEnding {
-  if (waiting) {
-    return {
-      status: 'timeout',
-      error: { name: 'TimeoutError', message: `The script waited its whole ${deadlineMs} ms deadline (timeoutMs) for a free type checker: every one was busy with other scripts, so it was not ${typecheck ? 'checked' : 'compiled'} and no code ran. Run it again, or raise timeoutMs; an operator can add checkers (--checkers, PtcConfig.checkers).` },
-    }
-  }
-  // Under a second, the deadline is the likelier cause: a check takes tens to hundreds of ms.
-  const advice =
-    deadlineMs < 1_000
-      ? `A deadline of ${deadlineMs} ms leaves little time for ${typecheck ? 'type-checking' : 'compiling'}, which takes tens to hundreds of ms: raise timeoutMs${typecheck ? ", or simplify the script's types" : ''}.`
-      : typecheck
-        ? "Simplify the script's types (deeply recursive or very large types), or raise timeoutMs."
-        : 'Send a smaller script or raise timeoutMs.'
-  return {
-    status: 'timeout',
-    error: { name: 'TimeoutError', message: `${typecheck ? 'Type-checking' : 'Compiling'} the script used up the run's ${deadlineMs} ms deadline (timeoutMs); the checker was stopped and no code ran. ${advice}` },
-  }
-}
-
-/** Signals that stop a process from outside it: another process, an operator, the system's out-of-memory killer. */
-const OUTSIDE_STOP = /\bsignal SIG(KILL|TERM|INT|HUP|QUIT)\b/
-
-/**
- * What a checker dies of when a script's types are too large for it: its heap limit (a process
- * aborts, a thread ends with ERR_WORKER_OUT_OF_MEMORY), or TypeScript overflowing its stack.
- */
-const SCRIPT_CRASH = /\bsignal SIG(ABRT|SEGV|BUS|ILL|TRAP)\b|out of memory|OUT_OF_MEMORY|heap|RangeError|call stack/i
-
-/**
- * The checker died or failed while on this script (status `error`). `what` says how, as the
- * pool's `crashed` outcome has it (`signal SIGKILL`, `exit code 1`, `it could not be reached`, or
- * the checker's own error, `RangeError: Maximum call stack size exceeded`). Three causes, three
- * pieces of advice: a signal from outside (another process, the system's OOM killer) is not the
- * script's, so run it again first; a heap limit or a stack overflow in TypeScript is its types';
- * anything else (the checker unreachable, an unreadable message, an unexpected exit) is the
- * checker's own failure: run again, and report it if it keeps happening. `typecheck: false` is
- * suggested only to a run that type-checked.
- */
-export function checkerCrashEnding(what: string, typecheck: boolean): RunEnding {
-  const doing = typecheck ? 'type-checking' : 'compiling'
-  const orUnchecked = typecheck ? ' or run it with typecheck: false' : ''
-  let message: string
-  if (OUTSIDE_STOP.test(what)) {
-    message = `The checker was stopped from outside while ${doing} the script (${what}): by another process, or by the system when memory ran short; no code ran. Run the script again; if it stops the checker every time, ${typecheck ? 'its types may be too large to check: simplify them or run it with typecheck: false' : 'send a smaller script'}.`
-  } else if (/call stack/i.test(what)) {
-    message = `${typecheck ? 'Type-checking' : 'Compiling'} the script overflowed the checker's stack (${what}): the script nests too deeply (brackets, calls or expressions inside one another)${typecheck ? ' or its types are deeply recursive' : ''}; no code ran. Flatten its deepest nesting${typecheck ? ' or simplify its types' : ''}.`
-  } else if (SCRIPT_CRASH.test(what)) {
-    message = typecheck
-      ? `Type-checking the script stopped the checker (${what}), typically from types too large to check; no code ran. Simplify the script's types${orUnchecked}.`
-      : `Compiling the script stopped the checker (${what}); no code ran. Send a smaller or simpler script.`
-  } else {
-    message = `The checker failed while ${doing} the script (${what}); this is not the script's doing, and no code ran. Run the script again${orUnchecked}; if it keeps failing, the host's checker is broken: report this message.`
-  }
-  return { status: 'error', error: { name: 'CheckerCrashError', message } }
 }
 
 function ms(value: number): string {

@@ -3,7 +3,8 @@
  * the end-to-end behaviour is in `wall-clock-cap.test.ts`.
  */
 import { describe, expect, it } from 'vitest'
-import { catastropheEnding, checkTimeoutEnding, cpuEnding, deadlineEnding, deadlineEndingWithout, unansweredDeadlineEnding } from '../../../src/ptc/isolate/run-endings.ts'
+import { checkTimeoutEnding } from '../../../src/ptc/check-endings.ts'
+import { catastropheEnding, cpuEnding, deadlineEnding, deadlineEndingWithout, unansweredDeadlineEnding } from '../../../src/ptc/isolate/run-endings.ts'
 import { runDeadlineMs, withCapNote } from '../../../src/ptc/run-deadline.ts'
 import type { IsolateClock } from '../../../src/ptc/isolate/isolate-clock.ts'
 import { OpenEntries } from '../../../src/ptc/isolate/open-entries.ts'
