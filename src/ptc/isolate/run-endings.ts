@@ -89,16 +89,18 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
   const isolateWaitMs = spent.isolateWaitMs ?? 0
   const idleMs = Math.max(0, spent.wallMs - spent.runningMs - spent.toolWaitMs - isolateWaitMs)
   const running = spent.toolsRunning.length === 0 ? '' : ` (${describeNames(spent.toolsRunning)} still running)`
+  const toolWait = { ms: spent.toolWaitMs, what: `waiting on tool calls${running}`, advice: toolWaitAdvice(spent.toolsRunning.length) }
   const uses = [
     { ms: spent.checkMs, what: 'type-checking and compiling', advice: "Simplify the script's types or raise timeoutMs." },
     { ms: spent.runningMs, what: "running the script's code", advice: spent.cpuMs * 2 < spent.runningMs ? `Its code had a core for only ${ms(spent.cpuMs)} of that: the machine was busy (other scripts at once); raise timeoutMs or run fewer scripts at once.` : 'Look for an endless loop or do less computation in the script.' },
-    { ms: spent.toolWaitMs, what: `waiting on tool calls${running}`, advice: toolWaitAdvice(spent.toolsRunning.length) },
+    toolWait,
     { ms: idleMs, what: 'waiting on nothing: no code ran and no tool call was pending', advice: 'The script awaited a promise that never settles; make sure everything it awaits settles.' },
     { ms: isolateWaitMs, what: 'waiting for a fresh isolate before the script could start', advice: 'The isolates made ahead were taken by other scripts at once, or this run needed its own (a memoryMb other than the default); raise timeoutMs or run fewer scripts at once.' },
   ]
   const most = uses.reduce((best, use) => (use.ms > best.ms ? use : best))
   const account = `type-checking and compiling ${ms(spent.checkMs)}, running code ${ms(spent.runningMs)} (CPU ${ms(spent.cpuMs)}), waiting on tool calls ${ms(spent.toolWaitMs)}, waiting on nothing ${ms(idleMs)}${isolateWaitMs >= 1 ? `, waiting for a fresh isolate ${ms(isolateWaitMs)}` : ''}`
-  const caution = spent.toolsRunning.length > 0 && most !== uses[2] ? ` ${stillRunningCaution(spent.toolsRunning.length)}` : ''
+  // The tool wait's advice has the caution already; any other use's gets it after.
+  const caution = spent.toolsRunning.length > 0 && most !== toolWait ? ` ${stillRunningCaution(spent.toolsRunning.length)}` : ''
   return {
     status: 'timeout',
     error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}${caution}` },
