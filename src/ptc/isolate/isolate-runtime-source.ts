@@ -26,6 +26,29 @@ export const RUNTIME_DIR = fileURLToPath(new URL('../../../runtime/', import.met
 export const PREBUILT_RUNTIME_FILE = 'isolate-runtime.bundle.txt'
 
 const GLOBAL_NAME = '__ptcRuntime'
+
+/**
+ * esbuild's options for the runtime bundle, but its entry point. `charset: 'ascii'` escapes the
+ * few non-ASCII characters of the runtime's messages (`…`), so V8 keeps the bundle's source as
+ * a one-byte string: in the runtime snapshot every isolate starts from, that is 42 KB less to
+ * read (issue 12: 536 -> 495 KB, `new ivm.Isolate` 1.83 -> 1.67 ms of CPU, a whole trivial run's
+ * isolate 3.12 -> 2.92 ms, interleaved).
+ */
+const BUNDLE_OPTIONS = {
+  bundle: true,
+  write: false,
+  format: 'iife',
+  globalName: GLOBAL_NAME,
+  platform: 'neutral',
+  target: 'es2024',
+  metafile: true,
+  legalComments: 'none',
+  charset: 'ascii',
+  logLevel: 'silent',
+} as const
+
+/** Keys a cached bundle to the options it was built with (`runtime-bundle-cache.ts`). */
+const BUNDLE_KEY = JSON.stringify(BUNDLE_OPTIONS)
 let cached: Promise<IsolateRuntimeSource> | undefined
 
 /**
@@ -45,10 +68,10 @@ export function loadIsolateRuntimeSource(): Promise<IsolateRuntimeSource> {
 /** From the sources: the bundle a previous process built and cached, else a fresh build, then cached. */
 async function readCachedOrBuild(): Promise<IsolateRuntimeSource> {
   const folder = userCacheFolder()
-  const hit = folder === undefined ? undefined : readCachedRuntime(folder, RUNTIME_DIR)
+  const hit = folder === undefined ? undefined : readCachedRuntime(folder, RUNTIME_DIR, BUNDLE_KEY)
   if (hit !== undefined) return hit
   const built = await buildIsolateRuntimeSource()
-  if (folder !== undefined) writeCachedRuntime(folder, RUNTIME_DIR, built)
+  if (folder !== undefined) writeCachedRuntime(folder, RUNTIME_DIR, BUNDLE_KEY, built)
   return built
 }
 
@@ -70,19 +93,7 @@ function readPrebuilt(): Promise<IsolateRuntimeSource> | undefined {
 export async function buildIsolateRuntimeSource(): Promise<IsolateRuntimeSource> {
   // esbuild only when building: the built package and a cached bundle never load it.
   const { build } = await import('esbuild')
-  const result = await build({
-    entryPoints: [path.join(RUNTIME_DIR, 'index.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    globalName: GLOBAL_NAME,
-    platform: 'neutral',
-    target: 'es2024',
-    metafile: true,
-    legalComments: 'none',
-    charset: 'utf8',
-    logLevel: 'silent',
-  })
+  const result = await build({ ...BUNDLE_OPTIONS, entryPoints: [path.join(RUNTIME_DIR, 'index.ts')] })
   const cwd = process.cwd()
   const inputs = Object.keys(result.metafile.inputs).map((input) => path.resolve(cwd, input))
   const outside = inputs.filter((input) => !input.startsWith(RUNTIME_DIR))

@@ -2,8 +2,8 @@
  * The isolate runtime bundled from the sources, kept between processes in the user cache folder
  * (issue 12: the isolate worker ready fast). Bundling takes esbuild's start-up and a build, about
  * a tenth of a second of every worker start in a checkout; the built package ships its bundle
- * prebuilt and never gets here. An entry is keyed by the checkout's `runtime/` folder and the
- * esbuild version, and holds a fingerprint of every bundled file and of the code
+ * prebuilt and never gets here. An entry is keyed by the checkout's `runtime/` folder, the
+ * esbuild version and the bundling options (`build`, so a changed option means a fresh build), and holds a fingerprint of every bundled file and of the code
  * (`content-fingerprint.ts`, not SHA-256: `node:crypto` is not loaded on the worker's start path):
  * it is used only while all of them match, so an edited runtime file or a corrupt entry means a
  * fresh build.
@@ -14,7 +14,7 @@ import { writeCacheFile } from '../user-cache.ts'
 import { contentFingerprint } from './content-fingerprint.ts'
 
 /** Bumped when the entry's shape changes. */
-const FORMAT = 2
+const FORMAT = 3
 
 /**
  * Entries kept in a cache folder, the most recently written: one per checkout (every fresh clone
@@ -31,6 +31,8 @@ export interface RuntimeBundle {
 interface Entry {
   format: number
   esbuild: string
+  /** The bundling options' key the code was built with (see {@link readCachedRuntime}). */
+  build: string
   /** `contentFingerprint` of each input file, by absolute path. */
   inputs: Record<string, string>
   code: string
@@ -48,13 +50,14 @@ function entryName(runtimeDir: string): string {
 }
 
 /**
- * The cached bundle of `runtimeDir` in `folder` when it is intact and every input file still has
- * the content it was built from; `undefined` otherwise (never throws).
+ * The cached bundle of `runtimeDir` in `folder` when it is intact, was built with the options
+ * whose key is `build` (any string that changes with them, for example their JSON), and every
+ * input file still has the content it was built from; `undefined` otherwise (never throws).
  */
-export function readCachedRuntime(folder: string, runtimeDir: string): RuntimeBundle | undefined {
+export function readCachedRuntime(folder: string, runtimeDir: string, build: string): RuntimeBundle | undefined {
   try {
     const entry = JSON.parse(readFileSync(`${folder}/${entryName(runtimeDir)}`, 'utf8')) as Partial<Entry>
-    if (entry.format !== FORMAT || entry.esbuild !== esbuildVersion() || typeof entry.code !== 'string' || contentFingerprint(entry.code) !== entry.codeFingerprint) return undefined
+    if (entry.format !== FORMAT || entry.esbuild !== esbuildVersion() || entry.build !== build || typeof entry.code !== 'string' || contentFingerprint(entry.code) !== entry.codeFingerprint) return undefined
     const inputs = Object.entries(entry.inputs ?? {})
     if (inputs.length === 0 || inputs.some(([file, fingerprint]) => !file.startsWith(runtimeDir) || contentFingerprint(readFileSync(file)) !== fingerprint)) return undefined
     return { code: entry.code, inputs: inputs.map(([file]) => file) }
@@ -63,11 +66,11 @@ export function readCachedRuntime(folder: string, runtimeDir: string): RuntimeBu
   }
 }
 
-/** Stores `bundle` (just built from `runtimeDir`) for the next processes; a failure is ignored. */
-export function writeCachedRuntime(folder: string, runtimeDir: string, bundle: RuntimeBundle): void {
+/** Stores `bundle` (just built from `runtimeDir` with the options whose key is `build`) for the next processes; a failure is ignored. */
+export function writeCachedRuntime(folder: string, runtimeDir: string, build: string, bundle: RuntimeBundle): void {
   try {
     const inputs = Object.fromEntries(bundle.inputs.map((file) => [file, contentFingerprint(readFileSync(file))]))
-    const entry: Entry = { format: FORMAT, esbuild: esbuildVersion(), inputs, code: bundle.code, codeFingerprint: contentFingerprint(bundle.code) }
+    const entry: Entry = { format: FORMAT, esbuild: esbuildVersion(), build, inputs, code: bundle.code, codeFingerprint: contentFingerprint(bundle.code) }
     writeCacheFile(folder, entryName(runtimeDir), JSON.stringify(entry))
     pruneRuntimeEntries(folder)
   } catch {
