@@ -38,6 +38,9 @@ export const LATENCY = 'process: trivial run, pool refilled'
 export const FLOOR_CHANNEL = 'floor: bare round trip over the worker channel after the same pause'
 export const FLOOR_RAW = 'floor: raw trivial run on an isolate made ahead, after the same pause'
 export const FLOOR_LATENCY = "floor: run_code's host part, a worker channel round trip and that raw run in a row, after the same pause"
+/** A fresh isolate made and disposed on this thread: raw isolated-vm's, and the product's with its runtime (`call-path-floors.ts`). */
+export const ISOLATE_RAW = 'hop: a fresh isolate, raw (new Isolate, context, dispose)'
+export const ISOLATE_RUNTIME = "hop: a fresh isolate with the product's runtime (prepareIsolate from the runtime snapshot, dispose)"
 export const FLOOR_COPY = 'floor: canonical copy of the 64 KB result (materializeJson, S6.1/S6.4)'
 export const DIRECT = 'pipeline: direct await body(args)'
 export const PIPELINE = 'pipeline: tools.execute (3 policies + 1 guard)'
@@ -180,6 +183,9 @@ export function summary(m: Readonly<Record<string, number>>, inputs: SummaryInpu
   // the floor of one worker (raw + run_code + a channel round trip) no longer bounds it.
   row('cold run ms, process (two workers)', `${cold('process').toFixed(2)} (${ratio(cold('process'), cold('raw'))} raw; one worker's ${runnerAlone('process')})`, `— (one worker's: ${coldFloor.oneWorker.toFixed(2)}, ${ratio(coldFloor.oneWorker, cold('raw'))}: + bare channel round trip ${(m[HOP_CHANNEL]! / 1000).toFixed(2)})`, '≤ 1.0× raw')
   const ms = (name: string) => (m[name]! / 1000).toFixed(2)
+  // Part of both cold runs' floors the floors above leave out: raw has no runtime to put in its isolates.
+  const runtimeCost = (m[ISOLATE_RUNTIME]! - m[ISOLATE_RAW]!) / 1000
+  row('a fresh isolate ms, made and disposed back to back', `${ms(ISOLATE_RUNTIME)} with the product's runtime`, `${ms(ISOLATE_RAW)} raw: the runtime adds ${runtimeCost.toFixed(2)} to every cold run (its snapshot's heap and its install)`, '—')
   row('trivial run ms, pool refilled, process', ms(LATENCY), `${ms(FLOOR_LATENCY)} (run_code's host part, a worker channel round trip and raw's run on a ready isolate, in a row after the same pause; the last two alone ${ms(FLOOR_CHANNEL)} and ${ms(FLOOR_RAW)})`, '≤ 1.5 ms')
   const { latency } = inputs
   if (latency !== undefined) {

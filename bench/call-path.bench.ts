@@ -37,10 +37,7 @@ import {
   caseName,
   DIRECT,
   FLOOR_COPY,
-  FLOOR_CHANNEL,
   FLOOR_COLD,
-  FLOOR_LATENCY,
-  FLOOR_RAW,
   HOP_HOST,
   HOP_HOST_SLEPT,
   HOP_IN_PLACE,
@@ -60,12 +57,12 @@ import {
 } from './call-path-summary.ts'
 import { bridgeHostCall, CALLS, PAYLOAD, productRunner, rawProcessRunner, rawRunner, type ScriptName, type ScriptRunner } from './call-path-fixtures.ts'
 import { section, type BenchCase } from './harness.ts'
+import { isolateLifecycleCases, latencyFloorCases, PAUSE_MS } from './call-path-floors.ts'
 import { startSocketEcho } from './socket-echo.ts'
 import { cpuSince, threadCpu } from './thread-cpu.ts'
 import { pipelineBenchRoot, pipelineBody, pipelineCall } from './pipeline.bench.ts'
 
 const COLD_RUNS = 40
-const PAUSE_MS = 50
 const WORKLOADS: { script: ScriptName; iterations: number }[] = [
   { script: 'trivial', iterations: COLD_RUNS },
   { script: 'sequential', iterations: 1 },
@@ -119,7 +116,7 @@ export const callPath = section(
     cases.push({ name: LATENCY, run: () => runners.process.run('trivial'), pause: () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS)), iterations: 10 })
     const hops = await hopCases()
     const hostPart = await runCodeHostCase()
-    cases.push(...latencyFloorCases(hops.roundTrip, hostPart.runner))
+    cases.push(...latencyFloorCases(hops.roundTrip, hostPart.runner), ...isolateLifecycleCases())
     cases.push({
       name: FLOOR_COLD,
       run: async () => {
@@ -217,45 +214,6 @@ async function hopCases(): Promise<{ cases: BenchCase[]; roundTrip: () => Promis
       for (const socket of Object.values(sockets)) socket.close()
     },
   }
-}
-
-/**
- * The floor of the trivial-run latency (a run after a pause, as model turns come): the same pause,
- * then what no implementation of a run in a worker process can skip. One message there and back
- * over the worker channel (both processes asleep, as the host and the worker are between turns) and, on an isolate
- * and context made during the pause, raw isolated-vm's compile and run of `return 1 + 1`; each
- * alone, and in a row after `run_code`'s host part (`hostPart`: the pipeline, the compile-cache
- * lookup, the result's checks, with the isolate step answered at once), as a run has them, so the
- * machine wakes once for the three, as it does for a run.
- */
-function latencyFloorCases(roundTrip: () => Promise<unknown>, hostPart: ScriptRunner): BenchCase[] {
-  const sleep = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS))
-  let ahead: { isolate: ivm.Isolate; context: ivm.Context } | undefined
-  const prepareAhead = async () => {
-    const isolate = new ivm.Isolate({ memoryLimit: 128 })
-    ahead = { isolate, context: isolate.createContextSync() }
-    await sleep()
-  }
-  const rawRun = async () => {
-    const { isolate, context } = ahead!
-    const script = isolate.compileScriptSync('(async () => 1 + 1)().then(JSON.stringify)')
-    if ((await script.run(context, { promise: true })) !== '2') throw new Error('raw trivial run failed')
-    isolate.dispose()
-  }
-  return [
-    { name: FLOOR_CHANNEL, run: roundTrip, pause: sleep, iterations: 10 },
-    { name: FLOOR_RAW, pause: prepareAhead, run: rawRun, iterations: 10 },
-    {
-      name: FLOOR_LATENCY,
-      pause: prepareAhead,
-      run: async () => {
-        await hostPart.run('trivial')
-        await roundTrip()
-        await rawRun()
-      },
-      iterations: 10,
-    },
-  ]
 }
 
 /**
