@@ -39,8 +39,8 @@ export const FLOOR_CHANNEL = 'floor: bare round trip over the worker channel aft
 export const FLOOR_RAW = 'floor: raw trivial run on an isolate made ahead, after the same pause'
 export const FLOOR_LATENCY = "floor: run_code's host part, a worker channel round trip and that raw run in a row, after the same pause"
 /** A fresh isolate made and disposed on this thread: raw isolated-vm's, and the product's with its runtime (`call-path-floors.ts`). */
-export const ISOLATE_RAW = 'hop: a fresh isolate, raw (new Isolate, context, dispose)'
-export const ISOLATE_RUNTIME = "hop: a fresh isolate with the product's runtime (prepareIsolate from the runtime snapshot, dispose)"
+export const ISOLATE_RAW = 'hop: a fresh isolate, raw (new Isolate, context, a trivial script, dispose)'
+export const ISOLATE_RUNTIME = "hop: a fresh isolate with the product's runtime (prepareIsolate from the runtime snapshot, a trivial script, dispose)"
 export const FLOOR_COPY = 'floor: canonical copy of the 64 KB result (materializeJson, S6.1/S6.4)'
 export const DIRECT = 'pipeline: direct await body(args)'
 export const PIPELINE = 'pipeline: tools.execute (3 policies + 1 guard)'
@@ -185,7 +185,7 @@ export function summary(m: Readonly<Record<string, number>>, inputs: SummaryInpu
   const ms = (name: string) => (m[name]! / 1000).toFixed(2)
   // Part of both cold runs' floors the floors above leave out: raw has no runtime to put in its isolates.
   const runtimeCost = (m[ISOLATE_RUNTIME]! - m[ISOLATE_RAW]!) / 1000
-  row('a fresh isolate ms, made and disposed back to back', `${ms(ISOLATE_RUNTIME)} with the product's runtime`, `${ms(ISOLATE_RAW)} raw: the runtime adds ${runtimeCost.toFixed(2)} to every cold run (its snapshot's heap and its install)`, '—')
+  row('a fresh isolate ms, made, used for a trivial script and disposed, back to back', `${ms(ISOLATE_RUNTIME)} with the product's runtime`, `${ms(ISOLATE_RAW)} raw: the runtime adds ${runtimeCost.toFixed(2)} to every cold run (its snapshot's heap and its install)`, '—')
   row('trivial run ms, pool refilled, process', ms(LATENCY), `${ms(FLOOR_LATENCY)} (run_code's host part, a worker channel round trip and raw's run on a ready isolate, in a row after the same pause; the last two alone ${ms(FLOOR_CHANNEL)} and ${ms(FLOOR_RAW)})`, '≤ 1.5 ms')
   const { latency } = inputs
   if (latency !== undefined) {
