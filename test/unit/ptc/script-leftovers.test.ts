@@ -211,8 +211,9 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
 
   it('S9.1 the siblings of a failed call in a Promise.all the script caught are reported as left behind by it, not as unawaited', async () => {
     saved.delete('left.txt')
+    // 300 ms: both saves must still be running after refuse's round trip (without a delay one had ended first in a full run at load 4).
     const value = await run(
-      'try { await Promise.all([tools.save({ name: "left.txt", text: "kept" }), tools.refuse({}), tools.save({ name: "left.txt", text: "again" })]) } catch { return "caught" }\nreturn "unreachable"',
+      'try { await Promise.all([tools.save({ name: "left.txt", text: "kept", delayMs: 300 }), tools.refuse({}), tools.save({ name: "left.txt", text: "again", delayMs: 300 })]) } catch { return "caught" }\nreturn "unreachable"',
     )
     expect(value).toMatchObject({ status: 'ok', value: 'caught', toolCalls: 3 })
     expect(saved.get('left.txt')).toBe('again')
@@ -220,7 +221,7 @@ describe.each(['process', 'inline'] as const)('issue 11 nothing vanishes at retu
       {
         kind: 'abandoned-calls',
         message:
-          '2 tool calls were still running when the script returned, although it had passed them to Promise.all (or race, any, .then): save {"name":"left.txt","text":"kept"}, save {"name":"left.txt","text":"again"}. ' +
+          '2 tool calls were still running when the script returned, although it had passed them to Promise.all (or race, any, .then): save {"name":"left.txt","text":"kept","delayMs":300}, save {"name":"left.txt","text":"again","delayMs":300}. ' +
           'Before that, refuse {} failed (Tool "refuse" failed: the disk is full), and a Promise.all rejects at its first failure without waiting for the rest. ' +
           'The run waited for them: 2 succeeded. The script never saw their results; to wait for every call, await Promise.allSettled.',
       },
