@@ -7,11 +7,17 @@
 /**
  * Settles as `work` does, or, as soon as `signal` aborts (at once when it already has), with what
  * `onAbort` returns, rejecting when `onAbort` throws. The abort listener is removed when `work`
- * settles first. Without a signal, `work` is returned as is.
+ * settles first. Without a signal, `work` is returned as is. Once the abort has won, a later
+ * failure of `work` is nobody's to handle and is dropped: it never becomes an unhandled rejection,
+ * which would end a Node process (a tool body that rejects as soon as its signal aborts, while
+ * that abort ran inside the body's own first step, did so).
  */
 export function raceAbort<T, A>(work: Promise<T>, signal: AbortSignal | undefined, onAbort: () => A): Promise<T | A> {
   if (signal === undefined) return work
-  if (signal.aborted) return new Promise<A>((resolve) => resolve(onAbort()))
+  if (signal.aborted) {
+    work.then(undefined, ignoreLateFailure)
+    return new Promise<A>((resolve) => resolve(onAbort()))
+  }
   return new Promise<T | A>((resolve, reject) => {
     const abort = () => {
       try {
@@ -33,3 +39,5 @@ export function raceAbort<T, A>(work: Promise<T>, signal: AbortSignal | undefine
     )
   })
 }
+
+function ignoreLateFailure(): void {}
