@@ -9,7 +9,7 @@ import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult } from './isolate/isolate-contract.ts'
-import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, runningWithout, withUnansweredApprovals } from './isolate/run-endings.ts'
+import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, runningWithout, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
 
 /** One call's approval still unanswered: its tool and when it was asked (`performance.now()`). */
 interface Wait {
@@ -34,7 +34,10 @@ export class ApprovalWaits {
    * in ms), the result's error becomes the approval's ending (`approvalDeadlineEnding`); after a
    * shorter wait the error keeps its account of the time and says those calls were not made for
    * want of an answer (`withUnansweredApprovals`), its calls still running counted without them.
-   * The result's `deadline` (the isolate side's account) is taken off either way.
+   * A run stopped otherwise than by the script or its wall clock (a cancel, the CPU time or memory
+   * limit, a failure) says which calls were in flight then (`withStoppedCalls`): those awaiting
+   * approval were not made, the others may have taken effect.
+   * The result's `deadline` and `stoppedCalls` (the isolate side's accounts) are taken off either way.
    * @throws whatever `run` throws (an infrastructure failure); the run is forgotten either way.
    */
   async during(parentToken: symbol, deadlineMs: number, run: () => Promise<IsolateRunResult>): Promise<IsolateRunResult> {
@@ -42,10 +45,16 @@ export class ApprovalWaits {
     this.#runs.set(parentToken, waits)
     let result: IsolateRunResult
     let deadline: IsolateRunResult['deadline']
+    let stoppedCalls: IsolateRunResult['stoppedCalls']
     try {
-      ;({ deadline, ...result } = await run())
+      ;({ deadline, stoppedCalls, ...result } = await run())
     } finally {
       this.#runs.delete(parentToken)
+    }
+    if (stoppedCalls !== undefined && result.error !== undefined) {
+      // Stopped by a cancel, a limit or a failure: the calls in flight then, those only awaiting approval apart.
+      const awaiting = [...waits.values()].map((wait) => wait.name)
+      return { ...result, error: withStoppedCalls(result.error, runningWithout({ limitMs: 0, toolsRunning: stoppedCalls }, awaiting), awaiting) }
     }
     if (waits.size === 0 || result.status !== 'timeout' || result.error === undefined || !endedAtWallClock(result.error)) return result
     const now = performance.now()

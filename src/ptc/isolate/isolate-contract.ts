@@ -145,6 +145,12 @@ export interface IsolateRunResult {
   durationMs: number
   /** With a wall-clock deadline's `timeout`: what its message was made from, for the host (never in a `run_code` value). */
   deadline?: DeadlineAccount
+  /**
+   * With any other ending the script did not choose (a cancel, the CPU time or memory limit, a
+   * failure of the isolate or its worker): the names of the calls still in flight then, for the
+   * host to word (`withStoppedCalls`, never in a `run_code` value). Absent when there were none.
+   */
+  stoppedCalls?: readonly string[]
 }
 
 /**

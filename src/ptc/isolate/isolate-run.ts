@@ -268,21 +268,21 @@ class IsolateRun {
     this.end(this.scriptEnding, true, stoppedBy)
   }
 
-  /** Ends the run once: stops timers, aborts in-flight calls, disposes the isolate, resolves. */
+  /** Ends the run once: stops timers, aborts in-flight calls (named in `stoppedCalls` unless the script or a deadline ended the run), disposes the isolate, resolves. */
   private end(ending: Ending, finishedByScript = false, stoppedBy = 'the end of the run'): void {
     if (this.ended) return
     this.ended = true
     for (const timer of this.timers) clearTimeout(timer)
     this.request.signal?.removeEventListener('abort', this.onAbort)
+    const stoppedCalls = finishedByScript || 'deadline' in ending ? [] : this.calls.running
     this.leftovers.notMade(this.calls.close(new Error(`run ended (${ending.status})`)))
     this.settlements.clear()
-    this.prepared.onCatastrophe = undefined
-    this.prepared.handlers = undefined
+    this.prepared.onCatastrophe = this.prepared.handlers = undefined
     const released = this.prepared.onReleased
     this.prepared.onReleased = undefined
     if (!finishedByScript) disposeQuietly(this.isolate)
     const warnings = this.leftovers.list(stoppedBy)
-    this.resolveDone({ ...ending, ...(warnings.length > 0 && { warnings }), logs: this.logs.entries, toolCalls: this.calls.dispatched, durationMs: performance.now() - this.startedAt })
+    this.resolveDone({ ...ending, ...(warnings.length > 0 && { warnings }), ...(stoppedCalls.length > 0 && { stoppedCalls }), logs: this.logs.entries, toolCalls: this.calls.dispatched, durationMs: performance.now() - this.startedAt })
     // After the caller has the result (next turn, or the pool's `afterRun`): disposing takes a
     // millisecond. A script that finished is not running and its callbacks are refused (`ended`);
     // any other ending (limits, cancel) stopped the isolate at once, above.

@@ -141,6 +141,21 @@ export function withUnansweredApprovals(error: RunError, awaiting: readonly stri
   return { ...error, message: `${error.message} ${sentence}` }
 }
 
+/**
+ * `error` (an ending the script did not choose, other than the wall clock's, which words its own:
+ * a cancel, the CPU time or memory limit, the isolate's or its worker's failure) with what became
+ * of the calls in flight then: `running` (names) were stopped and may have taken effect (the
+ * script cannot know: a write may have landed); `awaiting` (names) were waiting for approval and
+ * were not made (SPEC S5.1, S8.2). `error` as it is when both are empty.
+ */
+export function withStoppedCalls(error: RunError, running: readonly string[], awaiting: readonly string[] = []): RunError {
+  const said: string[] = []
+  const one = running.length === 1
+  if (running.length > 0) said.push(`${one ? 'A tool call was' : 'Tool calls were'} still running when the run stopped (${describeNames(running)}): ${one ? 'it was' : 'they were'} stopped then and may or may not have taken effect: check before making ${one ? 'it' : 'them'} again.`)
+  if (awaiting.length > 0) said.push(`${awaiting.length === 1 ? 'A tool call' : 'Tool calls'} awaiting approval then (${describeNames(awaiting)}) ${awaiting.length === 1 ? 'was' : 'were'} not made.`)
+  return said.length === 0 ? error : { ...error, message: `${error.message} ${said.join(' ')}` }
+}
+
 /** The isolate's CPU time passed `cpuTimeMs` (status `timeout`). */
 export function cpuEnding(cpuTimeMs: number): RunEnding {
   return { status: 'timeout', error: { name: 'TimeoutError', message: `The script used more than its CPU time limit of ${cpuTimeMs} ms (cpuTimeMs). Look for an endless loop or do less computation in the script.` } }

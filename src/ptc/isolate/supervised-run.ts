@@ -57,6 +57,8 @@ export class SupervisedRun {
   #onAbort: (() => void) | undefined
   /** The caller cancelled the run: no call of it starts any more. */
   #cancelled = false
+  /** Names of the calls in flight when the host first aborted them (a cancel, the run's end): an ending of the host's own names them. */
+  #stopped: readonly string[] = []
   #resolve!: (result: IsolateRunResult) => void
   #reject!: (error: Error) => void
 
@@ -149,7 +151,9 @@ export class SupervisedRun {
   end(ending: RunEnding | IsolateRunResult): void {
     if (!this.#finish(new Error(`run ended (${ending.status})`))) return
     const logs = 'logs' in ending ? ending.logs : []
-    this.#resolve({ ...ending, logs, toolCalls: this.toolCalls, durationMs: performance.now() - this.#options.startedAt })
+    // The worker's result names its own stopped calls, and a deadline's account names them.
+    const stoppedCalls = 'logs' in ending || ending.deadline !== undefined ? [] : this.#stopped
+    this.#resolve({ ...ending, ...(stoppedCalls.length > 0 && { stoppedCalls }), logs, toolCalls: this.toolCalls, durationMs: performance.now() - this.#options.startedAt })
     this.#options.hooks.ended(this)
   }
 
@@ -170,6 +174,7 @@ export class SupervisedRun {
   }
 
   #abortCalls(reason: Error): void {
+    if (this.#calls.size > 0 && this.#stopped.length === 0) this.#stopped = [...this.#calls.values()]
     this.#controller?.abort(reason)
     this.#calls.clear()
   }

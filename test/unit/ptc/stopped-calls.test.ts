@@ -1,0 +1,120 @@
+/**
+ * A run stopped under its calls (SPEC S8.2, S9.1; issue 16): a cancel, a limit other than the wall
+ * clock's, or a failure says which calls were in flight then. A call that was running may have
+ * taken effect before it was stopped, so the model is told to check before making it again; a
+ * call still awaiting approval was not made, and is said to be so. Both isolation modes.
+ */
+import type { Context } from 'cordis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { Approval } from '../../../src/policy/approval.ts'
+import { Ptc } from '../../../src/ptc/ptc-service.ts'
+import { withStoppedCalls } from '../../../src/ptc/isolate/run-endings.ts'
+import { defineTool } from '../../../src/tools/define-tool.ts'
+import { createRoot } from '../../helpers/registry.ts'
+
+const MAY_HAVE_TAKEN_EFFECT = 'may or may not have taken effect: check before making it again.'
+
+describe.each(['process', 'inline'] as const)('calls in flight when a run is stopped, isolation %s', (isolation) => {
+  let root: Context
+  let dispose: () => unknown
+  /** Called when a `hang` call starts; it then runs until its signal aborts. */
+  let onHang: () => void = () => {}
+  /** Called when an approval is asked for; nobody ever answers it. */
+  let onAsk: () => void = () => {}
+  const made: string[] = []
+
+  beforeAll(async () => {
+    root = await createRoot()
+    await root.plugin(Approval)
+    const fiber = root.plugin(Ptc, { isolation, poolSize: 1, checkers: 1 })
+    await fiber
+    dispose = () => fiber.dispose()
+    await root.plugin({
+      name: 'stopped-calls-tools',
+      inject: ['tools'],
+      apply(ctx: Context) {
+        ctx.tools.register(
+          defineTool({
+            name: 'hang',
+            description: 'Runs until it is stopped.',
+            parameters: z.object({}),
+            output: { schema: z.null(), render: () => [{ type: 'text', text: 'done' }] },
+            isConcurrencySafe: () => true,
+            execute: (_args, { signal }) =>
+              new Promise<null>((_resolve, reject) => {
+                signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true })
+                onHang()
+              }),
+          }),
+        )
+        ctx.tools.register(
+          defineTool({
+            name: 'effect',
+            description: 'A call with an effect, which needs approval.',
+            parameters: z.object({}),
+            output: { schema: z.null(), render: () => [{ type: 'text', text: 'done' }] },
+            isConcurrencySafe: () => true,
+            execute: () => (made.push('effect'), null),
+          }),
+        )
+        ctx.on('tools/pre-execute', (execution, next) => (execution.name === 'effect' ? { kind: 'ask', reason: 'test policy' } : next()))
+      },
+    })
+    root.approval.respond(() => {
+      onAsk()
+      return new Promise(() => {})
+    })
+  }, 120_000)
+  afterAll(() => dispose())
+
+  it('S8.2 S9.1 a run cancelled while a call runs says the call may have taken effect', async () => {
+    const caller = new AbortController()
+    onHang = () => caller.abort()
+    const result = await root.ptc.run('await tools.hang({}); return 1', { typecheck: false, timeoutMs: 60_000, signal: caller.signal })
+    expect(result).toMatchObject({ status: 'cancelled', toolCalls: 1, error: { name: 'CancelledError' } })
+    expect(result.error?.message).toContain(`A tool call was still running when the run stopped (1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
+    expect(result).not.toHaveProperty('stoppedCalls')
+  }, 60_000)
+
+  it('S8.2 S9.1 a run cancelled while one call runs and another awaits approval: the first may have taken effect, the second was not made', async () => {
+    const caller = new AbortController()
+    let started = 0
+    const both = () => ++started === 2 && caller.abort()
+    onHang = both
+    onAsk = both
+    const result = await root.ptc.run('await Promise.all([tools.hang({}), tools.effect({})]); return 1', { typecheck: false, timeoutMs: 60_000, signal: caller.signal, agent: 'approver' })
+    expect(result).toMatchObject({ status: 'cancelled', toolCalls: 2 })
+    expect(result.error?.message).toContain(`A tool call was still running when the run stopped (1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
+    expect(result.error?.message).toContain('A tool call awaiting approval then (1 call: effect) was not made.')
+    expect(made).toEqual([])
+  }, 60_000)
+
+  it('S9.7 a run stopped by its memory limit while a call runs says the call may have taken effect', async () => {
+    onHang = () => {}
+    const script = 'void tools.hang({}).catch(() => {})\nconst kept = []\nwhile (true) kept.push(new Array(10_000).fill(kept.length))'
+    const result = await root.ptc.run(script, { typecheck: false, timeoutMs: 60_000, memoryMb: 16 })
+    expect(result).toMatchObject({ status: 'memory', toolCalls: 1, error: { name: 'MemoryError' } })
+    expect(result.error?.message).toContain(`(1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
+  }, 60_000)
+
+  it('S9.1 a cancelled run with no call in flight says nothing of calls', async () => {
+    const caller = new AbortController()
+    const result = root.ptc.run('while (true) {}', { typecheck: false, timeoutMs: 60_000, signal: caller.signal })
+    setTimeout(() => caller.abort(), 50)
+    const { status, error } = await result
+    expect(status).toBe('cancelled')
+    expect(error?.message).not.toMatch(/still running|awaiting approval/)
+  }, 60_000)
+})
+
+describe('withStoppedCalls', () => {
+  const error = { name: 'CancelledError', message: 'The run was cancelled.' }
+  it('S9.1 names each kind of call in flight, and leaves the message alone when there were none', () => {
+    expect(withStoppedCalls(error, [], [])).toBe(error)
+    expect(withStoppedCalls(error, ['read', 'read', 'write'], []).message).toBe(
+      'The run was cancelled. Tool calls were still running when the run stopped (3 calls: read ×2, write): they were stopped then and may or may not have taken effect: check before making them again.',
+    )
+    expect(withStoppedCalls(error, [], ['write', 'send']).message).toBe('The run was cancelled. Tool calls awaiting approval then (2 calls: write, send) were not made.')
+  })
+})
