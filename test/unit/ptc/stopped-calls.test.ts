@@ -98,6 +98,16 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
     expect(result.error?.message).toContain(`(1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
   }, 60_000)
 
+  it.runIf(isolation === 'process')('S9.1 a run whose isolate worker is killed while a call runs says the call may have taken effect', async () => {
+    // Whichever isolate worker holds the run (PtcConfig.isolateWorkers): every one is killed.
+    onHang = () => {
+      for (const pid of root.ptc._supervisor!.workerPids) process.kill(pid, 'SIGKILL')
+    }
+    const result = await root.ptc.run('await tools.hang({}); return 1', { typecheck: false, timeoutMs: 60_000 })
+    expect(result).toMatchObject({ status: 'error', toolCalls: 1, error: { name: 'WorkerCrashError' } })
+    expect(result.error?.message).toContain(`(1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
+  }, 60_000)
+
   it('S9.1 a cancelled run with no call in flight says nothing of calls', async () => {
     const caller = new AbortController()
     const result = root.ptc.run('while (true) {}', { typecheck: false, timeoutMs: 60_000, signal: caller.signal })
