@@ -104,3 +104,10 @@ export async function until(predicate: () => boolean, timeoutMs = 60_000): Promi
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
 }
+
+/** 10 times what `js` takes just now (on `on`), at least 500 ms: a deadline one phase must mostly fill (at load 21 a start alone took 300 ms). */
+export async function calibratedDeadline(js: string, on: IsolatePool | undefined): Promise<number> {
+  const { result } = await run(js, {}, on)
+  expect(result.status).toBe('ok')
+  return Math.max(500, Math.ceil(10 * result.durationMs))
+}
