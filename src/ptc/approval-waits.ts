@@ -9,7 +9,7 @@ import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult } from './isolate/isolate-contract.ts'
-import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, runningWithout, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
+import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, namesWithout, runningWithout, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
 
 /** One call's approval still unanswered: its tool and when it was asked (`performance.now()`). */
 interface Wait {
@@ -54,7 +54,7 @@ export class ApprovalWaits {
     if (stoppedCalls !== undefined && result.error !== undefined) {
       // Stopped by a cancel, a limit or a failure: the calls in flight then, those only awaiting approval apart.
       const awaiting = [...waits.values()].map((wait) => wait.name)
-      return { ...result, error: withStoppedCalls(result.error, runningWithout({ limitMs: 0, toolsRunning: stoppedCalls }, awaiting), awaiting) }
+      return { ...result, error: withStoppedCalls(result.error, namesWithout(stoppedCalls, awaiting), awaiting) }
     }
     if (waits.size === 0 || result.status !== 'timeout' || result.error === undefined || !endedAtWallClock(result.error)) return result
     const now = performance.now()
@@ -66,7 +66,7 @@ export class ApprovalWaits {
       return { ...result, error: withUnansweredApprovals(account, awaiting) }
     }
     // Calls that were running beside them (not awaiting approval) may have taken effect: said too.
-    const running = deadline === undefined ? 0 : runningWithout(deadline, awaiting).length
+    const running = deadline === undefined ? [] : runningWithout(deadline, awaiting)
     const { error } = approvalDeadlineEnding(deadlineMs, awaiting, Math.min(waitedMs, deadlineMs), running)
     return { ...result, error }
   }

@@ -119,7 +119,7 @@ describe('IsolateSupervisor: the worker process fails, the host does not', () =>
     const { result } = await pending
     expect(result).toMatchObject({
       status: 'error',
-      error: { name: 'WorkerCrashError', message: 'the isolate worker process crashed (signal SIGKILL); the run was stopped; the next run uses a fresh worker' },
+      error: { name: 'WorkerCrashError', message: 'the isolate worker process crashed (signal SIGKILL); the run was stopped; the next run uses a fresh worker.' },
       // Counted on the host (issue 16): five noop calls and the hanging one, though the worker is gone.
       toolCalls: 6,
     })

@@ -32,12 +32,17 @@ export type DeadlineAccount = { limitMs: number; spent: TimeSpent } | { limitMs:
 
 /** The names of `account`'s calls still running, with `notRunning` (names, one occurrence each) taken out. */
 export function runningWithout(account: DeadlineAccount, notRunning: readonly string[]): string[] {
-  const toolsRunning = 'spent' in account ? [...account.spent.toolsRunning] : [...account.toolsRunning]
-  for (const name of notRunning) {
-    const index = toolsRunning.indexOf(name)
-    if (index !== -1) toolsRunning.splice(index, 1)
+  return namesWithout('spent' in account ? account.spent.toolsRunning : account.toolsRunning, notRunning)
+}
+
+/** `names` with each of `taken` (one occurrence each) taken out, in their order. */
+export function namesWithout(names: readonly string[], taken: readonly string[]): string[] {
+  const left = [...names]
+  for (const name of taken) {
+    const index = left.indexOf(name)
+    if (index !== -1) left.splice(index, 1)
   }
-  return toolsRunning
+  return left
 }
 
 /** The deadline ending `account` was made from, said again without `notRunning` ({@link runningWithout}). */
@@ -114,12 +119,12 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
  * went to a question nobody answered, so the advice is to answer sooner or allow more time, not
  * to make fewer calls.
  * `awaiting`: the names of the calls whose approval was still unanswered; `waitedMs`: how long the
- * longest of them had waited, in ms; `running`: calls that were running beside them, which may
- * have taken effect ({@link stillRunningCaution}).
+ * longest of them had waited, in ms; `running`: the names of the calls that were running beside
+ * them, which may have taken effect ({@link stillRunningCaution}).
  */
-export function approvalDeadlineEnding(limitMs: number, awaiting: readonly string[], waitedMs: number, running = 0): RunEnding {
+export function approvalDeadlineEnding(limitMs: number, awaiting: readonly string[], waitedMs: number, running: readonly string[] = []): RunEnding {
   const one = awaiting.length === 1
-  const caution = running === 0 ? '' : ` ${stillRunningCaution(running)}`
+  const caution = running.length === 0 ? '' : ` Still running then: ${describeNames(running)}. ${stillRunningCaution(running.length)}`
   return {
     status: 'timeout',
     error: {
@@ -152,7 +157,7 @@ export function withStoppedCalls(error: RunError, running: readonly string[], aw
   const said: string[] = []
   const one = running.length === 1
   if (running.length > 0) said.push(`${one ? 'A tool call was' : 'Tool calls were'} still running when the run stopped (${describeNames(running)}): ${one ? 'it was' : 'they were'} stopped then and may or may not have taken effect: check before making ${one ? 'it' : 'them'} again.`)
-  if (awaiting.length > 0) said.push(`${awaiting.length === 1 ? 'A tool call' : 'Tool calls'} awaiting approval then (${describeNames(awaiting)}) ${awaiting.length === 1 ? 'was' : 'were'} not made.`)
+  if (awaiting.length > 0) said.push(`${awaiting.length === 1 ? 'A tool call was' : 'Tool calls were'} awaiting approval when the run stopped (${describeNames(awaiting)}): ${awaiting.length === 1 ? 'it was' : 'they were'} not made.`)
   return said.length === 0 ? error : { ...error, message: `${error.message} ${said.join(' ')}` }
 }
 
@@ -191,7 +196,7 @@ export function catastropheEnding(catastrophe: string, memoryMb: number, restart
 
 /** The isolate worker process died under the run, or was stopped (status `error`). */
 export function workerCrashEnding(what: string): RunEnding {
-  return { status: 'error', error: { name: 'WorkerCrashError', message: `the isolate worker process ${what}; the run was stopped; the next run uses a fresh worker` } }
+  return { status: 'error', error: { name: 'WorkerCrashError', message: `the isolate worker process ${what}; the run was stopped; the next run uses a fresh worker.` } }
 }
 
 /**

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module'
 import { writeCacheFile } from '../user-cache.ts'
 import { contentFingerprint } from './content-fingerprint.ts'
 
-/** Bumped when the entry's shape changes. */
+/** Bumped when the entry's shape changes, or what `buildIsolateRuntimeSource` wraps around esbuild's output. */
 const FORMAT = 3
 
 /**

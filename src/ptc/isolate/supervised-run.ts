@@ -82,7 +82,8 @@ export class SupervisedRun {
         // a worker that did answer is neither blamed nor restarted (a review saw both).
         setImmediate(() => {
           if (this.ended) return
-          this.end(unansweredDeadlineEnding(limits.wallClockMs + Math.round(request.checkMs ?? 0), [...this.#calls.values()]))
+          // After a cancel the host has already stopped the calls (`#stopped`).
+          this.end(unansweredDeadlineEnding(limits.wallClockMs + Math.round(request.checkMs ?? 0), this.#cancelled ? this.#stopped : [...this.#calls.values()]))
           hooks.retire(`a run's deadline passed without an answer`)
         })
       }, limits.wallClockMs + graceMs),
@@ -104,7 +105,7 @@ export class SupervisedRun {
       request.signal.addEventListener('abort', this.#onAbort, { once: true })
     }
     const sent = hooks.send({ type: 'run', runId: this.runId, js: request.js, toolNames: [...request.toolNames], limits, checkMs: request.checkMs ?? 0 })
-    if (!sent) this.end({ status: 'error', error: { name: 'WorkerCrashError', message: 'the isolate worker process could not be reached; the run was stopped; the next run uses a fresh worker' } })
+    if (!sent) this.end({ status: 'error', error: { name: 'WorkerCrashError', message: 'the isolate worker process could not be reached; the run was stopped; the next run uses a fresh worker.' } })
   }
 
   /** Runs the host's `dispatch` for one call from the worker and queues its answer. */
@@ -151,9 +152,12 @@ export class SupervisedRun {
   end(ending: RunEnding | IsolateRunResult): void {
     if (!this.#finish(new Error(`run ended (${ending.status})`))) return
     const logs = 'logs' in ending ? ending.logs : []
-    // The worker's result names its own stopped calls, and a deadline's account names them.
-    const stoppedCalls = 'logs' in ending || ending.deadline !== undefined ? [] : this.#stopped
-    this.#resolve({ ...ending, ...(stoppedCalls.length > 0 && { stoppedCalls }), logs, toolCalls: this.toolCalls, durationMs: performance.now() - this.#options.startedAt })
+    // A deadline's account names them. After a cancel, the calls the host stopped (it refuses any
+    // the worker sends later, which the worker would count as running); otherwise the worker's
+    // result names its own.
+    const stoppedCalls = ending.deadline !== undefined ? [] : this.#cancelled || !('logs' in ending) ? this.#stopped : (ending.stoppedCalls ?? [])
+    const { stoppedCalls: _workers, ...rest } = ending as IsolateRunResult
+    this.#resolve({ ...rest, ...(stoppedCalls.length > 0 && { stoppedCalls }), logs, toolCalls: this.toolCalls, durationMs: performance.now() - this.#options.startedAt })
     this.#options.hooks.ended(this)
   }
 

@@ -2,13 +2,15 @@
  * `raceAbort`, the one way a wait ends on its signal (SPEC S6.3): the work goes on, and its
  * failure after the abort won never becomes an unhandled rejection, which ends a Node process.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { raceAbort } from '../../../src/pipeline/race-abort.ts'
 
 const unhandled: unknown[] = []
 const record = (reason: unknown) => void unhandled.push(reason)
 process.on('unhandledRejection', record)
 afterEach(() => void (unhandled.length = 0))
+// This file shares its fork with others (vitest.config.ts): the listener goes with it.
+afterAll(() => void process.off('unhandledRejection', record))
 
 /** Past the microtask checkpoint where Node reports unhandled rejections. */
 const settleTurn = () => new Promise((resolve) => setTimeout(resolve, 10))

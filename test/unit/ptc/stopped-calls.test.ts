@@ -22,6 +22,8 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
   let onHang: () => void = () => {}
   /** Called when an approval is asked for; nobody ever answers it. */
   let onAsk: () => void = () => {}
+  /** Called when a `quick` call runs (it answers at once). */
+  let onQuick: () => void = () => {}
   const made: string[] = []
 
   beforeAll(async () => {
@@ -46,6 +48,16 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
                 signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true })
                 onHang()
               }),
+          }),
+        )
+        ctx.tools.register(
+          defineTool({
+            name: 'quick',
+            description: 'Answers at once.',
+            parameters: z.object({}),
+            output: { schema: z.null(), render: () => [{ type: 'text', text: 'done' }] },
+            isConcurrencySafe: () => true,
+            execute: () => (onQuick(), null),
           }),
         )
         ctx.tools.register(
@@ -86,7 +98,7 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
     const result = await root.ptc.run('await Promise.all([tools.hang({}), tools.effect({})]); return 1', { typecheck: false, timeoutMs: 60_000, signal: caller.signal, agent: 'approver' })
     expect(result).toMatchObject({ status: 'cancelled', toolCalls: 2 })
     expect(result.error?.message).toContain(`A tool call was still running when the run stopped (1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
-    expect(result.error?.message).toContain('A tool call awaiting approval then (1 call: effect) was not made.')
+    expect(result.error?.message).toContain('A tool call was awaiting approval when the run stopped (1 call: effect): it was not made.')
     expect(made).toEqual([])
   }, 60_000)
 
@@ -105,16 +117,46 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
     }
     const result = await root.ptc.run('await tools.hang({}); return 1', { typecheck: false, timeoutMs: 60_000 })
     expect(result).toMatchObject({ status: 'error', toolCalls: 1, error: { name: 'WorkerCrashError' } })
-    expect(result.error?.message).toContain(`(1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
+    expect(result.error?.message).toContain(`the next run uses a fresh worker. A tool call was still running when the run stopped (1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
   }, 60_000)
 
-  it('S9.1 a cancelled run with no call in flight says nothing of calls', async () => {
+  it.runIf(isolation === 'process')('S8.2 S9.1 a cancel names only the calls the host had started: not one the worker sent while the host was busy, which the host then refused', async () => {
     const caller = new AbortController()
-    const result = root.ptc.run('while (true) {}', { typecheck: false, timeoutMs: 60_000, signal: caller.signal })
-    setTimeout(() => caller.abort(), 50)
-    const { status, error } = await result
-    expect(status).toBe('cancelled')
+    onQuick = () =>
+      setImmediate(() => {
+        // The host's thread held up past the answer, so the worker's next call waits unread, then the cancel.
+        const until = performance.now() + 400
+        while (performance.now() < until);
+        caller.abort()
+      })
+    const result = await root.ptc.run('await tools.quick({}); await tools.effect({}); return 1', { typecheck: false, timeoutMs: 60_000, signal: caller.signal, agent: 'approver' })
+    expect(result).toMatchObject({ status: 'cancelled', toolCalls: 1 })
+    expect(result.error?.message).not.toMatch(/still running|awaiting approval/)
+    expect(made).toEqual([])
+  }, 60_000)
+
+  it('S9.1 a run cancelled after its call was answered says nothing of calls', async () => {
+    const caller = new AbortController()
+    // Cancelled while the script spins after its only call: the call is over, not in flight.
+    onQuick = () => setTimeout(() => caller.abort(), 100)
+    const { status, toolCalls, error } = await root.ptc.run('await tools.quick({}); while (true) {}', { typecheck: false, timeoutMs: 60_000, signal: caller.signal })
+    expect({ status, toolCalls }).toEqual({ status: 'cancelled', toolCalls: 1 })
     expect(error?.message).not.toMatch(/still running|awaiting approval/)
+  }, 60_000)
+
+  it.runIf(isolation === 'process')("S9.1 a run whose worker stops answering while a call runs names the call once, in the watchdog's ending", async () => {
+    const stopped: number[] = []
+    onHang = () => {
+      for (const pid of root.ptc._supervisor!.workerPids) process.kill(pid, 'SIGSTOP'), stopped.push(pid)
+    }
+    try {
+      const result = await root.ptc.run('await tools.hang({}); return 1', { typecheck: false, timeoutMs: 1_000 })
+      expect(result).toMatchObject({ status: 'timeout' })
+      expect(result.error?.message).toContain('Still running then: 1 call: hang.')
+      expect(result.error?.message).not.toContain('when the run stopped')
+    } finally {
+      for (const pid of stopped) process.kill(pid, 'SIGCONT')
+    }
   }, 60_000)
 })
 
@@ -125,6 +167,6 @@ describe('withStoppedCalls', () => {
     expect(withStoppedCalls(error, ['read', 'read', 'write'], []).message).toBe(
       'The run was cancelled. Tool calls were still running when the run stopped (3 calls: read ×2, write): they were stopped then and may or may not have taken effect: check before making them again.',
     )
-    expect(withStoppedCalls(error, [], ['write', 'send']).message).toBe('The run was cancelled. Tool calls awaiting approval then (2 calls: write, send) were not made.')
+    expect(withStoppedCalls(error, [], ['write', 'send']).message).toBe('The run was cancelled. Tool calls were awaiting approval when the run stopped (2 calls: write, send): they were not made.')
   })
 })
