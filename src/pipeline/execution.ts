@@ -47,6 +47,7 @@ export class Execution implements ToolExecution {
   readonly timeoutMs: number | undefined
   #signal: AbortSignal
   readonly #stop: AbortSignal
+  #cancelNote: string | undefined
 
   constructor(fields: ExecutionFields) {
     this.callId = fields.callId
@@ -81,6 +82,22 @@ export class Execution implements ToolExecution {
   /** What ends every wait of the pipeline for this call: the caller's stop or the host's (see {@link ExecutionFields}). */
   static stopOf(execution: Execution): AbortSignal {
     return execution.#stop
+  }
+
+  /**
+   * A body's account of what it had done when its caller stopped it, one sentence or more, for
+   * the cancellation result (S5.1, S6.3: the stop ends the pipeline's wait for the body, so only
+   * what the body says while the stop is handled reaches it; `run_code` names the calls its
+   * script had in flight). Set from the body's own abort listener; the last one stands. A
+   * `ToolExecution` that is not the pipeline's record is ignored.
+   */
+  static noteCancel(execution: unknown, note: string): void {
+    if (execution instanceof Execution) execution.#cancelNote = note
+  }
+
+  /** The note {@link noteCancel} left, if any. */
+  static cancelNoteOf(execution: Execution): string | undefined {
+    return execution.#cancelNote
   }
 }
 // A listener must not be able to swap the accessor for every execution.

@@ -49,10 +49,12 @@ export function denial(message: string, info?: JsonValue): Outcome {
 
 /**
  * The canonical cancellation (S5.1): not presented as a policy denial. `started`: whether the
- * tool had begun (what it did stands) or the call was cancelled before it did (nothing was done).
+ * tool had begun (what it did stands) or the call was cancelled before it did (nothing was done);
+ * `note`: the body's own account of what it had in flight then (`Execution.noteCancel`), added after.
  */
-export function cancellation(started = true): Outcome {
-  return failure({ kind: 'cancelled', message: started ? CANCELLED_MESSAGE : CANCELLED_BEFORE_START_MESSAGE })
+export function cancellation(started = true, note?: string): Outcome {
+  const message = started ? CANCELLED_MESSAGE : CANCELLED_BEFORE_START_MESSAGE
+  return failure({ kind: 'cancelled', message: note === undefined ? message : `${message} ${note}` })
 }
 
 /**

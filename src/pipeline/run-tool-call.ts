@@ -63,7 +63,7 @@ export async function runToolCall(host: PipelineHost, call: ToolCall, options: E
     if (verdict.kind === 'cancel') return finish(events, record, cancellation(false))
 
     const dispatched = await dispatch(events, record.tool!, execution)
-    if (dispatched.kind === 'cancelled') return finish(events, record, cancellation(dispatched.started))
+    if (dispatched.kind === 'cancelled') return finish(events, record, cancellation(dispatched.started, Execution.cancelNoteOf(execution)))
     if (dispatched.kind === 'failed') return finish(events, record, failure(dispatched.error))
 
     return finish(events, record, await postExecute(events, record.tool!, execution, dispatched.raw, record.fromCode))

@@ -9,7 +9,19 @@ import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult } from './isolate/isolate-contract.ts'
-import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, namesWithout, runningWithout, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
+import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, namesWithout, runningWithout, stoppedCallsSentences, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
+
+/**
+ * For a caller that answers a cancel itself (the pipeline, for `run_code`, S6.3): when `signal`
+ * aborts during the run, `note` gets the sentences naming the calls in flight then, `running`
+ * (the run's calls the host has started, by pairing id: the bridge's `running`) less those
+ * awaiting approval; not called when there were none.
+ */
+export interface CancelWatch {
+  signal: AbortSignal
+  running: ReadonlyMap<string, string>
+  note: (sentences: string) => void
+}
 
 /** One call's approval still unanswered: its tool and when it was asked (`performance.now()`). */
 interface Wait {
@@ -40,9 +52,16 @@ export class ApprovalWaits {
    * The result's `deadline` and `stoppedCalls` (the isolate side's accounts) are taken off either way.
    * @throws whatever `run` throws (an infrastructure failure); the run is forgotten either way.
    */
-  async during(parentToken: symbol, deadlineMs: number, run: () => Promise<IsolateRunResult>): Promise<IsolateRunResult> {
+  async during(parentToken: symbol, deadlineMs: number, run: () => Promise<IsolateRunResult>, cancel?: CancelWatch): Promise<IsolateRunResult> {
     const waits = new Map<string, Wait>()
     this.#runs.set(parentToken, waits)
+    // Before the run's own listeners, so the calls are named as they were when the stop came.
+    const onAbort = cancel && (() => {
+      const awaiting = [...waits.values()].map((wait) => wait.name)
+      const said = stoppedCallsSentences(namesWithout([...cancel.running.values()], awaiting), awaiting)
+      if (said !== '') cancel.note(said)
+    })
+    if (onAbort !== undefined) cancel!.signal.addEventListener('abort', onAbort, { once: true })
     let result: IsolateRunResult
     let deadline: IsolateRunResult['deadline']
     let stoppedCalls: IsolateRunResult['stoppedCalls']
@@ -50,6 +69,7 @@ export class ApprovalWaits {
       ;({ deadline, stoppedCalls, ...result } = await run())
     } finally {
       this.#runs.delete(parentToken)
+      if (onAbort !== undefined) cancel!.signal.removeEventListener('abort', onAbort)
     }
     if (stoppedCalls !== undefined && result.error !== undefined) {
       // Stopped by a cancel, a limit or a failure: the calls in flight then, those only awaiting approval apart.
@@ -79,9 +99,19 @@ export class ApprovalWaits {
     const { callId, name, parentToken, callerSignal } = request.execution
     const waits = parentToken === undefined ? undefined : this.#runs.get(parentToken)
     if (waits === undefined) return next()
-    const answer = next()
-    if (!isThenable(answer)) return answer
+    // Kept from the moment it is asked: a cancel may come from inside a responder.
     waits.set(callId, { name, since: performance.now() })
+    let answer: ApprovalOutcome | Promise<ApprovalOutcome>
+    try {
+      answer = next()
+    } catch (error) {
+      waits.delete(callId)
+      throw error
+    }
+    if (!isThenable(answer)) {
+      waits.delete(callId)
+      return answer
+    }
     return Promise.resolve(answer).finally(() => {
       if (!callerSignal.aborted) waits.delete(callId)
     })

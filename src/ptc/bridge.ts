@@ -54,13 +54,15 @@ export interface BridgeOptions {
   parentCallId: string
   agent: string | undefined
   gate: ExecutionGate
+  /** Filled with the calls started (past the gate) and not yet answered, name by pairing id: what a cancel stops (`ApprovalWaits.during`). */
+  running?: Map<string, string>
 }
 
 /**
  * Make the dispatch function for one run. The returned function never rejects.
  */
 export function createBridge(options: BridgeOptions): (call: BridgeCall) => Promise<BridgeAnswer> {
-  const { tools, visible, parentToken, parentCallId, agent, gate } = options
+  const { tools, visible, parentToken, parentCallId, agent, gate, running } = options
   // Resolved once: `ctx.events` is a context-proxy lookup, and this runs for every call.
   const events = eventHooks(options.ctx)
   return async ({ pairingId, name, argsJson, signal }) => {
@@ -77,7 +79,8 @@ export function createBridge(options: BridgeOptions): (call: BridgeCall) => Prom
     if (signal.aborted) return { ok: false, message: `The run ended before "${name}" could start.` }
     const call = { callId: `${parentCallId}/${pairingId}`, name, arguments: args }
     // classifyOnce: `execute` of this same call object runs with the arguments classified here (read once).
-    const result = await gate.run(tools.classifyOnce(call), () => tools.execute(call, { agent, signal, parentToken }))
+    const result = await gate.run(tools.classifyOnce(call), () => (running?.set(pairingId, name), tools.execute(call, { agent, signal, parentToken })))
+    running?.delete(pairingId)
     if (result.isError) return { ok: false, message: clipMessage(result.error?.message ?? `Tool "${name}" failed.`) }
     return { ok: true, valueJson: result.value === undefined ? 'null' : JSON.stringify(result.value) }
   }

@@ -84,4 +84,10 @@ export interface RunOptions {
   /** The token and id of the `run_code` call this run belongs to (S9.5). */
   parentToken?: symbol
   parentCallId?: string
+  /**
+   * Called as `signal` aborts during the script's run, with the sentences naming the calls in
+   * flight then (`stoppedCallsSentences`), for a caller that answers the cancel itself instead of
+   * waiting for the run's `cancelled` value (the pipeline, for `run_code`); not called when none was.
+   */
+  onCancelNote?: (sentences: string) => void
 }

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path'
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { untraced } from '../pipeline/cordis-adapter.ts'
+import { Execution } from '../pipeline/execution.ts'
 import { agentFolderName, spillFolder } from '../workspace/state-folder.ts'
 import { defineTool } from '../tools/define-tool.ts'
 import type { PtcConfig } from './ptc-config.ts'
@@ -88,6 +89,8 @@ export function apply(ctx: Context, config: Config = {}) {
           ...(exec.agent !== undefined && { agent: exec.agent }),
           parentToken: exec.token,
           parentCallId: exec.callId,
+          // The pipeline answers the caller's stop without waiting for the run (S6.3): its cancellation says which calls were in flight.
+          onCancelNote: (sentences) => Execution.noteCancel(exec, sentences),
         }),
       projectContent: ({ value, content, execution }) => {
         const { result, logs } = runCodeTexts(value)

@@ -154,11 +154,17 @@ export function withUnansweredApprovals(error: RunError, awaiting: readonly stri
  * were not made (SPEC S5.1, S8.2). `error` as it is when both are empty.
  */
 export function withStoppedCalls(error: RunError, running: readonly string[], awaiting: readonly string[] = []): RunError {
+  const said = stoppedCallsSentences(running, awaiting)
+  return said === '' ? error : { ...error, message: `${error.message} ${said}` }
+}
+
+/** What {@link withStoppedCalls} adds to a message: a sentence for `running`, one for `awaiting` (names each); `''` when both are empty. */
+export function stoppedCallsSentences(running: readonly string[], awaiting: readonly string[]): string {
   const said: string[] = []
   const one = running.length === 1
   if (running.length > 0) said.push(`${one ? 'A tool call was' : 'Tool calls were'} still running when the run stopped (${describeNames(running)}): ${one ? 'it was' : 'they were'} stopped then and may or may not have taken effect: check before making ${one ? 'it' : 'them'} again.`)
   if (awaiting.length > 0) said.push(`${awaiting.length === 1 ? 'A tool call was' : 'Tool calls were'} awaiting approval when the run stopped (${describeNames(awaiting)}): ${awaiting.length === 1 ? 'it was' : 'they were'} not made.`)
-  return said.length === 0 ? error : { ...error, message: `${error.message} ${said.join(' ')}` }
+  return said.join(' ')
 }
 
 /** The isolate's CPU time passed `cpuTimeMs` (status `timeout`). */

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { Approval } from '../../../src/policy/approval.ts'
 import { Ptc } from '../../../src/ptc/ptc-service.ts'
+import * as runCodeTool from '../../../src/ptc/run-code-tool.ts'
 import { withStoppedCalls } from '../../../src/ptc/isolate/run-endings.ts'
 import { defineTool } from '../../../src/tools/define-tool.ts'
 import { createRoot } from '../../helpers/registry.ts'
@@ -32,6 +33,7 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
     const fiber = root.plugin(Ptc, { isolation, poolSize: 1, checkers: 1 })
     await fiber
     dispose = () => fiber.dispose()
+    await root.plugin(runCodeTool, { spill: false })
     await root.plugin({
       name: 'stopped-calls-tools',
       inject: ['tools'],
@@ -100,6 +102,30 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
     expect(result.error?.message).toContain(`A tool call was still running when the run stopped (1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
     expect(result.error?.message).toContain('A tool call was awaiting approval when the run stopped (1 call: effect): it was not made.')
     expect(made).toEqual([])
+  }, 60_000)
+
+  it('S5.1 S6.3 S9.1 run_code cancelled through the pipeline: its cancellation names the call running and the one awaiting approval', async () => {
+    const caller = new AbortController()
+    let started = 0
+    const both = () => ++started === 2 && caller.abort()
+    onHang = both
+    onAsk = both
+    const code = 'await Promise.all([tools.hang({}), tools.effect({})]); return 1'
+    const result = await root.tools.execute({ name: 'run_code', arguments: { code, typecheck: false } }, { agent: 'approver', signal: caller.signal })
+    expect(result).toMatchObject({ isError: true, error: { kind: 'cancelled' } })
+    expect(result.error?.message).toBe(
+      'The tool call was cancelled before it finished; what it had already done stands (for run_code: the tool calls its script had made), and nothing more was done. ' +
+        `A tool call was still running when the run stopped (1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT} ` +
+        'A tool call was awaiting approval when the run stopped (1 call: effect): it was not made.',
+    )
+    expect(made).toEqual([])
+  }, 60_000)
+
+  it('S6.3 S9.1 run_code cancelled through the pipeline after its only call was answered adds nothing to the cancellation', async () => {
+    const caller = new AbortController()
+    onQuick = () => setTimeout(() => caller.abort(), 100)
+    const result = await root.tools.execute({ name: 'run_code', arguments: { code: 'await tools.quick({}); while (true) {}', typecheck: false } }, { agent: 'approver', signal: caller.signal })
+    expect(result.error).toEqual({ kind: 'cancelled', message: 'The tool call was cancelled before it finished; what it had already done stands (for run_code: the tool calls its script had made), and nothing more was done.' })
   }, 60_000)
 
   it('S9.7 a run stopped by its memory limit while a call runs says the call may have taken effect', async () => {
