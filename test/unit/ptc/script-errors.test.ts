@@ -48,6 +48,18 @@ describe.each([
     }
   })
 
+  it('S9.3 a script that ends unfinished is told so at its last non-blank line, in the same words checked or not (package trial)', async () => {
+    for (const [code, line, column, message] of [
+      ['const x = Math.max(1, 2\n', 1, 24, 'Expected ")" but the script ended'],
+      ['return 1 +', 1, 11, 'Unexpected end of the script'],
+      ['const a: number = 1\nconst x = Math.max(a, 2\n\n\n', 2, 24, 'Expected ")" but the script ended'],
+    ] as const) {
+      const result = await rootOf().ptc.run(code)
+      expect(result).toMatchObject({ status: 'type-error', toolCalls: 0, error: { name: 'SyntaxError' } })
+      expect(result.diagnostics?.[0], JSON.stringify(result.diagnostics)).toMatchObject({ line, column, category: 'error', message: expect.stringContaining(message) })
+    }
+  })
+
   it('S9.3 a script written with CR, CR LF or U+2028 line breaks gets the same lines and columns as with LF: a throw, an import, a syntax error', async () => {
     for (const separator of ['\n', '\r', '\r\n', '\u2028']) {
       const thrown = await rootOf().ptc.run(['const a: number = 1', 'const b: number = 2', 'throw new Error("x" + a + b)'].join(separator))
