@@ -88,11 +88,12 @@ export class Execution implements ToolExecution {
    * A body's account of what it had done when its caller stopped it, one sentence or more, for
    * the cancellation result (S5.1, S6.3: the stop ends the pipeline's wait for the body, so only
    * what the body says while the stop is handled reaches it; `run_code` names the calls its
-   * script had in flight). Set from the body's own abort listener; the last one stands. A
-   * `ToolExecution` that is not the pipeline's record is ignored.
+   * script had in flight). Set from the body's own abort listener; the last one stands. Taken
+   * only once the caller's stop has come (a wrapper aborting its own signal to retry leaves no
+   * note behind); a `ToolExecution` that is not the pipeline's record is ignored.
    */
   static noteCancel(execution: unknown, note: string): void {
-    if (execution instanceof Execution) execution.#cancelNote = note
+    if (execution instanceof Execution && execution.#stop.aborted) execution.#cancelNote = note
   }
 
   /** The note {@link noteCancel} left, if any. */

@@ -59,7 +59,11 @@ export class ApprovalWaits {
     const onAbort = cancel && (() => {
       const awaiting = [...waits.values()].map((wait) => wait.name)
       const said = stoppedCallsSentences(namesWithout([...cancel.running.values()], awaiting), awaiting)
-      if (said !== '') cancel.note(said)
+      try {
+        if (said !== '') cancel.note(said)
+      } catch {
+        // The caller's own callback failed: its note is lost, never the host (an abort listener's throw would end the process).
+      }
     })
     if (onAbort !== undefined) cancel!.signal.addEventListener('abort', onAbort, { once: true })
     let result: IsolateRunResult

@@ -214,7 +214,7 @@ export class Ptc extends Service {
     const chargedMs = Math.ceil(checkMs)
     limits.wallClockMs = Math.max(1, deadlineMs - chargedMs)
     const parentToken = options.parentToken ?? Symbol('run_code')
-    const running = new Map<string, string>()
+    const running = options.onCancelNote && new Map<string, string>()
     const dispatch = createBridge({
       ctx: this.ctx,
       tools: this._tools,
@@ -223,10 +223,10 @@ export class Ptc extends Service {
       parentCallId: options.parentCallId ?? 'run',
       agent: options.agent,
       gate: new ExecutionGate(this._config.concurrency),
-      running,
+      ...(running && { running }),
     })
     // The runner gets the time left; `checkMs` lets its timeout message account for the rest.
-    const cancel = options.signal && options.onCancelNote && { signal: options.signal, running, note: options.onCancelNote }
+    const cancel = options.signal && running && { signal: options.signal, running, note: options.onCancelNote! }
     const result = await this._approvalWaits.during(parentToken, deadlineMs, () => this.runInIsolation({ js: prepared.compiled.js, toolNames: tools.map((tool) => tool.name), limits, checkMs: chargedMs, ...(options.signal && { signal: options.signal }), dispatch }), cancel)
     const durationMs = Math.round((performance.now() - startedAt - waitedMs) * 1000) / 1000
     // Issue 11: the error's frames are in the compiled JavaScript; the model wants its own lines.

@@ -5,7 +5,7 @@
  */
 import { CompileError, compileScript, moduleUseErrors } from '../compile.ts'
 import { formatDiagnostics, type Diagnostic } from '../compile-diagnostics.ts'
-import { positionAt } from '../compile-source.ts'
+import { positionAt, UNFINISHED_SCRIPT_MESSAGE } from '../compile-source.ts'
 import type { TypeChecker } from '../type-checker.ts'
 import type { PreparedScript, PrepareRequest } from './checker-contract.ts'
 
@@ -25,7 +25,7 @@ export async function prepareScript(checker: () => Promise<TypeChecker>, request
     diagnostics = (await checker()).check(request.code, declarations)
     if (diagnostics.some((diagnostic) => diagnostic.category === 'error')) {
       const refused = endedUnfinished(request.code, diagnostics) ? await compileRefusal(request.code, diagnostics) : undefined
-      return refused?.kind === 'syntax-error' ? refused : { kind: 'type-error', diagnostics }
+      return refused?.kind === 'syntax-error' && saysScriptEnded(refused.diagnostics) ? refused : { kind: 'type-error', diagnostics }
     }
   }
   if (!request.compile) return { kind: 'checked', diagnostics }
@@ -47,9 +47,16 @@ async function compileRefusal(code: string, diagnostics: Diagnostic[]): Promise<
  * the script ends unfinished (`foo(1, 2`, `return 1 +`), and TypeScript says `',' expected` on a
  * line after it. esbuild's compile step says it at the last non-blank line instead (`Expected ")"
  * but the script ended`, `esbuild-diagnostics.ts`; a package trial), so that is what such a
- * script is told, checked or not. Should esbuild compile it after all, the script is not run:
- * TypeScript's errors stand (see `prepareScript`).
+ * script is told, checked or not. Should esbuild compile it after all, or say something else
+ * (a bare "Unexpected end of file" for an unclosed `{`, where TypeScript's `'}' expected` is
+ * better), TypeScript's errors stand and the script is not run (see `prepareScript`).
  */
+/** Whether esbuild's refusal says the script ended unfinished (`esbuild-diagnostics.ts`'s words for it). */
+function saysScriptEnded(diagnostics: readonly Diagnostic[]): boolean {
+  const message = diagnostics[0]?.message ?? ''
+  return message.endsWith('but the script ended') || message === UNFINISHED_SCRIPT_MESSAGE
+}
+
 function endedUnfinished(code: string, diagnostics: readonly Diagnostic[]): boolean {
   const end = positionAt(code, code.trimEnd().length)
   return diagnostics.some((d) => d.category === 'error' && d.code !== undefined && d.code >= 1000 && d.code < 2000 && (d.line > end.line || (d.line === end.line && d.column >= end.column)))

@@ -32,4 +32,26 @@ describe('cancel notes', () => {
     const result = await root.tools.execute({ name: 'upload', arguments: {} }, { agent: 'a', signal: caller.signal })
     expect(result.error).toEqual({ kind: 'cancelled', message: `${CANCELLED_MESSAGE} 3 of 5 parts were uploaded.` })
   })
+
+  it("S6.3 a note left before the caller's stop is not taken (a wrapper retrying on its own signal leaves none behind)", async () => {
+    const root = await createRoot()
+    const caller = new AbortController()
+    await usePlugin(root, (ctx) =>
+      void ctx.tools.register(
+        defineTool({
+          name: 'early',
+          description: 'Notes before any stop.',
+          parameters: z.object({}),
+          output: { schema: z.null(), render: () => [] },
+          execute: (_args, execution) =>
+            new Promise<null>(() => {
+              Execution.noteCancel(execution, 'said before the stop')
+              setTimeout(() => caller.abort(), 0)
+            }),
+        }),
+      ),
+    )
+    const result = await root.tools.execute({ name: 'early', arguments: {} }, { agent: 'a', signal: caller.signal })
+    expect(result.error).toEqual({ kind: 'cancelled', message: CANCELLED_MESSAGE })
+  })
 })

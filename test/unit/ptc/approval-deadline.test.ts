@@ -101,7 +101,7 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
       respond = neverAnswered
       const result = await run('await Promise.all([tools.guarded({}), tools.sleep({ ms: 60_000 })]); return 1', 1_000)
       expect(result).toMatchObject({ status: 'timeout' })
-      expect(result.error?.message).toMatch(/the script waited for approval of a tool call \(1 call: guarded\).*\. Still running then: 1 call: \w+\. The call still running was stopped at the deadline and may or may not have taken effect: check before making it again\.$/)
+      expect(result.error?.message).toMatch(/the script waited for approval of a tool call \(1 call: guarded\).*\. Still running then: 1 call: sleep\. The call still running was stopped at the deadline and may or may not have taken effect: check before making it again\.$/)
     }, 60_000)
   })
 })

@@ -60,6 +60,14 @@ describe.each([
     }
   })
 
+  it.runIf(typecheck)("S9.3 a checked script with an unclosed { keeps TypeScript's '}' expected; one TypeScript finds unfinished but esbuild compiles is not run", async () => {
+    const block = await rootOf().ptc.run('if (Math.random() < 2) {\n  return 1')
+    expect(block).toMatchObject({ status: 'type-error', toolCalls: 0, error: { name: 'TypeCheckError' } })
+    expect(block.diagnostics?.[0]).toMatchObject({ message: "'}' expected.", code: 1005 })
+    const label = await rootOf().ptc.run('await tools.echo({ text: "ran" })\nlabel:')
+    expect(label).toMatchObject({ status: 'type-error', toolCalls: 0, error: { name: 'TypeCheckError' } })
+  })
+
   it('S9.3 a script written with CR, CR LF or U+2028 line breaks gets the same lines and columns as with LF: a throw, an import, a syntax error', async () => {
     for (const separator of ['\n', '\r', '\r\n', '\u2028']) {
       const thrown = await rootOf().ptc.run(['const a: number = 1', 'const b: number = 2', 'throw new Error("x" + a + b)'].join(separator))

@@ -38,20 +38,23 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
       name: 'stopped-calls-tools',
       inject: ['tools'],
       apply(ctx: Context) {
-        ctx.tools.register(
-          defineTool({
-            name: 'hang',
-            description: 'Runs until it is stopped.',
-            parameters: z.object({}),
-            output: { schema: z.null(), render: () => [{ type: 'text', text: 'done' }] },
-            isConcurrencySafe: () => true,
-            execute: (_args, { signal }) =>
-              new Promise<null>((_resolve, reject) => {
-                signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true })
-                onHang()
-              }),
-          }),
-        )
+        // `guarded` is `hang` behind an approval.
+        for (const name of ['hang', 'guarded']) {
+          ctx.tools.register(
+            defineTool({
+              name,
+              description: 'Runs until it is stopped.',
+              parameters: z.object({}),
+              output: { schema: z.null(), render: () => [{ type: 'text', text: 'done' }] },
+              isConcurrencySafe: () => true,
+              execute: (_args, { signal }) =>
+                new Promise<null>((_resolve, reject) => {
+                  signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true })
+                  onHang()
+                }),
+            }),
+          )
+        }
         ctx.tools.register(
           defineTool({
             name: 'quick',
@@ -72,10 +75,12 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
             execute: () => (made.push('effect'), null),
           }),
         )
-        ctx.on('tools/pre-execute', (execution, next) => (execution.name === 'effect' ? { kind: 'ask', reason: 'test policy' } : next()))
+        ctx.on('tools/pre-execute', (execution, next) => (execution.name === 'effect' || execution.name === 'guarded' ? { kind: 'ask', reason: 'test policy' } : next()))
       },
     })
-    root.approval.respond(() => {
+    // `guarded` is allowed at once (a synchronous answer); nobody ever answers for `effect`.
+    root.approval.respond((request) => {
+      if (request.execution.name === 'guarded') return 'allowed-once'
       onAsk()
       return new Promise(() => {})
     })
@@ -119,6 +124,25 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
         'A tool call was awaiting approval when the run stopped (1 call: effect): it was not made.',
     )
     expect(made).toEqual([])
+  }, 60_000)
+
+  it('S5.1 S6.3 S9.1 a call approved at once and then running is named as running, not as awaiting approval', async () => {
+    const caller = new AbortController()
+    onHang = () => caller.abort()
+    const result = await root.tools.execute({ name: 'run_code', arguments: { code: 'await tools.guarded({}); return 1', typecheck: false } }, { agent: 'approver', signal: caller.signal })
+    expect(result.error?.message).toContain(`A tool call was still running when the run stopped (1 call: guarded): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
+    expect(result.error?.message).not.toContain('awaiting approval')
+  }, 60_000)
+
+  it("S9.1 a caller's onCancelNote that throws loses its note, never the host", async () => {
+    const caller = new AbortController()
+    onHang = () => caller.abort()
+    const onCancelNote = () => {
+      throw new Error('a bug in the caller')
+    }
+    const result = await root.ptc.run('await tools.hang({}); return 1', { typecheck: false, timeoutMs: 60_000, signal: caller.signal, onCancelNote })
+    expect(result).toMatchObject({ status: 'cancelled', toolCalls: 1 })
+    expect(await root.ptc.run('return 2', { typecheck: false })).toMatchObject({ status: 'ok', value: 2 })
   }, 60_000)
 
   it('S6.3 S9.1 run_code cancelled through the pipeline after its only call was answered adds nothing to the cancellation', async () => {
