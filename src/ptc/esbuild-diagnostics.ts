@@ -8,6 +8,9 @@ import type { Diagnostic } from './compile-diagnostics.ts'
 import { isNamespace, NOT_A_MODULE, NOT_A_NAMESPACE_PLACE } from './compile-diagnostics.ts'
 import { EARLY_CLOSE_MESSAGE, positionAt, splitLines, UNFINISHED_SCRIPT_MESSAGE } from './compile-source.ts'
 
+/** What a script is told whose `{` is never closed, at its last non-blank line (esbuild says only "Unexpected end of file", past it). */
+export const UNCLOSED_BRACE_MESSAGE = 'Expected "}" but the script ended: a "{" it opens is not closed; close it'
+
 /** Whether `error` is esbuild's rejection of a source that does not parse (it lists its `errors`). */
 export function isTransformFailure(error: unknown): error is TransformFailure {
   return error instanceof Error && Array.isArray((error as Partial<TransformFailure>).errors)
@@ -33,6 +36,8 @@ export function esbuildDiagnostic(code: string, esbuildMessage: Message, prefixL
     // A `}` after the script's last line is the wrapper's: either the script ends unfinished
     // (`return 1 +`, `foo(1, 2`) or a stray `}` of its own closed the body early.
     const bodyEnd = text === 'Unexpected "}"' || text.endsWith('but found "}"')
+    // An unclosed `{` of the script took the wrapper's `}` as its own, and the text ran out.
+    if (text === 'Unexpected end of file') return { ...base, message: UNCLOSED_BRACE_MESSAGE, ...positionAt(code, code.trimEnd().length) }
     return { ...base, ...positionAt(code, code.length), ...(bodyEnd && { bodyEnd: true as const }) }
   }
   return { ...base, line, column: before.length + 1 }

@@ -6,7 +6,7 @@
  */
 import { SourceMap } from 'node:module'
 import type { CompiledScript } from './compile.ts'
-import { splitLines } from './compile-source.ts'
+import { positionAt, splitLines, UNFINISHED_SCRIPT_MESSAGE } from './compile-source.ts'
 import type { IsolateRunError, IsolateRunWarning, JsFrame } from './isolate/isolate-contract.ts'
 
 /** One frame in the user's script: 1-based line and UTF-16 column; `function` when it had a name. */
@@ -66,8 +66,19 @@ export function scriptError(error: IsolateRunError, compiled: CompiledScript, co
   const { frames, ...rest } = error
   const mapped = frames === undefined ? [] : mapFrames(frames, compiled, code)
   const top = mapped[0]
+  // V8 refused the wrapper's own closing brace: the script ended inside a statement, as in
+  // `for (const x of xs)` compiled without esbuild (plain-script.ts), said as esbuild says it.
+  if (top === undefined && rest.name === 'SyntaxError' && frames?.length === 1 && closesWrapper(compiled, frames[0]!)) {
+    return { name: 'SyntaxError', message: UNFINISHED_SCRIPT_MESSAGE, ...positionAt(code, code.trimEnd().length) }
+  }
   if (top === undefined) return rest
   return { ...rest, line: top.line, column: top.column, ...(mapped.length > 1 && { stack: mapped }) }
+}
+
+/** Whether `frame` is on the line of the `}` that closes the compile step's wrapper function (the line before its call). */
+function closesWrapper(compiled: CompiledScript, frame: JsFrame): boolean {
+  const call = splitLines(compiled.js).lastIndexOf(`return await ${WRAPPER_FUNCTION}();`)
+  return call > 0 && frame.line === call
 }
 
 /** A warning as the model gets it: `line`/`column` where a rejected error was created, when known. */

@@ -86,9 +86,9 @@ describe('compileScript', () => {
     expect(error.diagnostics[0]).toMatchObject({ line: 1, column: 24 })
   })
 
-  it('errors on the wrapper’s own lines map to the end of the script', async () => {
-    const unclosed = await compileErrorOf('if (true) {\n  return 1')
-    expect(unclosed.diagnostics).toEqual([{ line: 2, column: 11, message: 'Unexpected end of file', category: 'error' }])
+  it('S9.3 an unclosed { (whose end esbuild finds on the wrapper\'s own lines) is said at the end of the script, as a brace not closed', async () => {
+    const unclosed = await compileErrorOf('if (true) {\n  return 1\n\n')
+    expect(unclosed.diagnostics).toEqual([{ line: 2, column: 11, message: 'Expected "}" but the script ended: a "{" it opens is not closed; close it', category: 'error' }])
   })
 
   it('S9.1 a stray } is a compile error at that brace, whatever follows it: nothing, a block or an unclosed function', async () => {

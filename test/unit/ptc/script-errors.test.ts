@@ -68,6 +68,16 @@ describe.each([
     expect(label).toMatchObject({ status: 'type-error', toolCalls: 0, error: { name: 'TypeCheckError' } })
   })
 
+  it.runIf(!typecheck)('S9.3 an unchecked script with an unclosed { or ending in a statement head is told so at its last non-blank line', async () => {
+    const block = await rootOf().ptc.run('function f() {\n  const a = 1\nreturn a\n')
+    expect(block).toMatchObject({ status: 'type-error', toolCalls: 0, error: { name: 'SyntaxError' } })
+    expect(block.diagnostics).toEqual([{ line: 3, column: 9, category: 'error', message: 'Expected "}" but the script ended: a "{" it opens is not closed; close it' }])
+    // A plain script is compiled without esbuild: V8 refuses the wrapper's own closing brace.
+    const head = await rootOf().ptc.run('const xs = [1]\nfor (const x of xs)\n')
+    expect(head).toMatchObject({ status: 'error', toolCalls: 0, error: { name: 'SyntaxError', line: 2, column: 20 } })
+    expect(head.error?.message).toMatch(/^Unexpected end of the script: it ends in the middle of an expression or statement/)
+  })
+
   it('S9.3 a script written with CR, CR LF or U+2028 line breaks gets the same lines and columns as with LF: a throw, an import, a syntax error', async () => {
     for (const separator of ['\n', '\r', '\r\n', '\u2028']) {
       const thrown = await rootOf().ptc.run(['const a: number = 1', 'const b: number = 2', 'throw new Error("x" + a + b)'].join(separator))
