@@ -124,50 +124,54 @@ describe('tools imported from an MCP server (S1.4, S2.2, S9.1–S9.3)', { timeou
     expect(root.tools.get('temp__greet')).toBeUndefined()
   })
 
-  it('a server that cannot start fails the plugin with its stderr', async () => {
-    const broken = root.plugin(mcpImport, { mcpServers: { broken: { command: process.execPath, args: [FAKE, '--crash-on-start'] } } })
-    const error = await Promise.resolve(broken).then(() => undefined, (caught: unknown) => caught)
-    expect(McpConnectionError.isInstance(error)).toBe(true)
-    expect((error as Error).message).toMatch(/MCP server "broken" .* could not start: .*Last stderr: fake server: refusing to start/)
-    expect(root.tools.get('broken__greet')).toBeUndefined()
-  })
+  // Each of these starts its own server process and mostly waits for it (a start, a refusal, the
+  // 1 s left of a start-up budget, an orphan's end): side by side, not one after another.
+  describe.concurrent('start-up failures and exits', () => {
+    it('a server that cannot start fails the plugin with its stderr', async ({ expect }) => {
+      const broken = root.plugin(mcpImport, { mcpServers: { broken: { command: process.execPath, args: [FAKE, '--crash-on-start'] } } })
+      const error = await Promise.resolve(broken).then(() => undefined, (caught: unknown) => caught)
+      expect(McpConnectionError.isInstance(error)).toBe(true)
+      expect((error as Error).message).toMatch(/MCP server "broken" .* could not start: .*Last stderr: fake server: refusing to start/)
+      expect(root.tools.get('broken__greet')).toBeUndefined()
+    })
 
-  it('a server whose tool listing fails fails the plugin with the reason and its stderr, and none of its tools is registered', async () => {
-    const failing = root.plugin(mcpImport, { mcpServers: { listless: { command: process.execPath, args: [FAKE, '--list-error'] } } })
-    const error = await Promise.resolve(failing).then(() => undefined, (caught: unknown) => caught)
-    expect(McpConnectionError.isInstance(error)).toBe(true)
-    expect(isStartupError(error)).toBe(true)
-    expect((error as Error).message).toMatch(/MCP server "listless" .* could not list its tools: .*the tool catalogue is offline.*Last stderr: fake server: failing tools\/list/)
-    expect(root.tools.get('listless__greet')).toBeUndefined()
-  })
-
-  it('a server that answers the handshake but never lists its tools fails start-up once the start-up budget runs out, naming it with its stderr', async () => {
-    // The handshake gets a budget a loaded machine meets; what is left of it for the listing is
-    // then cut to 1 s, so the test does not wait out a whole budget (it waited 8 s).
-    const connection = await McpConnection.start('silent', { command: process.execPath, args: [FAKE, '--no-list'] }, { startTimeoutMs: 30_000 })
-    try {
-      connection._startDeadline = performance.now() + 1_000
-      const error = await connection.listTools().then(() => undefined, (caught: unknown) => caught)
+    it('a server whose tool listing fails fails the plugin with the reason and its stderr, and none of its tools is registered', async ({ expect }) => {
+      const failing = root.plugin(mcpImport, { mcpServers: { listless: { command: process.execPath, args: [FAKE, '--list-error'] } } })
+      const error = await Promise.resolve(failing).then(() => undefined, (caught: unknown) => caught)
       expect(McpConnectionError.isInstance(error)).toBe(true)
       expect(isStartupError(error)).toBe(true)
-      expect((error as Error).message).toMatch(/MCP server "silent" .* did not list its tools within the start-up time\..*Last stderr: fake server: ignoring tools\/list/)
-    } finally {
-      await connection.close()
-    }
-  })
+      expect((error as Error).message).toMatch(/MCP server "listless" .* could not list its tools: .*the tool catalogue is offline.*Last stderr: fake server: failing tools\/list/)
+      expect(root.tools.get('listless__greet')).toBeUndefined()
+    })
 
-  it('a server that ignores the end of its stdin is stopped when the process that started it exits before closing it', async () => {
-    const source = `
-      import { McpConnection } from ${JSON.stringify(pathToFileURL(fileURLToPath(new URL('../../../src/mcp/mcp-connection.ts', import.meta.url))).href)}
-      const connection = await McpConnection.start('stubborn', { command: process.execPath, args: [${JSON.stringify(FAKE)}, '--ignore-eof'] })
-      process.stdout.write(String(connection._transport.pid))
-      process.exit(0)`
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', source])
-    const pid = Number(stdout)
-    expect(pid).toBeGreaterThan(0)
-    // Ended, not reaped: orphaned by the exit, the server is reaped by init, which took 1.2 s and more.
-    for (let waited = 0; isRunning(pid) && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(isRunning(pid)).toBe(false)
+    it('a server that answers the handshake but never lists its tools fails start-up once the start-up budget runs out, naming it with its stderr', async ({ expect }) => {
+      // The handshake gets a budget a loaded machine meets; what is left of it for the listing is
+      // then cut to 1 s, so the test does not wait out a whole budget (it waited 8 s).
+      const connection = await McpConnection.start('silent', { command: process.execPath, args: [FAKE, '--no-list'] }, { startTimeoutMs: 30_000 })
+      try {
+        connection._startDeadline = performance.now() + 1_000
+        const error = await connection.listTools().then(() => undefined, (caught: unknown) => caught)
+        expect(McpConnectionError.isInstance(error)).toBe(true)
+        expect(isStartupError(error)).toBe(true)
+        expect((error as Error).message).toMatch(/MCP server "silent" .* did not list its tools within the start-up time\..*Last stderr: fake server: ignoring tools\/list/)
+      } finally {
+        await connection.close()
+      }
+    })
+
+    it('a server that ignores the end of its stdin is stopped when the process that started it exits before closing it', async ({ expect }) => {
+      const source = `
+        import { McpConnection } from ${JSON.stringify(pathToFileURL(fileURLToPath(new URL('../../../src/mcp/mcp-connection.ts', import.meta.url))).href)}
+        const connection = await McpConnection.start('stubborn', { command: process.execPath, args: [${JSON.stringify(FAKE)}, '--ignore-eof'] })
+        process.stdout.write(String(connection._transport.pid))
+        process.exit(0)`
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', source])
+      const pid = Number(stdout)
+      expect(pid).toBeGreaterThan(0)
+      // Ended, not reaped: orphaned by the exit, the server is reaped by init, which took 1.2 s and more.
+      for (let waited = 0; isRunning(pid) && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(isRunning(pid)).toBe(false)
+    })
   })
 
   it("close() gives a server that ignores the end of its stdin SIGTERM after CLOSE_GRACE_MS, not after the SDK's 2 s", async () => {
