@@ -69,12 +69,13 @@ export class CheckerPool {
   async prewarm(): Promise<void> {
     if (this.#disposed) throw new Error('CheckerPool is disposed')
     this.#prewarmed = true
-    while (this.#checkers.size < this.#options.size) this.#spawn()
+    // A checker the pool stopped (a cancel, a deadline) is not counted: it is on its way out.
+    while (this.#live().length < this.#options.size) this.#spawn()
     // Someone waits for them now: starting checkers keep the process alive until ready.
     this.#prewarming++
     this.#updateRefs()
     try {
-      await Promise.all([...this.#checkers].map((checker) => checker.ready))
+      await Promise.all(this.#live().map((checker) => checker.ready))
     } finally {
       this.#prewarming--
       this.#updateRefs()
@@ -250,8 +251,13 @@ export class CheckerPool {
       if (this.#checkers.size === 0) for (const waiter of this.#waiters.splice(0)) waiter.reject(error)
       return
     }
-    if (this.#prewarmed || this.#waiters.length > 0) this.#spawn()
+    if ((this.#prewarmed || this.#waiters.length > 0) && this.#live().length < this.#options.size) this.#spawn()
     this.#updateRefs()
+  }
+
+  /** The checkers not stopped by the pool (a stopped one stays in `#checkers` until its exit is seen). */
+  #live(): Checker[] {
+    return [...this.#checkers].filter((checker) => checker.stopping !== true)
   }
 
   /**

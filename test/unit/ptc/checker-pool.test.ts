@@ -52,14 +52,20 @@ describe('CheckerPool', () => {
 
   it('S9.1 aborting the caller signal stops the check at once and ends it cancelled', async () => {
     const controller = new AbortController()
+    await pool.prewarm()
     const [stopped] = pool.checkerIds
     const pending = pool.prepare({ code: recursiveTypesScript(), typecheck: true, compile: true }, { declarations: DECLARATIONS, timeoutMs: 30_000, signal: controller.signal })
     setTimeout(() => controller.abort(), 200)
     expect((await pending).outcome).toEqual({ kind: 'cancelled' })
-    // The stopped checker leaves the pool when its exit is seen, not at the cancel; until then the
-    // next test's prewarm() counted it as the pool's one checker and found nothing to start, and
-    // its slow script waited (600 ms) for the replacement's start (two loaded full-suite runs).
+    // A prewarm right after: the stopped checker leaves the pool only when its exit is seen, and
+    // prewarm() once counted it as the pool's one checker and started none, so the next script
+    // waited for the replacement's start (two loaded full-suite runs timed out on it).
+    await pool.prewarm()
+    const ready = pool.checkerIds.filter((id) => id !== stopped)
+    expect(ready).toHaveLength(1)
+    // Once the stopped one is gone, the pool holds its size: its exit started no second replacement.
     await vi.waitFor(() => expect(pool.checkerIds).not.toContain(stopped), { timeout: 30_000 })
+    expect(pool.checkerIds).toEqual(ready)
   }, 60_000)
 
   it('S9.1 a script waiting for a busy checker spends its own deadline waiting, and ends timeout at it', async () => {
