@@ -8,7 +8,7 @@
 import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
-import type { IsolateRunResult } from './isolate/isolate-contract.ts'
+import type { IsolateRunResult, IsolateRunWarning } from './isolate/isolate-contract.ts'
 import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, namesWithout, runningWithout, stoppedCallsSentences, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
 
 /**
@@ -75,6 +75,7 @@ export class ApprovalWaits {
       this.#runs.delete(parentToken)
       if (onAbort !== undefined) cancel!.signal.removeEventListener('abort', onAbort)
     }
+    if (waits.size > 0 && result.warnings !== undefined) result = { ...result, warnings: withApprovalsNotMade(result.warnings, [...waits.values()].map((wait) => wait.name)) }
     if (stoppedCalls !== undefined && result.error !== undefined) {
       // Stopped by a cancel, a limit or a failure: the calls in flight then, those only awaiting approval apart.
       const awaiting = [...waits.values()].map((wait) => wait.name)
@@ -120,4 +121,19 @@ export class ApprovalWaits {
       if (!callerSignal.aborted) waits.delete(callId)
     })
   }
+}
+
+/**
+ * `warnings` with a sentence added to each that names calls left behind by the script (the
+ * isolate side writes them, knowing nothing of approvals), for those of `awaiting` (names) it
+ * names: they were still awaiting approval when the run ended, so they were not made, whatever
+ * the warning said of them being cancelled (SPEC S5.1, S8.1; a review).
+ */
+export function withApprovalsNotMade(warnings: readonly IsolateRunWarning[], awaiting: readonly string[]): IsolateRunWarning[] {
+  return warnings.map((warning) => {
+    if (warning.kind !== 'unawaited-calls' && warning.kind !== 'abandoned-calls') return warning
+    const named = [...new Set(awaiting)].filter((name) => warning.message.includes(`${name} {`))
+    if (named.length === 0) return warning
+    return { ...warning, message: `${warning.message} Among them, the calls of ${named.join(', ')} were still awaiting approval when the run ended (nobody answered the prompt): those were not made.` }
+  })
 }

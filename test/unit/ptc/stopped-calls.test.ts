@@ -134,6 +134,14 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
     expect(result.error?.message).not.toContain('awaiting approval')
   }, 60_000)
 
+  it('S5.1 S8.1 a call the script left behind while it awaited approval is said not to have been made', async () => {
+    onAsk = () => {}
+    const result = await root.ptc.run('void tools.effect({}).catch(() => {})\nreturn 1', { typecheck: false, timeoutMs: 1_500, agent: 'approver' })
+    expect(result).toMatchObject({ status: 'ok', value: 1, toolCalls: 1 })
+    expect(result.warnings?.[0]?.message, JSON.stringify(result.warnings)).toMatch(/^1 tool call was.*Among them, the calls of effect were still awaiting approval when the run ended \(nobody answered the prompt\): those were not made\.$/)
+    expect(made).toEqual([])
+  }, 60_000)
+
   it("S9.1 a caller's onCancelNote that throws loses its note, never the host", async () => {
     const caller = new AbortController()
     onHang = () => caller.abort()
