@@ -43,3 +43,8 @@ export interface Waiter {
 export interface Clock {
   startedAt: number | undefined
 }
+
+/** The checkers of `checkers` the pool has not stopped (a stopped one stays in the pool until its exit is seen). */
+export function liveCheckers(checkers: ReadonlySet<Checker>): Checker[] {
+  return [...checkers].filter((checker) => checker.stopping !== true)
+}

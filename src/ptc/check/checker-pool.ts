@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, startWorker, stderrNote, WORKER_NICENESS } from '../worker-channel.ts'
 import type { CheckerChildMessage, CheckerParentMessage, CheckerPoolOptions, PrepareOptions, PrepareOutcome, PrepareRequest, PrepareResult } from './checker-contract.ts'
 import { answerJob, MAX_CHECKER_MESSAGE_BYTES, sendPrepare } from './checker-job.ts'
-import type { Checker, Clock, Job, Waiter } from './checker-pool-state.ts'
+import { type Checker, type Clock, type Job, liveCheckers, type Waiter } from './checker-pool-state.ts'
 import { waitForChecker } from './checker-waiter.ts'
 import { answerTransform } from './host-transform.ts' // A checker thread's esbuild runs in the host.
 
@@ -69,13 +69,12 @@ export class CheckerPool {
   async prewarm(): Promise<void> {
     if (this.#disposed) throw new Error('CheckerPool is disposed')
     this.#prewarmed = true
-    // A checker the pool stopped (a cancel, a deadline) is not counted: it is on its way out.
-    while (this.#live().length < this.#options.size) this.#spawn()
+    while (liveCheckers(this.#checkers).length < this.#options.size) this.#spawn() // a checker the pool stopped is on its way out
     // Someone waits for them now: starting checkers keep the process alive until ready.
     this.#prewarming++
     this.#updateRefs()
     try {
-      await Promise.all(this.#live().map((checker) => checker.ready))
+      await Promise.all(liveCheckers(this.#checkers).map((checker) => checker.ready))
     } finally {
       this.#prewarming--
       this.#updateRefs()
@@ -251,13 +250,8 @@ export class CheckerPool {
       if (this.#checkers.size === 0) for (const waiter of this.#waiters.splice(0)) waiter.reject(error)
       return
     }
-    if ((this.#prewarmed || this.#waiters.length > 0) && this.#live().length < this.#options.size) this.#spawn()
+    if ((this.#prewarmed || this.#waiters.length > 0) && liveCheckers(this.#checkers).length < this.#options.size) this.#spawn()
     this.#updateRefs()
-  }
-
-  /** The checkers not stopped by the pool (a stopped one stays in `#checkers` until its exit is seen). */
-  #live(): Checker[] {
-    return [...this.#checkers].filter((checker) => checker.stopping !== true)
   }
 
   /**
