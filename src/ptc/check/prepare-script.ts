@@ -42,6 +42,12 @@ async function compileRefusal(code: string, diagnostics: Diagnostic[]): Promise<
   }
 }
 
+/** Whether esbuild's refusal says the script ended unfinished (`esbuild-diagnostics.ts`'s words for it). */
+function saysScriptEnded(diagnostics: readonly Diagnostic[]): boolean {
+  const message = diagnostics[0]?.message ?? ''
+  return message.endsWith('but the script ended') || message === UNFINISHED_SCRIPT_MESSAGE
+}
+
 /**
  * Whether TypeScript reports a syntax error (TS1xxx) past the script's last non-blank character:
  * the script ends unfinished (`foo(1, 2`, `return 1 +`), and TypeScript says `',' expected` on a
@@ -51,12 +57,6 @@ async function compileRefusal(code: string, diagnostics: Diagnostic[]): Promise<
  * (a bare "Unexpected end of file" for an unclosed `{`, where TypeScript's `'}' expected` is
  * better), TypeScript's errors stand and the script is not run (see `prepareScript`).
  */
-/** Whether esbuild's refusal says the script ended unfinished (`esbuild-diagnostics.ts`'s words for it). */
-function saysScriptEnded(diagnostics: readonly Diagnostic[]): boolean {
-  const message = diagnostics[0]?.message ?? ''
-  return message.endsWith('but the script ended') || message === UNFINISHED_SCRIPT_MESSAGE
-}
-
 function endedUnfinished(code: string, diagnostics: readonly Diagnostic[]): boolean {
   const end = positionAt(code, code.trimEnd().length)
   return diagnostics.some((d) => d.category === 'error' && d.code !== undefined && d.code >= 1000 && d.code < 2000 && (d.line > end.line || (d.line === end.line && d.column >= end.column)))
