@@ -9,7 +9,7 @@ import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult, IsolateRunWarning } from './isolate/isolate-contract.ts'
-import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, namesWithout, runningWithout, stoppedCallsSentences, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
+import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, runningWithout, stoppedCallsSentences, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
 
 /**
  * For a caller that answers a cancel itself (the pipeline, for `run_code`, S6.3): when `signal`
@@ -55,10 +55,10 @@ export class ApprovalWaits {
   async during(parentToken: symbol, deadlineMs: number, run: () => Promise<IsolateRunResult>, cancel?: CancelWatch): Promise<IsolateRunResult> {
     const waits = new Map<string, Wait>()
     this.#runs.set(parentToken, waits)
+    const awaitingNames = () => [...waits.values()].map((wait) => wait.name)
     // Before the run's own listeners, so the calls are named as they were when the stop came.
     const onAbort = cancel && (() => {
-      const awaiting = [...waits.values()].map((wait) => wait.name)
-      const said = stoppedCallsSentences(namesWithout([...cancel.running.values()], awaiting), awaiting)
+      const said = stoppedCallsSentences([...cancel.running.values()], awaitingNames())
       try {
         if (said !== '') cancel.note(said)
       } catch {
@@ -75,16 +75,13 @@ export class ApprovalWaits {
       this.#runs.delete(parentToken)
       if (onAbort !== undefined) cancel!.signal.removeEventListener('abort', onAbort)
     }
-    if (waits.size > 0 && result.warnings !== undefined) result = { ...result, warnings: withApprovalsNotMade(result.warnings, [...waits.values()].map((wait) => wait.name)) }
-    if (stoppedCalls !== undefined && result.error !== undefined) {
-      // Stopped by a cancel, a limit or a failure: the calls in flight then, those only awaiting approval apart.
-      const awaiting = [...waits.values()].map((wait) => wait.name)
-      return { ...result, error: withStoppedCalls(result.error, namesWithout(stoppedCalls, awaiting), awaiting) }
-    }
-    if (waits.size === 0 || result.status !== 'timeout' || result.error === undefined || !endedAtWallClock(result.error)) return result
+    const awaiting = awaitingNames()
+    if (awaiting.length > 0 && result.warnings !== undefined) result = { ...result, warnings: withApprovalsNotMade(result.warnings, awaiting) }
+    // Stopped by a cancel, a limit or a failure: the calls in flight then, those only awaiting approval apart.
+    if (stoppedCalls !== undefined && result.error !== undefined) return { ...result, error: withStoppedCalls(result.error, stoppedCalls, awaiting) }
+    if (awaiting.length === 0 || result.status !== 'timeout' || result.error === undefined || !endedAtWallClock(result.error)) return result
     const now = performance.now()
     const waitedMs = Math.max(...[...waits.values()].map((wait) => now - wait.since))
-    const awaiting = [...waits.values()].map((wait) => wait.name)
     if (waitedMs < deadlineMs / 2) {
       // The calls awaiting approval were counted as running, but were never made: said again without them.
       const account = deadline === undefined ? result.error : deadlineEndingWithout(deadline, awaiting).error

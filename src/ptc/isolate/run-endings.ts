@@ -36,7 +36,7 @@ export function runningWithout(account: DeadlineAccount, notRunning: readonly st
 }
 
 /** `names` with each of `taken` (one occurrence each) taken out, in their order. */
-export function namesWithout(names: readonly string[], taken: readonly string[]): string[] {
+function namesWithout(names: readonly string[], taken: readonly string[]): string[] {
   const left = [...names]
   for (const name of taken) {
     const index = left.indexOf(name)
@@ -149,17 +149,19 @@ export function withUnansweredApprovals(error: RunError, awaiting: readonly stri
 /**
  * `error` (an ending the script did not choose, other than the wall clock's, which words its own:
  * a cancel, the CPU time or memory limit, the isolate's or its worker's failure) with what became
- * of the calls in flight then: `running` (names) were stopped and may have taken effect (the
- * script cannot know: a write may have landed); `awaiting` (names) were waiting for approval and
- * were not made (SPEC S5.1, S8.2). `error` as it is when both are empty.
+ * of the calls in flight then (`inFlight`, names): those of `awaiting` (names, one occurrence
+ * each) were waiting for approval and were not made (SPEC S5.1, S8.2); the others were stopped
+ * and may have taken effect (the script cannot know: a write may have landed). `error` as it is
+ * when none was in flight.
  */
-export function withStoppedCalls(error: RunError, running: readonly string[], awaiting: readonly string[] = []): RunError {
-  const said = stoppedCallsSentences(running, awaiting)
+export function withStoppedCalls(error: RunError, inFlight: readonly string[], awaiting: readonly string[] = []): RunError {
+  const said = stoppedCallsSentences(inFlight, awaiting)
   return said === '' ? error : { ...error, message: `${error.message} ${said}` }
 }
 
-/** What {@link withStoppedCalls} adds to a message: a sentence for `running`, one for `awaiting` (names each); `''` when both are empty. */
-export function stoppedCallsSentences(running: readonly string[], awaiting: readonly string[]): string {
+/** What {@link withStoppedCalls} adds to a message: a sentence for the running calls, one for those awaiting approval (names each); `''` when none. */
+export function stoppedCallsSentences(inFlight: readonly string[], awaiting: readonly string[]): string {
+  const running = namesWithout(inFlight, awaiting)
   const said: string[] = []
   const one = running.length === 1
   if (running.length > 0) said.push(`${one ? 'A tool call was' : 'Tool calls were'} still running when the run stopped (${describeNames(running)}): ${one ? 'it was' : 'they were'} stopped then and may or may not have taken effect: check before making ${one ? 'it' : 'them'} again.`)
