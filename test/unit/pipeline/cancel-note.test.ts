@@ -8,50 +8,41 @@ import { z } from 'zod'
 import { Execution } from '../../../src/pipeline/execution.ts'
 import { CANCELLED_MESSAGE } from '../../../src/pipeline/results.ts'
 import { defineTool } from '../../../src/tools/define-tool.ts'
+import type { ToolExecution } from '../../../src/tools/types.ts'
 import { createRoot, usePlugin } from '../../helpers/registry.ts'
+
+/** The cancellation a call of a tool gets whose body runs `started` (with its execution and a cancel of its caller), then never ends. */
+async function cancelledResult(started: (execution: ToolExecution, cancel: () => void) => void) {
+  const root = await createRoot()
+  const caller = new AbortController()
+  await usePlugin(root, (ctx) =>
+    void ctx.tools.register(
+      defineTool({
+        name: 'upload',
+        description: 'Uploads in parts until stopped.',
+        parameters: z.object({}),
+        output: { schema: z.null(), render: () => [] },
+        execute: (_args, execution) => new Promise<null>(() => started(execution, () => setTimeout(() => caller.abort(), 0))),
+      }),
+    ),
+  )
+  return root.tools.execute({ name: 'upload', arguments: {} }, { agent: 'a', signal: caller.signal })
+}
 
 describe('cancel notes', () => {
   it("S5.1 S6.3 the cancellation of a started call carries the note its body left as its caller's stop came", async () => {
-    const root = await createRoot()
-    const caller = new AbortController()
-    await usePlugin(root, (ctx) =>
-      void ctx.tools.register(
-        defineTool({
-          name: 'upload',
-          description: 'Uploads in parts until stopped.',
-          parameters: z.object({}),
-          output: { schema: z.null(), render: () => [] },
-          execute: (_args, execution) =>
-            new Promise<null>(() => {
-              execution.signal.addEventListener('abort', () => Execution.noteCancel(execution, '3 of 5 parts were uploaded.'), { once: true })
-              setTimeout(() => caller.abort(), 0)
-            }),
-        }),
-      ),
-    )
-    const result = await root.tools.execute({ name: 'upload', arguments: {} }, { agent: 'a', signal: caller.signal })
+    const result = await cancelledResult((execution, cancel) => {
+      execution.signal.addEventListener('abort', () => Execution.noteCancel(execution, '3 of 5 parts were uploaded.'), { once: true })
+      cancel()
+    })
     expect(result.error).toEqual({ kind: 'cancelled', message: `${CANCELLED_MESSAGE} 3 of 5 parts were uploaded.` })
   })
 
   it("S6.3 a note left before the caller's stop is not taken (a wrapper retrying on its own signal leaves none behind)", async () => {
-    const root = await createRoot()
-    const caller = new AbortController()
-    await usePlugin(root, (ctx) =>
-      void ctx.tools.register(
-        defineTool({
-          name: 'early',
-          description: 'Notes before any stop.',
-          parameters: z.object({}),
-          output: { schema: z.null(), render: () => [] },
-          execute: (_args, execution) =>
-            new Promise<null>(() => {
-              Execution.noteCancel(execution, 'said before the stop')
-              setTimeout(() => caller.abort(), 0)
-            }),
-        }),
-      ),
-    )
-    const result = await root.tools.execute({ name: 'early', arguments: {} }, { agent: 'a', signal: caller.signal })
+    const result = await cancelledResult((execution, cancel) => {
+      Execution.noteCancel(execution, 'said before the stop')
+      cancel()
+    })
     expect(result.error).toEqual({ kind: 'cancelled', message: CANCELLED_MESSAGE })
   })
 })

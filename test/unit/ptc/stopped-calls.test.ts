@@ -87,6 +87,12 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
   }, 120_000)
   afterAll(() => dispose())
 
+  /** Cancels through `caller` once a `hang` call runs and an approval is asked for, in whichever order. */
+  const abortOnceBothStart = (caller: AbortController) => {
+    let started = 0
+    onHang = onAsk = () => void (++started === 2 && caller.abort())
+  }
+
   it('S8.2 S9.1 a run cancelled while a call runs says the call may have taken effect', async () => {
     const caller = new AbortController()
     onHang = () => caller.abort()
@@ -98,10 +104,7 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
 
   it('S8.2 S9.1 a run cancelled while one call runs and another awaits approval: the first may have taken effect, the second was not made', async () => {
     const caller = new AbortController()
-    let started = 0
-    const both = () => ++started === 2 && caller.abort()
-    onHang = both
-    onAsk = both
+    abortOnceBothStart(caller)
     const result = await root.ptc.run('await Promise.all([tools.hang({}), tools.effect({})]); return 1', { typecheck: false, timeoutMs: 60_000, signal: caller.signal, agent: 'approver' })
     expect(result).toMatchObject({ status: 'cancelled', toolCalls: 2 })
     expect(result.error?.message).toContain(`A tool call was still running when the run stopped (1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
@@ -111,10 +114,7 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
 
   it('S5.1 S6.3 S9.1 run_code cancelled through the pipeline: its cancellation names the call running and the one awaiting approval', async () => {
     const caller = new AbortController()
-    let started = 0
-    const both = () => ++started === 2 && caller.abort()
-    onHang = both
-    onAsk = both
+    abortOnceBothStart(caller)
     const code = 'await Promise.all([tools.hang({}), tools.effect({})]); return 1'
     const result = await root.tools.execute({ name: 'run_code', arguments: { code, typecheck: false } }, { agent: 'approver', signal: caller.signal })
     expect(result).toMatchObject({ isError: true, error: { kind: 'cancelled' } })
