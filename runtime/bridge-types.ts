@@ -63,9 +63,11 @@ export interface RuntimeControl {
    * Called once per run, with `configJson` the JSON of a {@link RuntimeConfig}: sets the limits,
    * installs `tools`, then calls the compiled script function and reports its outcome through
    * `HostFinish`. One entry into the isolate for both (issue 12: every entry into an idle isolate
-   * costs a thread hand-over). Later calls are ignored. Never throws.
+   * costs a thread hand-over). `now`: the host runs this first step on its own thread
+   * (`applySync`), so its calls, logs and ending use the host's synchronous callbacks, as a
+   * `'now'` settle's do (`host-callbacks.ts`). Later calls are ignored. Never throws.
    */
-  start(script: () => Promise<unknown>, configJson: string): void
+  start(script: () => Promise<unknown>, configJson: string, now?: boolean): void
   /**
    * Resolves or rejects pending tool calls, given as `callId, ok, text` triples one after another
    * (see {@link Settlements}). Unknown or repeated ids are ignored, and so is every

@@ -237,10 +237,10 @@ export const installRuntime: InstallRuntime = function installRuntime(hostCall: 
   }
 
   /** See `RuntimeControl.start`. */
-  function start(script: () => Promise<unknown>, configJson: string): void {
+  function start(script: () => Promise<unknown>, configJson: string, now?: boolean): void {
     if (started) return
     started = true
-    host.stepRunsNow(false)
+    host.stepRunsNow(now === true)
     try {
       configure(configJson)
     } catch (thrown) {

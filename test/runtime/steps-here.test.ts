@@ -1,7 +1,7 @@
 /**
  * Sequential steps run on the calling thread (`IsolateRunRequest.stepHere`, issue 12): the
- * isolate worker enters the isolate with `applySync` for the answer to a script's only call
- * outstanding, so the script's next call leaves before that thread sleeps. The limits, the
+ * isolate worker enters the isolate with `applySync` for a run's first step and for the answer to
+ * a script's only call outstanding, so the script's next call leaves before that thread sleeps. The limits, the
  * script's unhandled rejections, logs and its ending hold as on isolated-vm's own thread (S9.3,
  * S9.7). Run in this test process, as the worker would.
  */
@@ -42,11 +42,18 @@ function recordingSteps(allow: boolean | ((asked: number) => boolean) = true): {
 const SEQUENTIAL = 'let sum = 0\nfor (let i = 0; i < 5; i++) sum += (await tools.echo({ i })).i\nconsole.log("sum", sum)\nreturn sum'
 
 describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
-  it('issue 12 a sequential step runs within the flush when stepHere allows: every call after the first is made inside it', async () => {
+  it('issue 12 the first step and each sequential step run here when stepHere allows: every call is made inside one', async () => {
     const steps = recordingSteps()
     const { result } = await run(SEQUENTIAL, steps, pool)
     expect(result).toMatchObject({ status: 'ok', value: 10, logs: [{ level: 'log', text: 'sum 10' }] })
-    // The first call is made by `start`, on the isolate's thread; the other four by steps run here.
+    // The first call is made by `start`'s step, the other four by the steps of the answers.
+    expect(steps.inStep).toEqual([true, true, true, true, true])
+  })
+
+  it('issue 12 when stepHere refuses only the first step, it runs on the isolate thread and the later steps here', async () => {
+    const steps = recordingSteps((asked) => asked > 1)
+    const { result } = await run(SEQUENTIAL, steps, pool)
+    expect(result).toMatchObject({ status: 'ok', value: 10 })
     expect(steps.inStep).toEqual([false, true, true, true, true])
   })
 
@@ -58,8 +65,8 @@ describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
   })
 
   it('issue 12 a step runs here only once no earlier entry can still be running: after entries not waited for, one waited for comes first', async () => {
-    // Refused for the first two answers (their steps go unobserved to the isolate's thread), then allowed.
-    const steps = recordingSteps((asked) => asked > 2)
+    // Refused for the first step and the first two answers (their steps go unobserved to the isolate's thread), then allowed.
+    const steps = recordingSteps((asked) => asked > 3)
     const { result } = await run('for (let i = 0; i < 6; i++) await tools.noop()\nreturn 6', steps, pool)
     expect(result).toMatchObject({ status: 'ok', value: 6 })
     // Calls 1-3 come from steps on the isolate's thread; the third answer's step is waited for
@@ -103,7 +110,8 @@ describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
     const script = 'await tools.noop()\nfor (let i = 0; i < 3; i++) tools.echo({ i })\nwhile (true) {}'
     const { result } = await run(script, { ...steps, onStepHere: (running, withdrawn) => void seen.push([running, withdrawn]), limits: { cpuTimeMs: 20_000, wallClockMs: 400 } }, pool)
     expect(result).toMatchObject({ status: 'timeout', toolCalls: 1 })
-    expect(seen).toEqual([[true, undefined], [false, true]])
+    // The first step ran here too, and ended with its call made.
+    expect(seen).toEqual([[true, undefined], [false, false], [true, undefined], [false, true]])
     expect(result.error?.message).toContain("most of it went to running the script's code")
     expect(result.error?.message).not.toContain('echo')
   })
@@ -112,6 +120,20 @@ describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
     const js = 'await tools.noop()\nPromise.reject(new RangeError("nobody listens"))\nawait tools.noop()\nreturn 2'
     const { result } = await run(js, recordingSteps(), pool)
     expect(result).toMatchObject({ status: 'ok', value: 2, warnings: [{ kind: 'unhandled-rejection', message: expect.stringContaining('RangeError: nobody listens') }] })
+  })
+
+  it('S9.7 an endless loop in a first step run here ends at the CPU limit, and one that calls nothing holds the run to its wall clock', async () => {
+    const cpu = await run('while (true) {}', { ...recordingSteps(), limits: { cpuTimeMs: 300, wallClockMs: 20_000 } }, pool)
+    expect(cpu.result).toMatchObject({ status: 'timeout', toolCalls: 0, error: { message: expect.stringMatching(/CPU time limit of 300 ms \(cpuTimeMs\)/) } })
+    const wall = await run('while (true) {}', { ...recordingSteps(), limits: { cpuTimeMs: 20_000, wallClockMs: 300 } }, pool)
+    expect(wall.result).toMatchObject({ status: 'timeout', error: { message: expect.stringContaining('wall-clock limit of 300 ms') } })
+  })
+
+  it('S9.3 a first step run here: its unhandled rejection is warned, its throw has its line, its logs are kept', async () => {
+    const rejected = await run('Promise.reject(new RangeError("first step"))\nreturn 1', recordingSteps(), pool)
+    expect(rejected.result).toMatchObject({ status: 'ok', value: 1, warnings: [{ kind: 'unhandled-rejection', message: expect.stringContaining('RangeError: first step') }] })
+    const thrown = await run('console.log("before")\n\nthrow new TypeError("at once")', recordingSteps(), pool)
+    expect(thrown.result).toMatchObject({ status: 'error', logs: [{ level: 'log', text: 'before' }], error: { name: 'TypeError', message: 'at once', frames: [expect.objectContaining({ line: 3 })] } })
   })
 
   it('S9.3 a script that throws in a step run here ends with its error and line', async () => {

@@ -53,9 +53,10 @@ export interface IsolateRunRequest {
    */
   valueAsJson?: boolean
   /**
-   * Asked before each sequential step (a success answering the script's only call outstanding):
-   * `true` lets the runner run that step on this thread (`applySync`), so the call it makes
-   * leaves before the thread sleeps again (issue 12: two thread wake-ups a call instead of four).
+   * Asked before the run's first step and before each sequential step (a success answering the
+   * script's only call outstanding): `true` lets the runner run that step on this thread
+   * (`applySync`), so the call it makes leaves before the thread sleeps again (issue 12: two
+   * thread wake-ups a call instead of four, and none for a run that makes no call).
    * This thread then serves nothing else until the step ends (at most the wall-clock or CPU
    * budget left), so only the isolate worker sets it, and only while the run is its only one and
    * the host lets it (`step-permission.ts`). A step runs here only when no other entry of the run

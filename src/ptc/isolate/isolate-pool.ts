@@ -15,7 +15,7 @@ import { madeRuntimeSnapshot, RUNTIME_FILENAME, runtimeSnapshot, SNAPSHOT_INSTAL
 import type { SettleReference } from './settle-entries.ts'
 
 /** The runtime's `start` (`RuntimeControl.start`): the script function crosses as `derefInto()`, hence `unknown`. */
-type StartReference = ivm.Reference<(script: unknown, configJson: string) => void>
+type StartReference = ivm.Reference<(script: unknown, configJson: string, now?: boolean) => void>
 
 /** An isolate + context with the runtime prelude evaluated, ready for one run. */
 export interface PreparedIsolate {

@@ -146,7 +146,10 @@ class IsolateRun {
       return
     }
     if (this.ended) return
-    this.enter(start.apply(undefined, [scriptFunction.derefInto(), JSON.stringify(config)], { timeout: this.budget.entryTimeoutMs() }))
+    // The first step too runs here when `stepHere` allows (issue 12: a thread hand-over less a run).
+    const args = [scriptFunction.derefInto(), JSON.stringify(config)] as const
+    if (this.request.stepHere?.() === true) this.stepHere((timeout) => start.applySync(undefined, [...args, true], { timeout }))
+    else this.enter(start.apply(undefined, [...args], { timeout: this.budget.entryTimeoutMs() }))
   }
 
   /** Tracks one entry: its failure is classified, never thrown; open ones keep the run from ending (issue 11). */
@@ -205,21 +208,21 @@ class IsolateRun {
     if (!wait && this.request.stepHere?.() === true) {
       // Only with no entry running in the isolate (it runs its entries in order): after the one
       // waited for has ended; after one not waited for, this one is waited for.
-      if (!this.settleEntries.lastUnobserved) return this.entries.count > 0 ? void (this.nextStep = batch) : this.stepHere(batch)
+      if (!this.settleEntries.lastUnobserved) return this.entries.count > 0 ? void (this.nextStep = batch) : this.stepHere((timeoutMs) => this.settleEntries!.runNow(batch, timeoutMs), batch)
       wait = true
     }
     this.settleEntries.send(batch, wait)
   }
 
-  /** A sequential step on this thread (`IsolateRunRequest.stepHere`, `RunBudget.stepTimeout`); open until it returns. */
-  private stepHere(batch: Settlement[]): void {
+  /** A step on this thread (`IsolateRunRequest.stepHere`), the first or one delivering `batch`: `step` enters with `applySync` (`RunBudget.stepTimeout`); open until it returns. */
+  private stepHere(step: (timeoutMs: number) => void, batch: Settlement[] = []): void {
     const { timeoutMs, byCpu } = this.budget.stepTimeout()
     const heldBack: Settlement[] = []
     this.heldBack = heldBack
     this.entries.open()
     try {
       this.request.onStepHere?.(true)
-      this.settleEntries!.runNow(batch, timeoutMs)
+      step(timeoutMs)
     } catch (error) {
       this.onIsolateFailure(error, byCpu)
     } finally {
@@ -283,9 +286,8 @@ class IsolateRun {
     if (!finishedByScript) disposeQuietly(this.isolate)
     const warnings = this.leftovers.list(stoppedBy)
     this.resolveDone({ ...ending, ...(warnings.length > 0 && { warnings }), ...(stoppedCalls.length > 0 && { stoppedCalls }), logs: this.logs.entries, toolCalls: this.calls.dispatched, durationMs: performance.now() - this.startedAt })
-    // After the caller has the result (next turn, or the pool's `afterRun`): disposing takes a
-    // millisecond. A script that finished is not running and its callbacks are refused (`ended`);
-    // any other ending (limits, cancel) stopped the isolate at once, above.
+    // Disposing takes a millisecond: after the caller has the result (next turn, or the pool's `afterRun`) when the script
+    // finished (it runs no more, its callbacks are refused); any other ending stopped the isolate at once, above.
     if (finishedByScript || released !== undefined) {
       ;(this.prepared.afterRun ?? setImmediate)(() => {
         if (finishedByScript) disposeQuietly(this.isolate)
@@ -295,5 +297,4 @@ class IsolateRun {
   }
 }
 
-/** Runs a host callback for isolated-vm; what it throws is dropped (see the handlers in boot()). */
-const quietly = (fn: () => unknown): unknown => { try { return fn() } catch {} }
+const quietly = (fn: () => unknown): unknown => { try { return fn() } catch {} } // a host callback for isolated-vm: what it throws is dropped (boot())

@@ -13,7 +13,7 @@ import type { IsolateWorkerOptions } from './worker-messages.ts'
 import { cancelledError, catastropheEnding, disposedEnding, workerCrashEnding } from './run-endings.ts'
 import { resolveRunLimits } from './run-limits.ts'
 import { SupervisedRun } from './supervised-run.ts'
-import { refWorker, routeWorkerMessage, sendAnswerTurn, sendToWorker, type SupervisedWorker } from './supervised-worker.ts'
+import { refWorker, routeWorkerMessage, sendAnswerTurn, sendStepStart, sendToWorker, type SupervisedWorker } from './supervised-worker.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
 
@@ -123,7 +123,7 @@ export class IsolateSupervisor {
       startedAt,
       graceMs: this.options.graceMs,
       hooks: {
-        send: (message) => sendToWorker(worker, message),
+        send: (message) => (message.type === 'run' ? sendStepStart(worker, message) : sendToWorker(worker, message)),
         // The answer to a run's only call outstanding, with none queued, goes at once (issue 12).
         answer: (message, soon) => (soon ? worker.answers.pushAlone(message) : worker.answers.push(message)),
         retire: (reason) => this.retire(worker, reason),

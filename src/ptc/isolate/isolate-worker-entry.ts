@@ -108,6 +108,7 @@ function onMessage(message: ParentMessage): void {
   switch (message.type) {
     case 'run':
       housekeeping.runArrived()
+      mayBlock = message.mayBlock === true
       startRun(message)
       break
     case 'cancel':

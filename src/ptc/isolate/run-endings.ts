@@ -181,7 +181,7 @@ export function cpuEnding(cpuTimeMs: number): RunEnding {
  * clock, so the CPU limit stopped it (status `timeout`).
  */
 export function cpuStepEnding(cpuTimeMs: number, cpuMs: number): RunEnding {
-  const message = `The script reached its CPU time limit of ${cpuTimeMs} ms (cpuTimeMs): code running between two tool calls without pausing is stopped once it has run, in elapsed time, as long as the CPU time the script had left (it had used ${Math.round(cpuMs)} ms of CPU; the machine was busy). Look for an endless loop or do less computation in the script.`
+  const message = `The script reached its CPU time limit of ${cpuTimeMs} ms (cpuTimeMs): code that runs without pausing for a tool call is stopped once it has run, in elapsed time, as long as the CPU time the script had left (it had used ${Math.round(cpuMs)} ms of CPU; the machine was busy). Look for an endless loop or do less computation in the script.`
   return { status: 'timeout', error: { name: 'TimeoutError', message } }
 }
 

@@ -32,7 +32,7 @@ setInterval(() => {
   const rssMb = process.memoryUsage.rss() / 1048576
   const limitMb = Atomics.load(flags, 1)
   if (rssMb <= limitMb) return
-  const message = 'the isolate worker process passed ' + limitMb + ' MB of memory in code that runs between two tool calls, and was stopped'
+  const message = 'the isolate worker process passed ' + limitMb + ' MB of memory in code that runs without pausing for a tool call, and was stopped'
   try {
     writeSync(workerData.fd, JSON.stringify({ type: 'catastrophe', message }) + '\\n')
   } catch {}

@@ -7,7 +7,7 @@
 import type { WorkerChannel } from '../worker-channel.ts'
 import { compactAnswers } from './answer-tuples.ts'
 import type { IsolateRunResult } from './isolate-contract.ts'
-import type { ChildMessage, ParentMessage, WorkerAnswerMessage } from './worker-messages.ts'
+import type { ChildMessage, ParentMessage, WorkerAnswerMessage, WorkerAnswersMessage, WorkerRunMessage } from './worker-messages.ts'
 import type { SupervisedRun } from './supervised-run.ts'
 import type { TurnBatcher } from './turn-batcher.ts'
 
@@ -79,18 +79,23 @@ function withParsedValue(result: IsolateRunResult): IsolateRunResult {
   }
 }
 
+/**
+ * Sends a message that starts a step of the script: a run's first, or the next after answers.
+ * That step may hold a worker serving one run, when the group lets it (step-permission.ts).
+ * @returns whether it was sent (`sendToWorker`)
+ */
+export function sendStepStart(worker: SupervisedWorker, message: WorkerRunMessage | WorkerAnswersMessage): boolean {
+  const mayBlock = worker.runs.size === 1 && worker.mayBlock()
+  if (mayBlock) message.mayBlock = true
+  if (!sendToWorker(worker, message)) return false
+  worker.mayBeBlocked ||= mayBlock
+  return true
+}
+
 /** The answers of one turn as one message; one by one if that fails, so only an outcome that cannot be encoded fails. */
 export function sendAnswerTurn(worker: SupervisedWorker, messages: WorkerAnswerMessage[]): void {
   const compact = compactAnswers(messages)
-  if (compact !== undefined) {
-    // The step these answers start may hold a worker serving one run (step-permission.ts).
-    const mayBlock = worker.runs.size === 1 && worker.mayBlock()
-    if (mayBlock) compact.mayBlock = true
-    if (sendToWorker(worker, compact)) {
-      worker.mayBeBlocked ||= mayBlock
-      return
-    }
-  }
+  if (compact !== undefined && sendStepStart(worker, compact)) return
   if (messages.length > 1 && sendToWorker(worker, { type: 'batch', messages })) return
   for (const { runId, pairingId, ...answer } of messages) {
     if (sendToWorker(worker, { runId, pairingId, ...answer }) || answer.outcome === undefined) continue

@@ -36,6 +36,8 @@ export interface WorkerRunMessage {
   toolNames: string[]
   limits: RunLimits
   checkMs: number
+  /** The run's first step may run on the worker's main thread, as after {@link WorkerAnswersMessage.mayBlock}. */
+  mayBlock?: true
 }
 
 /** Host → worker: the caller aborted `request.signal`; the worker ends the run as `cancelled`. */
