@@ -121,15 +121,16 @@ export class ApprovalWaits {
 }
 
 /**
- * `warnings` with a sentence added to each that names calls left behind by the script (the
- * isolate side writes them, knowing nothing of approvals), for those of `awaiting` (names) it
- * names: they were still awaiting approval when the run ended, so they were not made, whatever
- * the warning said of them being cancelled (SPEC S5.1, S8.1; a review).
+ * `warnings` with a sentence added to each about calls left behind by the script (the isolate
+ * side writes them, knowing nothing of approvals) whose `calls` hold tools of `awaiting` (the
+ * tools of the run's calls still awaiting approval): those were still awaiting approval when the
+ * run ended, so they were not made, whatever the warning said of them being cancelled (SPEC S5.1,
+ * S8.1; a review). By tool, as approvals and the isolate's calls share no id.
  */
 export function withApprovalsNotMade(warnings: readonly IsolateRunWarning[], awaiting: readonly string[]): IsolateRunWarning[] {
   return warnings.map((warning) => {
-    if (warning.kind !== 'unawaited-calls' && warning.kind !== 'abandoned-calls') return warning
-    const named = [...new Set(awaiting)].filter((name) => warning.message.includes(`${name} {`))
+    if (warning.calls === undefined) return warning
+    const named = [...new Set(awaiting)].filter((name) => warning.calls!.includes(name))
     if (named.length === 0) return warning
     return { ...warning, message: `${warning.message} Among them, the calls of ${named.join(', ')} were still awaiting approval when the run ended (nobody answered the prompt): those were not made.` }
   })

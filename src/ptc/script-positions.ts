@@ -89,9 +89,9 @@ export interface ScriptWarning {
   column?: number
 }
 
-/** `warning` with its frames reduced to the script's line and column of the top one. */
+/** `warning` with its frames reduced to the script's line and column of the top one, and its host-only `calls` dropped. */
 export function scriptWarning(warning: IsolateRunWarning, compiled: CompiledScript, code: string): ScriptWarning {
-  const { frames, ...rest } = warning
+  const { frames, calls, ...rest } = warning
   const top = frames === undefined ? undefined : mapFrames(frames, compiled, code)[0]
   return top === undefined ? rest : { ...rest, line: top.line, column: top.column }
 }

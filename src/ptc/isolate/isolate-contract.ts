@@ -113,6 +113,12 @@ export interface IsolateRunWarning {
   kind: 'unawaited-calls' | 'abandoned-calls' | 'kept-running' | 'unhandled-rejection'
   message: string
   frames?: JsFrame[]
+  /**
+   * With `unawaited-calls` and `abandoned-calls`: the tool of every call the warning is about
+   * (its message names only the first few), for the host to word (`withApprovalsNotMade`); never
+   * in a `run_code` value (`scriptWarning` drops it).
+   */
+  calls?: string[]
 }
 
 /** How a run ended. */

@@ -146,8 +146,8 @@ export class RunWarnings {
   list(stoppedBy: string): IsolateRunWarning[] {
     const warnings: IsolateRunWarning[] = []
     const unawaited = this.#unawaited ?? []
-    if (unawaited.length > 0) warnings.push({ kind: 'unawaited-calls', message: describeUnawaited(unawaited, this.#ending, stoppedBy, this.#abandoned.length === 0 ? this.#firstFailure : undefined) })
-    if (this.#abandoned.length > 0) warnings.push({ kind: 'abandoned-calls', message: describeAbandoned(this.#abandoned, this.#ending, stoppedBy, this.#firstFailure) })
+    if (unawaited.length > 0) warnings.push({ kind: 'unawaited-calls', message: describeUnawaited(unawaited, this.#ending, stoppedBy, this.#abandoned.length === 0 ? this.#firstFailure : undefined), calls: toolsOf(unawaited) })
+    if (this.#abandoned.length > 0) warnings.push({ kind: 'abandoned-calls', message: describeAbandoned(this.#abandoned, this.#ending, stoppedBy, this.#firstFailure), calls: toolsOf(this.#abandoned) })
     if (this.#keptRunning !== undefined) {
       warnings.push({ kind: 'kept-running', message: `The script ${this.#ending}, but its code kept running after that (a loop in a callback or promise chain it had started) until ${this.#keptRunning} stopped it; its result stands. Make sure nothing the script starts keeps running once it returns.` })
     }
@@ -191,6 +191,9 @@ function describeAbandoned(calls: readonly TrackedCall[], ending: string, stoppe
     `The run waited for ${one ? 'it' : 'them'}: ${describeOutcomes(calls, stoppedBy)}. The script never saw ${one ? 'its result' : 'their results'}; to wait for every call, await Promise.allSettled.`
   )
 }
+
+/** The tool of each call, in order (`IsolateRunWarning.calls`). */
+const toolsOf = (calls: readonly TrackedCall[]): string[] => calls.map((call) => call.name)
 
 function nameCalls(calls: readonly TrackedCall[]): string {
   return calls.slice(0, NAMED_CALLS).map(describeCall).join(', ') + (calls.length > NAMED_CALLS ? `, and ${calls.length - NAMED_CALLS} more` : '')

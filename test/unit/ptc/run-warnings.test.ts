@@ -1,9 +1,11 @@
 /**
  * What a run keeps of its calls for its warnings (issue 11; issue 12: memory): a success that
  * reached the script is forgotten, so a long sequential run keeps no record a call; a failure is
- * kept, since it may explain a later warning.
+ * kept, since it may explain a later warning. Each warning about calls lists their tools for the
+ * host, which says which of them were still awaiting approval (S5.1, S8.1).
  */
 import { describe, expect, it } from 'vitest'
+import { withApprovalsNotMade } from '../../../src/ptc/approval-waits.ts'
 import { RunWarnings } from '../../../src/ptc/isolate/run-warnings.ts'
 
 describe('run warnings (issue 11, issue 12)', () => {
@@ -26,5 +28,23 @@ describe('run warnings (issue 11, issue 12)', () => {
     expect(unawaited!.message).toContain('read {"path":"c"}')
     expect(unawaited!.message).not.toContain('{"path":"a"}')
     expect(unawaited!.message).toContain('read {"path":"b"} failed (Tool "read" failed: no such file)')
+  })
+
+  it('S5.1 S8.1 calls left behind are listed by tool, every one, and only those awaiting approval are said not to be made', () => {
+    const warnings = new RunWarnings()
+    // Five calls left behind: the message names three; the first's arguments quote another tool's name.
+    const calls: [string, string][] = [['note', '{"text":"effect {x}"}'], ['read', '{}'], ['read', '{}'], ['read', '{}'], ['effect', '{}']]
+    calls.forEach(([name, args], index) => warnings.called(index + 1, name, args))
+    warnings.scriptEnded('returned', '1,2,3,4,5', '')
+    const [unawaited] = warnings.list('the end of the run')
+    expect(unawaited!.calls).toEqual(['note', 'read', 'read', 'read', 'effect'])
+    expect(unawaited!.message).toContain('and 2 more')
+    const notMade = 'Among them, the calls of effect were still awaiting approval'
+    // The fifth call, not in the message's text, awaited approval: said.
+    expect(withApprovalsNotMade([unawaited!], ['effect'])[0]!.message).toContain(notMade)
+    // Only the first's arguments mention `effect {`: nothing to say.
+    const firstThree = withApprovalsNotMade([{ ...unawaited!, calls: ['note', 'read', 'read'] }], ['effect'])[0]!
+    expect(firstThree.message).not.toContain('awaiting approval')
+    expect(withApprovalsNotMade([{ kind: 'unhandled-rejection', message: 'effect {}' }], ['effect'])[0]!.message).toBe('effect {}')
   })
 })
