@@ -117,25 +117,28 @@ describe('the isolate worker channel (issue 12, S9.1)', () => {
     }
   })
 
-  it('S9.1 an isolate worker whose host process was SIGKILLed ends itself', async () => {
-    const parent = spawn(process.execPath, [PARENT], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    parent.stdout.setEncoding('utf8')
-    const ready = new Promise<number>((resolve) =>
-      parent.stdout.on('data', (chunk: string) => {
-        out += chunk
-        const pid = /ready (\d+)/.exec(out)?.[1]
-        if (pid !== undefined) resolve(Number(pid))
-      }),
-    )
-    const worker = await ready
-    expect(alive(worker)).toBe(true)
-    parent.kill('SIGKILL')
-    await once(parent, 'exit')
-    // The worker sees its socket end and SIGKILLs itself; give it up to 10 s on a loaded machine.
-    for (let polls = 0; polls < 500 && alive(worker); polls++) await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(alive(worker)).toBe(false)
-  })
+  for (const held of [false, true]) {
+    it(`S9.1 an isolate worker whose host process was SIGKILLed ends itself${held ? ', also while an endless step holds its main thread (its watchdog sees the host gone)' : ''}`, async () => {
+      const parent = spawn(process.execPath, [PARENT, ...(held ? ['held'] : [])], { stdio: ['ignore', 'pipe', 'inherit'] })
+      let out = ''
+      parent.stdout.setEncoding('utf8')
+      const ready = new Promise<number[]>((resolve) =>
+        parent.stdout.on('data', (chunk: string) => {
+          out += chunk
+          const pids = /ready ([\d,]+)\n/.exec(out)?.[1]
+          if (pids !== undefined) resolve(pids.split(',').map(Number))
+        }),
+      )
+      const workers = await ready
+      expect(workers.every(alive)).toBe(true)
+      parent.kill('SIGKILL')
+      await once(parent, 'exit')
+      // The worker sees its socket end (or, holding a step, its watchdog the host gone) and SIGKILLs
+      // itself; give it up to 10 s on a loaded machine (the held step's CPU limit is 120 s).
+      for (let polls = 0; polls < 500 && workers.some(alive); polls++) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(workers.filter(alive)).toEqual([])
+    }, 60_000)
+  }
 })
 
 describe("a worker process's stderr (S9.1)", () => {

@@ -9,6 +9,12 @@ import type { DeadlineAccount } from './run-endings.ts'
 import type { LogLevel } from '../../../runtime/bridge-types.ts'
 import type { RunLimits } from './run-limits.ts'
 
+/** The timeout of a step held on the calling thread (`RunBudget.stepTimeout`): `timeoutMs` of the CPU time left (`byCpu`) or of the wall clock. */
+export interface HeldStepTimeout {
+  timeoutMs: number
+  byCpu: boolean
+}
+
 /** One tool call from the script, as handed to {@link IsolateRunRequest.dispatch}. */
 export interface IsolateToolCall {
   /** Unique id of this call: `<run id>:<sequence>`. */
@@ -64,12 +70,13 @@ export interface IsolateRunRequest {
    */
   stepHere?: () => boolean
   /**
-   * Called with `true` just before a step runs on this thread (see `stepHere`), and with `false`
-   * once it has returned. `withdrawn`: a limit ended the run in that step, so the calls it
-   * dispatched must not go out (the isolate worker holds them until the step returns): they are
-   * not made, and the run no longer counts them.
+   * Called with `true` just before a step runs on this thread (see `stepHere`), with the step's
+   * `timeout` (the CPU time or wall clock left), and with `false` once it has returned.
+   * `withdrawn`: a limit ended the run in that step, so the calls it dispatched must not go out
+   * (the isolate worker holds them until the step returns): they are not made, and the run no
+   * longer counts them.
    */
-  onStepHere?: (running: boolean, withdrawn?: boolean) => void
+  onStepHere?: (running: boolean, withdrawn?: boolean, timeout?: HeldStepTimeout) => void
   /** Aborting it ends the run with status `cancelled`. */
   signal?: AbortSignal
   /**

@@ -221,7 +221,7 @@ class IsolateRun {
     this.heldBack = heldBack
     this.entries.open()
     try {
-      this.request.onStepHere?.(true)
+      this.request.onStepHere?.(true, false, { timeoutMs, byCpu })
       step(timeoutMs)
     } catch (error) {
       this.onIsolateFailure(error, byCpu)

@@ -10,10 +10,10 @@ import { raceAbort } from '../../pipeline/race-abort.ts'
 import { DEFAULT_START_TIMEOUT_MS, startLimitFailure, stderrNote } from '../worker-channel.ts'
 import { DEFAULT_RECYCLE_AFTER_RUNS, type IsolateRunRequest, type IsolateRunResult, type IsolateSupervisorOptions } from './isolate-contract.ts'
 import type { IsolateWorkerOptions } from './worker-messages.ts'
-import { cancelledError, catastropheEnding, disposedEnding, workerCrashEnding } from './run-endings.ts'
+import { cancelledError, disposedEnding } from './run-endings.ts'
 import { resolveRunLimits } from './run-limits.ts'
 import { SupervisedRun } from './supervised-run.ts'
-import { refWorker, routeWorkerMessage, sendAnswerTurn, sendStepStart, sendToWorker, type SupervisedWorker } from './supervised-worker.ts'
+import { exitEnding, refWorker, routeWorkerMessage, sendAnswerTurn, sendStepStart, sendToWorker, type SupervisedWorker } from './supervised-worker.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
 
@@ -291,9 +291,6 @@ export class IsolateSupervisor {
       const how = worker.killReason !== undefined ? `was stopped: ${worker.killReason}.` : `exited before it was ready (${description}).`
       failReady(new Error(`the isolate worker process ${how}${stderrNote(stderrTail)}`))
     }
-    for (const run of [...worker.runs.values()]) {
-      if (worker.catastrophe !== undefined) run.end(catastropheEnding(worker.catastrophe, run.limits.memoryMb, true))
-      else run.end(workerCrashEnding(worker.killReason !== undefined ? `was stopped (${worker.killReason})` : `crashed (${description})`))
-    }
+    for (const run of [...worker.runs.values()]) run.end(exitEnding(worker, run.limits, description))
   }
 }

@@ -12,7 +12,7 @@
  */
 import { flushCompileCache } from 'node:module'
 import { openParentFrames } from '../parent-frames.ts'
-import type { IsolateToolCall, IsolateToolOutcome } from './isolate-contract.ts'
+import type { HeldStepTimeout, IsolateToolCall, IsolateToolOutcome } from './isolate-contract.ts'
 import type { ChildMessage, IsolateWorkerOptions, ParentMessage, WorkerAbortCallMessage, WorkerAnswerMessage, WorkerDispatchMessage, WorkerRunMessage } from './worker-messages.ts'
 import { tupleOutcome } from './answer-tuples.ts'
 import { onIsolateCatastrophe } from './isolate-catastrophe.ts'
@@ -68,8 +68,8 @@ const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((
  */
 let heldMessages: ChildMessage[] | undefined
 
-function onStepHere(running: boolean, withdrawn = false): void {
-  watchdog?.watch(running)
+function onStepHere(running: boolean, withdrawn = false, timeout?: HeldStepTimeout): void {
+  watchdog?.watch(running, timeout)
   if (running) {
     outbox.flush() // Calls queued before the step leave before it holds what it sends.
     heldMessages ??= []

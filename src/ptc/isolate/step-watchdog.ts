@@ -1,52 +1,77 @@
 /**
  * The isolate worker's watchdog for steps it runs on its main thread (issue 12,
  * `IsolateRunRequest.stepHere`). While such a step runs, nothing else in the worker runs on that
- * thread, and one runaway native allocation (`new Array(2 ** 28).fill(1.5)`) does not stop when
- * isolated-vm asks V8 to terminate it at the memory limit: the worker grew to 1.4 GB and crashed
- * with SIGSEGV (a package trial, round 25). This thread watches the process's resident memory
- * while a step is held and, past the run's bound, tells the host with a `catastrophe` message
- * written straight to the channel's socket (the main thread is not writing: it is the script's)
- * and ends the process; the host then ends the run `memory` and replaces the worker, as after any
- * catastrophe (`isolate-supervisor.ts`). It polls every {@link POLL_MS}: a flag in shared memory
- * says whether a step is held, so the main thread pays an atomic store a step, no wake-up.
+ * thread, and nothing there can stop what V8 itself cannot interrupt. This thread looks, every
+ * {@link POLL_MS} while a step is held (a flag in shared memory: the main thread pays a few atomic
+ * stores a step, no wake-up), for three things, and ends the process on any of them:
+ * - Resident memory past the run's bound. One runaway native allocation
+ *   (`new Array(2 ** 28).fill(1.5)`) does not stop when isolated-vm asks V8 to terminate it at
+ *   the memory limit: the worker grew to 1.4 GB and crashed with SIGSEGV (a package trial, round
+ *   25). The thread writes a `catastrophe` message straight to the channel's socket (the main
+ *   thread is not writing: it is the script's); the host ends the run `memory` and replaces the
+ *   worker, as after any catastrophe (`isolate-supervisor.ts`).
+ * - The step still running {@link STEP_OVERRUN_GRACE_MS} past its timeout (the run's CPU time or
+ *   wall clock left): one native operation V8 cannot interrupt (`fill` or `sort` of a huge array)
+ *   ignores the timeout, and isolated-vm ends the process with SIGSEGV 5 s later ("Script failed
+ *   to terminate"; a package trial, round 30, saw the run end as a crash at the CPU limit + 5 s).
+ *   The thread writes a `step-overrun` message and the host ends the run `timeout` at its limit.
+ * - The host gone (its process id no longer this process's parent, even SIGKILLed): the main
+ *   thread would only see its channel close after the step, which could be the CPU limit later.
  */
 import { Worker } from 'node:worker_threads'
+import type { HeldStepTimeout } from './isolate-contract.ts'
 
 /** How often the thread looks, in ms. */
 export const POLL_MS = 50
 
 /**
- * Resident memory in MB a held step may add past the RSS at its run's first held step beyond the run's `memoryMb`:
- * room for isolated-vm's own margin over the heap limit and for one large string or buffer (the
- * README's memory limit), so only a step that the limit could not stop is ended here.
+ * Resident memory in MB a held step may add past the RSS at its run's first held step beyond the
+ * run's `memoryMb`: room for isolated-vm's own margin over the heap limit and for one large string
+ * or buffer (the README's memory limit), so only a step that the limit could not stop is ended
+ * here. Not room for a flat string of V8's largest length (512 MB), which isolated-vm's thread
+ * may let through: a runaway allocation grows the worker about 100 MB a second on a loaded
+ * machine (page faults), so each 100 MB more here is a second more before it is ended.
  */
 export const STEP_RSS_SLACK_MB = 256
+
+/** How long past a held step's timeout (ms) V8 gets to stop it before the process is ended. */
+export const STEP_OVERRUN_GRACE_MS = 500
+
+/** Indices of the shared `Int32Array`. */
+const HELD = 0 // 1 while a step is held
+const RSS_BOUND_MB = 1
+const DEADLINE = 2 // ms after `workerData.base` (Date.now()) past which the held step has overrun
+const BY_CPU = 3 // 1 when that deadline is the CPU time left, 0 the wall clock
 
 /** The thread's code: CommonJS, evaluated (no file of its own, so the package's bundle needs none). */
 const THREAD = `
 const { workerData } = require('node:worker_threads')
 const { writeSync } = require('node:fs')
 const flags = new Int32Array(workerData.flags)
-setInterval(() => {
-  if (Atomics.load(flags, 0) === 0) return
-  const rssMb = process.memoryUsage.rss() / 1048576
-  const limitMb = Atomics.load(flags, 1)
-  if (rssMb <= limitMb) return
-  const message = 'the isolate worker process passed ' + limitMb + ' MB of memory in code that runs without pausing for a tool call, and was stopped'
+const parent = process.ppid
+function end(message) {
   try {
-    writeSync(workerData.fd, JSON.stringify({ type: 'catastrophe', message }) + '\\n')
+    writeSync(workerData.fd, JSON.stringify(message) + '\\n')
   } catch {}
   process.kill(process.pid, 'SIGKILL')
+}
+setInterval(() => {
+  if (Atomics.load(flags, ${HELD}) === 0) return
+  if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL')
+  const limitMb = Atomics.load(flags, ${RSS_BOUND_MB})
+  if (process.memoryUsage.rss() / 1048576 > limitMb) end({ type: 'catastrophe', message: 'the isolate worker process passed ' + limitMb + ' MB of memory in code that runs without pausing for a tool call, and was stopped' })
+  if (Date.now() - workerData.base > Atomics.load(flags, ${DEADLINE})) end({ type: 'step-overrun', byCpu: Atomics.load(flags, ${BY_CPU}) === 1 })
 }, ${POLL_MS})
 `
 
 /** The watchdog of one worker process; see the file comment. */
 export class StepWatchdog {
-  readonly #flags = new Int32Array(new SharedArrayBuffer(8))
+  readonly #flags = new Int32Array(new SharedArrayBuffer(16))
+  readonly #base = Date.now()
   readonly #fd: number
   #thread: Worker | undefined
 
-  /** `fd`: the host channel's socket, where the `catastrophe` message goes. The thread starts on the first {@link watch}. */
+  /** `fd`: the host channel's socket, where the thread's messages go. The thread starts on the first {@link watch}. */
   constructor(fd: number) {
     this.#fd = fd
   }
@@ -60,20 +85,26 @@ export class StepWatchdog {
   }
 
   /**
-   * A step starts (`true`) or ends (`false`) on the main thread. The run's held steps may raise
-   * the process's RSS by its `memoryMb` + {@link STEP_RSS_SLACK_MB} above what it was at the first.
+   * A step starts (`true`, with its `timeout`) or ends (`false`) on the main thread. The run's
+   * held steps may raise the process's RSS by its `memoryMb` + {@link STEP_RSS_SLACK_MB} above
+   * what it was at the first; a step may run {@link STEP_OVERRUN_GRACE_MS} past its timeout.
    */
-  watch(held: boolean): void {
+  watch(held: boolean, timeout?: HeldStepTimeout): void {
     this.#thread ??= this.#start()
     if (held && this.#runMemoryMb !== undefined) {
-      Atomics.store(this.#flags, 1, Math.ceil(process.memoryUsage.rss() / 1048576) + this.#runMemoryMb + STEP_RSS_SLACK_MB)
+      Atomics.store(this.#flags, RSS_BOUND_MB, Math.ceil(process.memoryUsage.rss() / 1048576) + this.#runMemoryMb + STEP_RSS_SLACK_MB)
       this.#runMemoryMb = undefined
     }
-    Atomics.store(this.#flags, 0, held ? 1 : 0)
+    if (held) {
+      const deadline = timeout === undefined ? 2 ** 31 - 1 : Math.min(2 ** 31 - 1, Date.now() - this.#base + timeout.timeoutMs + STEP_OVERRUN_GRACE_MS)
+      Atomics.store(this.#flags, DEADLINE, deadline)
+      Atomics.store(this.#flags, BY_CPU, timeout?.byCpu === true ? 1 : 0)
+    }
+    Atomics.store(this.#flags, HELD, held ? 1 : 0)
   }
 
   #start(): Worker {
-    const thread = new Worker(THREAD, { eval: true, workerData: { flags: this.#flags.buffer, fd: this.#fd }, resourceLimits: { maxOldGenerationSizeMb: 16 } })
+    const thread = new Worker(THREAD, { eval: true, workerData: { flags: this.#flags.buffer, fd: this.#fd, base: this.#base }, resourceLimits: { maxOldGenerationSizeMb: 16 } })
     thread.unref()
     thread.on('error', () => {}) // Only a safety net: the worker keeps serving without it.
     return thread

@@ -7,6 +7,8 @@
 import type { WorkerChannel } from '../worker-channel.ts'
 import { compactAnswers } from './answer-tuples.ts'
 import type { IsolateRunResult } from './isolate-contract.ts'
+import { catastropheEnding, type RunEnding, stepOverrunEnding, workerCrashEnding } from './run-endings.ts'
+import type { RunLimits } from './run-limits.ts'
 import type { ChildMessage, ParentMessage, WorkerAnswerMessage, WorkerAnswersMessage, WorkerRunMessage } from './worker-messages.ts'
 import type { SupervisedRun } from './supervised-run.ts'
 import type { TurnBatcher } from './turn-batcher.ts'
@@ -14,6 +16,7 @@ import type { TurnBatcher } from './turn-batcher.ts'
 /**
  * One worker process and the runs it is serving. `wasReady`: it has been ready (before draining
  * or death); `waiting`: runs waiting for ready; `catastrophe`: the first one it reported;
+ * `overrun`: a held step ran past its timeout (`WorkerStepOverrunMessage`), by the CPU time or the wall clock;
  * `killReason`: why we killed it (absent: it died on its own); `answers`: sent once per turn.
  */
 export interface SupervisedWorker {
@@ -24,6 +27,7 @@ export interface SupervisedWorker {
   readonly runs: Map<string, SupervisedRun>
   waiting: number
   catastrophe: string | undefined
+  overrun?: 'cpu' | 'wall'
   killReason: string | undefined
   timers: NodeJS.Timeout[]
   readonly answers: TurnBatcher<WorkerAnswerMessage>
@@ -63,7 +67,22 @@ export function routeWorkerMessage(worker: SupervisedWorker, message: Exclude<Ch
       worker.catastrophe ??= message.message
       retire(`isolated-vm reported a catastrophic error: ${message.message}`)
       break
+    case 'step-overrun':
+      worker.overrun ??= message.byCpu ? 'cpu' : 'wall'
+      retire('a step ran past its time limit in an operation V8 could not interrupt')
+      break
   }
+}
+
+/**
+ * How a run of `worker` ends when the process has exited (`description`: how, as the channel saw
+ * it): at its time limit after a held step's overrun, `memory` after a catastrophe, else a crash
+ * (or the stop the host made, `killReason`).
+ */
+export function exitEnding(worker: SupervisedWorker, limits: RunLimits, description: string): RunEnding {
+  if (worker.overrun !== undefined) return stepOverrunEnding(worker.overrun === 'cpu', limits)
+  if (worker.catastrophe !== undefined) return catastropheEnding(worker.catastrophe, limits.memoryMb, true)
+  return workerCrashEnding(worker.killReason !== undefined ? `was stopped (${worker.killReason})` : `crashed (${description})`)
 }
 
 /** `result` with its `valueJson` (the worker sends the value as text, issue 12) parsed into `value`. */

@@ -126,6 +126,16 @@ export interface WorkerCatastropheMessage {
 }
 
 /**
+ * Worker → host, from its step watchdog (`step-watchdog.ts`): a step held on its main thread ran
+ * past its timeout (`byCpu`: the run's CPU time left, else its wall clock) in an operation V8 could
+ * not interrupt; the worker ends itself right after, and the host ends the run `timeout`.
+ */
+export interface WorkerStepOverrunMessage {
+  type: 'step-overrun'
+  byCpu: boolean
+}
+
+/**
  * Worker → host: the calls and call aborts of one event-loop turn in one message, handled in
  * order. Every other message is sent at once, after the batch pending before it.
  */
@@ -135,4 +145,4 @@ export interface WorkerCallBatchMessage {
 }
 
 /** Every message the worker sends. */
-export type ChildMessage = WorkerReadyMessage | WorkerDispatchMessage | WorkerAbortCallMessage | WorkerResultMessage | WorkerFailureMessage | WorkerCatastropheMessage | WorkerCallBatchMessage
+export type ChildMessage = WorkerReadyMessage | WorkerDispatchMessage | WorkerAbortCallMessage | WorkerResultMessage | WorkerFailureMessage | WorkerCatastropheMessage | WorkerStepOverrunMessage | WorkerCallBatchMessage
