@@ -104,7 +104,7 @@ describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
     expect(result).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError', message: expect.stringContaining('wall-clock limit of 300 ms') } })
   })
 
-  it('S9.7 a step run here that a limit ends withdraws the calls it made: not counted, not named as running, and the deadline names the code', async () => {
+  it('S9.7 a step run here that a limit ends withdraws the calls it made: not counted, not named as running but as not made, and the deadline names the code', async () => {
     const steps = recordingSteps()
     const seen: [boolean, boolean | undefined][] = []
     const script = 'await tools.noop()\nfor (let i = 0; i < 3; i++) tools.echo({ i })\nwhile (true) {}'
@@ -113,7 +113,15 @@ describe('steps on the calling thread (issue 12, S9.3, S9.7)', () => {
     // The first step ran here too, and ended with its call made.
     expect(seen).toEqual([[true, false], [false, false], [true, false], [false, true]])
     expect(result.error?.message).toContain("most of it went to running the script's code")
-    expect(result.error?.message).not.toContain('echo')
+    // The first left the isolate at once, the others were still batched in it: not made either.
+    expect(result.error?.message).toMatch(/ The tool calls the script made in the code the limit stopped, without awaiting them, were not made \(at least 1 call: echo\): a call leaves only once the script pauses \(at an await\)\.$/)
+    expect(result.error?.message).not.toMatch(/running[^.]*echo/)
+  })
+
+  it('S9.7 a first step run here that the CPU limit ends, after one call it did not await: that call is said not to be made', async () => {
+    const { result } = await run('tools.echo({ at: "start" })\nwhile (true) {}', { ...recordingSteps(), limits: { cpuTimeMs: 300, wallClockMs: 20_000 } }, pool)
+    expect(result).toMatchObject({ status: 'timeout', toolCalls: 0 })
+    expect(result.error?.message).toContain('The tool calls the script made in the code the limit stopped, without awaiting them, were not made (at least 1 call: echo)')
   })
 
   it("S9.3 a step run here that leaves a rejection unhandled gets its warning, and the script's later steps still run", async () => {

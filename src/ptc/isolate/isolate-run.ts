@@ -13,7 +13,7 @@ import { IsolateClock } from './isolate-clock.ts'
 import { OpenEntries } from './open-entries.ts'
 import type { IsolateRunRequest, IsolateRunResult } from './isolate-contract.ts'
 import { disposeQuietly, prepareIsolate, type IsolatePool, type PreparedIsolate } from './isolate-pool.ts'
-import { cancelledError, catastropheEnding, memoryEnding, memoryLimitName, type RunEnding, TOO_DEEP } from './run-endings.ts'
+import { cancelledError, catastropheEnding, memoryEnding, memoryLimitName, type RunEnding, TOO_DEEP, withWithdrawnCalls } from './run-endings.ts'
 import { RunBudget } from './run-budget.ts'
 import { resolveRunLimits, type RunLimits } from './run-limits.ts'
 import { LOG_ENTRY_OVERHEAD, RunLogs } from './run-logs.ts'
@@ -171,15 +171,15 @@ class IsolateRun {
    */
   private onIsolateFailure(error: unknown, byCpu = false): void {
     if (this.ended) return
-    // A limit ending the run in a step on this thread: the calls it made are still held in the
-    // isolate worker until the step returns, and are not made (they would start after the end).
-    if (this.heldBack !== undefined && (this.isolate.isDisposed || describeThrown(error) === TIMED_OUT)) this.calls.withdraw()
+    // A limit ending the run in a step on this thread: its calls, held in the worker until it returns, are not made.
+    const withdrawn = this.heldBack !== undefined && (this.isolate.isDisposed || describeThrown(error) === TIMED_OUT) ? this.calls.withdraw() : []
     if (this.isolate.isDisposed) {
       // We did not dispose it (the run has not ended): isolated-vm did, at the memory limit.
-      this.stop(memoryEnding(this.limits.memoryMb), memoryLimitName(this.limits.memoryMb))
+      this.stop(withWithdrawnCalls(memoryEnding(this.limits.memoryMb), withdrawn), memoryLimitName(this.limits.memoryMb))
     } else if (describeThrown(error) === TIMED_OUT) {
       // Entries time out at the wall clock, a step on this thread also at the CPU time left (`byCpu`).
-      this.stop(...this.budget.timedOut(byCpu, this.calls, this.entries.openMs))
+      const [ending, stoppedBy] = this.budget.timedOut(byCpu, this.calls, this.entries.openMs)
+      this.stop(withWithdrawnCalls(ending, withdrawn), stoppedBy)
     } else {
       this.leftovers.rejection(error)
     }

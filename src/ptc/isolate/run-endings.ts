@@ -169,6 +169,19 @@ export function stoppedCallsSentences(inFlight: readonly string[], awaiting: rea
   return said.join(' ')
 }
 
+/**
+ * `ending` with a sentence for the calls a step held on the isolate worker's main thread made
+ * before a limit ended the run in it (`withdrawn`, their tools, as far as the host had them):
+ * the worker sends nothing until the step returns, so they were never made
+ * (`IsolateRunRequest.onStepHere`); calls still batched in the isolate never reached the host,
+ * hence "at least". As it is when none.
+ */
+export function withWithdrawnCalls(ending: RunEnding, withdrawn: readonly string[]): RunEnding {
+  if (withdrawn.length === 0) return ending
+  const said = `The tool calls the script made in the code the limit stopped, without awaiting them, were not made (at least ${describeNames(withdrawn)}): a call leaves only once the script pauses (at an await).`
+  return { ...ending, error: { ...ending.error, message: `${ending.error.message} ${said}` } }
+}
+
 /** The isolate's CPU time passed `cpuTimeMs` (status `timeout`). */
 export function cpuEnding(cpuTimeMs: number): RunEnding {
   return { status: 'timeout', error: { name: 'TimeoutError', message: `The script used more than its CPU time limit of ${cpuTimeMs} ms (cpuTimeMs). Look for an endless loop or do less computation in the script.` } }

@@ -154,13 +154,17 @@ export class ToolCallQueue {
    * a step starts with no call in flight or queued (it answers the only one), so these are all
    * its own: they leave the books, are not counted as dispatched, and the time since they were
    * made is not time spent on calls.
+   * @returns the tools of the calls withdrawn, in the order they were made
    */
-  withdraw(): void {
+  withdraw(): string[] {
+    const withdrawn: string[] = []
     for (let call = this.#oldest; call !== undefined; call = this.#oldest) {
+      withdrawn.push(call.name)
       this.#unlink(call)
       this.dispatched--
     }
     this.#busySince = undefined
+    return withdrawn
   }
 
   /**
