@@ -39,8 +39,8 @@ export interface PtcConfig {
    * 0.83x raw isolated-vm), and runs in flight together go to different workers. After a long run
    * or a pause, the next run stays on the worker that served the last one, whose code is warm
    * (`STICK_AFTER_MS`, 20 ms). The others start with the first run that arrives while the first
-   * worker holds one, else with the tenth run (`DEFAULT_SPREAD_FROM_RUN`), so a host that makes a
-   * few runs starts one; each costs about 70-90 MB. At most 16 (`MAX_ISOLATE_WORKERS`).
+   * worker holds one, else with the second run (`DEFAULT_SPREAD_FROM_RUN`), so a host that makes
+   * one run starts one; each costs about 70-90 MB. At most 16 (`MAX_ISOLATE_WORKERS`).
    */
   isolateWorkers?: number
   /**

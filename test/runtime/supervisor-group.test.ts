@@ -1,6 +1,6 @@
 /**
  * Runs spread over several isolate worker processes (IsolateSupervisorGroup, SPEC S9.1, issue 12):
- * one run starts one worker, runs that overlap or the tenth run start the rest, runs in flight
+ * one run starts one worker, runs that overlap or the second run start the rest, runs in flight
  * go to different workers, and a worker that dies costs only its own runs while the others keep serving.
  */
 import fs from 'node:fs'

@@ -48,7 +48,6 @@ const THREAD = `
 const { workerData } = require('node:worker_threads')
 const { writeSync } = require('node:fs')
 const flags = new Int32Array(workerData.flags)
-const parent = process.ppid
 function end(message) {
   try {
     writeSync(workerData.fd, JSON.stringify(message) + '\\n')
@@ -57,7 +56,7 @@ function end(message) {
 }
 setInterval(() => {
   if (Atomics.load(flags, ${HELD}) === 0) return
-  if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL')
+  if (process.ppid !== workerData.parent) process.kill(process.pid, 'SIGKILL')
   const limitMb = Atomics.load(flags, ${RSS_BOUND_MB})
   if (process.memoryUsage.rss() / 1048576 > limitMb) end({ type: 'catastrophe', message: 'the isolate worker process passed ' + limitMb + ' MB of memory in code that runs without pausing for a tool call, and was stopped' })
   if (Date.now() - workerData.base > Atomics.load(flags, ${DEADLINE})) end({ type: 'step-overrun', byCpu: Atomics.load(flags, ${BY_CPU}) === 1 })
@@ -68,6 +67,8 @@ setInterval(() => {
 export class StepWatchdog {
   readonly #flags = new Int32Array(new SharedArrayBuffer(16))
   readonly #base = Date.now()
+  /** The host's process id, taken when the worker starts: the thread starts with a first held step, which may come after the host has gone. */
+  readonly #parent = process.ppid
   readonly #fd: number
   #thread: Worker | undefined
 
@@ -104,7 +105,7 @@ export class StepWatchdog {
   }
 
   #start(): Worker {
-    const thread = new Worker(THREAD, { eval: true, workerData: { flags: this.#flags.buffer, fd: this.#fd, base: this.#base }, resourceLimits: { maxOldGenerationSizeMb: 16 } })
+    const thread = new Worker(THREAD, { eval: true, workerData: { flags: this.#flags.buffer, fd: this.#fd, base: this.#base, parent: this.#parent }, resourceLimits: { maxOldGenerationSizeMb: 16 } })
     thread.unref()
     thread.on('error', () => {}) // Only a safety net: the worker keeps serving without it.
     return thread

@@ -26,8 +26,16 @@ export const MAX_ISOLATE_WORKERS = 16
 /** Runs of the group after which a worker whose start failed is started again. */
 const RESTART_EVERY_RUNS = 100
 
-/** Default of {@link SupervisorGroupOptions.spreadFromRun}. */
-export const DEFAULT_SPREAD_FROM_RUN = 10
+/**
+ * Default of {@link SupervisorGroupOptions.spreadFromRun}: the second run, so a host's one run
+ * (`ptc run`) starts one worker, and a host that goes on has the others started while its runs are
+ * still few. With the tenth, a burst of back-to-back runs right after the host's start ran its
+ * first 40-60 runs at about twice the time of the later ones while the second worker started
+ * (issue 12: the peer harness's cold run, a fresh host's first run, ten more, then 200, alternating
+ * processes, 2026-12-05 18:40: medians 3.91, 4.13, 4.77, 4.25 ms a run with the tenth, 3.77, 3.35,
+ * 4.05, 3.60 with the second).
+ */
+export const DEFAULT_SPREAD_FROM_RUN = 2
 
 /**
  * On a tie, a run goes to the worker whose run ended last if that run took at least this long or
@@ -85,10 +93,10 @@ export function firstRecycleAfterRuns(recycle: number, index: number, workers: n
  * The same contract as one {@link IsolateSupervisor} (`run`, `start`, `prewarm`, `dispose`).
  * The first worker starts as one supervisor's does; the others start when the group has work
  * for them: with the first run that arrives while the first worker still holds one (runs that
- * overlap), else with run `spreadFromRun` (default 10) of back-to-back or occasional runs. A
- * second worker pays off only for runs that come faster than one worker makes isolates, and
- * costs 70-90 MB and about 0.3 s of CPU to start, so a host that makes a few runs (`ptc run`,
- * a short session) starts one process. A worker that died or was retired is
+ * overlap), else with run `spreadFromRun` (default 2) of back-to-back or occasional runs. A
+ * second worker pays off for runs that come faster than one worker makes isolates, and costs
+ * 70-90 MB and about 0.3 s of CPU to start, so a host that makes one run (`ptc run`) starts one
+ * process. A worker that died or was retired is
  * replaced with the next run; one whose start failed is tried again {@link RESTART_EVERY_RUNS}
  * runs later (the first one's failure is the next run's when no other worker is ready). A run
  * goes to the ready worker with the fewest runs in flight; on a tie, to the worker whose run ended
