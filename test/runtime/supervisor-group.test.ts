@@ -22,7 +22,7 @@ afterEach(() => {
   for (const group of groups.splice(0)) group.dispose()
 })
 
-/** A group whose second run starts its later workers (the default is the tenth: tested below). */
+/** A group whose second run starts its later workers (the default, tested below). */
 function group(workers?: number, spreadFromRun = 2): IsolateSupervisorGroup {
   const made = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, spreadFromRun, ...(workers !== undefined && { workers }) })
   groups.push(made)

@@ -210,9 +210,9 @@ export interface IsolateSupervisorOptions {
    */
   firstRecycleAfterRuns?: number
   /**
-   * Asked when the host answers a worker that serves one run: whether the step those answers
-   * start may run on the worker's main thread, holding the worker until it ends
-   * (`WorkerAnswersMessage.mayBlock`). A group lets it while another of its workers stands idle
+   * Asked when the host sends a run to a worker, or answers one, that serves one run: whether the
+   * step that message starts may run on the worker's main thread, holding the worker until it
+   * ends (`WorkerRunMessage.mayBlock`, `WorkerAnswersMessage.mayBlock`). A group lets it while another of its workers stands idle
    * (`step-permission.ts`). Default: never.
    */
   mayBlock?: () => boolean

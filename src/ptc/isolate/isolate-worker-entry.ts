@@ -36,12 +36,12 @@ const housekeeping = new RunHousekeeping(HOUSEKEEPING_DELAY_MS, undefined, gc &&
 const pool = new IsolatePool({ size: options.poolSize ?? 2, memoryMb: options.memoryMb ?? 128, afterRun: housekeeping.afterRun, prepareOffThread: false })
 const runs = new Map<string, AbortController>()
 /**
- * Whether the host's last answers let their step run on this thread (`WorkerAnswersMessage.mayBlock`);
+ * Whether the host's last run or answers message lets the step it starts run on this thread (`mayBlock`);
  * taken only with a stack as deep as isolated-vm's threads (`stepsHere`) and while one run is here.
  */
 let mayBlock = false
 const stepHere = options.stepsHere === true ? (): boolean => mayBlock && runs.size === 1 : undefined
-/** Ends this process, reporting a catastrophe, when a step on the main thread grows it past its run's bound (step-watchdog.ts). */
+/** Ends this process when a step on the main thread grows it past its run's bound, overruns its timeout, or outlives the host (step-watchdog.ts). */
 const watchdog = stepHere === undefined ? undefined : new StepWatchdog(3)
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */
 const calls = new Map<string, Map<string, IsolateToolCall>>()
@@ -68,8 +68,8 @@ const outbox = new TurnBatcher<WorkerDispatchMessage | WorkerAbortCallMessage>((
  */
 let heldMessages: ChildMessage[] | undefined
 
-function onStepHere(running: boolean, withdrawn = false, timeout?: HeldStepTimeout): void {
-  watchdog?.watch(running, timeout)
+function onStepHere(runId: string, running: boolean, withdrawn = false, timeout?: HeldStepTimeout): void {
+  watchdog?.watch(running, timeout, runId)
   if (running) {
     outbox.flush() // Calls queued before the step leave before it holds what it sends.
     heldMessages ??= []
@@ -150,7 +150,7 @@ function startRun(message: WorkerRunMessage): void {
     pending.clear()
   }
   // The value stays JSON text: it crosses as raw bytes and the host parses it once (issue 12).
-  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, checkMs: message.checkMs, signal: controller.signal, dispatch, valueAsJson: true, ...(stepHere !== undefined && { stepHere, onStepHere }) }, pool).then(
+  runInIsolate({ js: message.js, toolNames: message.toolNames, limits: message.limits, checkMs: message.checkMs, signal: controller.signal, dispatch, valueAsJson: true, ...(stepHere !== undefined && { stepHere, onStepHere: (running, withdrawn, timeout) => onStepHere(runId, running, withdrawn, timeout) }) }, pool).then(
     (result) => {
       ended()
       send({ type: 'result', runId, result })

@@ -37,17 +37,21 @@ export const STEP_RSS_SLACK_MB = 256
 /** How long past a held step's timeout (ms) V8 gets to stop it before the process is ended. */
 export const STEP_OVERRUN_GRACE_MS = 500
 
-/** Indices of the shared `Int32Array`. */
+/** Indices of the shared `Int32Array`, then of the `BigInt64Array` after it. */
 const HELD = 0 // 1 while a step is held
 const RSS_BOUND_MB = 1
-const DEADLINE = 2 // ms after `workerData.base` (Date.now()) past which the held step has overrun
-const BY_CPU = 3 // 1 when that deadline is the CPU time left, 0 the wall clock
+const BY_CPU = 2 // 1 when the deadline is the CPU time left, 0 the wall clock
+const RUN_ID = 3 // the held step's run (`WorkerRunMessage.runId`, a number as text)
+const DEADLINE = 0 // `process.hrtime.bigint()` (monotonic, the same in every thread) past which the held step has overrun
+/** No deadline. */
+const NEVER = 2n ** 63n - 1n
 
 /** The thread's code: CommonJS, evaluated (no file of its own, so the package's bundle needs none). */
 const THREAD = `
 const { workerData } = require('node:worker_threads')
 const { writeSync } = require('node:fs')
-const flags = new Int32Array(workerData.flags)
+const flags = new Int32Array(workerData.flags, 0, 4)
+const deadline = new BigInt64Array(workerData.flags, 16, 1)
 function end(message) {
   try {
     writeSync(workerData.fd, JSON.stringify(message) + '\\n')
@@ -59,14 +63,15 @@ setInterval(() => {
   if (process.ppid !== workerData.parent) process.kill(process.pid, 'SIGKILL')
   const limitMb = Atomics.load(flags, ${RSS_BOUND_MB})
   if (process.memoryUsage.rss() / 1048576 > limitMb) end({ type: 'catastrophe', message: 'the isolate worker process passed ' + limitMb + ' MB of memory in code that runs without pausing for a tool call, and was stopped' })
-  if (Date.now() - workerData.base > Atomics.load(flags, ${DEADLINE})) end({ type: 'step-overrun', byCpu: Atomics.load(flags, ${BY_CPU}) === 1 })
+  if (process.hrtime.bigint() > Atomics.load(deadline, ${DEADLINE})) end({ type: 'step-overrun', runId: String(Atomics.load(flags, ${RUN_ID})), byCpu: Atomics.load(flags, ${BY_CPU}) === 1 })
 }, ${POLL_MS})
 `
 
 /** The watchdog of one worker process; see the file comment. */
 export class StepWatchdog {
-  readonly #flags = new Int32Array(new SharedArrayBuffer(16))
-  readonly #base = Date.now()
+  readonly #shared = new SharedArrayBuffer(24)
+  readonly #flags = new Int32Array(this.#shared, 0, 4)
+  readonly #deadline = new BigInt64Array(this.#shared, 16, 1)
   /** The host's process id, taken when the worker starts: the thread starts with a first held step, which may come after the host has gone. */
   readonly #parent = process.ppid
   readonly #fd: number
@@ -86,26 +91,28 @@ export class StepWatchdog {
   }
 
   /**
-   * A step starts (`true`, with its `timeout`) or ends (`false`) on the main thread. The run's
-   * held steps may raise the process's RSS by its `memoryMb` + {@link STEP_RSS_SLACK_MB} above
-   * what it was at the first; a step may run {@link STEP_OVERRUN_GRACE_MS} past its timeout.
+   * A step of run `runId` starts (`true`, with its `timeout`) or ends (`false`) on the main
+   * thread. The run's held steps may raise the process's RSS by its `memoryMb` +
+   * {@link STEP_RSS_SLACK_MB} above what it was at the first; a step may run
+   * {@link STEP_OVERRUN_GRACE_MS} past its timeout, by the monotonic clock.
    */
-  watch(held: boolean, timeout?: HeldStepTimeout): void {
+  watch(held: boolean, timeout?: HeldStepTimeout, runId = '0'): void {
     this.#thread ??= this.#start()
     if (held && this.#runMemoryMb !== undefined) {
       Atomics.store(this.#flags, RSS_BOUND_MB, Math.ceil(process.memoryUsage.rss() / 1048576) + this.#runMemoryMb + STEP_RSS_SLACK_MB)
       this.#runMemoryMb = undefined
     }
     if (held) {
-      const deadline = timeout === undefined ? 2 ** 31 - 1 : Math.min(2 ** 31 - 1, Date.now() - this.#base + timeout.timeoutMs + STEP_OVERRUN_GRACE_MS)
-      Atomics.store(this.#flags, DEADLINE, deadline)
+      const deadline = timeout === undefined ? NEVER : process.hrtime.bigint() + BigInt(Math.ceil(timeout.timeoutMs + STEP_OVERRUN_GRACE_MS)) * 1_000_000n
+      Atomics.store(this.#deadline, DEADLINE, deadline)
       Atomics.store(this.#flags, BY_CPU, timeout?.byCpu === true ? 1 : 0)
+      Atomics.store(this.#flags, RUN_ID, Number(runId) | 0)
     }
     Atomics.store(this.#flags, HELD, held ? 1 : 0)
   }
 
   #start(): Worker {
-    const thread = new Worker(THREAD, { eval: true, workerData: { flags: this.#flags.buffer, fd: this.#fd, base: this.#base, parent: this.#parent }, resourceLimits: { maxOldGenerationSizeMb: 16 } })
+    const thread = new Worker(THREAD, { eval: true, workerData: { flags: this.#shared, fd: this.#fd, parent: this.#parent }, resourceLimits: { maxOldGenerationSizeMb: 16 } })
     thread.unref()
     thread.on('error', () => {}) // Only a safety net: the worker keeps serving without it.
     return thread

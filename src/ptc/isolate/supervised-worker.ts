@@ -16,7 +16,7 @@ import type { TurnBatcher } from './turn-batcher.ts'
 /**
  * One worker process and the runs it is serving. `wasReady`: it has been ready (before draining
  * or death); `waiting`: runs waiting for ready; `catastrophe`: the first one it reported;
- * `overrun`: a held step ran past its timeout (`WorkerStepOverrunMessage`), by the CPU time or the wall clock;
+ * `overrun`: the run whose held step ran past its timeout (`WorkerStepOverrunMessage`), by the CPU time or the wall clock;
  * `killReason`: why we killed it (absent: it died on its own); `answers`: sent once per turn.
  */
 export interface SupervisedWorker {
@@ -27,7 +27,7 @@ export interface SupervisedWorker {
   readonly runs: Map<string, SupervisedRun>
   waiting: number
   catastrophe: string | undefined
-  overrun?: 'cpu' | 'wall'
+  overrun?: { runId: string; byCpu: boolean }
   killReason: string | undefined
   timers: NodeJS.Timeout[]
   readonly answers: TurnBatcher<WorkerAnswerMessage>
@@ -68,19 +68,19 @@ export function routeWorkerMessage(worker: SupervisedWorker, message: Exclude<Ch
       retire(`isolated-vm reported a catastrophic error: ${message.message}`)
       break
     case 'step-overrun':
-      worker.overrun ??= message.byCpu ? 'cpu' : 'wall'
+      worker.overrun ??= { runId: message.runId, byCpu: message.byCpu }
       retire('a step ran past its time limit in an operation V8 could not interrupt')
       break
   }
 }
 
 /**
- * How a run of `worker` ends when the process has exited (`description`: how, as the channel saw
- * it): at its time limit after a held step's overrun, `memory` after a catastrophe, else a crash
- * (or the stop the host made, `killReason`).
+ * How run `runId` of `worker` ends when the process has exited (`description`: how, as the channel
+ * saw it): at its time limit when its held step overran, `memory` after a catastrophe, else a
+ * crash (or the stop the host made, `killReason`).
  */
-export function exitEnding(worker: SupervisedWorker, limits: RunLimits, description: string): RunEnding {
-  if (worker.overrun !== undefined) return stepOverrunEnding(worker.overrun === 'cpu', limits)
+export function exitEnding(worker: SupervisedWorker, runId: string, limits: RunLimits, description: string): RunEnding {
+  if (worker.overrun?.runId === runId) return stepOverrunEnding(worker.overrun.byCpu, limits)
   if (worker.catastrophe !== undefined) return catastropheEnding(worker.catastrophe, limits.memoryMb, true)
   return workerCrashEnding(worker.killReason !== undefined ? `was stopped (${worker.killReason})` : `crashed (${description})`)
 }

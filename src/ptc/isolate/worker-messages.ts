@@ -20,8 +20,8 @@ export interface IsolateWorkerOptions {
   /** Heap limit in MB of the pooled isolates; runs with another `memoryMb` bypass the pool. */
   memoryMb: number
   /**
-   * Whether the worker may run a run's sequential steps on its main thread when the host lets it
-   * ({@link WorkerAnswersMessage.mayBlock}): set when the worker's main thread was given a stack
+   * Whether the worker may run a run's first and sequential steps on its main thread when the
+   * host lets it ({@link WorkerRunMessage.mayBlock}, {@link WorkerAnswersMessage.mayBlock}): set when the worker's main thread was given a stack
    * as deep as isolated-vm's own threads (`worker-stack.ts`), so a script's recursion reaches as
    * far in every step. Default false.
    */
@@ -128,10 +128,13 @@ export interface WorkerCatastropheMessage {
 /**
  * Worker → host, from its step watchdog (`step-watchdog.ts`): a step held on its main thread ran
  * past its timeout (`byCpu`: the run's CPU time left, else its wall clock) in an operation V8 could
- * not interrupt; the worker ends itself right after, and the host ends the run `timeout`.
+ * not interrupt; the worker ends itself right after, and the host ends that run `timeout` (any
+ * other run it held fails as in a crash).
  */
 export interface WorkerStepOverrunMessage {
   type: 'step-overrun'
+  /** The run whose step it was (`WorkerRunMessage.runId`). */
+  runId: string
   byCpu: boolean
 }
 
