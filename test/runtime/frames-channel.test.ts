@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { cpuSince, threadCpu } from '../../bench/thread-cpu.ts'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
 import { dropV8OomReports } from '../../src/ptc/isolate/v8-oom-report.ts'
 import { startWorker } from '../../src/ptc/worker-channel.ts'
@@ -131,6 +132,12 @@ describe('the isolate worker channel (issue 12, S9.1)', () => {
       )
       const workers = await ready
       expect(workers.every(alive)).toBe(true)
+      if (held && threadCpu(workers[0]!).main > 0) {
+        // The endless step is held: one worker's main thread is busy (Linux: /proc).
+        const before = workers.map(threadCpu)
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        expect(Math.max(...workers.map((pid, index) => cpuSince(before[index]!, threadCpu(pid)).main))).toBeGreaterThan(50)
+      }
       parent.kill('SIGKILL')
       await once(parent, 'exit')
       // The worker sees its socket end (or, holding a step, its watchdog the host gone) and SIGKILLs
