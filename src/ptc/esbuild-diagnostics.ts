@@ -11,6 +11,18 @@ import { EARLY_CLOSE_MESSAGE, positionAt, splitLines, UNFINISHED_SCRIPT_MESSAGE 
 /** What a script is told whose `{` is never closed, at its last non-blank line (esbuild says only "Unexpected end of file", past it). */
 export const UNCLOSED_BRACE_MESSAGE = 'Expected "}" but the script ended: a "{" it opens is not closed; close it'
 
+/** How {@link bodyEndDiagnostic} ends esbuild's "Expected …" when the script ended before it. */
+const SCRIPT_ENDED = ' but the script ended'
+
+/**
+ * Whether a diagnostic's `message` is one of {@link bodyEndDiagnostic}'s for a script that ended
+ * unfinished (`Expected ")" but the script ended`, or the unfinished-script message); not
+ * {@link UNCLOSED_BRACE_MESSAGE}, where TypeScript's `'}' expected` says more.
+ */
+export function saysScriptEnded(message: string): boolean {
+  return message.endsWith(SCRIPT_ENDED) || message === UNFINISHED_SCRIPT_MESSAGE
+}
+
 /** Whether `error` is esbuild's rejection of a source that does not parse (it lists its `errors`). */
 export function isTransformFailure(error: unknown): error is TransformFailure {
   return error instanceof Error && Array.isArray((error as Partial<TransformFailure>).errors)
@@ -67,7 +79,7 @@ export async function bodyEndDiagnostic(code: string, body: string, transform: (
     if (first?.text === 'Unexpected "}"') at = { ...esbuildDiagnostic(code, first, 0), message: EARLY_CLOSE_MESSAGE }
     // Unfinished (`return 1 +`, `foo(1, 2`): the wrapper's own `}` was unexpected, not one of the script's.
     else if (first?.text === 'Unexpected end of file') at = unfinished
-    else if (first?.text.endsWith(FOUND_END) === true) at = { ...end, message: `${first.text.slice(0, -FOUND_END.length)} but the script ended` }
+    else if (first?.text.endsWith(FOUND_END) === true) at = { ...end, message: `${first.text.slice(0, -FOUND_END.length)}${SCRIPT_ENDED}` }
   }
   return [{ ...at, category: 'error' }]
 }

@@ -5,7 +5,8 @@
  */
 import { CompileError, compileScript, moduleUseErrors } from '../compile.ts'
 import { formatDiagnostics, type Diagnostic } from '../compile-diagnostics.ts'
-import { positionAt, UNFINISHED_SCRIPT_MESSAGE } from '../compile-source.ts'
+import { positionAt } from '../compile-source.ts'
+import { saysScriptEnded } from '../esbuild-diagnostics.ts'
 import type { TypeChecker } from '../type-checker.ts'
 import type { PreparedScript, PrepareRequest } from './checker-contract.ts'
 
@@ -25,7 +26,7 @@ export async function prepareScript(checker: () => Promise<TypeChecker>, request
     diagnostics = (await checker()).check(request.code, declarations)
     if (diagnostics.some((diagnostic) => diagnostic.category === 'error')) {
       const refused = endedUnfinished(request.code, diagnostics) ? await compileRefusal(request.code, diagnostics) : undefined
-      return refused?.kind === 'syntax-error' && saysScriptEnded(refused.diagnostics) ? refused : { kind: 'type-error', diagnostics }
+      return refused?.kind === 'syntax-error' && saysScriptEnded(refused.diagnostics[0]?.message ?? '') ? refused : { kind: 'type-error', diagnostics }
     }
   }
   if (!request.compile) return { kind: 'checked', diagnostics }
@@ -40,12 +41,6 @@ async function compileRefusal(code: string, diagnostics: Diagnostic[]): Promise<
     if (!CompileError.isInstance(error)) throw error
     return { kind: 'syntax-error', message: error.message, diagnostics: [...error.diagnostics] }
   }
-}
-
-/** Whether esbuild's refusal says the script ended unfinished (`esbuild-diagnostics.ts`'s words for it). */
-function saysScriptEnded(diagnostics: readonly Diagnostic[]): boolean {
-  const message = diagnostics[0]?.message ?? ''
-  return message.endsWith('but the script ended') || message === UNFINISHED_SCRIPT_MESSAGE
 }
 
 /**
