@@ -143,7 +143,7 @@ export function approvalDeadlineEnding(limitMs: number, awaiting: readonly strin
 export function withUnansweredApprovals(error: RunError, awaiting: readonly string[]): RunError {
   const one = awaiting.length === 1
   const sentence = `At the deadline ${one ? 'a tool call was' : 'tool calls were'} still awaiting approval (${describeNames(awaiting)}): nobody answered the approval prompt, so ${one ? 'the call was' : 'the calls were'} not made.`
-  return { ...error, message: `${error.message} ${sentence}` }
+  return withSentence(error, sentence)
 }
 
 /**
@@ -156,7 +156,7 @@ export function withUnansweredApprovals(error: RunError, awaiting: readonly stri
  */
 export function withStoppedCalls(error: RunError, inFlight: readonly string[], awaiting: readonly string[] = []): RunError {
   const said = stoppedCallsSentences(inFlight, awaiting)
-  return said === '' ? error : { ...error, message: `${error.message} ${said}` }
+  return said === '' ? error : withSentence(error, said)
 }
 
 /** What {@link withStoppedCalls} adds to a message: a sentence for the running calls, one for those awaiting approval (names each); `''` when none. */
@@ -179,7 +179,7 @@ export function stoppedCallsSentences(inFlight: readonly string[], awaiting: rea
 export function withWithdrawnCalls(ending: RunEnding, withdrawn: readonly string[]): RunEnding {
   if (withdrawn.length === 0) return ending
   const said = `The tool calls the script made in the code the limit stopped, without awaiting them, were not made (at least ${describeNames(withdrawn)}): a call leaves only once the script pauses (at an await).`
-  return { ...ending, error: { ...ending.error, message: `${ending.error.message} ${said}` } }
+  return { ...ending, error: withSentence(ending.error, said) }
 }
 
 /** The isolate's CPU time passed `cpuTimeMs` (status `timeout`). */
@@ -279,6 +279,9 @@ function stillRunningCaution(running: number): string {
 function ms(value: number): string {
   return `${Math.round(value)} ms`
 }
+
+/** `error` with `sentence` added to its message. */
+const withSentence = (error: RunError, sentence: string): RunError => ({ ...error, message: `${error.message} ${sentence}` })
 
 /** `read_file ×3, list_dir`: names in first-seen order with counts, at most five kinds. */
 function describeNames(names: readonly string[]): string {
