@@ -216,15 +216,15 @@ class IsolateRun {
 
   /** A step on this thread (`IsolateRunRequest.stepHere`), the first or one delivering `batch`: `step` enters with `applySync` (`RunBudget.stepTimeout`); open until it returns. */
   private stepHere(step: (timeoutMs: number) => void, batch: Settlement[] = []): void {
-    const { timeoutMs, byCpu } = this.budget.stepTimeout()
+    const timeout = this.budget.stepTimeout()
     const heldBack: Settlement[] = []
     this.heldBack = heldBack
     this.entries.open()
     try {
-      this.request.onStepHere?.(true, false, { timeoutMs, byCpu })
-      step(timeoutMs)
+      this.request.onStepHere?.(true, false, timeout)
+      step(timeout.timeoutMs)
     } catch (error) {
-      this.onIsolateFailure(error, byCpu)
+      this.onIsolateFailure(error, timeout.byCpu)
     } finally {
       this.entries.close()
       this.heldBack = undefined

@@ -3,6 +3,7 @@
  * left of each, the timeout an entry into the isolate gets, and which limit a timed-out entry
  * hit. The isolate's own clocks are in {@link IsolateClock}.
  */
+import type { HeldStepTimeout } from './isolate-contract.ts'
 import { IsolateClock } from './isolate-clock.ts'
 import { cpuEnding, cpuLimitName, cpuStepEnding, deadlineEnding, type RunEnding, WALL_CLOCK_LIMIT } from './run-endings.ts'
 import type { RunLimits } from './run-limits.ts'
@@ -62,7 +63,7 @@ export class RunBudget {
    * the poller cannot run: the smaller of the wall-clock and the CPU time left, in wall time.
    * `byCpu`: the CPU time left is the smaller (pass it to {@link timedOut}).
    */
-  stepTimeout(): { timeoutMs: number; byCpu: boolean } {
+  stepTimeout(): HeldStepTimeout {
     const wallLeftMs = this.wallLeftMs()
     const cpuLeftMs = this.#limits.cpuTimeMs - this.clock.cpuMs()
     return { timeoutMs: Math.max(1, Math.ceil(Math.min(wallLeftMs, cpuLeftMs))), byCpu: cpuLeftMs < wallLeftMs }
