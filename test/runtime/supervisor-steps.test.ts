@@ -93,6 +93,20 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
     expect(await busy).toMatchObject({ status: 'ok', value: 'busy' })
   }, 60_000)
 
+  it('S9.1 the host marks a worker as possibly held from the moment it sends a step the worker may hold, until the worker speaks again; a step it may not hold leaves no mark', async () => {
+    for (const permitted of [true, false]) {
+      const supervisor = new IsolateSupervisor({ poolSize: 1, mayBlock: () => permitted })
+      disposers.push(() => supervisor.dispose())
+      await supervisor.prewarm()
+      const marks = new Set<boolean>()
+      const sample = setInterval(() => marks.add(supervisor.mayBeBlocked), 10)
+      const busy = await supervisor.run(request('const until = Date.now() + 400\nwhile (Date.now() < until) {}\nreturn "busy"')).finally(() => clearInterval(sample))
+      expect(busy).toMatchObject({ status: 'ok', value: 'busy' })
+      // During the 400 ms step the worker says nothing: marked throughout when permitted, never otherwise.
+      expect([[...marks].includes(true), supervisor.mayBeBlocked]).toEqual([permitted, false])
+    }
+  }, 60_000)
+
   it.runIf(linux)('issue 12 a worker prepares the isolates of its pool on its main thread: back-to-back runs leave its isolate threads little to do', async () => {
     const worker = new IsolateSupervisor({ graceMs: 500 }) // the default pool of 2, refilled after each run
     disposers.push(() => worker.dispose())
