@@ -9,6 +9,7 @@ import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult, IsolateRunWarning } from './isolate/isolate-contract.ts'
+import { callNumberOf } from './isolate/tool-call-queue.ts'
 import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, runningWithout, stoppedCallsSentences, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
 
 /**
@@ -76,7 +77,7 @@ export class ApprovalWaits {
       if (onAbort !== undefined) cancel!.signal.removeEventListener('abort', onAbort)
     }
     const awaiting = awaitingNames()
-    if (awaiting.length > 0 && result.warnings !== undefined) result = { ...result, warnings: withApprovalsNotMade(result.warnings, awaiting) }
+    if (awaiting.length > 0 && result.warnings !== undefined) result = { ...result, warnings: withApprovalsNotMade(result.warnings, callNumbers(waits.keys())) }
     // Stopped by a cancel, a limit or a failure: the calls in flight then, those only awaiting approval apart.
     if (stoppedCalls !== undefined && result.error !== undefined) return { ...result, error: withStoppedCalls(result.error, stoppedCalls, awaiting) }
     if (awaiting.length === 0 || result.status !== 'timeout' || result.error === undefined || !endedAtWallClock(result.error)) return result
@@ -120,18 +121,34 @@ export class ApprovalWaits {
   }
 }
 
+/** Calls a sentence of {@link withApprovalsNotMade} names; the rest are counted. */
+const NAMED_NOT_MADE = 10
+
+/** The numbers in their run (`IsolateToolCall.callId`) of the calls of code with pipeline ids `callIds`. */
+function callNumbers(callIds: Iterable<string>): number[] {
+  const numbers: number[] = []
+  for (const callId of callIds) {
+    const number = callNumberOf(callId)
+    if (number !== undefined) numbers.push(number)
+  }
+  return numbers
+}
+
 /**
  * `warnings` with a sentence added to each about calls left behind by the script (the isolate
- * side writes them, knowing nothing of approvals) whose `calls` hold tools of `awaiting` (the
- * tools of the run's calls still awaiting approval): those were still awaiting approval when the
- * run ended, so they were not made, whatever the warning said of them being cancelled (SPEC S5.1,
- * S8.1; a review). By tool, as approvals and the isolate's calls share no id.
+ * side writes them, knowing nothing of approvals) that names those of its `calls` whose numbers
+ * are in `awaiting` (the run's calls still awaiting approval, `IsolateToolCall.callId`): they were
+ * still awaiting approval when the run ended, so they were not made, whatever the warning said of
+ * them being cancelled (SPEC S5.1, S8.1). Another call of the same tool in the warning was made.
  */
-export function withApprovalsNotMade(warnings: readonly IsolateRunWarning[], awaiting: readonly string[]): IsolateRunWarning[] {
+export function withApprovalsNotMade(warnings: readonly IsolateRunWarning[], awaiting: readonly number[]): IsolateRunWarning[] {
+  const ids = new Set(awaiting)
   return warnings.map((warning) => {
-    if (warning.calls === undefined) return warning
-    const named = [...new Set(awaiting)].filter((name) => warning.calls!.includes(name))
-    if (named.length === 0) return warning
-    return { ...warning, message: `${warning.message} Among them, the calls of ${named.join(', ')} were still awaiting approval when the run ended (nobody answered the prompt): those were not made.` }
+    const notMade = warning.calls?.filter((call) => ids.has(call.id)) ?? []
+    if (notMade.length === 0) return warning
+    const one = notMade.length === 1
+    const more = notMade.length > NAMED_NOT_MADE ? `, and ${notMade.length - NAMED_NOT_MADE} more` : ''
+    const named = notMade.slice(0, NAMED_NOT_MADE).map((call) => call.call).join(', ') + more
+    return { ...warning, message: `${warning.message} Among them, ${one ? 'this call was' : `these ${notMade.length} calls were`} still awaiting approval when the run ended (nobody answered the prompt), so ${one ? 'it was' : 'they were'} not made: ${named}.` }
   })
 }

@@ -121,11 +121,12 @@ export interface IsolateRunWarning {
   message: string
   frames?: JsFrame[]
   /**
-   * With `unawaited-calls` and `abandoned-calls`: the tool of every call the warning is about
-   * (its message names only the first few), for the host to word (`withApprovalsNotMade`); never
-   * in a `run_code` value (`scriptWarning` drops it).
+   * With `unawaited-calls` and `abandoned-calls`: every call the warning is about (its message
+   * names only the first few), its number in the run (`IsolateToolCall.callId`) and how the
+   * message names it (its tool and the start of its arguments), for the host to word
+   * (`withApprovalsNotMade`); never in a `run_code` value (`scriptWarning` drops it).
    */
-  calls?: string[]
+  calls?: { readonly id: number; readonly call: string }[]
 }
 
 /** How a run ended. */

@@ -31,6 +31,8 @@ const SUCCEEDED = Object.freeze({ ok: true, text: '' })
 const ARGS_PREVIEW = 60
 
 interface TrackedCall {
+  /** Its number in the run (`IsolateToolCall.callId`). */
+  id: number
   name: string
   /** The start of the arguments' JSON, copied (a slice would keep the whole text alive). */
   args: string
@@ -63,7 +65,7 @@ export class RunWarnings {
   /** The script called a tool (before the call is checked: a refusal is an outcome too). Untrusted values. */
   called(callId: unknown, name: unknown, argsJson: unknown): void {
     if (this.#unawaited !== undefined || typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
-    this.#calls.set(callId, { name, args: copyClipped(argsJson, ARGS_PREVIEW) })
+    this.#calls.set(callId, { id: callId, name, args: copyClipped(argsJson, ARGS_PREVIEW) })
   }
 
   /** A call's outcome, as it is sent toward the isolate. */
@@ -146,8 +148,8 @@ export class RunWarnings {
   list(stoppedBy: string): IsolateRunWarning[] {
     const warnings: IsolateRunWarning[] = []
     const unawaited = this.#unawaited ?? []
-    if (unawaited.length > 0) warnings.push({ kind: 'unawaited-calls', message: describeUnawaited(unawaited, this.#ending, stoppedBy, this.#abandoned.length === 0 ? this.#firstFailure : undefined), calls: toolsOf(unawaited) })
-    if (this.#abandoned.length > 0) warnings.push({ kind: 'abandoned-calls', message: describeAbandoned(this.#abandoned, this.#ending, stoppedBy, this.#firstFailure), calls: toolsOf(this.#abandoned) })
+    if (unawaited.length > 0) warnings.push({ kind: 'unawaited-calls', message: describeUnawaited(unawaited, this.#ending, stoppedBy, this.#abandoned.length === 0 ? this.#firstFailure : undefined), calls: callsOf(unawaited) })
+    if (this.#abandoned.length > 0) warnings.push({ kind: 'abandoned-calls', message: describeAbandoned(this.#abandoned, this.#ending, stoppedBy, this.#firstFailure), calls: callsOf(this.#abandoned) })
     if (this.#keptRunning !== undefined) {
       warnings.push({ kind: 'kept-running', message: `The script ${this.#ending}, but its code kept running after that (a loop in a callback or promise chain it had started) until ${this.#keptRunning} stopped it; its result stands. Make sure nothing the script starts keeps running once it returns.` })
     }
@@ -193,7 +195,7 @@ function describeAbandoned(calls: readonly TrackedCall[], ending: string, stoppe
 }
 
 /** The tool of each call, in order (`IsolateRunWarning.calls`). */
-const toolsOf = (calls: readonly TrackedCall[]): string[] => calls.map((call) => call.name)
+const callsOf = (calls: readonly TrackedCall[]): { id: number; call: string }[] => calls.map((call) => ({ id: call.id, call: describeCall(call) }))
 
 function nameCalls(calls: readonly TrackedCall[]): string {
   return calls.slice(0, NAMED_CALLS).map(describeCall).join(', ') + (calls.length > NAMED_CALLS ? `, and ${calls.length - NAMED_CALLS} more` : '')

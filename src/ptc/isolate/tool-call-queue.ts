@@ -16,6 +16,16 @@ import type { RunLimits } from './run-limits.ts'
  * its table every few such pairs (issue 12: about 150 bytes of garbage a call). Its abort
  * controller is made only when a dispatcher reads `signal` (the isolate worker's never does).
  */
+/**
+ * The number of a call in its run (`IsolateToolCall.callId`) from its pairing id (`<runId>:<n>`),
+ * or from any id that ends with one: the pipeline's id of a call from code (`bridge.ts`) is its
+ * `run_code` call's id, a slash and its pairing id. `undefined` for an id that does not end so.
+ */
+export function callNumberOf(id: string): number | undefined {
+  const digits = /:(\d{1,15})$/.exec(id)?.[1]
+  return digits === undefined ? undefined : Number(digits)
+}
+
 class QueuedCall implements IsolateToolCall {
   readonly callId: number
   readonly name: string

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { withApprovalsNotMade } from '../../../src/ptc/approval-waits.ts'
+import { callNumberOf } from '../../../src/ptc/isolate/tool-call-queue.ts'
 import { RunWarnings } from '../../../src/ptc/isolate/run-warnings.ts'
 
 describe('run warnings (issue 11, issue 12)', () => {
@@ -30,21 +31,27 @@ describe('run warnings (issue 11, issue 12)', () => {
     expect(unawaited!.message).toContain('read {"path":"b"} failed (Tool "read" failed: no such file)')
   })
 
-  it('S5.1 S8.1 calls left behind are listed by tool, every one, and only those awaiting approval are said not to be made', () => {
+  it('S5.1 S8.1 calls left behind are listed by number, every one, and only those awaiting approval are said not to be made', () => {
     const warnings = new RunWarnings()
-    // Five calls left behind: the message names three; the first's arguments quote another tool's name.
-    const calls: [string, string][] = [['note', '{"text":"effect {x}"}'], ['read', '{}'], ['read', '{}'], ['read', '{}'], ['effect', '{}']]
+    // Six calls left behind: the message names three; the first's arguments quote another tool's name.
+    const calls: [string, string][] = [['note', '{"text":"effect {x}"}'], ['read', '{}'], ['read', '{}'], ['read', '{}'], ['effect', '{"n":1}'], ['effect', '{"n":2}']]
     calls.forEach(([name, args], index) => warnings.called(index + 1, name, args))
-    warnings.scriptEnded('returned', '1,2,3,4,5', '')
+    warnings.scriptEnded('returned', '1,2,3,4,5,6', '')
     const [unawaited] = warnings.list('the end of the run')
-    expect(unawaited!.calls).toEqual(['note', 'read', 'read', 'read', 'effect'])
-    expect(unawaited!.message).toContain('and 2 more')
-    const notMade = 'Among them, the calls of effect were still awaiting approval'
-    // The fifth call, not in the message's text, awaited approval: said.
-    expect(withApprovalsNotMade([unawaited!], ['effect'])[0]!.message).toContain(notMade)
-    // Only the first's arguments mention `effect {`: nothing to say.
-    const firstThree = withApprovalsNotMade([{ ...unawaited!, calls: ['note', 'read', 'read'] }], ['effect'])[0]!
-    expect(firstThree.message).not.toContain('awaiting approval')
-    expect(withApprovalsNotMade([{ kind: 'unhandled-rejection', message: 'effect {}' }], ['effect'])[0]!.message).toBe('effect {}')
+    expect(unawaited!.calls?.map(({ id }) => id)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(unawaited!.calls?.[4]).toEqual({ id: 5, call: 'effect {"n":1}' })
+    expect(unawaited!.message).toContain('and 3 more')
+    // The sixth call, not in the message's text, awaited approval; the fifth, of the same tool, did not.
+    expect(withApprovalsNotMade([unawaited!], [6])[0]!.message).toMatch(/ Among them, this call was still awaiting approval when the run ended \(nobody answered the prompt\), so it was not made: effect \{"n":2\}\.$/)
+    expect(withApprovalsNotMade([unawaited!], [5, 6, 99])[0]!.message).toMatch(/ Among them, these 2 calls were still awaiting approval .*, so they were not made: effect \{"n":1\}, effect \{"n":2\}\.$/)
+    // No call of the warning awaited approval: nothing to say.
+    expect(withApprovalsNotMade([unawaited!], [99])[0]!.message).not.toContain('awaiting approval')
+    expect(withApprovalsNotMade([{ kind: 'unhandled-rejection', message: 'effect {}' }], [1])[0]!.message).toBe('effect {}')
+  })
+
+  it('S5.1 a call of code is found by its number from its pipeline id, whatever its run_code call was named', () => {
+    expect(callNumberOf('run-7:12')).toBe(12)
+    expect(callNumberOf('call_a:b/run-7:12')).toBe(12)
+    for (const id of ['call-3', 'run-7:', 'run-7:1.5', 'run-7:-1', 'x:1e3']) expect(callNumberOf(id), id).toBeUndefined()
   })
 })

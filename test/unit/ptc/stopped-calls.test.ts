@@ -69,7 +69,7 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
           defineTool({
             name: 'effect',
             description: 'A call with an effect, which needs approval.',
-            parameters: z.object({}),
+            parameters: z.object({ allow: z.boolean().optional() }),
             output: { schema: z.null(), render: () => [{ type: 'text', text: 'done' }] },
             isConcurrencySafe: () => true,
             execute: () => (made.push('effect'), null),
@@ -78,9 +78,10 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
         ctx.on('tools/pre-execute', (execution, next) => (execution.name === 'effect' || execution.name === 'guarded' ? { kind: 'ask', reason: 'test policy' } : next()))
       },
     })
-    // `guarded` is allowed at once (a synchronous answer); nobody ever answers for `effect`.
+    // `guarded`, and `effect` with `allow`, are allowed at once (a synchronous answer); nobody ever answers for another `effect`.
     root.approval.respond((request) => {
-      if (request.execution.name === 'guarded') return 'allowed-once'
+      const { name, arguments: args } = request.execution
+      if (name === 'guarded' || (name === 'effect' && (args as { allow?: boolean }).allow === true)) return 'allowed-once'
       onAsk()
       return new Promise(() => {})
     })
@@ -138,9 +139,19 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
     onAsk = () => {}
     const result = await root.ptc.run('void tools.effect({}).catch(() => {})\nreturn 1', { typecheck: false, timeoutMs: 1_500, agent: 'approver' })
     expect(result).toMatchObject({ status: 'ok', value: 1, toolCalls: 1 })
-    expect(result.warnings?.[0]?.message, JSON.stringify(result.warnings)).toMatch(/^1 tool call was.*Among them, the calls of effect were still awaiting approval when the run ended \(nobody answered the prompt\): those were not made\.$/)
-    expect(result.warnings?.[0]).not.toHaveProperty('calls') // The host's list of tools stays the host's.
+    expect(result.warnings?.[0]?.message, JSON.stringify(result.warnings)).toMatch(/^1 tool call was.*Among them, this call was still awaiting approval when the run ended \(nobody answered the prompt\), so it was not made: effect \{\}\.$/)
+    expect(result.warnings?.[0]).not.toHaveProperty('calls') // The host's list of calls stays the host's.
     expect(made).toEqual([])
+  }, 60_000)
+
+  it('S5.1 S8.1 of two calls of one tool left behind, only the one still awaiting approval is said not to have been made', async () => {
+    onAsk = () => {}
+    const code = 'void tools.effect({ allow: true }).catch(() => {})\nvoid tools.effect({}).catch(() => {})\nreturn 1'
+    const result = await root.ptc.run(code, { typecheck: false, timeoutMs: 1_500, agent: 'approver' })
+    expect(result).toMatchObject({ status: 'ok', value: 1, toolCalls: 2 })
+    expect(result.warnings?.[0]?.message, JSON.stringify(result.warnings)).toMatch(/^2 tool calls were .*effect \{"allow":true\}, effect \{\}.* Among them, this call was still awaiting approval .*, so it was not made: effect \{\}\.$/)
+    // The allowed one ran (the other tests' `made` stays empty).
+    expect(made.splice(0)).toEqual(['effect'])
   }, 60_000)
 
   it("S9.1 a caller's onCancelNote that throws loses its note, never the host", async () => {
