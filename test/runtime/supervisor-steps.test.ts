@@ -18,14 +18,14 @@ afterEach(() => {
 })
 
 /** A group of two workers, both ready (its second run starts the second); disposed after the test. */
-async function readyGroup(): Promise<IsolateSupervisorGroup> {
-  const group = await startGroup()
+async function readyGroup(graceMs?: number): Promise<IsolateSupervisorGroup> {
+  const group = await startGroup(graceMs)
   disposers.push(() => group.dispose())
   return group
 }
 
-async function startGroup(): Promise<IsolateSupervisorGroup> {
-  const group = new IsolateSupervisorGroup({ poolSize: 1, graceMs: 500, spreadFromRun: 2 })
+async function startGroup(graceMs = 500): Promise<IsolateSupervisorGroup> {
+  const group = new IsolateSupervisorGroup({ poolSize: 1, graceMs, spreadFromRun: 2 })
   await group.run(request('return 0'))
   await group.run(request('return 0'))
   await until(() => group.readyWorkers === 2, 30_000)
@@ -158,8 +158,10 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
     // The idle worker takes this run, and is retired and replaced for its memory overrun.
     const bomb = await group.run(request('const a = []\nwhile (true) a.push(new Array(100_000).fill(1.5))', { limits: { memoryMb: 32, wallClockMs: 60_000, cpuTimeMs: 60_000 } }))
     expect(bomb.status).toBe('memory')
-    const quick = group.run(request('return "quick"')).finally(() => stop.abort())
-    expect(await endOrder({ busy: busy.result, quick })).toEqual(['quick', 'busy'])
+    const quick = group.run(request('return "quick"'))
+    const order = endOrder({ busy: busy.result, quick })
+    void quick.finally(() => stop.abort()) // after endOrder has seen it end
+    expect(await order).toEqual(['quick', 'busy'])
     expect(await quick).toMatchObject({ status: 'ok', value: 'quick' })
   }, 90_000)
 
@@ -212,6 +214,34 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
     }
     expect(await group.run(request('return 4'))).toMatchObject({ status: 'ok', value: 4 })
   }, 60_000)
+
+  it('S9.1 a cancel of a run whose step holds its worker is answered at once; the worker is replaced only if the step still holds it after graceMs', async () => {
+    const graceMs = 1_500
+    const group = await readyGroup(graceMs)
+    let called = false
+    const dispatch = async () => ((called = true), answered())
+    const cancelDuringStep = async (js: string) => {
+      const controller = new AbortController()
+      called = false
+      const result = group.run(request(js, { signal: controller.signal, dispatch }))
+      await until(() => called, 30_000)
+      await new Promise((resolve) => setTimeout(resolve, 50)) // the answer is in the held step by now
+      controller.abort()
+      return result
+    }
+    const pids = group.workerPids
+    expect(await cancelDuringStep('await tools.wait({})\nwhile (true) {}')).toMatchObject({ status: 'cancelled', error: { name: 'CancelledError' } })
+    // Answered while the endless step still holds its worker, before graceMs: no worker retired yet.
+    expect(group.workerPids).toEqual(pids)
+    await until(() => pids.some((pid) => !group.workerPids.includes(pid)), 30_000) // then the held one is
+    expect(await group.run(request('return 3'))).toMatchObject({ status: 'ok', value: 3 })
+    await until(() => group.readyWorkers === 2 && group.workerPids.length === 2, 30_000)
+    // A step that returns on its own after the cancel: its worker reads the cancel then, and stays.
+    const served = group.workerPids
+    expect(await cancelDuringStep('await tools.wait({})\nconst until = Date.now() + 300\nwhile (Date.now() < until) {}\nreturn 1')).toMatchObject({ status: 'cancelled' })
+    await new Promise((resolve) => setTimeout(resolve, graceMs + 1_000))
+    expect(group.workerPids).toEqual(served)
+  }, 90_000)
 
   it('S9.1 a cancel ends a run whose busy step holds its worker, and the group keeps serving', async () => {
     const group = await readyGroup()

@@ -13,7 +13,7 @@ import type { IsolateWorkerOptions } from './worker-messages.ts'
 import { cancelledError, disposedEnding } from './run-endings.ts'
 import { resolveRunLimits } from './run-limits.ts'
 import { SupervisedRun } from './supervised-run.ts'
-import { exitEnding, refWorker, routeWorkerMessage, sendAnswerTurn, sendStepStart, sendToWorker, type SupervisedWorker } from './supervised-worker.ts'
+import { cancelWhileHeld, exitEnding, refWorker, routeWorkerMessage, sendAnswerTurn, sendStepStart, sendToWorker, type SupervisedWorker } from './supervised-worker.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
 
@@ -127,6 +127,7 @@ export class IsolateSupervisor {
         // The answer to a run's only call outstanding, with none queued, goes at once (issue 12).
         answer: (message, soon) => (soon ? worker.answers.pushAlone(message) : worker.answers.push(message)),
         retire: (reason) => this.retire(worker, reason),
+        cancelWhileHeld: () => cancelWhileHeld(worker, this.options.graceMs, (reason) => this.retire(worker, reason)),
         ended: (ended) => {
           worker.runs.delete(ended.runId)
           if (worker.state === 'draining' && worker.runs.size === 0) this.kill(worker, worker.killReason ?? 'it was drained')
@@ -237,6 +238,7 @@ export class IsolateSupervisor {
     const handlers: WorkerHandlers = {
       onMessage: (message) => {
         worker.mayBeBlocked = false // It is reading its channel again.
+        worker.heard++
         if (message.type !== 'ready') return routeWorkerMessage(worker, message, (reason) => this.retire(worker, reason))
         if (worker.state !== 'starting') return
         worker.state = 'ready'
@@ -254,7 +256,7 @@ export class IsolateSupervisor {
     const startLimit = setTimeout(() => {
       if (worker.state === 'starting') this.kill(worker, startLimitFailure(this.options.startTimeoutMs))
     }, this.options.startTimeoutMs).unref()
-    worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => sendAnswerTurn(worker, messages)), served: 0, recycleAt: this.spawned++ === 0 ? this.options.firstRecycleAfterRuns : this.options.recycleAfterRuns, mayBlock: this.options.mayBlock, mayBeBlocked: false }
+    worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => sendAnswerTurn(worker, messages)), served: 0, recycleAt: this.spawned++ === 0 ? this.options.firstRecycleAfterRuns : this.options.recycleAfterRuns, mayBlock: this.options.mayBlock, mayBeBlocked: false, heard: 0 }
     this.workers.add(worker)
     refWorker(worker)
     return worker

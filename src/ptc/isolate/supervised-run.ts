@@ -19,6 +19,8 @@ export interface SupervisedRunHooks {
   answer(message: WorkerAnswerMessage, soon?: boolean): void
   /** The worker missed a deadline or a cancel: it must get no new runs and be replaced. */
   retire(reason: string): void
+  /** The caller cancelled while a step may be holding the worker: true when the run is to end now (`cancelWhileHeld` in supervised-worker.ts). */
+  cancelWhileHeld(): boolean
   /** The run has ended (after its result settled). */
   ended(run: SupervisedRun): void
 }
@@ -95,6 +97,7 @@ export class SupervisedRun {
         this.#cancelled = true
         this.#abortCalls(new Error('run cancelled'))
         hooks.send({ type: 'cancel', runId: this.runId })
+        if (hooks.cancelWhileHeld()) return this.end({ status: 'cancelled', error: cancelledError() })
         this.#timers.push(
           setTimeout(() => {
             this.end({ status: 'cancelled', error: cancelledError() })

@@ -37,6 +37,22 @@ export interface SupervisedWorker {
   /** Whether a step may hold it now (`IsolateSupervisorOptions.mayBlock`), and whether one may be: answers let it, and it has not spoken since. */
   readonly mayBlock: () => boolean
   mayBeBlocked: boolean
+  /** Messages heard from it so far (whether it has spoken since a moment). */
+  heard: number
+}
+
+/**
+ * A cancel of the run whose step may be holding `worker` (step-permission.ts): the worker reads
+ * the cancel only once the step returns, so the run is answered now rather than after `graceMs`
+ * (the host has stopped its calls, and refuses any the step made: it had no effect after the
+ * cancel), and the worker is retired unless it speaks within `graceMs` (an endless step).
+ * @returns false when no step may be holding it: the run waits for the worker to confirm.
+ */
+export function cancelWhileHeld(worker: SupervisedWorker, graceMs: number, retire: (reason: string) => void): boolean {
+  if (!worker.mayBeBlocked) return false
+  const heard = worker.heard
+  worker.timers.push(setTimeout(() => worker.heard === heard && retire("a cancelled run's step still held it after graceMs"), graceMs).unref())
+  return true
 }
 
 /** Routes one message of `worker` (not its `ready`) to the run it is about; `retire` stops new runs going to the worker. */
