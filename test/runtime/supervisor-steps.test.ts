@@ -178,6 +178,7 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
     const result = await group.run(request('const a = new Array(2 ** 28).fill(1.5)\nreturn a.length', { limits }))
     expect(result).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError', message: expect.stringContaining('ran past its CPU time limit of 1000 ms (cpuTimeMs) inside one operation that could not be interrupted') } })
     expect(await group.run(request('return 6'))).toMatchObject({ status: 'ok', value: 6 })
+
   }, 90_000)
 
   it('S9.1 a lone worker never lets a step hold it: a run sent during another run\'s busy step ends first', async () => {

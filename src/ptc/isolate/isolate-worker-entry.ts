@@ -22,6 +22,7 @@ import { failedOutcome } from './tool-call-queue.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 import { FULL_GC_EVERY_RUNS, HOUSEKEEPING_DELAY_MS, RunHousekeeping } from './run-housekeeping.ts'
 import { StepWatchdog } from './step-watchdog.ts'
+import { StuckIsolateWatch } from './stuck-isolate.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { takeWorkerGc } from './worker-gc.ts'
 
@@ -43,6 +44,8 @@ let mayBlock = false
 const stepHere = options.stepsHere === true ? (): boolean => mayBlock && runs.size === 1 : undefined
 /** Ends this process when a step on the main thread grows it past its run's bound, overruns its timeout, or outlives the host (step-watchdog.ts). */
 const watchdog = stepHere === undefined ? undefined : new StepWatchdog(3)
+/** Asks the host to replace this worker when a stopped run's isolate thread goes on running (stuck-isolate.ts). */
+const stuck = new StuckIsolateWatch(() => runs.size === 0, () => send({ type: 'retire', reason: 'a run stopped by a limit or a cancel left its isolate running an operation V8 could not interrupt' }))
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */
 const calls = new Map<string, Map<string, IsolateToolCall>>()
 
@@ -154,6 +157,7 @@ function startRun(message: WorkerRunMessage): void {
     (result) => {
       ended()
       send({ type: 'result', runId, result })
+      if (result.status === 'timeout' || result.status === 'cancelled' || result.status === 'memory') stuck.watch()
     },
     (error: unknown) => {
       ended()

@@ -217,12 +217,13 @@ export function catastropheEnding(catastrophe: string, memoryMb: number, restart
 
 /**
  * A step held on the isolate worker's main thread ran past its timeout, `byCpu` the CPU time the
- * run had left (`cpuTimeMs`) or else its wall clock (`wallClockMs`), in one operation V8 could not
- * interrupt, and the worker's watchdog ended the process (step-watchdog.ts; status `timeout`).
+ * run had left (`cpuTimeMs`) or else its wall clock (`wallClockMs`), in work V8 could not
+ * interrupt (one built-in call on a huge array, or collecting a heap at its limit over and over),
+ * and the worker's watchdog ended the process (step-watchdog.ts; status `timeout`).
  */
 export function stepOverrunEnding(byCpu: boolean, limits: { cpuTimeMs: number; wallClockMs: number }): RunEnding {
   const limit = byCpu ? `CPU time limit of ${limits.cpuTimeMs} ms (cpuTimeMs)` : `wall-clock limit of ${limits.wallClockMs} ms (wallClockMs)`
-  const message = `The script ran past its ${limit} inside one operation that could not be interrupted (a single built-in call on a huge array or string, such as fill or sort of millions of elements), so the isolate worker process was stopped; the next run uses a fresh worker. Work on smaller pieces of data.`
+  const message = `The script ran past its ${limit} inside one operation that could not be interrupted (a single built-in call on a huge array or string, such as fill or sort of millions of elements, or memory nearly full, collected over and over), so the isolate worker process was stopped; the next run uses a fresh worker. Work on smaller pieces of data, and keep less of it in memory.`
   return { status: 'timeout', error: { name: 'TimeoutError', message } }
 }
 

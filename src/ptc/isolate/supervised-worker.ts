@@ -87,6 +87,9 @@ export function routeWorkerMessage(worker: SupervisedWorker, message: Exclude<Ch
       worker.overrun ??= { runId: message.runId, byCpu: message.byCpu }
       retire('a step ran past its time limit in an operation V8 could not interrupt')
       break
+    case 'retire':
+      retire(typeof message.reason === 'string' ? message.reason : 'it asked to be replaced')
+      break
   }
 }
 

@@ -139,6 +139,16 @@ export interface WorkerStepOverrunMessage {
 }
 
 /**
+ * Worker → host: replace this worker (`reason`: why, for the host's record). Sent when a run a limit
+ * or a cancel stopped left its isolate's thread running an operation V8 could not interrupt
+ * (`stuck-isolate.ts`); the host sends the worker no more runs and ends it once its runs are done.
+ */
+export interface WorkerRetireMessage {
+  type: 'retire'
+  reason: string
+}
+
+/**
  * Worker → host: the calls and call aborts of one event-loop turn in one message, handled in
  * order. Every other message is sent at once, after the batch pending before it.
  */
@@ -148,4 +158,4 @@ export interface WorkerCallBatchMessage {
 }
 
 /** Every message the worker sends. */
-export type ChildMessage = WorkerReadyMessage | WorkerDispatchMessage | WorkerAbortCallMessage | WorkerResultMessage | WorkerFailureMessage | WorkerCatastropheMessage | WorkerStepOverrunMessage | WorkerCallBatchMessage
+export type ChildMessage = WorkerReadyMessage | WorkerDispatchMessage | WorkerAbortCallMessage | WorkerResultMessage | WorkerFailureMessage | WorkerCatastropheMessage | WorkerStepOverrunMessage | WorkerRetireMessage | WorkerCallBatchMessage

@@ -1,0 +1,70 @@
+/**
+ * An operation V8 cannot interrupt, still running on isolated-vm's thread after a limit or a
+ * cancel stopped its run (S9.7, `stuck-isolate.ts`): the run is answered on time, and the worker
+ * whose isolate thread goes on is replaced before it grows far past the run's memory bound (a
+ * package trial saw 1.4 GB for a 128 MB run, the worker still serving for 10–15 s).
+ */
+import { readFileSync } from 'node:fs'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { IsolateRunRequest } from '../../src/ptc/isolate/isolate-contract.ts'
+import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
+import { isolateThreadsCpu } from '../../src/ptc/isolate/stuck-isolate.ts'
+import { until } from './harness.ts'
+
+const linux = isolateThreadsCpu().size > 0
+const supervisors: IsolateSupervisor[] = []
+afterEach(() => {
+  for (const supervisor of supervisors.splice(0)) supervisor.dispose()
+})
+
+/** The highest peak resident memory (`VmHWM`, MB) read of process `pid` until `stop` resolves. */
+async function peakRssMb(pid: number, stop: Promise<unknown>): Promise<number> {
+  let peak = 0
+  let stopped = false
+  void stop.finally(() => (stopped = true))
+  while (!stopped) {
+    try {
+      peak = Math.max(peak, Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024)
+    } catch {
+      // The process has gone.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return peak
+}
+
+const request = (js: string, extra: Partial<IsolateRunRequest> = {}): IsolateRunRequest => ({ js, toolNames: [], dispatch: async () => ({ ok: true, valueJson: 'null' }), limits: { cpuTimeMs: 1_000, wallClockMs: 60_000, memoryMb: 128 }, ...extra })
+const FILL = 'const a = new Array(2 ** 28).fill(1.5)\nreturn a.length'
+
+describe('an operation V8 cannot interrupt, left running after its run was stopped (S9.7)', () => {
+  it.runIf(linux).each(['the CPU limit', 'a cancel'])("S9.7 after %s, the worker whose isolate thread goes on is replaced before it grows far past the run's memory bound; the next run gets a fresh worker", async (stopper) => {
+    const supervisor = new IsolateSupervisor({ poolSize: 1 })
+    supervisors.push(supervisor)
+    await supervisor.prewarm()
+    const pid = supervisor.workerPid!
+    const replaced = until(() => supervisor.workerPid !== pid, 60_000)
+    const peak = peakRssMb(pid, replaced)
+    const controller = new AbortController()
+    const cancel = stopper === 'a cancel' ? setTimeout(() => controller.abort(), 300) : undefined
+    const result = await supervisor.run(request(FILL, { signal: controller.signal }))
+    clearTimeout(cancel)
+    expect(result).toMatchObject(stopper === 'a cancel' ? { status: 'cancelled' } : { status: 'timeout', error: { name: 'TimeoutError' } })
+    await replaced
+    // Left alone, the operation took the worker to about 1.4 GB before V8 gave up on it.
+    expect(await peak).toBeLessThan(640)
+    expect(await supervisor.run(request('return 2'))).toMatchObject({ status: 'ok', value: 2 })
+    expect(supervisor.workerPid).not.toBe(pid)
+  }, 90_000)
+
+  it.runIf(linux)('S9.7 after a run that an interruptible loop spent its CPU limit in, the worker stays', async () => {
+    const supervisor = new IsolateSupervisor({ poolSize: 1 })
+    supervisors.push(supervisor)
+    await supervisor.prewarm()
+    const pid = supervisor.workerPid
+    expect(await supervisor.run(request('while (true) {}'))).toMatchObject({ status: 'timeout' })
+    // The watch looks for two polls in a row (250 ms each) with no run: give it a few.
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(await supervisor.run(request('return 3'))).toMatchObject({ status: 'ok', value: 3 })
+    expect(supervisor.workerPid).toBe(pid)
+  }, 60_000)
+})
