@@ -10,7 +10,7 @@ import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult, IsolateRunWarning } from './isolate/isolate-contract.ts'
 import { callNumberOf } from './isolate/tool-call-queue.ts'
-import { approvalDeadlineEnding, deadlineEndingWithout, endedAtWallClock, runningWithout, stoppedCallsSentences, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
+import { approvalDeadlineEnding, codeRanMostly, deadlineEndingWithout, endedAtWallClock, runningWithout, stoppedCallsSentences, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
 
 /**
  * For a caller that answers a cancel itself (the pipeline, for `run_code`, S6.3): when `signal`
@@ -45,7 +45,8 @@ export class ApprovalWaits {
    * result. When the run ended at its wall-clock deadline while calls were waiting for approval,
    * and the longest of those waits took at least half of `deadlineMs` (the run's whole deadline,
    * in ms), the result's error becomes the approval's ending (`approvalDeadlineEnding`); after a
-   * shorter wait the error keeps its account of the time and says those calls were not made for
+   * shorter wait, or when the script's code ran for most of the time beside it (`codeRanMostly`:
+   * the wait did not keep the script from finishing), the error keeps its account of the time and says those calls were not made for
    * want of an answer (`withUnansweredApprovals`), its calls still running counted without them.
    * A run stopped otherwise than by the script or its wall clock (a cancel, the CPU time or memory
    * limit, a failure) says which calls were in flight then (`withStoppedCalls`): those awaiting
@@ -83,7 +84,8 @@ export class ApprovalWaits {
     if (awaiting.length === 0 || result.status !== 'timeout' || result.error === undefined || !endedAtWallClock(result.error)) return result
     const now = performance.now()
     const waitedMs = Math.max(...[...waits.values()].map((wait) => now - wait.since))
-    if (waitedMs < deadlineMs / 2) {
+    // A short wait, or code that ran most of the time beside it (`codeRanMostly`): the account stands.
+    if (waitedMs < deadlineMs / 2 || (deadline !== undefined && 'spent' in deadline && codeRanMostly(deadline.spent))) {
       // The calls awaiting approval were counted as running, but were never made: said again without them.
       const account = deadline === undefined ? result.error : deadlineEndingWithout(deadline, awaiting).error
       return { ...result, error: withUnansweredApprovals(account, awaiting) }

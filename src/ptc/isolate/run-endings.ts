@@ -88,7 +88,9 @@ export function cancelledError(): RunError {
 /**
  * The wall-clock deadline passed (status `timeout`). `limitMs` is the whole deadline the caller
  * set (checking included); the message names the largest use of it and the advice for that, and
- * that calls still running may have taken effect, whatever the largest use.
+ * that calls still running may have taken effect, whatever the largest use. Code that ran for at
+ * least half of the run's time ({@link codeRanMostly}) is named whatever else took longer: calls the
+ * script left running beside it did not keep it from finishing, its code did.
  */
 export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
   const isolateWaitMs = spent.isolateWaitMs ?? 0
@@ -102,7 +104,7 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
     { ms: idleMs, what: 'waiting on nothing: no code ran and no tool call was pending', advice: 'The script awaited a promise that never settles; make sure everything it awaits settles.' },
     { ms: isolateWaitMs, what: 'waiting for a fresh isolate before the script could start', advice: 'The isolates made ahead were taken by other scripts at once, or this run needed its own (a memoryMb other than the default); raise timeoutMs or run fewer scripts at once.' },
   ]
-  const most = uses.reduce((best, use) => (use.ms > best.ms ? use : best))
+  const most = codeRanMostly(spent) ? uses[1]! : uses.reduce((best, use) => (use.ms > best.ms ? use : best))
   const account = `type-checking and compiling ${ms(spent.checkMs)}, running code ${ms(spent.runningMs)} (CPU ${ms(spent.cpuMs)}), waiting on tool calls ${ms(spent.toolWaitMs)}, waiting on nothing ${ms(idleMs)}${isolateWaitMs >= 1 ? `, waiting for a fresh isolate ${ms(isolateWaitMs)}` : ''}`
   // The tool wait's advice has the caution already; any other use's gets it after.
   const caution = spent.toolsRunning.length > 0 && most !== toolWait ? ` ${stillRunningCaution(spent.toolsRunning.length)}` : ''
@@ -111,6 +113,11 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
     error: { name: 'TimeoutError', message: `${WALL_CLOCK_MISSED} ${limitMs} ms (wallClockMs); most of it went to ${most.what} (${account}). ${most.advice}${caution}` },
     deadline: { limitMs, spent },
   }
+}
+
+/** Whether the script's code ran for at least half of the run's time in the isolate (`spent`: a deadline's account). */
+export function codeRanMostly(spent: TimeSpent): boolean {
+  return spent.runningMs * 2 >= spent.wallMs - (spent.isolateWaitMs ?? 0)
 }
 
 /**

@@ -97,6 +97,16 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
       expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
     }, 60_000)
 
+    it('S5.1 S8.1 a call left awaiting approval while the script loops: the loop is blamed, not the approval, and the call is named as not made', async () => {
+      respond = neverAnswered
+      // The await lets both calls leave (a step's calls are sent when the script pauses); `guarded` is asked once `echo` is done.
+      const result = await run("const echoed = tools.echo({ text: 'x' })\nvoid tools.guarded({}).catch(() => {})\nawait echoed\nwhile (true) {}", 1_500)
+      expect(result).toMatchObject({ status: 'timeout' })
+      expect(result.error?.message).toMatch(/most of it went to running the script's code .*Look for an endless loop/)
+      expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
+      expect(result.error?.message).not.toMatch(/Answer the approval prompt sooner/)
+    }, 60_000)
+
     it('S5.1 S8.1 a call running beside the one that awaited approval most of the deadline is said to may have taken effect', async () => {
       respond = neverAnswered
       const result = await run('await Promise.all([tools.guarded({}), tools.sleep({ ms: 60_000 })]); return 1', 1_000)

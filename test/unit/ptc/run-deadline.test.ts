@@ -91,6 +91,13 @@ describe('the wall-clock deadline ending, running code on a busy machine (S9.7)'
     const tools = deadlineEnding(300, { ...spent, runningMs: 20, cpuMs: 20, toolWaitMs: 250, toolsRunning: ['a', 'b'] }).error!.message
     expect(tools.match(/may or may not have taken effect/g)).toHaveLength(1)
   })
+  it('S9.7 code that ran for most of the time is blamed, even when a call it left running was pending longer', () => {
+    // A package trial: `tools.save(…); await tools.quick(); while (true) {}`, the save still running.
+    const message = deadlineEnding(1_500, { checkMs: 0, runningMs: 1_456, cpuMs: 1_451, toolWaitMs: 1_458, wallMs: 1_500, toolsRunning: ['save'] }).error!.message
+    expect(message).toMatch(/most of it went to running the script's code \(.*\)\. Look for an endless loop or do less computation in the script\. The call still running was stopped at the deadline and may or may not have taken effect/)
+    // Below half the run's time, the largest use stands.
+    expect(deadlineEnding(1_500, { checkMs: 0, runningMs: 700, cpuMs: 700, toolWaitMs: 1_458, wallMs: 1_500, toolsRunning: ['save'] }).error!.message).toMatch(/most of it went to waiting on tool calls/)
+  })
   it('S9.7 code that had a core for less than half of it hears the machine was busy, with the CPU it got', () => {
     expect(deadlineEnding(300, { ...spent, runningMs: 290, cpuMs: 40 }).error!.message).toMatch(/most of it went to running the script's code .*\. Its code had a core for only 40 ms of that: the machine was busy \(other scripts at once\); raise timeoutMs or run fewer scripts at once\.$/)
   })
