@@ -24,11 +24,16 @@ export interface CancelWatch {
   note: (sentences: string) => void
 }
 
-/** One call's approval still unanswered: its tool and when it was asked (`performance.now()`). */
+/** One call's approval still unanswered: its tool, how endings name it, and when it was asked (`performance.now()`). */
 interface Wait {
   name: string
+  /** Its tool and the start of its arguments' JSON, as a run's warnings name a call (`run-warnings.ts`). */
+  shown: string
   since: number
 }
+
+/** Characters of a call's arguments an ending shows to tell it apart from another of its tool. */
+const ARGS_SHOWN = 60
 
 /** See the file comment; one for each PTC service. */
 export class ApprovalWaits {
@@ -58,9 +63,10 @@ export class ApprovalWaits {
     const waits = new Map<string, Wait>()
     this.#runs.set(parentToken, waits)
     const awaitingNames = () => [...waits.values()].map((wait) => wait.name)
+    const awaitingShown = () => [...waits.values()].map((wait) => wait.shown)
     // Before the run's own listeners, so the calls are named as they were when the stop came.
     const onAbort = cancel && (() => {
-      const said = stoppedCallsSentences([...cancel.running.values()], awaitingNames())
+      const said = stoppedCallsSentences([...cancel.running.values()], awaitingNames(), awaitingShown())
       try {
         if (said !== '') cancel.note(said)
       } catch {
@@ -80,7 +86,7 @@ export class ApprovalWaits {
     const awaiting = awaitingNames()
     if (awaiting.length > 0 && result.warnings !== undefined) result = { ...result, warnings: withApprovalsNotMade(result.warnings, callNumbers(waits.keys())) }
     // Stopped by a cancel, a limit or a failure: the calls in flight then, those only awaiting approval apart.
-    if (stoppedCalls !== undefined && result.error !== undefined) return { ...result, error: withStoppedCalls(result.error, stoppedCalls, awaiting) }
+    if (stoppedCalls !== undefined && result.error !== undefined) return { ...result, error: withStoppedCalls(result.error, stoppedCalls, awaiting, awaitingShown()) }
     if (awaiting.length === 0 || result.status !== 'timeout' || result.error === undefined || !endedAtWallClock(result.error)) return result
     const now = performance.now()
     const waitedMs = Math.max(...[...waits.values()].map((wait) => now - wait.since))
@@ -88,11 +94,11 @@ export class ApprovalWaits {
     if (waitedMs < deadlineMs / 2 || (deadline !== undefined && 'spent' in deadline && codeRanMostly(deadline.spent))) {
       // The calls awaiting approval were counted as running, but were never made: said again without them.
       const account = deadline === undefined ? result.error : deadlineEndingWithout(deadline, awaiting).error
-      return { ...result, error: withUnansweredApprovals(account, awaiting) }
+      return { ...result, error: withUnansweredApprovals(account, awaitingShown()) }
     }
     // Calls that were running beside them (not awaiting approval) may have taken effect: said too.
     const running = deadline === undefined ? [] : runningWithout(deadline, awaiting)
-    const { error } = approvalDeadlineEnding(deadlineMs, awaiting, Math.min(waitedMs, deadlineMs), running)
+    const { error } = approvalDeadlineEnding(deadlineMs, awaitingShown(), Math.min(waitedMs, deadlineMs), running)
     return { ...result, error }
   }
 
@@ -105,7 +111,7 @@ export class ApprovalWaits {
     const waits = parentToken === undefined ? undefined : this.#runs.get(parentToken)
     if (waits === undefined) return next()
     // Kept from the moment it is asked: a cancel may come from inside a responder.
-    waits.set(callId, { name, since: performance.now() })
+    waits.set(callId, { name, shown: `${name} ${clipped(request.execution.arguments)}`, since: performance.now() })
     let answer: ApprovalOutcome | Promise<ApprovalOutcome>
     try {
       answer = next()
@@ -153,4 +159,15 @@ export function withApprovalsNotMade(warnings: readonly IsolateRunWarning[], awa
     const named = notMade.slice(0, NAMED_NOT_MADE).map((call) => call.call).join(', ') + more
     return { ...warning, message: `${warning.message} Among them, ${one ? 'this call was' : `these ${notMade.length} calls were`} still awaiting approval when the run ended (nobody answered the prompt), so ${one ? 'it was' : 'they were'} not made: ${named}.` }
   })
+}
+
+/** The JSON of `args`, its first {@link ARGS_SHOWN} characters and `…` when longer; never throws. */
+function clipped(args: unknown): string {
+  let json: string
+  try {
+    json = JSON.stringify(args) ?? 'null'
+  } catch {
+    return '(arguments not shown)'
+  }
+  return json.length <= ARGS_SHOWN ? json : `${json.slice(0, ARGS_SHOWN)}…`
 }

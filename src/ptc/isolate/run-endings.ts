@@ -125,7 +125,8 @@ export function codeRanMostly(spent: TimeSpent): boolean {
  * prompt), and that wait took most of the deadline (status `timeout`; SPEC S5.1, S8.1): the time
  * went to a question nobody answered, so the advice is to answer sooner or allow more time, not
  * to make fewer calls.
- * `awaiting`: the names of the calls whose approval was still unanswered; `waitedMs`: how long the
+ * `awaiting`: the calls whose approval was still unanswered, as the message names them (their
+ * tools, or with their arguments as the PTC service shows them); `waitedMs`: how long the
  * longest of them had waited, in ms; `running`: the names of the calls that were running beside
  * them, which may have taken effect ({@link stillRunningCaution}).
  */
@@ -143,8 +144,8 @@ export function approvalDeadlineEnding(limitMs: number, awaiting: readonly strin
 
 /**
  * `error` (a wall-clock ending whose time went mostly elsewhere, {@link deadlineEnding}) with a
- * sentence added naming the calls still awaiting approval at the deadline (`awaiting`, their
- * names): nobody answered the approval prompt, so they were not made (SPEC S5.1, S8.1). The wait
+ * sentence added naming the calls still awaiting approval at the deadline (`awaiting`, as the
+ * message names them): nobody answered the approval prompt, so they were not made (SPEC S5.1, S8.1). The wait
  * was short, so the account and advice before it stay.
  */
 export function withUnansweredApprovals(error: RunError, awaiting: readonly string[]): RunError {
@@ -158,21 +159,22 @@ export function withUnansweredApprovals(error: RunError, awaiting: readonly stri
  * a cancel, the CPU time or memory limit, the isolate's or its worker's failure) with what became
  * of the calls in flight then (`inFlight`, names): those of `awaiting` (names, one occurrence
  * each) were waiting for approval and were not made (SPEC S5.1, S8.2); the others were stopped
- * and may have taken effect (the script cannot know: a write may have landed). `error` as it is
- * when none was in flight.
+ * and may have taken effect (the script cannot know: a write may have landed). `awaitingShown`:
+ * how the sentence names those (default their names; the PTC service's show each one's arguments
+ * too, to tell them from a call of the same tool that was made). `error` as it is when none was in flight.
  */
-export function withStoppedCalls(error: RunError, inFlight: readonly string[], awaiting: readonly string[] = []): RunError {
-  const said = stoppedCallsSentences(inFlight, awaiting)
+export function withStoppedCalls(error: RunError, inFlight: readonly string[], awaiting: readonly string[] = [], awaitingShown: readonly string[] = awaiting): RunError {
+  const said = stoppedCallsSentences(inFlight, awaiting, awaitingShown)
   return said === '' ? error : withSentence(error, said)
 }
 
-/** What {@link withStoppedCalls} adds to a message: a sentence for the running calls, one for those awaiting approval (names each); `''` when none. */
-export function stoppedCallsSentences(inFlight: readonly string[], awaiting: readonly string[]): string {
+/** What {@link withStoppedCalls} adds to a message: a sentence for the running calls, one for those awaiting approval (named by `awaitingShown`); `''` when none. */
+export function stoppedCallsSentences(inFlight: readonly string[], awaiting: readonly string[], awaitingShown: readonly string[] = awaiting): string {
   const running = namesWithout(inFlight, awaiting)
   const said: string[] = []
   const one = running.length === 1
   if (running.length > 0) said.push(`${one ? 'A tool call was' : 'Tool calls were'} still running when the run stopped (${describeNames(running)}): ${one ? 'it was' : 'they were'} stopped then and may or may not have taken effect: check before making ${one ? 'it' : 'them'} again.`)
-  if (awaiting.length > 0) said.push(`${awaiting.length === 1 ? 'A tool call was' : 'Tool calls were'} awaiting approval when the run stopped (${describeNames(awaiting)}): ${awaiting.length === 1 ? 'it was' : 'they were'} not made.`)
+  if (awaiting.length > 0) said.push(`${awaiting.length === 1 ? 'A tool call was' : 'Tool calls were'} awaiting approval when the run stopped (${describeNames(awaitingShown)}): ${awaiting.length === 1 ? 'it was' : 'they were'} not made.`)
   return said.join(' ')
 }
 

@@ -50,7 +50,7 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
       const result = await run('await tools.guarded({}); return 1', 1_500)
       expect(result).toMatchObject({ status: 'timeout', toolCalls: 1, error: { name: 'TimeoutError' } })
       const message = result.error!.message
-      expect(message).toMatch(/^The script did not finish within the wall-clock limit of 1500 ms \(wallClockMs\): for \d+ ms of it the script waited for approval of a tool call \(1 call: guarded\), and nobody answered the approval prompt in time, so the call was not made\. /)
+      expect(message).toMatch(/^The script did not finish within the wall-clock limit of 1500 ms \(wallClockMs\): for \d+ ms of it the script waited for approval of a tool call \(1 call: guarded \{\}\), and nobody answered the approval prompt in time, so the call was not made\. /)
       expect(message).toMatch(/Answer the approval prompt sooner, or raise timeoutMs/)
       expect(message).not.toMatch(/fewer|still running/)
     }, 60_000)
@@ -83,7 +83,7 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
       const result = await run('await tools.sleep({ ms: 1_200 }); await tools.guarded({})', 1_500)
       expect(result).toMatchObject({ status: 'timeout' })
       expect(result.error?.message).toMatch(/most of it went to waiting on tool calls/)
-      expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
+      expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded \{\}\): nobody answered the approval prompt, so the call was not made\.$/)
       // The call awaiting approval is not also one "still running" that "may have taken effect".
       expect(result.error?.message).not.toMatch(/still running|may or may not have taken effect/)
       expect(result).not.toHaveProperty('deadline')
@@ -94,7 +94,7 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
       const result = await run("const t = Date.now(); while (Date.now() - t < 1_300) {} return (await tools.guarded({})) !== undefined", 2_000)
       expect(result).toMatchObject({ status: 'timeout' })
       expect(result.error?.message).toMatch(/most of it went to running the script's code/)
-      expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
+      expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded \{\}\): nobody answered the approval prompt, so the call was not made\.$/)
     }, 60_000)
 
     it('S5.1 S8.1 a call left awaiting approval while the script loops: the loop is blamed, not the approval, and the call is named as not made', async () => {
@@ -103,7 +103,7 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
       const result = await run("const echoed = tools.echo({ text: 'x' })\nvoid tools.guarded({}).catch(() => {})\nawait echoed\nwhile (true) {}", 1_500)
       expect(result).toMatchObject({ status: 'timeout' })
       expect(result.error?.message).toMatch(/most of it went to running the script's code .*Look for an endless loop/)
-      expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded\): nobody answered the approval prompt, so the call was not made\.$/)
+      expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded \{\}\): nobody answered the approval prompt, so the call was not made\.$/)
       expect(result.error?.message).not.toMatch(/Answer the approval prompt sooner/)
     }, 60_000)
 
@@ -111,7 +111,7 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
       respond = neverAnswered
       const result = await run('await Promise.all([tools.guarded({}), tools.sleep({ ms: 60_000 })]); return 1', 1_000)
       expect(result).toMatchObject({ status: 'timeout' })
-      expect(result.error?.message).toMatch(/the script waited for approval of a tool call \(1 call: guarded\).*\. Still running then: 1 call: sleep\. The call still running was stopped at the deadline and may or may not have taken effect: check before making it again\.$/)
+      expect(result.error?.message).toMatch(/the script waited for approval of a tool call \(1 call: guarded \{\}\).*\. Still running then: 1 call: sleep\. The call still running was stopped at the deadline and may or may not have taken effect: check before making it again\.$/)
     }, 60_000)
   })
 })

@@ -69,7 +69,7 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
           defineTool({
             name: 'effect',
             description: 'A call with an effect, which needs approval.',
-            parameters: z.object({ allow: z.boolean().optional() }),
+            parameters: z.object({ allow: z.boolean().optional(), tag: z.string().optional() }),
             output: { schema: z.null(), render: () => [{ type: 'text', text: 'done' }] },
             isConcurrencySafe: () => true,
             execute: () => (made.push('effect'), null),
@@ -109,8 +109,18 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
     const result = await root.ptc.run('await Promise.all([tools.hang({}), tools.effect({})]); return 1', { typecheck: false, timeoutMs: 60_000, signal: caller.signal, agent: 'approver' })
     expect(result).toMatchObject({ status: 'cancelled', toolCalls: 2 })
     expect(result.error?.message).toContain(`A tool call was still running when the run stopped (1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT}`)
-    expect(result.error?.message).toContain('A tool call was awaiting approval when the run stopped (1 call: effect): it was not made.')
+    expect(result.error?.message).toContain('A tool call was awaiting approval when the run stopped (1 call: effect {}): it was not made.')
     expect(made).toEqual([])
+  }, 60_000)
+
+  it('S5.1 S8.2 a call awaiting approval is named with its arguments, apart from a call of the same tool that was made', async () => {
+    const caller = new AbortController()
+    abortOnceBothStart(caller)
+    const code = "await Promise.all([tools.effect({ allow: true, tag: 'made' }), tools.hang({}), tools.effect({ tag: 'asked' })]); return 1"
+    const result = await root.ptc.run(code, { typecheck: false, timeoutMs: 60_000, signal: caller.signal, agent: 'approver' })
+    expect(result).toMatchObject({ status: 'cancelled', toolCalls: 3 })
+    expect(result.error?.message).toContain('A tool call was awaiting approval when the run stopped (1 call: effect {"tag":"asked"}): it was not made.')
+    expect(made.splice(0)).toEqual(['effect'])
   }, 60_000)
 
   it('S5.1 S6.3 S9.1 run_code cancelled through the pipeline: its cancellation names the call running and the one awaiting approval', async () => {
@@ -122,7 +132,7 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
     expect(result.error?.message).toBe(
       'The tool call was cancelled before it finished; what it had already done stands (for run_code: the tool calls its script had made), and nothing more was done. ' +
         `A tool call was still running when the run stopped (1 call: hang): it was stopped then and ${MAY_HAVE_TAKEN_EFFECT} ` +
-        'A tool call was awaiting approval when the run stopped (1 call: effect): it was not made.',
+        'A tool call was awaiting approval when the run stopped (1 call: effect {}): it was not made.',
     )
     expect(made).toEqual([])
   }, 60_000)
@@ -225,7 +235,12 @@ describe.each(['process', 'inline'] as const)('calls in flight when a run is sto
       expect(result.error?.message).toContain('Still running then: 1 call: hang.')
       expect(result.error?.message).not.toContain('when the run stopped')
     } finally {
-      for (const pid of stopped) process.kill(pid, 'SIGCONT')
+      // A worker the host has already killed (and reaped) for the missed deadline is gone: ESRCH.
+      for (const pid of stopped) {
+        try {
+          process.kill(pid, 'SIGCONT')
+        } catch {}
+      }
     }
   }, 60_000)
 })
