@@ -4,6 +4,7 @@
  * run, the limit and its value, what used the time or memory, and what to do next. The check
  * step's endings are in `../check-endings.ts`.
  */
+import { describeNames, ms, namesWithout, stillRunningCaution, withSentence } from './ending-words.ts'
 import type { RunStatus } from './isolate-contract.ts'
 
 /** A run's `error`: a name a program can switch on and a message for the model. */
@@ -33,16 +34,6 @@ export type DeadlineAccount = { limitMs: number; spent: TimeSpent } | { limitMs:
 /** The names of `account`'s calls still running, with `notRunning` (names, one occurrence each) taken out. */
 export function runningWithout(account: DeadlineAccount, notRunning: readonly string[]): string[] {
   return namesWithout('spent' in account ? account.spent.toolsRunning : account.toolsRunning, notRunning)
-}
-
-/** `names` with each of `taken` (one occurrence each) taken out, in their order. */
-function namesWithout(names: readonly string[], taken: readonly string[]): string[] {
-  const left = [...names]
-  for (const name of taken) {
-    const index = left.indexOf(name)
-    if (index !== -1) left.splice(index, 1)
-  }
-  return left
 }
 
 /** The deadline ending `account` was made from, said again without `notRunning` ({@link runningWithout}). */
@@ -278,27 +269,6 @@ const UNANSWERED_CODE_ADVICE =
 function toolWaitAdvice(running: number): string {
   if (running === 0) return 'Make fewer or smaller calls, or run the work in parts.'
   return `${stillRunningCaution(running)} If a tool is slow or hangs, ask it for less or raise timeoutMs; otherwise make fewer calls, or run the work in parts.`
-}
-
-/** What a deadline message says of `running` (> 0) calls it stopped, whatever used most of the time. */
-function stillRunningCaution(running: number): string {
-  const them = running === 1 ? 'The call still running was' : 'The calls still running were'
-  return `${them} stopped at the deadline and may or may not have taken effect: check before making ${running === 1 ? 'it' : 'them'} again.`
-}
-
-function ms(value: number): string {
-  return `${Math.round(value)} ms`
-}
-
-/** `error` with `sentence` added to its message. */
-const withSentence = (error: RunError, sentence: string): RunError => ({ ...error, message: `${error.message} ${sentence}` })
-
-/** `read_file ×3, list_dir`: names in first-seen order with counts, at most five kinds. */
-function describeNames(names: readonly string[]): string {
-  const counts = new Map<string, number>()
-  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1)
-  const shown = [...counts].slice(0, 5).map(([name, count]) => (count === 1 ? name : `${name} ×${count}`))
-  return `${names.length} call${names.length === 1 ? '' : 's'}: ${shown.join(', ')}${counts.size > 5 ? ', …' : ''}`
 }
 
 /** A script too deeply nested for V8's parser, as its compile in the isolate reports it (isolate-run.ts). */
