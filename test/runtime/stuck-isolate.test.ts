@@ -33,7 +33,7 @@ async function peakRssMb(pid: number, stop: Promise<unknown>): Promise<number> {
   return peak
 }
 
-const request = (js: string, extra: Partial<IsolateRunRequest> = {}): IsolateRunRequest => ({ js, toolNames: [], dispatch: async () => ({ ok: true, valueJson: 'null' }), limits: { cpuTimeMs: 1_000, wallClockMs: 60_000, memoryMb: 128 }, ...extra })
+const request = (js: string, extra: Partial<IsolateRunRequest> = {}): IsolateRunRequest => ({ js, toolNames: [], dispatch: async () => ({ ok: true, valueJson: 'null' }), limits: { cpuTimeMs: 300, wallClockMs: 60_000, memoryMb: 128 }, ...extra })
 const FILL = 'const a = new Array(2 ** 28).fill(1.5)\nreturn a.length'
 
 describe('an operation V8 cannot interrupt, left running after its run was stopped (S9.7)', () => {
@@ -45,8 +45,9 @@ describe('an operation V8 cannot interrupt, left running after its run was stopp
     const replaced = until(() => supervisor.workerPid !== pid, 60_000)
     const peak = peakRssMb(pid, replaced)
     const controller = new AbortController()
-    const cancel = stopper === 'a cancel' ? setTimeout(() => controller.abort(), 300) : undefined
-    const result = await supervisor.run(request(FILL, { signal: controller.signal }))
+    const cancel = stopper === 'a cancel' ? setTimeout(() => controller.abort(), 200) : undefined
+    const limits = stopper === 'a cancel' ? { cpuTimeMs: 60_000, wallClockMs: 60_000, memoryMb: 128 } : undefined
+    const result = await supervisor.run(request(FILL, { signal: controller.signal, ...(limits && { limits }) }))
     clearTimeout(cancel)
     expect(result).toMatchObject(stopper === 'a cancel' ? { status: 'cancelled' } : { status: 'timeout', error: { name: 'TimeoutError' } })
     await replaced
