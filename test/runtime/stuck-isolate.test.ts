@@ -4,14 +4,14 @@
  * whose isolate thread goes on is replaced before it grows far past the run's memory bound (a
  * package trial saw 1.4 GB for a 128 MB run, the worker still serving for 10–15 s).
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { IsolateRunRequest } from '../../src/ptc/isolate/isolate-contract.ts'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
-import { isolateThreadsCpu } from '../../src/ptc/isolate/stuck-isolate.ts'
 import { until } from './harness.ts'
 
-const linux = isolateThreadsCpu().size > 0
+/** The watch reads `/proc` (Linux); elsewhere it watches nothing. */
+const linux = existsSync('/proc/self/task')
 const supervisors: IsolateSupervisor[] = []
 afterEach(() => {
   for (const supervisor of supervisors.splice(0)) supervisor.dispose()
@@ -57,14 +57,47 @@ describe('an operation V8 cannot interrupt, left running after its run was stopp
     expect(supervisor.workerPid).not.toBe(pid)
   }, 90_000)
 
-  it.runIf(linux)('S9.7 after a run that an interruptible loop spent its CPU limit in, the worker stays', async () => {
+  it.runIf(linux)('S9.7 a script that returns while a callback it started runs such an operation: the run ends ok with a warning, and its worker is replaced', async () => {
+    const supervisor = new IsolateSupervisor({ poolSize: 1 })
+    supervisors.push(supervisor)
+    await supervisor.prewarm()
+    const pid = supervisor.workerPid!
+    const replaced = until(() => supervisor.workerPid !== pid, 60_000)
+    const peak = peakRssMb(pid, replaced)
+    // Twenty turns later: after the script's end has been reported.
+    const result = await supervisor.run(request('void (async () => { for (let i = 0; i < 20; i++) await null; new Array(2 ** 28).fill(1.5) })()\nreturn 1'))
+    expect(result).toMatchObject({ status: 'ok', value: 1, warnings: [{ kind: 'kept-running' }] })
+    await replaced
+    expect(await peak).toBeLessThan(640)
+  }, 90_000)
+
+  it.runIf(linux)("S9.7 with another run in flight on that worker, the worker is ended once it passes the stopped run's memory bound, and that run ends as the worker's stop", async () => {
+    const supervisor = new IsolateSupervisor({ poolSize: 1 })
+    supervisors.push(supervisor)
+    await supervisor.prewarm()
+    const pid = supervisor.workerPid!
+    let called = false
+    const waiting = supervisor.run(request('await tools.wait({})\nreturn 1', { toolNames: ['wait'], dispatch: () => ((called = true), new Promise(() => {})) }))
+    await until(() => called, 30_000)
+    const peak = peakRssMb(pid, waiting)
+    expect(await supervisor.run(request(FILL))).toMatchObject({ status: 'timeout' })
+    expect(await waiting).toMatchObject({ status: 'error', error: { name: 'WorkerCrashError', message: expect.stringContaining('was stopped (it passed') } })
+    // Its bound: the worker's memory when the run ended, + 128 MB (memoryMb) + 256 MB.
+    expect(await peak).toBeLessThan(1_000)
+  }, 90_000)
+
+  it.runIf(linux)('S9.7 after a run that an interruptible loop spent its CPU limit in, the worker stays, through short busy runs between the watch\'s looks', async () => {
     const supervisor = new IsolateSupervisor({ poolSize: 1 })
     supervisors.push(supervisor)
     await supervisor.prewarm()
     const pid = supervisor.workerPid
     expect(await supervisor.run(request('while (true) {}'))).toMatchObject({ status: 'timeout' })
-    // The watch looks for two polls in a row (250 ms each) with no run: give it a few.
-    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    // Busy runs of about 90 ms, 160 ms apart, for longer than the watch looks (a review retired a healthy worker so).
+    for (let run = 0; run < 12; run++) {
+      expect(await supervisor.run(request('const until = Date.now() + 90\nwhile (Date.now() < until) {}\nreturn 3'))).toMatchObject({ status: 'ok', value: 3 })
+      await new Promise((resolve) => setTimeout(resolve, 160))
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
     expect(await supervisor.run(request('return 3'))).toMatchObject({ status: 'ok', value: 3 })
     expect(supervisor.workerPid).toBe(pid)
   }, 60_000)

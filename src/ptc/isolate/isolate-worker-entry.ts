@@ -44,8 +44,10 @@ let mayBlock = false
 const stepHere = options.stepsHere === true ? (): boolean => mayBlock && runs.size === 1 : undefined
 /** Ends this process when a step on the main thread grows it past its run's bound, overruns its timeout, or outlives the host (step-watchdog.ts). */
 const watchdog = stepHere === undefined ? undefined : new StepWatchdog(3)
-/** Asks the host to replace this worker when a stopped run's isolate thread goes on running (stuck-isolate.ts). */
-const stuck = new StuckIsolateWatch(() => runs.size === 0, () => send({ type: 'retire', reason: 'a run stopped by a limit or a cancel left its isolate running an operation V8 could not interrupt' }))
+/** Runs started so far (the stuck watch's windows with no run). */
+let started = 0
+/** Asks the host to replace this worker when an ended run's isolate thread goes on running (stuck-isolate.ts). */
+const stuck = new StuckIsolateWatch({ get runs() { return runs.size }, get started() { return started } }, (end, reason) => send({ type: 'retire', reason, ...(end === 'now' && { now: true as const }) }))
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */
 const calls = new Map<string, Map<string, IsolateToolCall>>()
 
@@ -134,6 +136,7 @@ function onMessage(message: ParentMessage): void {
 
 function startRun(message: WorkerRunMessage): void {
   const { runId } = message
+  started++
   watchdog?.runStarts(message.limits.memoryMb)
   const controller = new AbortController()
   runs.set(runId, controller)
@@ -157,7 +160,8 @@ function startRun(message: WorkerRunMessage): void {
     (result) => {
       ended()
       send({ type: 'result', runId, result })
-      if (result.status === 'timeout' || result.status === 'cancelled' || result.status === 'memory') stuck.watch()
+      // A limit or a cancel stopped its code, or a callback of it still ran when the script ended.
+      if ((result.status !== 'ok' && result.status !== 'error') || result.warnings?.some(({ kind }) => kind === 'kept-running')) stuck.watch(message.limits.memoryMb)
     },
     (error: unknown) => {
       ended()

@@ -1,26 +1,44 @@
 /**
- * Finds an isolate's thread still running after its run was stopped (SPEC S9.7; a package trial,
- * round 31). V8 cannot interrupt one native operation (`new Array(2 ** 28).fill(1.5)`, a sort of
+ * Finds an isolate's thread still running after its run ended (SPEC S9.7; a package trial, round
+ * 31). V8 cannot interrupt one native operation (`new Array(2 ** 28).fill(1.5)`, a sort of
  * millions of elements). When a limit or a cancel stops a run inside one on isolated-vm's own
- * thread, the run is answered on time and its isolate disposed, but the thread goes on until the
- * operation ends: a worker grew to 1.4 GB for a 128 MB run and kept a core busy for 10–15 s, while
- * it took new runs. After such a run the isolate worker watches its isolate threads (neither its
- * main thread nor V8's helpers; it prepares its isolates on its main thread) while it has no run:
- * one that keeps using the CPU then runs such an operation, and the worker asks to be replaced.
- * Linux only (`/proc`); elsewhere nothing is watched, as before.
+ * thread, or a script returns while a callback it started runs one, the run is answered and its
+ * isolate disposed, but the thread goes on until the operation ends: a worker grew to 1.4 GB for a
+ * 128 MB run and kept a core busy for 10–15 s, while it took new runs.
+ *
+ * After such a run the isolate worker watches two things, and asks to be replaced on either:
+ * - its resident memory, against what it was when the run ended plus the run's `memoryMb` and
+ *   {@link STUCK_RSS_SLACK_MB}: past it the worker is to be ended at once, whatever else it
+ *   serves (the runs still on it end as the worker's stop);
+ * - its isolate threads' CPU (isolated-vm's pool threads, named `MainThread` like the process's own;
+ *   not V8's helpers, libuv's or the step watchdog's), in windows with no run at any moment: the
+ *   worker prepares its isolates on its main thread, so a pool thread that keeps a quarter of a
+ *   core or more over two such windows in a row runs such an operation, and the worker is retired.
+ * A CPU-bound operation is found once the worker has no run for half a second; the watch ends
+ * after {@link STUCK_QUIET_POLLS} such windows without finding one, or {@link STUCK_MAX_POLLS} in all.
+ * Linux only (`/proc`); elsewhere nothing is watched.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 
 /** How often the threads are looked at, in ms. */
 export const STUCK_POLL_MS = 250
 
-/** Share of a core an isolate thread uses in two polls in a row, with no run, to count as stuck. */
+/** Share of a core a pool thread uses in a window with no run, two windows in a row, to count as stuck. */
 export const STUCK_SHARE = 0.25
 
-/** Polls after a run before the watch gives up (the operation ended, or the worker is busy with runs). */
-const MAX_POLLS = 40
+/** MB of resident memory past the ended run's bound (RSS then + its `memoryMb`) that ends the worker. */
+export const STUCK_RSS_SLACK_MB = 256
 
-/** CPU ms so far of this process's threads that may run isolates, by thread id; empty without `/proc`. */
+/** Windows with no run the watch looks at before it ends (2 s). */
+export const STUCK_QUIET_POLLS = 8
+
+/** Polls before the watch ends whatever it saw (60 s). */
+export const STUCK_MAX_POLLS = 240
+
+/** Linux's clock tick (`CLK_TCK`) in ms: the unit of `/proc/<pid>/task/<tid>/stat`'s CPU times. */
+const TICK_MS = 10
+
+/** CPU ms so far of this process's isolate threads (named `MainThread`, not the main thread), by thread id; empty without `/proc`. */
 export function isolateThreadsCpu(): Map<string, number> {
   const cpu = new Map<string, number>()
   let tasks: string[]
@@ -33,9 +51,9 @@ export function isolateThreadsCpu(): Map<string, number> {
     if (Number(task) === process.pid) continue
     try {
       const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8')
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('V8Worker')) continue
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'MainThread') continue
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      cpu.set(task, (Number(fields[11]) + Number(fields[12])) * 10) // utime + stime, 10 ms ticks
+      cpu.set(task, (Number(fields[11]) + Number(fields[12])) * TICK_MS) // utime + stime
     } catch {
       // The thread ended while we looked.
     }
@@ -43,39 +61,64 @@ export function isolateThreadsCpu(): Map<string, number> {
   return cpu
 }
 
+/** What the watch reads of its worker: `runs`, how many it serves now; `started`, how many it has started so far. */
+export interface StuckWatchWorker {
+  readonly runs: number
+  readonly started: number
+}
+
 /** The watch of one worker process; see the file comment. */
 export class StuckIsolateWatch {
-  readonly #idle: () => boolean
-  readonly #onStuck: () => void
+  readonly #worker: StuckWatchWorker
+  readonly #onStuck: (end: 'now' | 'retire', reason: string) => void
   #timer: NodeJS.Timeout | undefined
   #polls = 0
+  #quietPolls = 0
   #busyPolls = 0
-  #last: Map<string, number> | undefined
+  #rssBoundMb = 0
+  /** The last poll's reading, taken with no run on the worker: when, its count of runs started, and the threads' CPU. */
+  #last: { at: number; started: number; cpu: Map<string, number> } | undefined
 
-  /** `idle`: whether the worker has no run now; `onStuck`: called once a thread is found. */
-  constructor(idle: () => boolean, onStuck: () => void) {
-    this.#idle = idle
+  /** `onStuck` is called once, with how to end the worker (`now`: past its memory bound) and why. */
+  constructor(worker: StuckWatchWorker, onStuck: (end: 'now' | 'retire', reason: string) => void) {
+    this.#worker = worker
     this.#onStuck = onStuck
   }
 
-  /** A limit or a cancel stopped a run: watch from now (again, if already watching). Never throws. */
-  watch(): void {
-    this.#polls = this.#busyPolls = 0
+  /** A run whose isolate may still be running has ended (its `memoryMb`): watch from now (again, if already watching). Never throws. */
+  watch(memoryMb: number): void {
+    this.#polls = this.#quietPolls = this.#busyPolls = 0
     this.#last = undefined
+    this.#rssBoundMb = process.memoryUsage.rss() / 1048576 + memoryMb + STUCK_RSS_SLACK_MB
     this.#timer ??= setInterval(() => this.#poll(), STUCK_POLL_MS).unref()
   }
 
   #poll(): void {
-    const now = this.#idle() ? isolateThreadsCpu() : undefined
+    if (process.memoryUsage.rss() / 1048576 > this.#rssBoundMb) return this.#end('now', `it passed ${Math.round(this.#rssBoundMb)} MB of memory after a run ended, in an operation V8 could not interrupt`)
     const last = this.#last
-    this.#last = now
-    let busy = false
-    for (const [thread, ms] of now ?? []) busy ||= last !== undefined && ms - (last.get(thread) ?? ms) >= STUCK_SHARE * STUCK_POLL_MS
-    this.#busyPolls = busy ? this.#busyPolls + 1 : 0
-    if (this.#busyPolls >= 2) this.#onStuck()
-    if (this.#busyPolls >= 2 || ++this.#polls >= MAX_POLLS) {
-      clearInterval(this.#timer)
-      this.#timer = undefined
+    const { runs, started } = this.#worker
+    this.#last = runs === 0 ? { at: performance.now(), started, cpu: isolateThreadsCpu() } : undefined
+    // A window counts only when the worker had no run at any moment of it: none then, none now, none started between.
+    if (last !== undefined && this.#last !== undefined && last.started === started) {
+      this.#quietPolls++
+      const windowMs = this.#last.at - last.at
+      let busy = false
+      for (const [thread, ms] of this.#last.cpu) busy ||= ms - (last.cpu.get(thread) ?? ms) >= STUCK_SHARE * windowMs
+      this.#busyPolls = busy ? this.#busyPolls + 1 : 0
+      if (this.#busyPolls >= 2) return this.#end('retire', 'a run that ended left its isolate running an operation V8 could not interrupt')
+    } else {
+      this.#busyPolls = 0
     }
+    if (this.#quietPolls >= STUCK_QUIET_POLLS || ++this.#polls >= STUCK_MAX_POLLS) this.#stop()
+  }
+
+  #end(end: 'now' | 'retire', reason: string): void {
+    this.#stop()
+    this.#onStuck(end, reason)
+  }
+
+  #stop(): void {
+    clearInterval(this.#timer)
+    this.#timer = undefined
   }
 }
