@@ -24,11 +24,10 @@ export interface CancelWatch {
   note: (sentences: string) => void
 }
 
-/** One call's approval still unanswered: its tool, how endings name it, and when it was asked (`performance.now()`). */
+/** One call's approval still unanswered: its tool, its arguments (for {@link shownCall}), and when it was asked (`performance.now()`). */
 interface Wait {
   name: string
-  /** Its tool and the start of its arguments' JSON, as a run's warnings name a call (`run-warnings.ts`). */
-  shown: string
+  args: unknown
   since: number
 }
 
@@ -63,7 +62,7 @@ export class ApprovalWaits {
     const waits = new Map<string, Wait>()
     this.#runs.set(parentToken, waits)
     const awaitingNames = () => [...waits.values()].map((wait) => wait.name)
-    const awaitingShown = () => [...waits.values()].map((wait) => wait.shown)
+    const awaitingShown = () => [...waits.values()].map(shownCall)
     // Before the run's own listeners, so the calls are named as they were when the stop came.
     const onAbort = cancel && (() => {
       const said = stoppedCallsSentences([...cancel.running.values()], awaitingNames(), awaitingShown())
@@ -111,7 +110,7 @@ export class ApprovalWaits {
     const waits = parentToken === undefined ? undefined : this.#runs.get(parentToken)
     if (waits === undefined) return next()
     // Kept from the moment it is asked: a cancel may come from inside a responder.
-    waits.set(callId, { name, shown: `${name} ${clipped(request.execution.arguments)}`, since: performance.now() })
+    waits.set(callId, { name, args: request.execution.arguments, since: performance.now() })
     let answer: ApprovalOutcome | Promise<ApprovalOutcome>
     try {
       answer = next()
@@ -161,13 +160,19 @@ export function withApprovalsNotMade(warnings: readonly IsolateRunWarning[], awa
   })
 }
 
-/** The JSON of `args`, its first {@link ARGS_SHOWN} characters and `…` when longer; never throws. */
-function clipped(args: unknown): string {
+/**
+ * How an ending names a call awaiting approval: its tool and the start of its arguments' JSON (at
+ * most {@link ARGS_SHOWN} characters, never half a surrogate pair, then `…`), as a run's warnings
+ * name a call (`run-warnings.ts`). Made only for an ending that names it; never throws.
+ */
+function shownCall({ name, args }: Wait): string {
   let json: string
   try {
     json = JSON.stringify(args) ?? 'null'
   } catch {
-    return '(arguments not shown)'
+    return `${name} (arguments not shown)`
   }
-  return json.length <= ARGS_SHOWN ? json : `${json.slice(0, ARGS_SHOWN)}…`
+  if (json.length <= ARGS_SHOWN) return `${name} ${json}`
+  const cut = /[\uD800-\uDBFF]$/.test(json.slice(0, ARGS_SHOWN)) ? ARGS_SHOWN - 1 : ARGS_SHOWN
+  return `${name} ${json.slice(0, cut)}…`
 }

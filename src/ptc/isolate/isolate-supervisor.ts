@@ -293,6 +293,6 @@ export class IsolateSupervisor {
       const how = worker.killReason !== undefined ? `was stopped: ${worker.killReason}.` : `exited before it was ready (${description}).`
       failReady(new Error(`the isolate worker process ${how}${stderrNote(stderrTail)}`))
     }
-    for (const run of [...worker.runs.values()]) run.end(exitEnding(worker, run.runId, run.limits, description))
+    for (const run of [...worker.runs.values()]) run.end(exitEnding(worker, run.runId, run.statedLimits, description))
   }
 }

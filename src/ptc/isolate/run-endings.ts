@@ -79,9 +79,9 @@ export function cancelledError(): RunError {
 /**
  * The wall-clock deadline passed (status `timeout`). `limitMs` is the whole deadline the caller
  * set (checking included); the message names the largest use of it and the advice for that, and
- * that calls still running may have taken effect, whatever the largest use. Code that ran for at
- * least half of the run's time ({@link codeRanMostly}) is named whatever else took longer: calls the
- * script left running beside it did not keep it from finishing, its code did.
+ * that calls still running may have taken effect, whatever the largest use. Code that ran for more
+ * than half of the run's time ({@link codeRanMostly}) is named whatever else overlapped it for
+ * longer: calls the script left running beside it did not keep it from finishing, its code did.
  */
 export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
   const isolateWaitMs = spent.isolateWaitMs ?? 0
@@ -106,9 +106,9 @@ export function deadlineEnding(limitMs: number, spent: TimeSpent): RunEnding {
   }
 }
 
-/** Whether the script's code ran for at least half of the run's time in the isolate (`spent`: a deadline's account). */
+/** Whether the script's code ran for more than half of the run's time, type-checking and the wait for an isolate included (`spent`: a deadline's account). */
 export function codeRanMostly(spent: TimeSpent): boolean {
-  return spent.runningMs * 2 >= spent.wallMs - (spent.isolateWaitMs ?? 0)
+  return spent.runningMs * 2 > spent.checkMs + spent.wallMs
 }
 
 /**

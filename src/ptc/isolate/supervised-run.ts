@@ -41,7 +41,7 @@ export interface SupervisedRunOptions {
 export class SupervisedRun {
   readonly runId: string
   /** The run's limits as its caller set them, which its endings name: the wall clock with the type-check's share (`checkMs`) back in. */
-  readonly limits: RunLimits
+  readonly statedLimits: RunLimits
   /** Tool calls handed to the host's `dispatch` for this run. */
   toolCalls = 0
   ended = false
@@ -68,7 +68,7 @@ export class SupervisedRun {
   constructor(options: SupervisedRunOptions) {
     this.#options = options
     this.runId = options.runId
-    this.limits = { ...options.limits, wallClockMs: options.limits.wallClockMs + Math.round(options.request.checkMs ?? 0) }
+    this.statedLimits = { ...options.limits, wallClockMs: options.limits.wallClockMs + Math.round(options.request.checkMs ?? 0) }
     this.result = new Promise<IsolateRunResult>((resolve, reject) => {
       this.#resolve = resolve
       this.#reject = reject

@@ -11,12 +11,6 @@ import type { IsolateRunRequest, IsolateToolCall, IsolateToolOutcome } from './i
 import type { RunLimits } from './run-limits.ts'
 
 /**
- * One accepted call, and what `dispatch` is handed for it. In flight it is a link of the queue's
- * list of running calls: a sequential script adds and removes one a call, and a `Map` rehashes
- * its table every few such pairs (issue 12: about 150 bytes of garbage a call). Its abort
- * controller is made only when a dispatcher reads `signal` (the isolate worker's never does).
- */
-/**
  * The number of a call in its run (`IsolateToolCall.callId`) from its pairing id (`<runId>:<n>`),
  * or from any id that ends with one: the pipeline's id of a call from code (`bridge.ts`) is its
  * `run_code` call's id, a slash and its pairing id. `undefined` for an id that does not end so.
@@ -26,6 +20,12 @@ export function callNumberOf(id: string): number | undefined {
   return digits === undefined ? undefined : Number(digits)
 }
 
+/**
+ * One accepted call, and what `dispatch` is handed for it. In flight it is a link of the queue's
+ * list of running calls: a sequential script adds and removes one a call, and a `Map` rehashes
+ * its table every few such pairs (issue 12: about 150 bytes of garbage a call). Its abort
+ * controller is made only when a dispatcher reads `signal` (the isolate worker's never does).
+ */
 class QueuedCall implements IsolateToolCall {
   readonly callId: number
   readonly name: string

@@ -102,7 +102,7 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
       // The await lets both calls leave (a step's calls are sent when the script pauses); `guarded` is asked once `echo` is done.
       const result = await run("const echoed = tools.echo({ text: 'x' })\nvoid tools.guarded({}).catch(() => {})\nawait echoed\nwhile (true) {}", 1_500)
       expect(result).toMatchObject({ status: 'timeout' })
-      expect(result.error?.message).toMatch(/most of it went to running the script's code .*Look for an endless loop/)
+      expect(result.error?.message).toMatch(/most of it went to running the script's code/)
       expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded \{\}\): nobody answered the approval prompt, so the call was not made\.$/)
       expect(result.error?.message).not.toMatch(/Answer the approval prompt sooner/)
     }, 60_000)

@@ -20,13 +20,13 @@ const exited = (fields: Partial<SupervisedWorker>) => ({ catastrophe: undefined,
 
 describe('the ending of a run whose worker exited (S9.1, S9.7)', () => {
   it('S9.7 a held step that overran names the wall-clock limit its caller set, the type-check time in it, and the CPU limit as set', () => {
-    expect(run.limits).toMatchObject({ wallClockMs: 1_000, cpuTimeMs: 900 })
-    expect(exitEnding(exited({ overrun: { runId: '7', byCpu: false } }), '7', run.limits, 'SIGKILL').error.message).toContain('wall-clock limit of 1000 ms (wallClockMs)')
-    expect(exitEnding(exited({ overrun: { runId: '7', byCpu: true } }), '7', run.limits, 'SIGKILL').error.message).toContain('CPU time limit of 900 ms (cpuTimeMs)')
+    expect(run.statedLimits).toMatchObject({ wallClockMs: 1_000, cpuTimeMs: 900 })
+    expect(exitEnding(exited({ overrun: { runId: '7', byCpu: false } }), '7', run.statedLimits, 'SIGKILL').error.message).toContain('wall-clock limit of 1000 ms (wallClockMs)')
+    expect(exitEnding(exited({ overrun: { runId: '7', byCpu: true } }), '7', run.statedLimits, 'SIGKILL').error.message).toContain('CPU time limit of 900 ms (cpuTimeMs)')
   })
 
   it('S9.1 another run of that worker ends as a crash, or as the stop the host made', () => {
-    expect(exitEnding(exited({ overrun: { runId: '8', byCpu: false } }), '7', run.limits, 'signal SIGSEGV').error.message).toContain('crashed (signal SIGSEGV)')
-    expect(exitEnding(exited({ killReason: 'it was drained' }), '7', run.limits, 'SIGKILL').error.message).toContain('was stopped (it was drained)')
+    expect(exitEnding(exited({ overrun: { runId: '8', byCpu: false } }), '7', run.statedLimits, 'signal SIGSEGV').error.message).toContain('crashed (signal SIGSEGV)')
+    expect(exitEnding(exited({ killReason: 'it was drained' }), '7', run.statedLimits, 'SIGKILL').error.message).toContain('was stopped (it was drained)')
   })
 })
