@@ -187,7 +187,8 @@ export interface IsolateSupervisorOptions {
    * Slack in ms the worker gets past a run's `wallClockMs` before the supervisor gives up on it
    * (status `timeout`, worker recycled), and the time a `cancel` may take to be confirmed before
    * the run resolves `cancelled` anyway (worker recycled); a cancel during a step that may hold
-   * the worker resolves at once, and the worker is recycled if it has not spoken by then. Default 1 000.
+   * the worker resolves within `HELD_CANCEL_MS` (100 ms), and the worker is recycled if it has not
+   * spoken `graceMs` after the cancel. Default 1 000.
    */
   graceMs?: number
   /**

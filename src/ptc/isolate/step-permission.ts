@@ -6,8 +6,8 @@
  * cancel, waits for the step (at most the run's wall-clock or CPU budget left). So the host lets a
  * step hold a worker only while another worker of the group stands ready and idle, where a new
  * run can go at once; the group's routing keeps new runs away from a worker that may be held
- * (`IsolateSupervisorGroup`). A cancel of a held run is answered at once, and its worker is
- * replaced if the step still holds it `graceMs` later (`cancelWhileHeld`). A lone worker (`isolateWorkers: 1`, or a group
+ * (`IsolateSupervisorGroup`). A cancel of a held run is answered within `HELD_CANCEL_MS`, and its
+ * worker is replaced if the step still holds it `graceMs` later (`cancelWhileHeld`). A lone worker (`isolateWorkers: 1`, or a group
  * before its second worker started) never lets a step hold it.
  */
 

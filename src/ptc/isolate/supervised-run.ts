@@ -11,6 +11,12 @@ import type { ParentMessage, WorkerAnswerMessage, WorkerDispatchMessage } from '
 import { cancelledError, unansweredDeadlineEnding, type RunEnding } from './run-endings.ts'
 import type { RunLimits } from './run-limits.ts'
 
+/**
+ * How long in ms a cancel waits for a worker a step may be holding to confirm it (the step's
+ * return, with the run's logs and warnings) before the run is answered without them.
+ */
+export const HELD_CANCEL_MS = 100
+
 /** What a {@link SupervisedRun} needs from its supervisor. */
 export interface SupervisedRunHooks {
   /** Sends one message to the run's worker at once; false when it cannot. */
@@ -19,7 +25,7 @@ export interface SupervisedRunHooks {
   answer(message: WorkerAnswerMessage, soon?: boolean): void
   /** The worker missed a deadline or a cancel: it must get no new runs and be replaced. */
   retire(reason: string): void
-  /** The caller cancelled while a step may be holding the worker: true when the run is to end now (`cancelWhileHeld` in supervised-worker.ts). */
+  /** The caller cancelled: true when a step may be holding the worker, whose replacement is then the worker's business (`cancelWhileHeld` in supervised-worker.ts). */
   cancelWhileHeld(): boolean
   /** The run has ended (after its result settled). */
   ended(run: SupervisedRun): void
@@ -98,12 +104,14 @@ export class SupervisedRun {
         this.#cancelled = true
         this.#abortCalls(new Error('run cancelled'))
         hooks.send({ type: 'cancel', runId: this.runId })
-        if (hooks.cancelWhileHeld()) return this.end({ status: 'cancelled', error: cancelledError() })
+        // A step holding the worker reads the cancel when it returns: the run waits a moment for
+        // its confirmation (which carries its logs and warnings), not graceMs.
+        const held = hooks.cancelWhileHeld()
         this.#timers.push(
           setTimeout(() => {
             this.end({ status: 'cancelled', error: cancelledError() })
-            hooks.retire('a cancel was not confirmed in time')
-          }, graceMs),
+            if (!held) hooks.retire('a cancel was not confirmed in time')
+          }, held ? Math.min(graceMs, HELD_CANCEL_MS) : graceMs),
         )
       }
       request.signal.addEventListener('abort', this.#onAbort, { once: true })

@@ -43,10 +43,11 @@ export interface SupervisedWorker {
 
 /**
  * A cancel of the run whose step may be holding `worker` (step-permission.ts): the worker reads
- * the cancel only once the step returns, so the run is answered now rather than after `graceMs`
- * (the host has stopped its calls, and refuses any the step made: it had no effect after the
- * cancel), and the worker is retired unless it speaks within `graceMs` (a step still running then).
- * @returns false when no step may be holding it: the run waits for the worker to confirm.
+ * the cancel only once the step returns, so the run is answered after `HELD_CANCEL_MS` at the
+ * latest rather than `graceMs` (the host has stopped its calls, and refuses any the step made: it
+ * had no effect after the cancel), and the worker is retired unless it speaks within `graceMs` (a
+ * step still running then).
+ * @returns false when no step may be holding it: the run waits `graceMs` for the worker to confirm.
  */
 export function cancelWhileHeld(worker: SupervisedWorker, graceMs: number, retire: (reason: string) => void): boolean {
   if (!worker.mayBeBlocked) return false
