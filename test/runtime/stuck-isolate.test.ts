@@ -37,19 +37,14 @@ const request = (js: string, extra: Partial<IsolateRunRequest> = {}): IsolateRun
 const FILL = 'const a = new Array(2 ** 28).fill(1.5)\nreturn a.length'
 
 describe('an operation V8 cannot interrupt, left running after its run was stopped (S9.7)', () => {
-  it.runIf(linux).each(['the CPU limit', 'a cancel'])("S9.7 after %s, the worker whose isolate thread goes on is replaced before it grows far past the run's memory bound; the next run gets a fresh worker", async (stopper) => {
+  it.runIf(linux)("S9.7 after the CPU limit, the worker whose isolate thread goes on is replaced before it grows far past the run's memory bound; the next run gets a fresh worker", async () => {
     const supervisor = new IsolateSupervisor({ poolSize: 1 })
     supervisors.push(supervisor)
     await supervisor.prewarm()
     const pid = supervisor.workerPid!
     const replaced = until(() => supervisor.workerPid !== pid, 60_000)
     const peak = peakRssMb(pid, replaced)
-    const controller = new AbortController()
-    const cancel = stopper === 'a cancel' ? setTimeout(() => controller.abort(), 200) : undefined
-    const limits = stopper === 'a cancel' ? { cpuTimeMs: 60_000, wallClockMs: 60_000, memoryMb: 128 } : undefined
-    const result = await supervisor.run(request(FILL, { signal: controller.signal, ...(limits && { limits }) }))
-    clearTimeout(cancel)
-    expect(result).toMatchObject(stopper === 'a cancel' ? { status: 'cancelled' } : { status: 'timeout', error: { name: 'TimeoutError' } })
+    expect(await supervisor.run(request(FILL))).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError' } })
     await replaced
     // Left alone, the operation took the worker to about 1.4 GB before V8 gave up on it.
     expect(await peak).toBeLessThan(640)
@@ -80,9 +75,9 @@ describe('an operation V8 cannot interrupt, left running after its run was stopp
     const waiting = supervisor.run(request('await tools.wait({})\nreturn 1', { toolNames: ['wait'], dispatch: () => ((called = true), new Promise(() => {})) }))
     await until(() => called, 30_000)
     const peak = peakRssMb(pid, waiting)
-    expect(await supervisor.run(request(FILL))).toMatchObject({ status: 'timeout' })
+    // The smallest memoryMb: the bound is then what the worker had at the run's end + 8 + 256 MB.
+    expect(await supervisor.run(request(FILL, { limits: { cpuTimeMs: 300, wallClockMs: 60_000, memoryMb: 8 } }))).toMatchObject({ status: 'timeout' })
     expect(await waiting).toMatchObject({ status: 'error', error: { name: 'WorkerCrashError', message: expect.stringContaining('was stopped (it passed') } })
-    // Its bound: the worker's memory when the run ended, + 128 MB (memoryMb) + 256 MB.
     expect(await peak).toBeLessThan(1_000)
   }, 90_000)
 
@@ -93,7 +88,7 @@ describe('an operation V8 cannot interrupt, left running after its run was stopp
     const pid = supervisor.workerPid
     expect(await supervisor.run(request('while (true) {}'))).toMatchObject({ status: 'timeout' })
     // Busy runs of about 90 ms, 160 ms apart, for longer than the watch looks (a review retired a healthy worker so).
-    for (let run = 0; run < 12; run++) {
+    for (let run = 0; run < 8; run++) {
       expect(await supervisor.run(request('const until = Date.now() + 90\nwhile (Date.now() < until) {}\nreturn 3'))).toMatchObject({ status: 'ok', value: 3 })
       await new Promise((resolve) => setTimeout(resolve, 160))
     }

@@ -217,7 +217,7 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
   }, 60_000)
 
   it('S9.1 a cancel of a run whose step holds its worker is answered at once; the worker is replaced only if the step still holds it after graceMs', async () => {
-    const graceMs = 1_500
+    const graceMs = 600
     const group = await readyGroup(graceMs)
     let called = false
     const dispatch = async () => ((called = true), answered())
