@@ -33,17 +33,26 @@ async function peakRssMb(pid: number, stop: Promise<unknown>): Promise<number> {
   return peak
 }
 
+/** A lone worker's supervisor, ready, disposed after the test; its worker's pid; and, for `watch`, when it is replaced and its peak RSS until then. */
+async function readySupervisor() {
+  const supervisor = new IsolateSupervisor({ poolSize: 1 })
+  supervisors.push(supervisor)
+  await supervisor.prewarm()
+  const pid = supervisor.workerPid!
+  const watch = () => {
+    const replaced = until(() => supervisor.workerPid !== pid, 60_000)
+    return { replaced, peak: peakRssMb(pid, replaced) }
+  }
+  return { supervisor, pid, watch }
+}
+
 const request = (js: string, extra: Partial<IsolateRunRequest> = {}): IsolateRunRequest => ({ js, toolNames: [], dispatch: async () => ({ ok: true, valueJson: 'null' }), limits: { cpuTimeMs: 300, wallClockMs: 60_000, memoryMb: 128 }, ...extra })
 const FILL = 'const a = new Array(2 ** 28).fill(1.5)\nreturn a.length'
 
 describe('an operation V8 cannot interrupt, left running after its run was stopped (S9.7)', () => {
   it.runIf(linux)("S9.7 after the CPU limit, the worker whose isolate thread goes on is replaced before it grows far past the run's memory bound; the next run gets a fresh worker", async () => {
-    const supervisor = new IsolateSupervisor({ poolSize: 1 })
-    supervisors.push(supervisor)
-    await supervisor.prewarm()
-    const pid = supervisor.workerPid!
-    const replaced = until(() => supervisor.workerPid !== pid, 60_000)
-    const peak = peakRssMb(pid, replaced)
+    const { supervisor, pid, watch } = await readySupervisor()
+    const { replaced, peak } = watch()
     expect(await supervisor.run(request(FILL))).toMatchObject({ status: 'timeout', error: { name: 'TimeoutError' } })
     await replaced
     // Left alone, the operation took the worker to about 1.4 GB before V8 gave up on it.
@@ -53,12 +62,8 @@ describe('an operation V8 cannot interrupt, left running after its run was stopp
   }, 90_000)
 
   it.runIf(linux)('S9.7 a script that returns while a callback it started runs such an operation: the run ends ok with a warning, and its worker is replaced', async () => {
-    const supervisor = new IsolateSupervisor({ poolSize: 1 })
-    supervisors.push(supervisor)
-    await supervisor.prewarm()
-    const pid = supervisor.workerPid!
-    const replaced = until(() => supervisor.workerPid !== pid, 60_000)
-    const peak = peakRssMb(pid, replaced)
+    const { supervisor, pid, watch } = await readySupervisor()
+    const { replaced, peak } = watch()
     // Twenty turns later: after the script's end has been reported.
     const result = await supervisor.run(request('void (async () => { for (let i = 0; i < 20; i++) await null; new Array(2 ** 28).fill(1.5) })()\nreturn 1'))
     expect(result).toMatchObject({ status: 'ok', value: 1, warnings: [{ kind: 'kept-running' }] })
@@ -67,10 +72,7 @@ describe('an operation V8 cannot interrupt, left running after its run was stopp
   }, 90_000)
 
   it.runIf(linux)("S9.7 with another run in flight on that worker, the worker is ended once it passes the stopped run's memory bound, and that run ends as the worker's stop", async () => {
-    const supervisor = new IsolateSupervisor({ poolSize: 1 })
-    supervisors.push(supervisor)
-    await supervisor.prewarm()
-    const pid = supervisor.workerPid!
+    const { supervisor, pid } = await readySupervisor()
     let called = false
     const waiting = supervisor.run(request('await tools.wait({})\nreturn 1', { toolNames: ['wait'], dispatch: () => ((called = true), new Promise(() => {})) }))
     await until(() => called, 30_000)
@@ -82,10 +84,7 @@ describe('an operation V8 cannot interrupt, left running after its run was stopp
   }, 90_000)
 
   it.runIf(linux)('S9.7 after a run that an interruptible loop spent its CPU limit in, the worker stays, through short busy runs between the watch\'s looks', async () => {
-    const supervisor = new IsolateSupervisor({ poolSize: 1 })
-    supervisors.push(supervisor)
-    await supervisor.prewarm()
-    const pid = supervisor.workerPid
+    const { supervisor, pid } = await readySupervisor()
     expect(await supervisor.run(request('while (true) {}'))).toMatchObject({ status: 'timeout' })
     // Busy runs of about 90 ms, 160 ms apart, for longer than the watch looks (a review retired a healthy worker so).
     for (let run = 0; run < 8; run++) {

@@ -89,18 +89,14 @@ describe.each(['process', 'inline'] as const)('a deadline during an approval, is
       expect(result).not.toHaveProperty('deadline')
     }, 60_000)
 
-    it('S5.1 S8.1 a busy loop before a call that then awaits approval: the busy loop is blamed, and the call awaiting approval is named as not made', async () => {
-      respond = neverAnswered
-      const result = await run("const t = Date.now(); while (Date.now() - t < 1_300) {} return (await tools.guarded({})) !== undefined", 2_000)
-      expect(result).toMatchObject({ status: 'timeout' })
-      expect(result.error?.message).toMatch(/most of it went to running the script's code/)
-      expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded \{\}\): nobody answered the approval prompt, so the call was not made\.$/)
-    }, 60_000)
-
-    it('S5.1 S8.1 a call left awaiting approval while the script loops: the loop is blamed, not the approval, and the call is named as not made', async () => {
-      respond = neverAnswered
+    it.each([
+      // A busy loop, then the call: the deadline comes during the approval's wait.
+      { code: "const t = Date.now(); while (Date.now() - t < 1_300) {} return (await tools.guarded({})) !== undefined", deadlineMs: 2_000, case: 'a busy loop before a call that then awaits approval: the busy loop is blamed' },
       // The await lets both calls leave (a step's calls are sent when the script pauses); `guarded` is asked once `echo` is done.
-      const result = await run("const echoed = tools.echo({ text: 'x' })\nvoid tools.guarded({}).catch(() => {})\nawait echoed\nwhile (true) {}", 1_500)
+      { code: "const echoed = tools.echo({ text: 'x' })\nvoid tools.guarded({}).catch(() => {})\nawait echoed\nwhile (true) {}", deadlineMs: 1_500, case: 'a call left awaiting approval while the script loops: the loop is blamed, not the approval' },
+    ])('S5.1 S8.1 $case, and the call awaiting approval is named as not made', async ({ code, deadlineMs }) => {
+      respond = neverAnswered
+      const result = await run(code, deadlineMs)
       expect(result).toMatchObject({ status: 'timeout' })
       expect(result.error?.message).toMatch(/most of it went to running the script's code/)
       expect(result.error?.message).toMatch(/\. At the deadline a tool call was still awaiting approval \(1 call: guarded \{\}\): nobody answered the approval prompt, so the call was not made\.$/)

@@ -49,23 +49,16 @@ describe("a cancel of a run in an isolate worker (S9.1)", () => {
     expect(asked).toEqual(['send run', 'send cancel', 'ended'])
   })
 
-  it('S9.1 a worker a step may hold that has not confirmed after HELD_CANCEL_MS: the run is answered then, without logs, and the run does not retire it', async () => {
-    const { run, caller, asked } = startRun(true)
+  it.each([
+    { held: true, waitMs: HELD_CANCEL_MS, after: [] as string[], case: 'a worker a step may hold that has not confirmed after HELD_CANCEL_MS: the run is answered then, without logs, and the run does not retire it' },
+    { held: false, waitMs: GRACE_MS, after: ['retire: a cancel was not confirmed in time'], case: 'a worker no step holds gets graceMs to confirm, and is retired when it does not' },
+  ])('S9.1 $case', async ({ held, waitMs, after }) => {
+    const { run, caller, asked } = startRun(held)
     caller.abort()
-    vi.advanceTimersByTime(HELD_CANCEL_MS - 1)
+    vi.advanceTimersByTime(waitMs - 1)
     expect(run.ended).toBe(false)
     vi.advanceTimersByTime(1)
     expect(await run.result).toMatchObject({ status: 'cancelled', logs: [] })
-    expect(asked).toEqual(['send run', 'send cancel', 'ended'])
-  })
-
-  it('S9.1 a worker no step holds gets graceMs to confirm, and is retired when it does not', async () => {
-    const { run, caller, asked } = startRun(false)
-    caller.abort()
-    vi.advanceTimersByTime(GRACE_MS - 1)
-    expect(run.ended).toBe(false)
-    vi.advanceTimersByTime(1)
-    expect(await run.result).toMatchObject({ status: 'cancelled', logs: [] })
-    expect(asked).toEqual(['send run', 'send cancel', 'ended', 'retire: a cancel was not confirmed in time'])
+    expect(asked).toEqual(['send run', 'send cancel', 'ended', ...after])
   })
 })
