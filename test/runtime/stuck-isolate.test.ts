@@ -8,11 +8,12 @@ import { existsSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { IsolateRunRequest } from '../../src/ptc/isolate/isolate-contract.ts'
 import { IsolateSupervisor } from '../../src/ptc/isolate/isolate-supervisor.ts'
+import { IsolateSupervisorGroup } from '../../src/ptc/isolate/supervisor-group.ts'
 import { until } from './harness.ts'
 
 /** The watch reads `/proc` (Linux); elsewhere it watches nothing. */
 const linux = existsSync('/proc/self/task')
-const supervisors: IsolateSupervisor[] = []
+const supervisors: { dispose(): void }[] = []
 afterEach(() => {
   for (const supervisor of supervisors.splice(0)) supervisor.dispose()
 })
@@ -95,4 +96,16 @@ describe('an operation V8 cannot interrupt, left running after its run was stopp
     expect(await supervisor.run(request('return 3'))).toMatchObject({ status: 'ok', value: 3 })
     expect(supervisor.workerPid).toBe(pid)
   }, 60_000)
+
+  it.runIf(linux)('S9.7 with two workers, the run after one a limit stopped goes to the other worker, so it neither shares a stuck thread nor is blamed for it', async () => {
+    // A host's first run has one worker, and runs on isolated-vm's thread: there the operation outlives its run.
+    const group = new IsolateSupervisorGroup({ poolSize: 1, spreadFromRun: 2 })
+    supervisors.push(group)
+    expect(await group.run(request(FILL))).toMatchObject({ status: 'timeout' })
+    // The second run starts the second worker. Sent to the first one, such loops were answered
+    // late, as an operation that could not be interrupted (a package trial, 3 of 3).
+    const loop = await group.run(request('while (true) {}'))
+    expect(loop).toMatchObject({ status: 'timeout', error: { message: expect.stringContaining('used more than its CPU time limit of 300 ms') } })
+    expect(group.runsByWorker).toEqual([1, 1])
+  }, 90_000)
 })

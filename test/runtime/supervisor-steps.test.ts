@@ -36,7 +36,8 @@ async function startGroup(graceMs = 500): Promise<IsolateSupervisorGroup> {
 let shared: Promise<IsolateSupervisorGroup> | undefined
 const sharedGroup = async (): Promise<IsolateSupervisorGroup> => {
   const group = await (shared ??= startGroup())
-  await until(() => group.readyWorkers === 2 && group.workerPids.length === 2, 30_000)
+  // Free: no step holds either, and neither is kept from runs after one a limit stopped (SUSPECT_MS).
+  await until(() => group.freeWorkers === 2 && group.workerPids.length === 2, 30_000)
   return group
 }
 afterAll(async () => (await shared)?.dispose())
@@ -205,6 +206,8 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
   it('S9.7 calls a held step made before a limit ended it never start: the host sees none of them, and the deadline names the code', async () => {
     const group = await sharedGroup()
     for (const count of [1, 200]) {
+      // Each step held: the other worker free (not kept from runs after the last one's limit).
+      await until(() => group.freeWorkers === 2, 30_000)
       const seen: string[] = []
       const dispatch = async (call: { name: string }) => (seen.push(call.name), answered())
       const js = `await tools.wait({})\nfor (let i = 0; i < ${count}; i++) tools.side({ i }).catch(() => {})\nwhile (true) {}`
@@ -236,7 +239,7 @@ describe('steps on the isolate worker main thread (issue 12, S9.1)', () => {
     expect(group.workerPids).toEqual(pids)
     await until(() => pids.some((pid) => !group.workerPids.includes(pid)), 30_000) // then the held one is
     expect(await group.run(request('return 3'))).toMatchObject({ status: 'ok', value: 3 })
-    await until(() => group.readyWorkers === 2 && group.workerPids.length === 2, 30_000)
+    await until(() => group.freeWorkers === 2 && group.workerPids.length === 2, 30_000)
     // A step that returns on its own after the cancel: its worker reads the cancel then, and stays.
     const served = group.workerPids
     expect(await cancelDuringStep('await tools.wait({})\nconst until = Date.now() + 300\nwhile (Date.now() < until) {}\nreturn 1')).toMatchObject({ status: 'cancelled' })

@@ -13,7 +13,7 @@ import type { IsolateWorkerOptions } from './worker-messages.ts'
 import { cancelledError, disposedEnding } from './run-endings.ts'
 import { resolveRunLimits } from './run-limits.ts'
 import { SupervisedRun } from './supervised-run.ts'
-import { cancelWhileHeld, exitEnding, refWorker, routeWorkerMessage, sendAnswerTurn, sendStepStart, sendToWorker, type SupervisedWorker } from './supervised-worker.ts'
+import { cancelWhileHeld, exitEnding, refWorker, routeWorkerMessage, sendAnswerTurn, sendStepStart, sendToWorker, SUSPECT_MS, type SupervisedWorker } from './supervised-worker.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { DEFAULT_WORKER_ENTRY, startIsolateWorker, takePrestartedWorker, type WorkerHandlers } from './worker-start.ts'
 
@@ -71,9 +71,9 @@ export class IsolateSupervisor {
     return this.early?.state === 'dead' && !this.early.wasReady ? 'failed' : 'none'
   }
 
-  /** Whether a step may be holding the worker new runs go to (`step-permission.ts`). */
+  /** Whether a step may be holding the worker new runs go to (`step-permission.ts`), or a run may have left code running in it (`SupervisedWorker.suspectUntil`). */
   get mayBeBlocked(): boolean {
-    return this.current?.mayBeBlocked === true
+    return this.current !== undefined && (this.current.mayBeBlocked || this.current.suspectUntil > performance.now())
   }
 
   /** Pid of the replacement being started for the current worker (`recycleAfterRuns`), if any (for tests and diagnostics). */
@@ -129,6 +129,7 @@ export class IsolateSupervisor {
         retire: (reason) => this.retire(worker, reason),
         cancelWhileHeld: () => cancelWhileHeld(worker, this.options.graceMs, (reason) => this.retire(worker, reason)),
         ended: (ended) => {
+          if (ended.mayHaveLeftCode) worker.suspectUntil = performance.now() + SUSPECT_MS
           worker.runs.delete(ended.runId)
           if (worker.state === 'draining' && worker.runs.size === 0) this.kill(worker, worker.killReason ?? 'it was drained')
           else refWorker(worker)
@@ -256,7 +257,7 @@ export class IsolateSupervisor {
     const startLimit = setTimeout(() => {
       if (worker.state === 'starting') this.kill(worker, startLimitFailure(this.options.startTimeoutMs))
     }, this.options.startTimeoutMs).unref()
-    worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => sendAnswerTurn(worker, messages)), served: 0, recycleAt: this.spawned++ === 0 ? this.options.firstRecycleAfterRuns : this.options.recycleAfterRuns, mayBlock: this.options.mayBlock, mayBeBlocked: false, heard: 0 }
+    worker = { channel, state: 'starting', wasReady: false, ready, runs: new Map(), waiting: 0, catastrophe: undefined, killReason: undefined, timers: [], answers: new TurnBatcher((messages) => sendAnswerTurn(worker, messages)), served: 0, recycleAt: this.spawned++ === 0 ? this.options.firstRecycleAfterRuns : this.options.recycleAfterRuns, mayBlock: this.options.mayBlock, mayBeBlocked: false, heard: 0, suspectUntil: 0 }
     this.workers.add(worker)
     refWorker(worker)
     return worker

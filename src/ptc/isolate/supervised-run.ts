@@ -51,6 +51,11 @@ export class SupervisedRun {
   /** Tool calls handed to the host's `dispatch` for this run. */
   toolCalls = 0
   ended = false
+  /**
+   * Set as it ends when its code may still be running in the worker (a limit or a cancel stopped
+   * it, or a callback outlived the script): what the worker's stuck watch looks for (stuck-isolate.ts).
+   */
+  mayHaveLeftCode = false
   /** Settles once with the run's result; rejects only for an infrastructure failure in the worker. */
   readonly result: Promise<IsolateRunResult>
   readonly #options: SupervisedRunOptions
@@ -169,6 +174,7 @@ export class SupervisedRun {
     // result names its own.
     const stoppedCalls = ending.deadline !== undefined ? [] : this.#cancelled || !('logs' in ending) ? this.#stopped : (ending.stoppedCalls ?? [])
     const { stoppedCalls: _workers, ...rest } = ending as IsolateRunResult
+    this.mayHaveLeftCode = (ending.status !== 'ok' && ending.status !== 'error') || ('warnings' in ending && ending.warnings?.some(({ kind }) => kind === 'kept-running') === true)
     this.#resolve({ ...rest, ...(stoppedCalls.length > 0 && { stoppedCalls }), logs, toolCalls: this.toolCalls, durationMs: performance.now() - this.#options.startedAt })
     this.#options.hooks.ended(this)
   }

@@ -39,7 +39,17 @@ export interface SupervisedWorker {
   mayBeBlocked: boolean
   /** Messages heard from it so far (whether it has spoken since a moment). */
   heard: number
+  /**
+   * Until when (`performance.now()`, ms) a run that ended may have left code running in it
+   * (`SupervisedRun.mayHaveLeftCode`): new runs then go elsewhere while another worker is ready and
+   * free, so the worker has the quiet its stuck watch needs (stuck-isolate.ts), and a run sent to a
+   * worker that is stuck does not share its cores with the operation. See {@link SUSPECT_MS}.
+   */
+  suspectUntil: number
 }
+
+/** How long (ms) after such a run its worker is kept from new runs: the stuck watch's first two windows with no run, and a margin. */
+export const SUSPECT_MS = 1_000
 
 /**
  * A cancel of the run whose step may be holding `worker` (step-permission.ts): the worker reads

@@ -150,6 +150,11 @@ export class IsolateSupervisorGroup {
     return this.#members.filter(({ supervisor }) => supervisor.workerState === 'ready').length
   }
 
+  /** Members whose worker is ready and neither possibly held by a step nor kept from runs after one a limit stopped (`readyAndFree`; for tests and diagnostics). */
+  get freeWorkers(): number {
+    return this.#members.filter(readyAndFree).length
+  }
+
   /** Starts the first worker now, not waiting (see `IsolateSupervisor.start`). */
   start(): void {
     this.#members[0]!.supervisor.start()
