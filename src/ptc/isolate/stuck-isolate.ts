@@ -12,10 +12,14 @@
  *   serves (the runs still on it end as the worker's stop);
  * - its isolate threads' CPU (isolated-vm's pool threads, named `MainThread` like the process's own;
  *   not V8's helpers, libuv's or the step watchdog's), in windows with no run at any moment: the
- *   worker prepares its isolates on its main thread, so a pool thread that keeps a quarter of a
- *   core or more over two such windows in a row runs such an operation, and the worker is retired.
- * A CPU-bound operation is found once the worker has no run for half a second; the watch ends
- * after {@link STUCK_QUIET_POLLS} such windows without finding one, or {@link STUCK_MAX_POLLS} in all.
+ *   worker prepares its isolates on its main thread, so a pool thread that keeps
+ *   {@link STUCK_SHARE} of a core or more over {@link STUCK_BUSY_POLLS} such windows in a row runs
+ *   such an operation (a tenth: on a loaded machine, a full test suite beside it, it got a quarter
+ *   of a core or less), and the worker is retired.
+ * A CPU-bound operation is found once the worker has had no run for about a second; the CPU watch
+ * ends after {@link STUCK_QUIET_POLLS} such windows without finding one, the memory watch after
+ * {@link STUCK_MAX_POLLS} polls (an operation that grows slowly on a loaded machine passed 1 GB
+ * only after several seconds).
  * Linux only (`/proc`); elsewhere nothing is watched.
  */
 import { readdirSync, readFileSync } from 'node:fs'
@@ -23,16 +27,19 @@ import { readdirSync, readFileSync } from 'node:fs'
 /** How often the threads are looked at, in ms. */
 export const STUCK_POLL_MS = 250
 
-/** Share of a core a pool thread uses in a window with no run, two windows in a row, to count as stuck. */
-export const STUCK_SHARE = 0.25
+/** Share of a core a pool thread uses in a window with no run, {@link STUCK_BUSY_POLLS} windows in a row, to count as stuck. */
+export const STUCK_SHARE = 0.1
+
+/** Windows in a row with no run in which a pool thread used {@link STUCK_SHARE} of a core. */
+export const STUCK_BUSY_POLLS = 3
 
 /** MB of resident memory past the ended run's bound (RSS then + its `memoryMb`) that ends the worker. */
 export const STUCK_RSS_SLACK_MB = 256
 
-/** Windows with no run the watch looks at before it ends (2 s). */
-export const STUCK_QUIET_POLLS = 8
+/** Windows with no run the CPU watch looks at before it ends (10 s). */
+export const STUCK_QUIET_POLLS = 40
 
-/** Polls before the watch ends whatever it saw (60 s). */
+/** Polls before the memory watch ends (60 s). */
 export const STUCK_MAX_POLLS = 240
 
 /** Linux's clock tick (`CLK_TCK`) in ms: the unit of `/proc/<pid>/task/<tid>/stat`'s CPU times. */
@@ -74,6 +81,8 @@ export class StuckIsolateWatch {
   #timer: NodeJS.Timeout | undefined
   #polls = 0
   #quietPolls = 0
+  /** Whether the CPU watch still looks (it ends after {@link STUCK_QUIET_POLLS} windows with no run). */
+  #cpu = true
   #busyPolls = 0
   #rssBoundMb = 0
   /** The last poll's reading, taken with no run on the worker: when, its count of runs started, and the threads' CPU. */
@@ -88,6 +97,7 @@ export class StuckIsolateWatch {
   /** A run whose isolate may still be running has ended (its `memoryMb`): watch from now (again, if already watching). Never throws. */
   watch(memoryMb: number): void {
     this.#polls = this.#quietPolls = this.#busyPolls = 0
+    this.#cpu = true
     this.#last = undefined
     this.#rssBoundMb = process.memoryUsage.rss() / 1048576 + memoryMb + STUCK_RSS_SLACK_MB
     this.#timer ??= setInterval(() => this.#poll(), STUCK_POLL_MS).unref()
@@ -95,6 +105,8 @@ export class StuckIsolateWatch {
 
   #poll(): void {
     if (process.memoryUsage.rss() / 1048576 > this.#rssBoundMb) return this.#end('now', `it passed ${Math.round(this.#rssBoundMb)} MB of memory after a run ended, in an operation V8 could not interrupt`)
+    if (++this.#polls >= STUCK_MAX_POLLS) return this.#stop()
+    if (!this.#cpu) return
     const last = this.#last
     const { runs, started } = this.#worker
     this.#last = runs === 0 ? { at: performance.now(), started, cpu: isolateThreadsCpu() } : undefined
@@ -105,11 +117,11 @@ export class StuckIsolateWatch {
       let busy = false
       for (const [thread, ms] of this.#last.cpu) busy ||= ms - (last.cpu.get(thread) ?? ms) >= STUCK_SHARE * windowMs
       this.#busyPolls = busy ? this.#busyPolls + 1 : 0
-      if (this.#busyPolls >= 2) return this.#end('retire', 'a run that ended left its isolate running an operation V8 could not interrupt')
+      if (this.#busyPolls >= STUCK_BUSY_POLLS) return this.#end('retire', 'a run that ended left its isolate running an operation V8 could not interrupt')
     } else {
       this.#busyPolls = 0
     }
-    if (this.#quietPolls >= STUCK_QUIET_POLLS || ++this.#polls >= STUCK_MAX_POLLS) this.#stop()
+    if (this.#quietPolls >= STUCK_QUIET_POLLS) this.#cpu = false
   }
 
   #end(end: 'now' | 'retire', reason: string): void {

@@ -48,8 +48,8 @@ export interface SupervisedWorker {
   suspectUntil: number
 }
 
-/** How long (ms) after such a run its worker is kept from new runs: the stuck watch's first two windows with no run, and a margin. */
-export const SUSPECT_MS = 1_000
+/** How long (ms) after such a run its worker is kept from new runs: the stuck watch's first windows with no run (`STUCK_BUSY_POLLS` + 1 of 250 ms), and a margin. */
+export const SUSPECT_MS = 1_500
 
 /**
  * A cancel of the run whose step may be holding `worker` (step-permission.ts): the worker reads
