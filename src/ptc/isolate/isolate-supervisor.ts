@@ -240,7 +240,7 @@ export class IsolateSupervisor {
       onMessage: (message) => {
         worker.mayBeBlocked = false // It is reading its channel again.
         worker.heard++
-        if (message.type !== 'ready') return routeWorkerMessage(worker, message, (reason, now) => (this.retire(worker, reason), now === true && this.kill(worker, reason)))
+        if (message.type !== 'ready') return routeWorkerMessage(worker, message, (reason) => this.retire(worker, reason))
         if (worker.state !== 'starting') return
         worker.state = 'ready'
         worker.wasReady = true

@@ -47,7 +47,7 @@ const watchdog = stepHere === undefined ? undefined : new StepWatchdog(3)
 /** Runs started so far (the stuck watch's windows with no run). */
 let started = 0
 /** Asks the host to replace this worker when an ended run's isolate thread goes on running (stuck-isolate.ts). */
-const stuck = new StuckIsolateWatch({ get runs() { return runs.size }, get started() { return started } }, (end, reason) => send({ type: 'retire', reason, ...(end === 'now' && { now: true as const }) }))
+const stuck = new StuckIsolateWatch({ get runs() { return runs.size }, get started() { return started } }, (reason) => send({ type: 'retire', reason }))
 /** The calls of each run waiting for the host's answer, by run id, then pairing id. */
 const calls = new Map<string, Map<string, IsolateToolCall>>()
 

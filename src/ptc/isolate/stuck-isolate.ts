@@ -7,9 +7,9 @@
  * 128 MB run and kept a core busy for 10–15 s, while it took new runs.
  *
  * After such a run the isolate worker watches two things, and asks to be replaced on either:
- * - its resident memory, against what it was when the run ended plus the run's `memoryMb` and
- *   {@link STUCK_RSS_SLACK_MB}: past it the worker is to be ended at once, whatever else it
- *   serves (the runs still on it end as the worker's stop);
+ * - its resident memory while it has no run, against what it was when the run ended plus the
+ *   run's `memoryMb` and {@link STUCK_RSS_SLACK_MB} (with a run on it the worker may grow by that
+ *   run's own bound: a clean-clone test run saw a healthy run ended so);
  * - its isolate threads' CPU (isolated-vm's pool threads, named `MainThread` like the process's own;
  *   not V8's helpers, libuv's or the step watchdog's), in windows with no run at any moment: the
  *   worker prepares its isolates on its main thread, so a pool thread that keeps
@@ -77,7 +77,7 @@ export interface StuckWatchWorker {
 /** The watch of one worker process; see the file comment. */
 export class StuckIsolateWatch {
   readonly #worker: StuckWatchWorker
-  readonly #onStuck: (end: 'now' | 'retire', reason: string) => void
+  readonly #onStuck: (reason: string) => void
   #timer: NodeJS.Timeout | undefined
   #polls = 0
   #quietPolls = 0
@@ -88,8 +88,8 @@ export class StuckIsolateWatch {
   /** The last poll's reading, taken with no run on the worker: when, its count of runs started, and the threads' CPU. */
   #last: { at: number; started: number; cpu: Map<string, number> } | undefined
 
-  /** `onStuck` is called once, with how to end the worker (`now`: past its memory bound) and why. */
-  constructor(worker: StuckWatchWorker, onStuck: (end: 'now' | 'retire', reason: string) => void) {
+  /** `onStuck` is called once, with why the worker is to be replaced. */
+  constructor(worker: StuckWatchWorker, onStuck: (reason: string) => void) {
     this.#worker = worker
     this.#onStuck = onStuck
   }
@@ -104,11 +104,11 @@ export class StuckIsolateWatch {
   }
 
   #poll(): void {
-    if (process.memoryUsage.rss() / 1048576 > this.#rssBoundMb) return this.#end('now', `it passed ${Math.round(this.#rssBoundMb)} MB of memory after a run ended, in an operation V8 could not interrupt`)
+    const { runs, started } = this.#worker
+    if (runs === 0 && process.memoryUsage.rss() / 1048576 > this.#rssBoundMb) return this.#end(`it passed ${Math.round(this.#rssBoundMb)} MB of memory after a run ended, in an operation V8 could not interrupt`)
     if (++this.#polls >= STUCK_MAX_POLLS) return this.#stop()
     if (!this.#cpu) return
     const last = this.#last
-    const { runs, started } = this.#worker
     this.#last = runs === 0 ? { at: performance.now(), started, cpu: isolateThreadsCpu() } : undefined
     // A window counts only when the worker had no run at any moment of it: none then, none now, none started between.
     if (last !== undefined && this.#last !== undefined && last.started === started) {
@@ -117,16 +117,16 @@ export class StuckIsolateWatch {
       let busy = false
       for (const [thread, ms] of this.#last.cpu) busy ||= ms - (last.cpu.get(thread) ?? ms) >= STUCK_SHARE * windowMs
       this.#busyPolls = busy ? this.#busyPolls + 1 : 0
-      if (this.#busyPolls >= STUCK_BUSY_POLLS) return this.#end('retire', 'a run that ended left its isolate running an operation V8 could not interrupt')
+      if (this.#busyPolls >= STUCK_BUSY_POLLS) return this.#end('a run that ended left its isolate running an operation V8 could not interrupt')
     } else {
       this.#busyPolls = 0
     }
     if (this.#quietPolls >= STUCK_QUIET_POLLS) this.#cpu = false
   }
 
-  #end(end: 'now' | 'retire', reason: string): void {
+  #end(reason: string): void {
     this.#stop()
-    this.#onStuck(end, reason)
+    this.#onStuck(reason)
   }
 
   #stop(): void {

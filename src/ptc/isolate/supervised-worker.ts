@@ -70,8 +70,8 @@ export function cancelWhileHeld(worker: SupervisedWorker, graceMs: number, retir
   return true
 }
 
-/** Routes one message of `worker` (not its `ready`) to the run it is about; `retire` stops new runs going to the worker (`now`: and ends it at once). */
-export function routeWorkerMessage(worker: SupervisedWorker, message: Exclude<ChildMessage, { type: 'ready' }>, retire: (reason: string, now?: boolean) => void): void {
+/** Routes one message of `worker` (not its `ready`) to the run it is about; `retire` stops new runs going to the worker. */
+export function routeWorkerMessage(worker: SupervisedWorker, message: Exclude<ChildMessage, { type: 'ready' }>, retire: (reason: string) => void): void {
   switch (message.type) {
     case 'batch':
       for (const entry of message.messages) routeWorkerMessage(worker, entry, retire)
@@ -103,7 +103,7 @@ export function routeWorkerMessage(worker: SupervisedWorker, message: Exclude<Ch
       retire('a step ran past its time limit in an operation V8 could not interrupt')
       break
     case 'retire':
-      retire(typeof message.reason === 'string' ? message.reason : 'it asked to be replaced', message.now === true)
+      retire(typeof message.reason === 'string' ? message.reason : 'it asked to be replaced')
       break
   }
 }

@@ -141,13 +141,11 @@ export interface WorkerStepOverrunMessage {
 /**
  * Worker → host: replace this worker (`reason`: why, for the host's record). Sent when a run that
  * ended left its isolate's thread running an operation V8 could not interrupt (`stuck-isolate.ts`):
- * the host sends the worker no more runs and ends it once its runs are done, or at once with `now`
- * (the worker grew past its memory bound; its runs end as its stop).
+ * the host sends the worker no more runs and ends it once its runs are done.
  */
 export interface WorkerRetireMessage {
   type: 'retire'
   reason: string
-  now?: true
 }
 
 /**
