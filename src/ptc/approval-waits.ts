@@ -9,6 +9,7 @@ import type { Context } from 'cordis'
 import { isThenable } from '../pipeline/thenable.ts'
 import type { ApprovalOutcome, ApprovalRequest } from '../tools/types.ts'
 import type { IsolateRunResult, IsolateRunWarning } from './isolate/isolate-contract.ts'
+import { argsPreview } from './isolate/run-warnings.ts'
 import { callNumberOf } from './isolate/tool-call-queue.ts'
 import { approvalDeadlineEnding, codeRanMostly, deadlineEndingWithout, endedAtWallClock, runningWithout, stoppedCallsSentences, withStoppedCalls, withUnansweredApprovals } from './isolate/run-endings.ts'
 
@@ -30,9 +31,6 @@ interface Wait {
   args: unknown
   since: number
 }
-
-/** Characters of a call's arguments an ending shows to tell it apart from another of its tool. */
-const ARGS_SHOWN = 60
 
 /** See the file comment; one for each PTC service. */
 export class ApprovalWaits {
@@ -161,18 +159,13 @@ export function withApprovalsNotMade(warnings: readonly IsolateRunWarning[], awa
 }
 
 /**
- * How an ending names a call awaiting approval: its tool and the start of its arguments' JSON (at
- * most {@link ARGS_SHOWN} characters, never half a surrogate pair, then `…`), as a run's warnings
- * name a call (`run-warnings.ts`). Made only for an ending that names it; never throws.
+ * How an ending names a call awaiting approval: its tool and the start of its arguments' JSON, as
+ * a run's warnings name a call (`argsPreview`). Made only for an ending that names it; never throws.
  */
 function shownCall({ name, args }: Wait): string {
-  let json: string
   try {
-    json = JSON.stringify(args) ?? 'null'
+    return `${name} ${argsPreview(JSON.stringify(args) ?? 'null')}`
   } catch {
     return `${name} (arguments not shown)`
   }
-  if (json.length <= ARGS_SHOWN) return `${name} ${json}`
-  const cut = /[\uD800-\uDBFF]$/.test(json.slice(0, ARGS_SHOWN)) ? ARGS_SHOWN - 1 : ARGS_SHOWN
-  return `${name} ${json.slice(0, cut)}…`
 }

@@ -65,7 +65,7 @@ export class RunWarnings {
   /** The script called a tool (before the call is checked: a refusal is an outcome too). Untrusted values. */
   called(callId: unknown, name: unknown, argsJson: unknown): void {
     if (this.#unawaited !== undefined || typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
-    this.#calls.set(callId, { id: callId, name, args: copyClipped(argsJson, ARGS_PREVIEW) })
+    this.#calls.set(callId, { id: callId, name, args: argsPreview(argsJson) })
   }
 
   /** A call's outcome, as it is sent toward the isolate. */
@@ -194,7 +194,7 @@ function describeAbandoned(calls: readonly TrackedCall[], ending: string, stoppe
   )
 }
 
-/** The tool of each call, in order (`IsolateRunWarning.calls`). */
+/** Each call's number and how the messages name it, in order (`IsolateRunWarning.calls`). */
 const callsOf = (calls: readonly TrackedCall[]): { id: number; call: string }[] => calls.map((call) => ({ id: call.id, call: describeCall(call) }))
 
 function nameCalls(calls: readonly TrackedCall[]): string {
@@ -220,6 +220,15 @@ function describeOutcomes(calls: readonly TrackedCall[], stoppedBy: string): str
   ]
     .filter((text) => text !== '')
     .join(', ')
+}
+
+/**
+ * The start of a call's arguments' JSON as warnings and endings show it, to tell it from another
+ * call of its tool: at most {@link ARGS_PREVIEW} characters, then `…`, copied (a slice would keep
+ * the whole text alive).
+ */
+export function argsPreview(argsJson: string): string {
+  return copyClipped(argsJson, ARGS_PREVIEW)
 }
 
 function describeCall(call: TrackedCall): string {
