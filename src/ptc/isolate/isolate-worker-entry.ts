@@ -22,7 +22,7 @@ import { failedOutcome } from './tool-call-queue.ts'
 import { loadIsolateRuntimeSource } from './isolate-runtime-source.ts'
 import { FULL_GC_EVERY_RUNS, HOUSEKEEPING_DELAY_MS, RunHousekeeping } from './run-housekeeping.ts'
 import { StepWatchdog } from './step-watchdog.ts'
-import { StuckIsolateWatch } from './stuck-isolate.ts'
+import { mayHaveLeftCode, StuckIsolateWatch } from './stuck-isolate.ts'
 import { TurnBatcher } from './turn-batcher.ts'
 import { takeWorkerGc } from './worker-gc.ts'
 
@@ -160,8 +160,7 @@ function startRun(message: WorkerRunMessage): void {
     (result) => {
       ended()
       send({ type: 'result', runId, result })
-      // A limit or a cancel stopped its code, or a callback of it still ran when the script ended.
-      if ((result.status !== 'ok' && result.status !== 'error') || result.warnings?.some(({ kind }) => kind === 'kept-running')) stuck.watch(message.limits.memoryMb)
+      if (mayHaveLeftCode(result)) stuck.watch(message.limits.memoryMb)
     },
     (error: unknown) => {
       ended()

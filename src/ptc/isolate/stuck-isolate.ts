@@ -45,6 +45,16 @@ export const STUCK_MAX_POLLS = 240
 /** Linux's clock tick (`CLK_TCK`) in ms: the unit of `/proc/<pid>/task/<tid>/stat`'s CPU times. */
 const TICK_MS = 10
 
+/**
+ * Whether a run that ended so may have left its code running in the worker: a limit or a cancel
+ * stopped it (any status but `ok` and `error`), or a callback of it still ran when the script ended
+ * (a `kept-running` warning). After such a run the worker watches (see the file comment), and its
+ * host keeps new runs away from it a moment (`SupervisedWorker.suspectUntil`).
+ */
+export function mayHaveLeftCode(result: { readonly status: string; readonly warnings?: readonly { readonly kind: string }[] | undefined }): boolean {
+  return (result.status !== 'ok' && result.status !== 'error') || result.warnings?.some(({ kind }) => kind === 'kept-running') === true
+}
+
 /** CPU ms so far of this process's isolate threads (named `MainThread`, not the main thread), by thread id; empty without `/proc`. */
 export function isolateThreadsCpu(): Map<string, number> {
   const cpu = new Map<string, number>()

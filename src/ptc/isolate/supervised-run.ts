@@ -10,6 +10,7 @@ import type { IsolateRunRequest, IsolateRunResult, IsolateToolOutcome } from './
 import type { ParentMessage, WorkerAnswerMessage, WorkerDispatchMessage } from './worker-messages.ts'
 import { cancelledError, unansweredDeadlineEnding, type RunEnding } from './run-endings.ts'
 import type { RunLimits } from './run-limits.ts'
+import { mayHaveLeftCode } from './stuck-isolate.ts'
 
 /**
  * How long in ms a cancel waits for a worker a step may be holding to confirm it (the step's
@@ -51,10 +52,7 @@ export class SupervisedRun {
   /** Tool calls handed to the host's `dispatch` for this run. */
   toolCalls = 0
   ended = false
-  /**
-   * Set as it ends when its code may still be running in the worker (a limit or a cancel stopped
-   * it, or a callback outlived the script): what the worker's stuck watch looks for (stuck-isolate.ts).
-   */
+  /** Set as it ends when its code may still be running in the worker (`mayHaveLeftCode` in stuck-isolate.ts). */
   mayHaveLeftCode = false
   /** Settles once with the run's result; rejects only for an infrastructure failure in the worker. */
   readonly result: Promise<IsolateRunResult>
@@ -174,7 +172,7 @@ export class SupervisedRun {
     // result names its own.
     const stoppedCalls = ending.deadline !== undefined ? [] : this.#cancelled || !('logs' in ending) ? this.#stopped : (ending.stoppedCalls ?? [])
     const { stoppedCalls: _workers, ...rest } = ending as IsolateRunResult
-    this.mayHaveLeftCode = (ending.status !== 'ok' && ending.status !== 'error') || ('warnings' in ending && ending.warnings?.some(({ kind }) => kind === 'kept-running') === true)
+    this.mayHaveLeftCode = mayHaveLeftCode(ending)
     this.#resolve({ ...rest, ...(stoppedCalls.length > 0 && { stoppedCalls }), logs, toolCalls: this.toolCalls, durationMs: performance.now() - this.#options.startedAt })
     this.#options.hooks.ended(this)
   }
